@@ -1,0 +1,65 @@
+"""pytest-ora: score LLM capture bundles with two API judges, the Ora Performance way.
+
+The names below load on first use, so merely having the plugin installed costs pytest little.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__all__ = [
+    "ORA_V1",
+    "Capture",
+    "CassetteError",
+    "IntakeError",
+    "InvalidReplyError",
+    "JudgeError",
+    "JudgeReply",
+    "LedgerRow",
+    "MissingCassette",
+    "OraError",
+    "PacketDrift",
+    "Plan",
+    "PlannedCapture",
+    "Rubric",
+    "Scores",
+    "SummaryRow",
+    "TransportError",
+    "UnreachableJudge",
+    "combine",
+    "intake",
+]
+
+_HOMES = {
+    "errors": ("CassetteError", "IntakeError", "InvalidReplyError", "JudgeError", "MissingCassette", "OraError",
+               "PacketDrift", "TransportError", "UnreachableJudge"),
+    "intake": ("Plan", "PlannedCapture", "intake"),
+    "models": ("Capture", "JudgeReply", "LedgerRow", "SummaryRow"),
+    "rubric": ("ORA_V1", "Rubric"),
+    "scoring": ("Scores", "combine"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+
+if TYPE_CHECKING:
+    from .errors import (
+        CassetteError,
+        IntakeError,
+        InvalidReplyError,
+        JudgeError,
+        MissingCassette,
+        OraError,
+        PacketDrift,
+        TransportError,
+        UnreachableJudge,
+    )
+    from .intake import Plan, PlannedCapture, intake
+    from .models import Capture, JudgeReply, LedgerRow, SummaryRow
+    from .rubric import ORA_V1, Rubric
+    from .scoring import Scores, combine
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'pytest_ora' has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)

@@ -1,0 +1,34 @@
+"""What one capture's test does, as the `ora` fixture offers it to an eval suite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .intake import PlannedCapture
+from .record import CaptureRecord
+
+__all__ = ["CaptureTest"]
+
+
+class CaptureTest:
+    """The `ora` fixture: judge this item's capture and keep its record for the ledger."""
+
+    def __init__(self, session: Any, item: pytest.Item, key: pytest.StashKey[Any]) -> None:
+        self._session = session
+        self._item = item
+        self._key = key
+
+    def skip_unless_scorable(self, planned: PlannedCapture) -> None:
+        """Excluded and unscorable captures are skipped with their reason, never judged."""
+        if planned.status != "judge":
+            pytest.skip(f"{planned.status}: {planned.reason}")
+
+    def judge(self, planned: PlannedCapture) -> CaptureRecord:
+        """Build the packet, call Judge A and Judge B concurrently, validate, score exactly."""
+        return self._session.run_capture(planned)  # type: ignore[no-any-return]
+
+    def record(self, record: CaptureRecord) -> None:
+        """Hand the record to the controller, which writes the ledger and the tables."""
+        self._item.stash[self._key] = record

@@ -1,0 +1,150 @@
+"""The errors pytest-ora raises, each saying what is wrong and how to fix it.
+
+OraError
+ ├── IntakeError            the bundle cannot be scored as given (every problem, listed together)
+ ├── JudgeError             one capture could not be judged
+ │    ├── TransportError    the judge's API failed past the retry bound, or refused the request
+ │    ├── InvalidReplyError the judge's reply broke the reply schema after every re-ask
+ │    └── CassetteError     replay could not serve the judge call
+ │         ├── MissingCassette  no recorded call for this capture
+ │         └── PacketDrift      a recording exists, but for a different request
+ ├── UnreachableJudge       a judge failed the reachability check before judging started
+ └── OutputError            the output directory cannot hold the report
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+__all__ = [
+    "CassetteError",
+    "IntakeError",
+    "InvalidReplyError",
+    "JudgeError",
+    "MissingCassette",
+    "OraError",
+    "OutputError",
+    "PacketDrift",
+    "Problem",
+    "TransportError",
+    "UnreachableJudge",
+    "show_value",
+]
+
+_VALUE_LIMIT = 160
+
+
+def show_value(value: object, limit: int = _VALUE_LIMIT) -> str:
+    """A short repr of a bad value for a message, cut in the middle when long."""
+    text = str(value) if isinstance(value, Decimal) else repr(value)
+    if len(text) <= limit:
+        return text
+    half = (limit - 5) // 2
+    return f"{text[:half]} ... {text[-half:]}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad input: where it is, what is wrong, what to do."""
+
+    file: str
+    message: str
+    line: int | None = None
+    capture_id: str | None = None
+    field: str | None = None
+    value: str | None = None
+    fix: str | None = None
+
+    def render(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        parts = [where]
+        if self.capture_id:
+            parts.append(self.capture_id)
+        if self.field:
+            parts.append(f"field '{self.field}'")
+        head = ": ".join(parts)
+        text = f"{head}: {self.message}"
+        if self.value is not None:
+            text += f" (got {self.value})"
+        if self.fix:
+            text += f"; {self.fix}"
+        return text
+
+
+class OraError(Exception):
+    """Base of every pytest-ora error."""
+
+
+class IntakeError(OraError):
+    """The bundle failed intake; every problem found is listed."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = list(problems)
+        count = len(self.problems)
+        lines = [f"capture bundle failed intake ({count} problem{'s' if count != 1 else ''}):"]
+        lines += [f"  - {problem.render()}" for problem in self.problems]
+        super().__init__("\n".join(lines))
+
+
+class JudgeError(OraError):
+    """One capture could not be judged; the item fails with this message."""
+
+    def __init__(self, message: str, *, judge: str | None = None, capture_id: str | None = None) -> None:
+        self.judge = judge
+        self.capture_id = capture_id
+        super().__init__(message)
+
+
+class TransportError(JudgeError):
+    """The judge's API failed past the retry bound, or refused the request outright."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        judge: str | None = None,
+        status: int | None = None,
+        provider_message: str | None = None,
+        attempts: int = 1,
+    ) -> None:
+        self.status = status
+        self.provider_message = provider_message
+        self.attempts = attempts
+        super().__init__(message, judge=judge)
+
+
+class InvalidReplyError(JudgeError):
+    """The judge's reply broke the reply schema; it is never estimated or clamped."""
+
+    def __init__(self, *, judge: str, field: str, value: str, reason: str, raw: str, asks: int = 1) -> None:
+        self.field = field
+        self.value = value
+        self.reason = reason
+        self.raw = raw
+        self.asks = asks
+        message = (
+            f"{judge} gave an invalid reply after {asks} ask{'s' if asks != 1 else ''}: "
+            f"field '{field}' {reason} (got {value}). Raw reply: {show_value(raw, 600)}"
+        )
+        super().__init__(message, judge=judge)
+
+
+class CassetteError(JudgeError):
+    """Replay could not serve a judge call."""
+
+
+class MissingCassette(CassetteError):
+    """No recorded judge call exists for this capture."""
+
+
+class PacketDrift(CassetteError):
+    """A recording exists for this capture, but for a different request."""
+
+
+class UnreachableJudge(OraError):
+    """A judge failed the reachability check; nothing was judged."""
+
+
+class OutputError(OraError):
+    """The output directory cannot hold the report."""

@@ -1,0 +1,332 @@
+"""The intake protocol (seed 000): what gets judged, what is excluded or unscorable, and by whom.
+
+Nothing here calls a judge. Every problem in a bundle is collected and raised together, so one
+run shows the whole list.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .bundle import Bundle, CaptureLine, read_bundle
+from .errors import IntakeError, Problem, show_value
+from .models import FAMILIES, Capture, RoleSpec
+from .packet import IMAGE_TYPES
+from .rubric import Rubric, get_rubric
+
+__all__ = [
+    "IMAGE_LIMIT_BYTES",
+    "JUDGE_SLOTS",
+    "RESERVED_NAMES",
+    "JudgeSlot",
+    "Panel",
+    "Plan",
+    "PlannedCapture",
+    "Substitution",
+    "intake",
+    "parse_substitution",
+]
+
+JUDGE_SLOTS: tuple[tuple[str, str], ...] = (("Judge A", "big-1"), ("Judge B", "big-2"))
+"""Seed 000: Judge A is Optimum Big 1, Judge B is Optimum Big 2."""
+IMAGE_LIMIT_BYTES = 5 * 1024 * 1024
+"""The smallest per-image limit among the providers (Anthropic: 5 MB)."""
+RESERVED_NAMES = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"})
+"""Configuration names become pytest markers, so pytest's own markers are not available."""
+
+Status = Literal["judge", "excluded", "unscorable"]
+
+
+@dataclass(frozen=True)
+class Substitution:
+    """An operator's explicit replacement of a judge slot (a different judging panel)."""
+
+    slot: str
+    role: str | None
+    spec: RoleSpec
+
+
+@dataclass(frozen=True)
+class JudgeSlot:
+    """One judge of the panel: its label, slot, the role it came from and how to reach it."""
+
+    label: str
+    slot: str
+    role: str
+    spec: RoleSpec
+    substituted: bool = False
+
+
+@dataclass(frozen=True)
+class Panel:
+    """The judges of a run; the label differs from the default only with a substitution."""
+
+    judges: tuple[JudgeSlot, ...]
+    label: str
+
+    @property
+    def substituted(self) -> tuple[JudgeSlot, ...]:
+        return tuple(judge for judge in self.judges if judge.substituted)
+
+
+@dataclass(frozen=True)
+class PlannedCapture:
+    """A capture and what intake decided for it."""
+
+    capture: Capture
+    line: int
+    status: Status
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The bundle after intake: the captures in stable order, the panel and the rubric."""
+
+    bundle: Bundle
+    rubric: Rubric
+    panel: Panel
+    captures: tuple[PlannedCapture, ...]
+    entries: dict[str, tuple[str, ...]]
+    """Family -> the entry keys of the scored set."""
+    collision_losers: tuple[str, ...]
+    lanes_missing: dict[str, tuple[str, ...]]
+    """Entry key -> the configurations it was not captured on."""
+
+    @property
+    def scored_entry_count(self) -> int:
+        return sum(len(keys) for keys in self.entries.values())
+
+    @property
+    def scored_set_captures(self) -> int:
+        return sum(1 for planned in self.captures if planned.capture.entry_key not in self.collision_losers)
+
+
+def parse_substitution(text: str, roles: dict[str, RoleSpec]) -> Substitution:
+    """SLOT=ROLE (another role of optimum.yaml) or SLOT=provider:model@route."""
+    slot, sep, target = text.partition("=")
+    slots = [name for _, name in JUDGE_SLOTS]
+    if not sep or slot not in slots or not target:
+        raise ValueError(f"--ora-substitute takes {'|'.join(slots)}=ROLE or SLOT=provider:model@route, got {text!r}")
+    if "@" not in target:
+        if target not in roles:
+            raise ValueError(f"--ora-substitute names role {target!r}, which optimum.yaml does not define")
+        return Substitution(slot, target, roles[target])
+    head, _, route = target.partition("@")
+    provider, _, model = head.partition(":")
+    return Substitution(slot, None, RoleSpec(model=model, provider=provider, route=route))  # type: ignore[arg-type]
+
+
+def intake(root: Path, substitutions: tuple[Substitution, ...] = (), panel_label: str | None = None) -> Plan:
+    """Read and check a bundle; raise IntakeError with every problem found."""
+    problems: list[Problem] = []
+    bundle = read_bundle(root, problems)
+    if bundle is None:
+        raise IntakeError(problems)
+    rubric = _rubric(bundle, problems)
+    panel = _panel(bundle, substitutions, panel_label, problems)
+    _check_configurations(bundle, problems)
+    _check_duplicates(bundle, problems)
+    losers = _collision_losers(bundle)
+    entries = _scored_entries(bundle, losers)
+    _check_scored_set(bundle, entries, problems)
+    planned = [_plan_capture(bundle.root, item, losers, problems) for item in bundle.captures]
+    if problems or rubric is None or panel is None:
+        raise IntakeError(problems)
+    order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
+    planned.sort(key=lambda p: (FAMILIES.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
+    return Plan(
+        bundle=bundle,
+        rubric=rubric,
+        panel=panel,
+        captures=tuple(planned),
+        entries=entries,
+        collision_losers=tuple(sorted(losers)),
+        lanes_missing=_lanes_missing(bundle, entries),
+    )
+
+
+def _rubric(bundle: Bundle, problems: list[Problem]) -> Rubric | None:
+    try:
+        return get_rubric(bundle.manifest.rubric)
+    except KeyError as error:
+        problems.append(Problem("bundle.yaml", str(error.args[0]), field="rubric"))
+        return None
+
+
+def _panel(
+    bundle: Bundle, substitutions: tuple[Substitution, ...], label: str | None, problems: list[Problem]
+) -> Panel | None:
+    roles = bundle.optimum.roles
+    by_slot = {sub.slot: sub for sub in substitutions}
+    judges: list[JudgeSlot] = []
+    for title, slot in JUDGE_SLOTS:
+        if slot in by_slot:
+            sub = by_slot[slot]
+            judges.append(JudgeSlot(title, slot, sub.role or f"substitute-{slot}", sub.spec, substituted=True))
+        elif slot in roles:
+            judges.append(JudgeSlot(title, slot, slot, roles[slot]))
+        else:
+            problems.append(
+                Problem(
+                    "optimum.yaml",
+                    f"defines no role {slot!r}, so {title} cannot be selected",
+                    field=f"roles.{slot}",
+                    fix="restore the frozen Optimum snapshot, or substitute explicitly with "
+                    f"--ora-substitute {slot}=... and --ora-panel-label",
+                )
+            )
+    if len(judges) != len(JUDGE_SLOTS):
+        return None
+    default = "Optimum Big 1 / Big 2"
+    return Panel(tuple(judges), label or default)
+
+
+def _check_configurations(bundle: Bundle, problems: list[Problem]) -> None:
+    known = bundle.manifest.configurations
+    for name in known:
+        if name in RESERVED_NAMES or name in FAMILIES:
+            problems.append(
+                Problem("bundle.yaml", "clashes with a pytest marker or family name", field="configurations",
+                        value=show_value(name), fix="rename the configuration")
+            )
+    for item in bundle.captures:
+        if item.capture.configuration not in known:
+            problems.append(
+                Problem(
+                    "captures.jsonl",
+                    "names a configuration that bundle.yaml does not list",
+                    line=item.line,
+                    capture_id=item.capture.capture_id,
+                    field="configuration",
+                    value=show_value(item.capture.configuration),
+                    fix=f"use one of {', '.join(known)} or add it to bundle.yaml configurations",
+                )
+            )
+
+
+def _check_duplicates(bundle: Bundle, problems: list[Problem]) -> None:
+    first: dict[str, int] = {}
+    for item in bundle.captures:
+        capture_id = item.capture.capture_id
+        if capture_id in first:
+            problems.append(
+                Problem(
+                    "captures.jsonl",
+                    f"repeats the capture id first seen on line {first[capture_id]}",
+                    line=item.line,
+                    capture_id=capture_id,
+                    field="entry_key",
+                    fix="keep one capture per entry and configuration",
+                )
+            )
+        else:
+            first[capture_id] = item.line
+
+
+def _collision_losers(bundle: Bundle) -> set[str]:
+    families: dict[str, set[str]] = defaultdict(set)
+    for item in bundle.captures:
+        families[item.capture.technique].add(item.capture.family)
+    losers: set[str] = set()
+    for technique, winner in bundle.manifest.collisions.items():
+        present = families.get(technique, set())
+        if winner in present and len(present) > 1:
+            losers.update(f"{family}:{technique}" for family in present if family != winner)
+    return losers
+
+
+def _scored_entries(bundle: Bundle, losers: set[str]) -> dict[str, tuple[str, ...]]:
+    keys = {item.capture.entry_key for item in bundle.captures} - losers
+    return {family: tuple(sorted(k for k in keys if k.startswith(f"{family}:"))) for family in FAMILIES}
+
+
+def _check_scored_set(bundle: Bundle, entries: dict[str, tuple[str, ...]], problems: list[Problem]) -> None:
+    for family in FAMILIES:
+        expected = bundle.manifest.scored_set[family]  # type: ignore[index]
+        found = [key.partition(":")[2] for key in entries[family]]
+        if isinstance(expected, list):
+            missing = sorted(set(expected) - set(found))
+            extra = sorted(set(found) - set(expected))
+            if missing or extra:
+                problems.append(_set_problem(family, len(found), len(expected), missing, extra))
+        elif len(found) != expected:
+            specs = bundle.root / "specs" / family
+            losing = {t for t, winner in bundle.manifest.collisions.items() if winner != family}
+            candidates = (p.stem for p in specs.glob("*.md")) if specs.is_dir() else iter(())
+            uncaptured = sorted(t for t in candidates if t not in found and t not in losing)
+            missing = uncaptured if len(found) < expected else []
+            extra = [] if len(found) < expected else ["(name the expected techniques as a list in scored_set to see which)"]
+            problems.append(_set_problem(family, len(found), expected, missing, extra))
+
+
+def _set_problem(family: str, found: int, expected: int, missing: list[str], extra: list[str]) -> Problem:
+    detail = []
+    if missing:
+        detail.append(f"missing: {', '.join(missing)}")
+    if extra:
+        detail.append(f"extra: {', '.join(extra)}")
+    text = f"scored set has {found} {family} entries after collision resolution, expected {expected}"
+    if detail:
+        text += f" ({'; '.join(detail)})"
+    return Problem("bundle.yaml", text, field=f"scored_set.{family}", fix="complete the bundle or correct scored_set")
+
+
+def _plan_capture(root: Path, item: CaptureLine, losers: set[str], problems: list[Problem]) -> PlannedCapture:
+    capture = item.capture
+    for field, path in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
+        if path is not None and not _inside(root, path):
+            problems.append(
+                Problem("captures.jsonl", "points outside the bundle", line=item.line, capture_id=capture.capture_id,
+                        field=field, value=show_value(path), fix="use a path relative to the bundle directory")
+            )
+    if capture.entry_key in losers:
+        winner = next(f for f in FAMILIES if f"{f}:{capture.technique}" not in losers and f != capture.family)
+        return PlannedCapture(capture, item.line, "excluded", f"collision: {capture.technique} is scored as {winner}")
+    if not capture.acceptance.passed:
+        reason = capture.acceptance.reason or "unspecified"
+        return PlannedCapture(capture, item.line, "excluded", f"invalid capture ({reason}): returned to capture audit")
+    unscorable = _unscorable(root, capture)
+    if unscorable:
+        return PlannedCapture(capture, item.line, "unscorable", unscorable)
+    return PlannedCapture(capture, item.line, "judge")
+
+
+def _inside(root: Path, relative: str) -> bool:
+    path = Path(relative)
+    return not path.is_absolute() and ".." not in path.parts
+
+
+def _unscorable(root: Path, capture: Capture) -> str | None:
+    if not _inside(root, capture.spec_path):
+        return "specification path is outside the bundle"
+    if not (root / capture.spec_path).is_file():
+        return f"no technique specification at {capture.spec_path}"
+    if capture.visual_artifact is None:
+        return None
+    if not _inside(root, capture.visual_artifact):
+        return "visual artifact path is outside the bundle"
+    artifact = root / capture.visual_artifact
+    if not artifact.is_file():
+        return f"visual artifact {capture.visual_artifact} is missing"
+    suffix = artifact.suffix.lower()
+    size = artifact.stat().st_size
+    if suffix in IMAGE_TYPES and size > IMAGE_LIMIT_BYTES:
+        return f"visual artifact {capture.visual_artifact} is {size} bytes, over the 5 MB image limit judges accept"
+    return None
+
+
+def _lanes_missing(bundle: Bundle, entries: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    lanes: dict[str, set[str]] = defaultdict(set)
+    for item in bundle.captures:
+        lanes[item.capture.entry_key].add(item.capture.configuration)
+    missing: dict[str, tuple[str, ...]] = {}
+    for keys in entries.values():
+        for key in keys:
+            absent = tuple(c for c in bundle.manifest.configurations if c not in lanes[key])
+            if absent:
+                missing[key] = absent
+    return missing

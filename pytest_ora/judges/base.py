@@ -1,0 +1,126 @@
+"""The small interface every provider client implements, and the values that cross it."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal, Protocol
+
+import httpx
+
+from ..models import RoleSpec
+
+__all__ = [
+    "ImagePart",
+    "JudgePrompt",
+    "Part",
+    "ProviderClient",
+    "ProviderReply",
+    "Stop",
+    "TextPart",
+    "Usage",
+    "dumps_body",
+    "loads_body",
+]
+
+Stop = Literal["complete", "truncated", "refused", "empty"]
+
+
+@dataclass(frozen=True)
+class TextPart:
+    """Text content of the user turn."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ImagePart:
+    """An image sent as image content (PNG, JPEG, GIF or WebP)."""
+
+    media_type: str
+    data: bytes
+
+
+Part = TextPart | ImagePart
+
+
+@dataclass(frozen=True)
+class JudgePrompt:
+    """Everything a judge call sends, independent of the provider's wire format."""
+
+    system: str
+    parts: tuple[Part, ...]
+    reply_schema: dict[str, Any]
+    """JSON Schema of the reply object (sent as tool input schema or structured-output schema)."""
+    schema_name: str = "ora_judge_reply"
+    """Name of the tool or structured-output schema."""
+    max_tokens: int = 16000
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one call, as the provider reported it."""
+
+    input_tokens: int = 0
+    """All input tokens billed, cached ones included."""
+    output_tokens: int = 0
+    """All output tokens billed, reasoning ones included."""
+    cached_input_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class ProviderReply:
+    """A successful (2xx) response, reduced to what validation needs."""
+
+    payload: Any | None
+    """The reply object when the transport carried one already parsed (a tool call's input)."""
+    text: str | None
+    """The reply's text when it came as text (JSON to be parsed by validation)."""
+    stop: Stop
+    """complete; truncated (token limit); refused; empty (no content at all)."""
+    detail: str = ""
+    """The provider's stop reason or refusal message, verbatim."""
+    model: str | None = None
+    """The resolved model snapshot the provider reports."""
+    usage: Usage = field(default_factory=Usage)
+    raw: str = ""
+    """The response body as text, for error messages."""
+
+
+class ProviderClient(Protocol):
+    """One provider's wire format: how to ask, how to read the answer, how to read an error."""
+
+    name: str
+
+    def build_request(self, role: RoleSpec, prompt: JudgePrompt, api_key: str | None) -> httpx.Request:
+        """The judge call as an HTTP request; the same inputs give the same bytes."""
+        ...
+
+    def parse_reply(self, response: httpx.Response) -> ProviderReply:
+        """Read a 2xx response; raise ValueError naming what is malformed."""
+        ...
+
+    def error_message(self, response: httpx.Response) -> str:
+        """The provider's own error message from a non-2xx response (never a credential)."""
+        ...
+
+    def reachability_request(self, role: RoleSpec, api_key: str | None) -> httpx.Request:
+        """A cheap, unbilled request that succeeds only when the route, model and key work."""
+        ...
+
+
+def dumps_body(body: dict[str, Any]) -> bytes:
+    """Request JSON, byte-stable: fixed key order as built, compact separators, UTF-8."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def loads_body(data: bytes | str) -> Any:
+    """Response JSON with exact decimals; tolerates a BOM and surrounding whitespace."""
+    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    return json.loads(text.strip(), parse_float=Decimal, parse_constant=_refuse_constant)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name} in JSON")

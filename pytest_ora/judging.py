@@ -1,0 +1,130 @@
+"""Judging one capture (seed 000 Phase 2): both judges, concurrently, each reply validated.
+
+An invalid reply is asked again a bounded number of times, then fails the capture; it is never
+estimated, clamped or defaulted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import httpx
+
+from .errors import InvalidReplyError, JudgeError
+from .intake import JudgeSlot, Panel
+from .judges import api_key_for, client_for
+from .judges.base import ProviderReply
+from .models import JudgeReply
+from .packet import Packet, judge_prompt
+from .record import JudgeRecord, Usage
+from .reply import ReplyProblem, check_reply
+from .rubric import Rubric
+from .transport import RetryPolicy, send
+
+__all__ = ["Judging", "judge_packet"]
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How judge calls are made in this process."""
+
+    panel: Panel
+    rubric: Rubric
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    reasks: int = 1
+    """Re-asks allowed after an invalid reply, per judge and capture."""
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+    def secrets(self) -> tuple[str, ...]:
+        """Every configured key value, for redaction."""
+        keys = (api_key_for(judge.spec, self.environ) for judge in self.panel.judges)
+        return tuple(key for key in keys if key)
+
+
+async def judge_packet(
+    judging: Judging, client: httpx.AsyncClient, packet: Packet, image: bytes | None
+) -> list[JudgeRecord]:
+    """Both judges' validated replies; both calls finish (and are recorded) before any error is raised."""
+    calls = [_judge(judging, client, judge, packet, image) for judge in judging.panel.judges]
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+    return [result for result in results if not isinstance(result, BaseException)]
+
+
+async def _judge(
+    judging: Judging, client: httpx.AsyncClient, judge: JudgeSlot, packet: Packet, image: bytes | None
+) -> JudgeRecord:
+    provider = client_for(judge.spec)
+    key = api_key_for(judge.spec, judging.environ)
+    name = f"{judge.label} ({judge.spec.model})"
+    secrets = judging.secrets()
+    usage = Usage(input_tokens=0, output_tokens=0, cached_input_tokens=0, reasoning_tokens=0)
+    attempts = 0
+    correction: str | None = None
+    problem = ReplyProblem("(reply)", "nothing", "was never received")
+    raw = ""
+    for ask in range(1, judging.reasks + 2):
+        prompt = judge_prompt(packet, image, judging.rubric, correction)
+        request = provider.build_request(judge.spec, prompt, key)
+        sent = await send(
+            client, request, policy=judging.policy, judge=name, error_message=provider.error_message, secrets=secrets
+        )
+        attempts += sent.attempts
+        try:
+            reply = provider.parse_reply(sent.response)
+        except ValueError as error:
+            raw = sent.response.text
+            problem = ReplyProblem("(reply)", "the response body", f"is not a {provider.name} response ({error})")
+            correction = problem.sentence()
+            continue
+        _add_usage(usage, reply)
+        raw = reply.raw
+        checked = check_reply(reply, judging.rubric, packet.entry_key, packet.configuration)
+        if isinstance(checked, JudgeReply):
+            return _record(judge, judging.rubric, reply, checked, ask, attempts, usage)
+        problem = checked
+        correction = problem.sentence()
+    raise InvalidReplyError(
+        judge=name, field=problem.field, value=problem.value, reason=problem.reason, raw=raw, asks=judging.reasks + 1
+    )
+
+
+def _add_usage(total: Usage, reply: ProviderReply) -> None:
+    total["input_tokens"] += reply.usage.input_tokens
+    total["output_tokens"] += reply.usage.output_tokens
+    total["cached_input_tokens"] += reply.usage.cached_input_tokens
+    total["reasoning_tokens"] += reply.usage.reasoning_tokens
+
+
+def _record(
+    judge: JudgeSlot,
+    rubric: Rubric,
+    reply: ProviderReply, parsed: JudgeReply, asks: int, attempts: int, usage: Usage
+) -> JudgeRecord:
+    return JudgeRecord(
+        label=judge.label,
+        slot=judge.slot,
+        role=judge.role,
+        provider=judge.spec.provider,
+        model=judge.spec.model,
+        resolved_model=reply.model,
+        judge_model=parsed.judge_model,
+        scores={name: str(parsed.scores[name]) for name in rubric.names},
+        notes={name: parsed.notes[name] for name in rubric.names},
+        impression=parsed.impression,
+        asks=asks,
+        attempts=attempts,
+        usage=usage,
+    )
+
+
+def describe(error: BaseException) -> str:
+    """A one-paragraph reason for a failed capture."""
+    if isinstance(error, JudgeError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+

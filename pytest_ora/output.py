@@ -1,0 +1,145 @@
+"""The output directory: per-capture files from any process, the report from the controller only."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import OutputError
+from .intake import Plan
+from .methodology import RunFacts, methodology_markdown
+from .models import LedgerRow
+from .record import CaptureRecord
+from .report import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
+
+__all__ = ["LOCK_NAME", "REPORT_FILES", "OutputDir", "capture_file"]
+
+REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
+LOCK_NAME = ".ora-run.lock"
+
+
+def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
+    """<directory>/<family>/<technique>/<configuration><suffix> for a capture id."""
+    entry_key, _, configuration = capture_id.partition("/")
+    family, _, technique = entry_key.partition(":")
+    return directory / family / technique / f"{configuration}{suffix}"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a whole file or nothing: a reader never sees half a report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+class OutputDir:
+    """--ora-out: packets/ and judges/ per capture, the ledger as results arrive, the tables at the end."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._journal: Any = None
+
+    def claim(self) -> None:
+        """Take the directory for this run: refuse a live concurrent run, clear the last run's report."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            lock = self.path / LOCK_NAME
+            self._take_lock(lock)
+            for name in REPORT_FILES:
+                (self.path / name).unlink(missing_ok=True)
+            for name in ("packets", "judges"):
+                shutil.rmtree(self.path / name, ignore_errors=True)
+            self._journal = (self.path / "ledger.jsonl").open("a", encoding="utf-8")
+        except OSError as error:
+            raise OutputError(
+                f"cannot write the report to {self.path}: {error.strerror or error}; "
+                "choose a writable directory with --ora-out"
+            ) from None
+
+    def _take_lock(self, lock: Path) -> None:
+        try:
+            descriptor = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            holder = lock.read_text(encoding="utf-8").strip()
+            if holder.isdigit() and _alive(int(holder)):
+                raise OutputError(
+                    f"another pytest-ora run (pid {holder}) is writing to {self.path}; wait for it or "
+                    "use a different --ora-out"
+                ) from None
+            lock.unlink(missing_ok=True)
+            descriptor = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        with os.fdopen(descriptor, "w") as stream:
+            stream.write(str(os.getpid()))
+
+    def release(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+        (self.path / LOCK_NAME).unlink(missing_ok=True)
+
+    def append(self, row: LedgerRow) -> None:
+        """Journal a ledger row as it arrives, so an interrupted run keeps what was judged."""
+        if self._journal is not None:
+            self._journal.write(row.model_dump_json() + "\n")
+            self._journal.flush()
+
+    def write_capture(self, capture_id: str, kind: str, name: str, data: Any) -> None:
+        """packets/<id>.json or judges/<id>.<judge>.json, from whichever process judged it."""
+        suffix = f".{name}.json" if name else ".json"
+        write_atomic(capture_file(self.path / kind, capture_id, suffix), _dump(data))
+
+    def write_report(self, plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> None:
+        """The ledger in plan order, the summary tables and the methodology note."""
+        rubric = plan.rubric
+        order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
+        ordered = sorted(records, key=lambda record: order.get(record["capture_id"], len(order)))
+        rows = [ledger_row(record, rubric) for record in ordered]
+        summary = summarize(ordered, plan.bundle.manifest.configurations, rubric)
+        table = [public_row(row, values, rubric) for row, values in summary]
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+        files = {
+            "ledger.jsonl": "".join(row.model_dump_json() + "\n" for row in rows),
+            "ledger.csv": ledger_csv(rows, rubric),
+            "summary.json": summary_json([row for row, _ in summary]),
+            "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle),
+            "summary.csv": summary_csv(table, rubric),
+            "methodology.md": methodology_markdown(plan, ordered, facts),
+        }
+        try:
+            for name, text in files.items():
+                write_atomic(self.path / name, text)
+        except OSError as error:
+            raise OutputError(
+                f"could not finish the report in {self.path}: {error.strerror or error}; the ledger "
+                "journal there keeps every judged capture; free space or choose another --ora-out and re-run "
+                "(recorded judge calls replay without cost)"
+            ) from None
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

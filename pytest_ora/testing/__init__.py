@@ -1,0 +1,1 @@
+"""Testing support: a loopback reference judge speaking the providers' wire formats."""

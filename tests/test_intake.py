@@ -1,0 +1,264 @@
+"""Intake protocol: what gets judged, and every bad input named by file, line and field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bundle_factory import capture, write_bundle
+
+from pytest_ora.errors import IntakeError
+from pytest_ora.intake import intake, parse_substitution
+
+
+def problems_of(root: Path) -> str:
+    with pytest.raises(IntakeError) as caught:
+        intake(root)
+    return str(caught.value)
+
+
+def test_a_valid_bundle_plans_every_capture(tmp_path: Path) -> None:
+    plan = intake(write_bundle(tmp_path))
+
+    assert plan.scored_entry_count == 4
+    assert {f: len(k) for f, k in plan.entries.items()} == {"mode": 2, "visual": 1, "lens": 1}
+    statuses = {p.capture.capture_id: p.status for p in plan.captures}
+    assert statuses["mode:argument-audit/optimum"] == "judge"
+    assert [j.spec.model for j in plan.panel.judges] == ["claude-opus-4-7", "gpt-5.4"]
+    assert [j.label for j in plan.panel.judges] == ["Judge A", "Judge B"]
+
+
+def test_collision_losers_are_excluded_and_the_denominator_kept(tmp_path: Path) -> None:
+    plan = intake(write_bundle(tmp_path))
+
+    assert plan.collision_losers == ("lens:fishbone-diagram", "visual:causal-dag")
+    loser = next(p for p in plan.captures if p.capture.capture_id == "visual:causal-dag/optimum")
+    assert loser.status == "excluded"
+    assert loser.reason == "collision: causal-dag is scored as mode"
+    assert "mode:causal-dag" in plan.entries["mode"]
+    assert "visual:fishbone-diagram" in plan.entries["visual"]
+    assert plan.scored_set_captures == 8
+
+
+def test_invalid_captures_are_excluded_not_failed(tmp_path: Path) -> None:
+    def fail_one(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items[0]["acceptance"] = {"passed": False, "reason": "wrong-model", "notes": "ran on a fallback"}
+        return items
+
+    plan = intake(write_bundle(tmp_path, edit=fail_one))
+
+    first = next(p for p in plan.captures if p.capture.capture_id == "mode:argument-audit/optimum")
+    assert first.status == "excluded"
+    assert first.reason == "invalid capture (wrong-model): returned to capture audit"
+
+
+def test_missing_spec_makes_the_entry_unscorable(tmp_path: Path) -> None:
+    plan = intake(write_bundle(tmp_path, skip_specs=("lens:historian",)))
+
+    unscorable = [p for p in plan.captures if p.status == "unscorable"]
+    assert {p.capture.capture_id for p in unscorable} == {"lens:historian/optimum", "lens:historian/big-1"}
+    assert unscorable[0].reason == "no technique specification at specs/lens/historian.md"
+
+
+def test_missing_artifact_makes_the_capture_unscorable(tmp_path: Path) -> None:
+    def point_at_nothing(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for item in items:
+            if item["entry_key"] == "visual:fishbone-diagram":
+                item["visual_artifact"] = "artifacts/missing.svg"
+        return items
+
+    plan = intake(write_bundle(tmp_path, edit=point_at_nothing))
+
+    visual = next(p for p in plan.captures if p.capture.capture_id == "visual:fishbone-diagram/optimum")
+    assert visual.status == "unscorable"
+    assert visual.reason == "visual artifact artifacts/missing.svg is missing"
+
+
+def test_captures_are_in_stable_table_order(tmp_path: Path) -> None:
+    def shuffle(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return list(reversed(items))
+
+    ids = [p.capture.capture_id for p in intake(write_bundle(tmp_path, edit=shuffle)).captures]
+
+    assert ids[:4] == [
+        "mode:argument-audit/optimum",
+        "mode:argument-audit/big-1",
+        "mode:causal-dag/optimum",
+        "mode:causal-dag/big-1",
+    ]
+
+
+def test_a_malformed_jsonl_line_is_named_by_line(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path, edit=lambda items: [*items[:2], "{not json", *items[2:]])
+
+    assert "captures.jsonl:3: is not valid JSON: Expecting property name enclosed in double quotes at column 2" in problems_of(root)
+
+
+def test_a_missing_field_is_named_with_line_and_capture(tmp_path: Path) -> None:
+    def drop_answer(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        del items[1]["answer"]
+        return items
+
+    message = problems_of(write_bundle(tmp_path, edit=drop_answer))
+
+    assert "captures.jsonl:2: mode:argument-audit/big-1: field 'answer': is required but missing" in message
+
+
+def test_a_wrong_type_shows_the_bad_value(tmp_path: Path) -> None:
+    def bad_cost(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items[0]["cost_usd"] = -2.5
+        return items
+
+    message = problems_of(write_bundle(tmp_path, edit=bad_cost))
+
+    assert "captures.jsonl:1: mode:argument-audit/optimum: field 'cost_usd': input should be greater than or equal to 0 (got -2.5)" in message
+
+
+def test_an_unknown_family_or_bad_slug_is_refused(tmp_path: Path) -> None:
+    def bad_keys(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items[0]["entry_key"] = "method:argument-audit"
+        items[1]["entry_key"] = "mode:Argument_Audit"
+        return items
+
+    message = problems_of(write_bundle(tmp_path, edit=bad_keys))
+
+    assert "captures.jsonl:1: method:argument-audit/optimum: field 'entry_key': must be family:technique" in message
+    assert "(got 'mode:Argument_Audit')" in message
+
+
+def test_an_unknown_configuration_is_named(tmp_path: Path) -> None:
+    def stray(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items[0]["configuration"] = "big-9"
+        return items
+
+    message = problems_of(write_bundle(tmp_path, edit=stray))
+
+    assert (
+        "captures.jsonl:1: mode:argument-audit/big-9: field 'configuration': names a configuration that "
+        "bundle.yaml does not list (got 'big-9'); use one of optimum, big-1 or add it to bundle.yaml configurations"
+    ) in message
+
+
+def test_a_duplicate_capture_id_names_both_lines(tmp_path: Path) -> None:
+    message = problems_of(write_bundle(tmp_path, edit=lambda items: [*items, items[0]]))
+
+    assert "captures.jsonl:13: mode:argument-audit/optimum: field 'entry_key': repeats the capture id first seen on line 1" in message
+
+
+def test_a_count_mismatch_lists_the_missing_entries(tmp_path: Path) -> None:
+    def drop_historian(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [item for item in items if item["entry_key"] != "lens:historian"]
+
+    message = problems_of(write_bundle(tmp_path, edit=drop_historian))
+
+    assert (
+        "bundle.yaml: field 'scored_set.lens': scored set has 0 lens entries after collision resolution, "
+        "expected 1 (missing: historian)"
+    ) in message
+
+
+def test_a_named_scored_set_lists_missing_and_extra(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path, manifest={"scored_set": {"mode": 2, "visual": 1, "lens": ["historian", "economist"]}})
+
+    message = problems_of(root)
+
+    assert "expected 2 (missing: economist)" in message
+
+
+def test_all_problems_are_reported_together(tmp_path: Path) -> None:
+    def two_bad(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items[0]["configuration"] = "nowhere"
+        del items[3]["prompt"]
+        return items
+
+    with pytest.raises(IntakeError) as caught:
+        intake(write_bundle(tmp_path, edit=two_bad))
+
+    assert len(caught.value.problems) >= 2
+    assert str(caught.value).startswith("capture bundle failed intake (")
+
+
+def test_missing_judge_roles_stop_intake(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path)
+    (root / "optimum.yaml").write_text(
+        "snapshot: s\nfrozen_at: '2026-06-18'\nroles:\n  big-1: {model: m, provider: anthropic, route: 'https://x/v1/messages'}\n",
+        encoding="utf-8",
+    )
+
+    message = problems_of(root)
+
+    assert "optimum.yaml: field 'roles.big-2': defines no role 'big-2', so Judge B cannot be selected" in message
+
+
+def test_unreadable_yaml_names_the_line(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path)
+    (root / "bundle.yaml").write_text("bundle: x\nconfigurations: [a, b\ncreated: 1\n", encoding="utf-8")
+
+    assert "bundle.yaml:3: is not valid YAML" in problems_of(root)
+
+
+def test_a_yaml_field_error_names_its_line(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path)
+    (root / "bundle.yaml").write_text(
+        "bundle: sample\ncreated: 2026-06-20\nconfigurations: [optimum, Big_1]\n", encoding="utf-8"
+    )
+
+    assert "bundle.yaml:3: field 'configurations.1': must be a slug" in problems_of(root)
+
+
+def test_a_yaml_alias_bomb_is_refused(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path)
+    bomb = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    for level in "bcdefghi":
+        previous = chr(ord(level) - 1)
+        bomb.append(f"{level}: &{level} [*{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}]")
+    (root / "bundle.yaml").write_text("\n".join(bomb) + "\n", encoding="utf-8")
+
+    assert "bundle.yaml: uses 72 aliases (more than 64): refusing a possible alias bomb" in problems_of(root)
+
+
+def test_non_utf8_bytes_are_named_by_line(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path)
+    data = (root / "captures.jsonl").read_bytes().split(b"\n")
+    data[4] = data[4].replace(b"warehouse", b"wareh\xffouse", 1)
+    (root / "captures.jsonl").write_bytes(b"\n".join(data))
+
+    assert "captures.jsonl:5: is not UTF-8 at byte" in problems_of(root)
+
+
+def test_paths_outside_the_bundle_are_refused(tmp_path: Path) -> None:
+    def escape(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items[0]["spec"] = "../../etc/passwd"
+        return items
+
+    assert "field 'spec': points outside the bundle (got '../../etc/passwd')" in problems_of(write_bundle(tmp_path, edit=escape))
+
+
+def test_a_one_megabyte_answer_is_accepted(tmp_path: Path) -> None:
+    def huge(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items[0]["answer"] = "x" * 1_000_000
+        return items
+
+    plan = intake(write_bundle(tmp_path, edit=huge))
+
+    assert len(plan.captures[0].capture.answer) == 1_000_000
+
+
+def test_substitution_names_a_role_or_a_route() -> None:
+    from pytest_ora.models import RoleSpec
+
+    roles = {"alt": RoleSpec(model="gemini-2.5-pro", provider="google", route="https://g/v1beta/models/x:generateContent")}
+
+    assert parse_substitution("big-2=alt", roles).spec.model == "gemini-2.5-pro"
+    direct = parse_substitution("big-1=openai:gpt-4.1@https://api.openai.com/v1/chat/completions", roles)
+    assert (direct.slot, direct.spec.provider, direct.spec.model) == ("big-1", "openai", "gpt-4.1")
+    with pytest.raises(ValueError, match="optimum.yaml does not define"):
+        parse_substitution("big-2=nobody", roles)
+
+
+def test_capture_lines_round_trip_as_json(tmp_path: Path) -> None:
+    line = json.dumps(capture("mode:argument-audit", "optimum"))
+
+    assert json.loads(line)["entry_key"] == "mode:argument-audit"
