@@ -23,7 +23,7 @@ class CaptureTest:
     def skip_unless_scorable(self, planned: PlannedCapture) -> None:
         """Excluded and unscorable captures are skipped with their reason, never judged."""
         if planned.status != "judge":
-            pytest.skip(f"{planned.status}: {planned.reason}")
+            pytest.skip(f"{planned.capture.capture_id}: {planned.status}: {planned.reason}")
 
     def judge(self, planned: PlannedCapture) -> CaptureRecord:
         """Build the packet, call Judge A and Judge B concurrently, validate, score exactly."""

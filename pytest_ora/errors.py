@@ -80,7 +80,7 @@ class IntakeError(OraError):
     """The bundle failed intake; every problem found is listed."""
 
     def __init__(self, problems: list[Problem]) -> None:
-        self.problems = list(problems)
+        self.problems = sorted(problems, key=lambda problem: (problem.file, problem.line or 0))
         count = len(self.problems)
         lines = [f"capture bundle failed intake ({count} problem{'s' if count != 1 else ''}):"]
         lines += [f"  - {problem.render()}" for problem in self.problems]

@@ -133,7 +133,8 @@ def intake(root: Path, substitutions: tuple[Substitution, ...] = (), panel_label
     losers = _collision_losers(bundle)
     entries = _scored_entries(bundle, losers)
     _check_scored_set(bundle, entries, problems)
-    planned = [_plan_capture(bundle.root, item, losers, problems) for item in bundle.captures]
+    collisions = dict(bundle.manifest.collisions)
+    planned = [_plan_capture(bundle.root, item, losers, collisions, problems) for item in bundle.captures]
     if problems or rubric is None or panel is None:
         raise IntakeError(problems)
     order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
@@ -275,7 +276,9 @@ def _set_problem(family: str, found: int, expected: int, missing: list[str], ext
     return Problem("bundle.yaml", text, field=f"scored_set.{family}", fix="complete the bundle or correct scored_set")
 
 
-def _plan_capture(root: Path, item: CaptureLine, losers: set[str], problems: list[Problem]) -> PlannedCapture:
+def _plan_capture(
+    root: Path, item: CaptureLine, losers: set[str], collisions: dict[str, str], problems: list[Problem]
+) -> PlannedCapture:
     capture = item.capture
     for field, path in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
         if path is not None and not _inside(root, path):
@@ -284,7 +287,7 @@ def _plan_capture(root: Path, item: CaptureLine, losers: set[str], problems: lis
                         field=field, value=show_value(path), fix="use a path relative to the bundle directory")
             )
     if capture.entry_key in losers:
-        winner = next(f for f in FAMILIES if f"{f}:{capture.technique}" not in losers and f != capture.family)
+        winner = collisions[capture.technique]
         return PlannedCapture(capture, item.line, "excluded", f"collision: {capture.technique} is scored as {winner}")
     if not capture.acceptance.passed:
         reason = capture.acceptance.reason or "unspecified"

@@ -172,6 +172,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report.ora_record = record  # type: ignore[attr-defined]
     if call.excinfo is not None and isinstance(call.excinfo.value, OraError):
         report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
+    elif report.skipped and isinstance(report.longrepr, tuple):
+        # Point the skip at the capture's test, not at the helper that raised it.
+        path, line, _ = item.reportinfo()
+        report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
     return report
 
 

@@ -157,7 +157,7 @@ def test_compatible_server_gets_max_tokens_and_no_auth_header_without_a_key() ->
 
     assert str(request.url) == OLLAMA
     assert "authorization" not in request.headers
-    assert body["max_tokens"] == 4096
+    assert body["max_tokens"] == JudgePrompt.max_tokens
     assert "max_completion_tokens" not in body
     assert body["temperature"] == 0
     assert body["response_format"]["type"] == "json_schema"
