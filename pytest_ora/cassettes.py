@@ -151,7 +151,8 @@ class CassetteLibrary:
         """Record or replay this capture's judge calls; translate vcrpy's refusal into our errors."""
         path = self.path_for(capture_id)
         try:
-            with self._vcr.use_cassette(str(path)):
+            # A capture that failed keeps no cassette: a partial one would make `once` refuse the retry as drift.
+            with self._vcr.use_cassette(str(path), record_on_exception=False):
                 yield
         except CannotOverwriteExistingCassetteException:
             raise self._refusal(capture_id, path) from None

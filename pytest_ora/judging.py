@@ -48,12 +48,7 @@ async def judge_packet(
 ) -> list[JudgeRecord]:
     """Both judges' validated replies; both calls finish (and are recorded) before any error is raised."""
     calls = [_judge(judging, client, judge, packet, image) for judge in judging.panel.judges]
-    results = []
-    for call in calls:
-        try:
-            results.append(await call)
-        except Exception as e:
-            results.append(e)
+    results = await asyncio.gather(*calls, return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
             raise result
