@@ -26,9 +26,17 @@ class CaptureTest:
             pytest.skip(f"{planned.capture.capture_id}: {planned.status}: {planned.reason}")
 
     def judge(self, planned: PlannedCapture) -> CaptureRecord:
-        """Build the packet, call Judge A and Judge B concurrently, validate, score exactly."""
+        """Build the packet, call Judge A and Judge B concurrently, validate, score exactly.
+
+        With --ora-dry-run the packet is built and the call estimated instead, and the test skips.
+        """
+        if self._session.options.dry_run:
+            estimate = self._session.estimate(planned)
+            self._item.stash[self._key] = {"estimate": estimate}
+            tokens = sum(judge["input_tokens"] for judge in estimate["judges"])
+            pytest.skip(f"{planned.capture.capture_id}: dry run: packet built, about {tokens} input tokens")
         return self._session.run_capture(planned)  # type: ignore[no-any-return]
 
     def record(self, record: CaptureRecord) -> None:
         """Hand the record to the controller, which writes the ledger and the tables."""
-        self._item.stash[self._key] = record
+        self._item.stash[self._key] = {"record": record}

@@ -94,6 +94,8 @@ class _SafePersister:
 
     def __init__(self, secrets: Sequence[str]) -> None:
         self._secrets = tuple(s for s in secrets if s)
+        self.failure: Exception | None = None
+        """The last save's error, raised by CassetteLibrary.use once vcrpy has removed its httpx patches."""
 
     def load_cassette(self, cassette_path: str | Path, serializer: Any) -> Any:
         from vcr.persisters.filesystem import FilesystemPersister
@@ -101,6 +103,14 @@ class _SafePersister:
         return FilesystemPersister.load_cassette(cassette_path, serializer)
 
     def save_cassette(self, cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
+        # vcrpy saves before it unpatches httpx: an error raised here would leave httpx patched
+        # for later captures (so replay could reach the network). It is raised after the exit.
+        try:
+            self._write(cassette_path, cassette_dict, serializer)
+        except Exception as error:
+            self.failure = error
+
+    def _write(self, cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
         from vcr.serialize import serialize
 
         data = serialize(cassette_dict, serializer)
@@ -141,21 +151,26 @@ class CassetteLibrary:
             skip_patchers=_PATCHERS_SKIPPED,
         )
         self._vcr.register_serializer("ora-json", _ReadableJson)
-        self._vcr.register_persister(_SafePersister(secrets))
+        self._persister = _SafePersister(secrets)
+        self._vcr.register_persister(self._persister)
 
     def path_for(self, capture_id: str) -> Path:
         return cassette_path(self.directory, capture_id)
 
     @contextmanager
-    def use(self, capture_id: str) -> Iterator[None]:
-        """Record or replay this capture's judge calls; translate vcrpy's refusal into our errors."""
+    def use(self, capture_id: str) -> Iterator[Any]:
+        """Record or replay this capture's judge calls (yields vcrpy's cassette); refusals become our errors."""
         path = self.path_for(capture_id)
+        self._persister.failure = None
         try:
             # A capture that failed keeps no cassette: a partial one would make `once` refuse the retry as drift.
-            with self._vcr.use_cassette(str(path), record_on_exception=False):
-                yield
+            with self._vcr.use_cassette(str(path), record_on_exception=False) as cassette:
+                yield cassette
         except CannotOverwriteExistingCassetteException:
             raise self._refusal(capture_id, path) from None
+        failure, self._persister.failure = self._persister.failure, None
+        if failure is not None:
+            raise failure
 
     def refusal(self, capture_id: str) -> OraError:
         """The error for a judge call that replay cannot serve."""

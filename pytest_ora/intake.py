@@ -7,6 +7,7 @@ run shows the whole list.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -277,7 +278,7 @@ def _set_problem(family: str, found: int, expected: int, missing: list[str], ext
 
 
 def _plan_capture(
-    root: Path, item: CaptureLine, losers: set[str], collisions: dict[str, str], problems: list[Problem]
+    root: Path, item: CaptureLine, losers: set[str], collisions: Mapping[str, str], problems: list[Problem]
 ) -> PlannedCapture:
     capture = item.capture
     for field, path in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
@@ -317,8 +318,16 @@ def _unscorable(root: Path, capture: Capture) -> str | None:
         return f"visual artifact {capture.visual_artifact} is missing"
     suffix = artifact.suffix.lower()
     size = artifact.stat().st_size
-    if suffix in IMAGE_TYPES and size > IMAGE_LIMIT_BYTES:
-        return f"visual artifact {capture.visual_artifact} is {size} bytes, over the 5 MB image limit judges accept"
+    if suffix in IMAGE_TYPES:
+        if size > IMAGE_LIMIT_BYTES:
+            return f"visual artifact {capture.visual_artifact} is {size} bytes, over the 5 MB image limit judges accept"
+        return None
+    try:
+        artifact.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        return f"visual artifact {capture.visual_artifact} is neither an image nor UTF-8 text (byte {error.start})"
+    except OSError as error:
+        return f"visual artifact {capture.visual_artifact} cannot be read ({error.strerror})"
     return None
 
 

@@ -35,7 +35,8 @@ class Judging:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     reasks: int = 1
     """Re-asks allowed after an invalid reply, per judge and capture."""
-    environ: Mapping[str, str] = field(default_factory=dict)
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Where API keys are read from; never shown in a repr."""
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key value, for redaction."""

@@ -7,9 +7,13 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from tabulate import tabulate
+
+from .budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from .errors import OutputError
 from .intake import Plan
 from .methodology import RunFacts, methodology_markdown
@@ -17,10 +21,13 @@ from .models import LedgerRow
 from .record import CaptureRecord
 from .report import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 
-__all__ = ["LOCK_NAME", "REPORT_FILES", "OutputDir", "capture_file"]
+__all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
+ESTIMATE_FILES = ("estimate.json", "estimate.md")
 LOCK_NAME = ".ora-run.lock"
+SPEND_DIR = ".ora-spend"
+"""Live judge spend of the current run, one file per process (see budget.SpendLog)."""
 
 
 def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
@@ -60,9 +67,9 @@ class OutputDir:
             self.path.mkdir(parents=True, exist_ok=True)
             lock = self.path / LOCK_NAME
             self._take_lock(lock)
-            for name in REPORT_FILES:
+            for name in REPORT_FILES + ESTIMATE_FILES:
                 (self.path / name).unlink(missing_ok=True)
-            for name in ("packets", "judges"):
+            for name in ("packets", "judges", SPEND_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("a", encoding="utf-8")
         except OSError as error:
@@ -131,6 +138,56 @@ class OutputDir:
                 "journal there keeps every judged capture; free space or choose another --ora-out and re-run "
                 "(recorded judge calls replay without cost)"
             ) from None
+
+
+    def write_estimate(self, plan: Plan, estimates: Sequence[dict[str, Any]]) -> None:
+        """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""
+        order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
+        ordered = sorted(estimates, key=lambda e: order.get(e["capture_id"], len(order)))
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+        (self.path / "ledger.jsonl").unlink(missing_ok=True)
+        totals = _estimate_totals(ordered)
+        data = {"rubric": plan.rubric.version, "prices_as_of": PRICES_AS_OF, "judges": totals, "captures": ordered}
+        text = (
+            f"# Dry-run estimate: {plan.bundle.manifest.bundle}\n\n"
+            f"Rubric {plan.rubric.version}. No judge was called. Input tokens are estimated from each "
+            "judge's request size (about four bytes a token, plus a fixed amount per image); output "
+            f"tokens assume {OUTPUT_TOKENS_ESTIMATE} per reply, one ask each (re-asks add more). Prices: "
+            f"defaults as of {PRICES_AS_OF}, per million tokens, overridable with --ora-prices.\n\n"
+            f"{estimate_table(ordered, 'github')}\n"
+        )
+        write_atomic(self.path / "estimate.json", _dump(data))
+        write_atomic(self.path / "estimate.md", text)
+
+
+def _estimate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    totals: dict[str, dict[str, Any]] = {}
+    for estimate in estimates:
+        for judge in estimate["judges"]:
+            total = totals.setdefault(
+                judge["label"],
+                {"label": judge["label"], "model": judge["model"], "captures": 0, "input_tokens": 0,
+                 "output_tokens": 0, "usd": Decimal(0), "priced": True},
+            )
+            total["captures"] += 1
+            total["input_tokens"] += judge["input_tokens"]
+            total["output_tokens"] += judge["output_tokens"]
+            if judge["usd"] is None:
+                total["priced"] = False
+            else:
+                total["usd"] += Decimal(judge["usd"])
+    return [{**t, "usd": str(t["usd"].quantize(Decimal("0.01"))) if t["priced"] else None} for t in totals.values()]
+
+
+def estimate_table(estimates: Sequence[dict[str, Any]], fmt: str = "simple") -> str:
+    """Per judge: captures, estimated tokens and cost; a total row."""
+    rows = []
+    for total in _estimate_totals(estimates):
+        usd = f"${total['usd']}" if total["usd"] is not None else "no price (use --ora-prices)"
+        rows.append([total["label"], total["model"], total["captures"], total["input_tokens"], total["output_tokens"], usd])
+    return tabulate(rows, headers=["Judge", "Model", "Captures", "Input tokens", "Output tokens", "Estimated cost"], tablefmt=fmt)
 
 
 def _alive(pid: int) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Generator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ from .vocabulary import FAMILIES, RECORD_MODES
 
 
 SESSION_NAME = "ora-session"
-_RECORD = pytest.StashKey[dict[str, Any]]()
+_CAPTURE = pytest.StashKey[dict[str, Any]]()
+"""What an item's capture test produced: its record, or a dry run's estimate."""
 _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     # name, help, default (ini values are strings, checked where they are read)
     ("bundle", "capture bundle directory to score", None),
@@ -20,10 +22,12 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("cassettes", "directory of recorded judge calls", "cassettes"),
     ("record", f"judge call recording: {', '.join(RECORD_MODES)}", "none"),
     ("reasks", "re-asks after an invalid judge reply", "1"),
-    ("retries", "retries of a transport fault per judge call", "5"),
+    ("retries", "retries of a transport fault per judge call", "6"),
     ("timeout", "seconds to wait for a judge's reply", "120"),
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
+    ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
+    ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
 )
 
 
@@ -40,6 +44,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices = RECORD_MODES if name == "record" else None
         group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=help_text)
         parser.addini(dest, help_text, type="string", default=default)
+    group.addoption(
+        "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
+        help="build every packet and estimate tokens and cost without calling a judge",
+    )
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
         help="replace a judge: big-1|big-2=ROLE or =provider:model@route (needs --ora-panel-label)",
@@ -90,6 +98,13 @@ def _options(config: pytest.Config) -> Any:
     if bundle is None:
         hooked = config.hook.pytest_ora_bundle(config=config)
         bundle = Path(hooked).resolve() if hooked else None
+    budget, _ = get("budget-usd")
+    try:
+        budget_usd = None if budget in (None, "") else Decimal(str(budget))
+    except ArithmeticError:
+        raise pytest.UsageError(f"--ora-budget-usd takes an amount in USD, got {budget!r}") from None
+    if budget_usd is not None and (not budget_usd.is_finite() or budget_usd <= 0):
+        raise pytest.UsageError(f"--ora-budget-usd must be a positive amount, got {budget!r}")
     record, _ = get("record")
     if record not in RECORD_MODES:
         raise pytest.UsageError(f"ora_record must be one of {', '.join(RECORD_MODES)}, got {record!r}")
@@ -104,6 +119,9 @@ def _options(config: pytest.Config) -> Any:
         substitutes=tuple(config.getoption("ora_substitute") or ()),
         panel_label=get("panel-label")[0] or None,
         scoring_date=get("scoring-date")[0] or today(),
+        budget_usd=budget_usd,
+        prices=path("prices"),
+        dry_run=bool(config.getoption("ora_dry_run")),
     )
 
 
@@ -160,22 +178,11 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    callspec = getattr(item, "callspec", None)
-    planned = callspec.params.get("ora_capture") if callspec is not None else None
-    if not planned or not (report.when == "call" or (report.when == "setup" and not report.passed)):
-        return report
-    from .errors import OraError
-
-    record = item.stash.get(_RECORD, None) or _session(item.config).record_for(planned, call.excinfo)
-    report.ora_record = record  # type: ignore[attr-defined]
-    if call.excinfo is not None and isinstance(call.excinfo.value, OraError):
-        report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
-    elif report.skipped and isinstance(report.longrepr, tuple):
-        # Point the skip at the capture's test, not at the helper that raised it.
-        path, line, _ = item.reportinfo()
-        report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+    _session(item.config).annotate(item, call, report, _CAPTURE)
     return report
 
 
@@ -209,4 +216,4 @@ def ora(request: pytest.FixtureRequest) -> Any:
     """Judge this item's capture and keep its record for the ledger."""
     from .capture import CaptureTest
 
-    return CaptureTest(_session(request.config), request.node, _RECORD)
+    return CaptureTest(_session(request.config), request.node, _CAPTURE)

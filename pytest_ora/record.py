@@ -57,6 +57,8 @@ class CaptureRecord(TypedDict):
     wall_clock_minutes: str | None
     failure: bool | None
     """Whether the capture is a quality failure (for display; the controller recomputes it)."""
+    live_calls: int
+    """Judge calls sent to the network in this run (0 when every call replayed from its cassette)."""
 
 
 def base_record(planned: PlannedCapture, status: str, reason: str | None = None) -> CaptureRecord:
@@ -74,4 +76,5 @@ def base_record(planned: PlannedCapture, status: str, reason: str | None = None)
         cost_usd=None if capture.cost_usd is None else str(capture.cost_usd),
         wall_clock_minutes=None if capture.wall_clock_minutes is None else str(capture.wall_clock_minutes),
         failure=None,
+        live_calls=0,
     )

@@ -9,22 +9,24 @@ from __future__ import annotations
 import datetime as dt
 import os
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from .budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_for
 from .cassettes import CassetteLibrary, cassette_path
-from .vocabulary import is_live
 from .errors import IntakeError, OraError
 from .intake import Plan, PlannedCapture, intake, parse_substitution
 from .judging import Judging, describe
 from .methodology import RunFacts
-from .output import OutputDir
+from .output import SPEND_DIR, OutputDir, estimate_table
 from .record import CaptureRecord, base_record
 from .report import ledger_row, public_row, summarize, summary_table
-from .runner import CaptureRunner
+from .runner import Budget, BudgetReached, CaptureRunner
 from .transport import RetryPolicy
+from .vocabulary import is_live
 
 __all__ = ["OraSession", "Options"]
 
@@ -43,6 +45,9 @@ class Options:
     substitutes: tuple[str, ...]
     panel_label: str | None
     scoring_date: str
+    budget_usd: Decimal | None = None
+    prices: Path | None = None
+    dry_run: bool = False
 
 
 class OraSession:
@@ -58,6 +63,9 @@ class OraSession:
         self._records: dict[str, CaptureRecord] = {}
         self._claimed = False
         self._selected: int | None = None
+        self._estimates: dict[str, dict[str, Any]] = {}
+        self._unjudged: list[str] = []
+        self._prices: dict[str, Price] | None = None
 
     @property
     def active(self) -> bool:
@@ -82,7 +90,12 @@ class OraSession:
         plan = self.plan()
         if self.options.substitutes and not self.options.panel_label:
             raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
-        if is_live(self.options.record) and self._needs_network(plan):
+        if self.options.budget_usd is not None:
+            unpriced = [j for j in plan.panel.judges if price_for(j.spec.model, self.prices()) is None]
+            if unpriced:
+                names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
+                raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
+        if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
             from .reachability import check_reachable, missing_keys
 
             missing = missing_keys(plan.panel, os.environ)
@@ -99,6 +112,15 @@ class OraSession:
             raise pytest.UsageError(str(error)) from None
         self._claimed = True
 
+    def prices(self) -> dict[str, Price]:
+        """The price table: the defaults, overridden by --ora-prices."""
+        if self._prices is None:
+            try:
+                self._prices = load_prices(self.options.prices)
+            except (OSError, ValueError) as error:
+                raise pytest.UsageError(f"--ora-prices: {error}") from None
+        return self._prices
+
     def _needs_network(self, plan: Plan) -> bool:
         if self.options.record in ("all", "new_episodes"):
             return True
@@ -107,8 +129,16 @@ class OraSession:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a finished item's record and journal its ledger row (the controller sees every report)."""
+        if self._output is None or self.is_worker:
+            return
+        estimate = getattr(report, "ora_estimate", None)
+        if estimate is not None:
+            self._estimates[estimate["capture_id"]] = estimate
+        unjudged = getattr(report, "ora_unjudged", None)
+        if unjudged is not None:
+            self._unjudged.append(unjudged)
         record: CaptureRecord | None = getattr(report, "ora_record", None)
-        if record is None or self._output is None or self.is_worker:
+        if record is None:
             return
         self._records[record["capture_id"]] = record
         self._output.append(ledger_row(record, self.plan().rubric))
@@ -118,7 +148,10 @@ class OraSession:
         if not self._claimed or self._output is None:
             return
         try:
-            self._output.write_report(self.plan(), list(self._records.values()), self._facts(exitstatus))
+            if self.options.dry_run:
+                self._output.write_estimate(self.plan(), list(self._estimates.values()))
+            else:
+                self._output.write_report(self.plan(), list(self._records.values()), self._facts(exitstatus))
         finally:
             self._output.release()
 
@@ -133,8 +166,19 @@ class OraSession:
         total = len(self.plan().captures)
         if selected is not None and selected < total:
             deviations.append(f"subset: {selected} of {total} captures selected (-k / -m)")
+        if selected is not None and len(self._records) < selected and exitstatus != pytest.ExitCode.INTERRUPTED:
+            missing = selected - len(self._records)
+            deviations.append(f"{missing} selected captures have no record (a worker crashed or stopped); re-run to complete")
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             deviations.append(f"run interrupted: {len(self._records)} captures recorded; re-run to complete")
+        if self._unjudged:
+            deviations.append(
+                f"budget reached: judge spend hit --ora-budget-usd {self.options.budget_usd}; "
+                f"{len(self._unjudged)} captures were not started (re-run with a larger budget: recorded calls replay free)"
+            )
+        if self.options.budget_usd is not None:
+            spent = self._spend_log().total()
+            deviations.append(f"live judge spend this run: ${spent:.4f} of a ${self.options.budget_usd} budget (price table {PRICES_AS_OF} defaults{', overridden' if self.options.prices else ''})")
         errors = sum(1 for r in self._records.values() if r["status"] == "error")
         if errors:
             deviations.append(f"{errors} captures could not be judged (see Errors); they are not in the means")
@@ -157,6 +201,8 @@ class OraSession:
 
     def summary_lines(self) -> list[str]:
         plan = self.plan()
+        if self.options.dry_run:
+            return [*estimate_table(list(self._estimates.values())).splitlines(), "", f"ora: estimate written to {self.options.out}"]
         rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         return [*summary_table(table, fmt="simple").splitlines(), "", f"ora: report written to {self.options.out}"]
@@ -166,6 +212,33 @@ class OraSession:
     def run_capture(self, planned: PlannedCapture) -> CaptureRecord:
         """Judge one capture in this process."""
         return self._capture_runner().run(planned)
+
+    def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
+        """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
+        return self._capture_runner().estimate(planned, self.prices())
+
+    def annotate(
+        self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, key: pytest.StashKey[Any]
+    ) -> None:
+        """Put what a capture's test produced on its final report, as plain builtins for the controller."""
+        callspec = getattr(item, "callspec", None)
+        planned: PlannedCapture | None = callspec.params.get("ora_capture") if callspec is not None else None
+        if planned is None or not (report.when == "call" or (report.when == "setup" and not report.passed)):
+            return
+        produced: dict[str, Any] = item.stash.get(key, {})
+        if report.skipped and isinstance(report.longrepr, tuple):
+            # Point the skip at the capture's test, not at the helper that raised it.
+            path, line, _ = item.reportinfo()
+            report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+        if "estimate" in produced:
+            report.ora_estimate = produced["estimate"]  # type: ignore[attr-defined]
+            return
+        if call.excinfo is not None and isinstance(call.excinfo.value, BudgetReached):
+            report.ora_unjudged = planned.capture.capture_id  # type: ignore[attr-defined]
+            return
+        report.ora_record = produced.get("record") or self.record_for(planned, call.excinfo)  # type: ignore[attr-defined]
+        if call.excinfo is not None and isinstance(call.excinfo.value, OraError):
+            report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
 
     def record_for(self, planned: PlannedCapture, excinfo: pytest.ExceptionInfo[BaseException] | None) -> CaptureRecord:
         """The record of an item that did not produce one itself: skipped or failed."""
@@ -183,8 +256,15 @@ class OraSession:
             )
             judging = Judging(plan.panel, plan.rubric, policy=policy, reasks=self.options.reasks, environ=dict(os.environ))
             library = CassetteLibrary(self.options.cassettes, self.options.record, secrets=judging.secrets())
-            self._runner = CaptureRunner(plan.bundle.root, judging, library, OutputDir(self.options.out))
+            budget = None
+            if self.options.budget_usd is not None:
+                budget = Budget(self.options.budget_usd, self.prices(), self._spend_log())
+            self._runner = CaptureRunner(plan.bundle.root, judging, library, OutputDir(self.options.out), budget)
         return self._runner
+
+    def _spend_log(self) -> SpendLog:
+        worker = getattr(self.config, "workerinput", {}).get("workerid", "main")
+        return SpendLog(self.options.out / SPEND_DIR, worker)
 
     def close(self) -> None:
         if self._runner is not None:

@@ -69,8 +69,9 @@ class RetryPolicy:
     """Cap on one computed backoff wait (a server's retry-after is bounded by the budget instead)."""
     max_total_wait: float = 120.0
     """Budget for all waits of one call; a wait that would exceed it fails the call instead."""
-    jitter: float = 1.0
-    """Fraction of the backoff randomised away: 1.0 is full jitter, 0.0 none."""
+    jitter: float = 0.5
+    """Fraction of the backoff randomised away: 1.0 is full jitter, 0.5 (the default) equal jitter,
+    which keeps at least half of each wait so six retries outlast a 10 s rate-limit storm."""
     timeout: httpx.Timeout = field(default_factory=_default_timeout, hash=False)
     """Per-attempt httpx timeouts (left out of the hash: httpx.Timeout is unhashable)."""
 

@@ -262,3 +262,22 @@ def test_capture_lines_round_trip_as_json(tmp_path: Path) -> None:
     line = json.dumps(capture("mode:argument-audit", "optimum"))
 
     assert json.loads(line)["entry_key"] == "mode:argument-audit"
+
+
+def test_an_oversized_or_undecodable_artifact_is_unscorable(tmp_path: Path) -> None:
+    def artifacts(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for item in items:
+            if item["entry_key"] == "visual:fishbone-diagram":
+                item["visual_artifact"] = f"artifacts/{item['configuration']}.{'png' if item['configuration'] == 'optimum' else 'svg'}"
+        return items
+
+    root = write_bundle(tmp_path, edit=artifacts)
+    (root / "artifacts").mkdir()
+    (root / "artifacts/optimum.png").write_bytes(b"\x89PNG" + b"\0" * (5 * 1024 * 1024))
+    (root / "artifacts/big-1.svg").write_bytes(b"<svg>\xff</svg>")
+
+    plan = intake(root)
+
+    reasons = {p.capture.configuration: p.reason for p in plan.captures if p.capture.entry_key == "visual:fishbone-diagram"}
+    assert reasons["optimum"] == "visual artifact artifacts/optimum.png is 5242884 bytes, over the 5 MB image limit judges accept"
+    assert reasons["big-1"] == "visual artifact artifacts/big-1.svg is neither an image nor UTF-8 text (byte 5)"

@@ -27,7 +27,7 @@ def record(configuration: str, status: str, *, scores: tuple[str, ...] = (), cos
     return CaptureRecord(
         capture_id=f"{key}/{configuration}", entry_key=key, family="mode", technique=key[5:],
         configuration=configuration, status=status, reason=None if status == "scored" else status,
-        judges=judges, cost_usd=cost, wall_clock_minutes=minutes, failure=None,
+        judges=judges, cost_usd=cost, wall_clock_minutes=minutes, failure=None, live_calls=0,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
+from ..credentials import Secret
 from ..models import RoleSpec
 from .anthropic import AnthropicClient
 from .base import ProviderClient
@@ -51,8 +52,8 @@ def key_env_for(role: RoleSpec) -> str:
     return role.api_key_env or DEFAULT_KEY_ENV[role.provider]
 
 
-def api_key_for(role: RoleSpec, environ: Mapping[str, str]) -> str | None:
+def api_key_for(role: RoleSpec, environ: Mapping[str, str]) -> Secret | None:
     """The role's API key from `environ`, or None when unset or blank (a keyless loopback judge)."""
     # Surrounding whitespace is never part of a key: it comes from `$(cat keyfile)` and breaks the header.
     value = environ.get(key_env_for(role), "").strip()
-    return value or None
+    return Secret(value) if value else None

@@ -1,0 +1,22 @@
+"""API keys as values that never print themselves."""
+
+from __future__ import annotations
+
+__all__ = ["Secret", "redact"]
+
+
+class Secret(str):
+    """A key: usable wherever a str is, but its repr (tracebacks, --showlocals, logs) is redacted."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Secret('[redacted]')"
+
+
+def redact(text: str, secrets: tuple[str, ...] | list[str]) -> str:
+    """The text with every secret's value replaced."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(str.__str__(secret), "[redacted]")
+    return text
