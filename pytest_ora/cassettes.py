@@ -149,6 +149,8 @@ class CassetteLibrary:
             before_record_response=_keep_success,
             decode_compressed_response=True,
             skip_patchers=_PATCHERS_SKIPPED,
+            # `all` is a clean re-record: interactions the new run did not make are dropped.
+            drop_unused_requests=mode == "all",
         )
         self._vcr.register_serializer("ora-json", _ReadableJson)
         self._persister = _SafePersister(secrets)

@@ -47,7 +47,7 @@ class Judging:
 async def judge_packet(
     judging: Judging, client: httpx.AsyncClient, packet: Packet, image: bytes | None
 ) -> list[JudgeRecord]:
-    """Both judges' validated replies; both calls finish (and are recorded) before any error is raised."""
+    """Both judges' validated replies; both calls finish before any error is raised (a failed capture records nothing)."""
     calls = [_judge(judging, client, judge, packet, image) for judge in judging.panel.judges]
     results = await asyncio.gather(*calls, return_exceptions=True)
     for result in results:
