@@ -27,6 +27,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
     ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
+    ("concurrency", "captures judged at once in one process (judging ahead; without xdist)", "1"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
 )
 
@@ -114,6 +115,7 @@ def _options(config: pytest.Config) -> Any:
         cassettes=path("cassettes") or Path("cassettes").resolve(),
         record=record,
         reasks=number("reasks", int),
+        concurrency=max(1, number("concurrency", int)),
         retries=number("retries", int),
         timeout=number("timeout", float),
         substitutes=tuple(config.getoption("ora_substitute") or ()),
@@ -167,7 +169,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     ora = _session(session.config)
     if ora.active:
-        ora.note_selection([item.nodeid for item in session.items])
+        ora.note_items(session.items)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -1,22 +1,27 @@
 """One process's capture runner: packet, cassette, both judges, exact scores, the record.
 
-Each pytest process (the only one, or each xdist worker) keeps one event loop and one
-httpx.AsyncClient for all its captures, so connections are reused across captures.
+Each pytest process (the only one, or each xdist worker) keeps one event loop, in a thread of
+its own, and one httpx.AsyncClient for all its captures. A test waits for its capture's result;
+with `lookahead` above 1 the next captures of the process are judged meanwhile, so a single
+process keeps several judge calls in flight.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 
 from .budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
-from .cassettes import CassetteLibrary
+from .cassettes import CassetteLibrary, CassetteTransport
 from .intake import PlannedCapture
 from .judges import client_for
 from .judges.base import ImagePart
@@ -27,6 +32,8 @@ from .record import CaptureRecord, base_record
 from .scoring import combine
 
 __all__ = ["Budget", "BudgetReached", "CaptureRunner"]
+
+_T = TypeVar("_T")
 
 
 class BudgetReached(pytest.skip.Exception):  # type: ignore[name-defined,misc]
@@ -42,6 +49,27 @@ class Budget:
     log: SpendLog
 
 
+class _Loop:
+    """An asyncio loop running in a daemon thread, with the process's HTTP client."""
+
+    def __init__(self, timeout: httpx.Timeout) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)
+        self._thread.start()
+        limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
+        inner = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+        self.client = httpx.AsyncClient(transport=CassetteTransport(inner), timeout=timeout, trust_env=False)
+
+    def submit(self, coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+
+    def close(self) -> None:
+        self.submit(self.client.aclose()).result(timeout=30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout=30)
+        self.loop.close()
+
+
 class CaptureRunner:
     """Judges captures in this process; close() when the session ends."""
 
@@ -52,37 +80,51 @@ class CaptureRunner:
         cassettes: CassetteLibrary,
         output: OutputDir,
         budget: Budget | None = None,
+        lookahead: int = 1,
     ) -> None:
         self.root = root
         self.judging = judging
         self.cassettes = cassettes
         self.output = output
         self.budget = budget
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._client: httpx.AsyncClient | None = None
+        self.lookahead = max(1, lookahead)
+        self._loop: _Loop | None = None
+        self._pending: dict[str, Future[CaptureRecord]] = {}
 
-    def _ensure(self) -> tuple[asyncio.AbstractEventLoop, httpx.AsyncClient]:
-        if self._loop is None or self._client is None:
-            self._loop = asyncio.new_event_loop()
-            limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
-            self._client = httpx.AsyncClient(timeout=self.judging.policy.timeout, limits=limits, trust_env=False)
-        return self._loop, self._client
+    def run(self, planned: PlannedCapture, upcoming: Sequence[PlannedCapture] = ()) -> CaptureRecord:
+        """Judge one capture and return its record; judge and cassette errors propagate.
 
-    def run(self, planned: PlannedCapture) -> CaptureRecord:
-        """Judge one capture and return its record; judge and cassette errors propagate."""
+        `upcoming` are the captures this process will ask for next; up to lookahead - 1 of them
+        start now.
+        """
+        future = self._pending.pop(planned.capture.capture_id, None) or self._start(planned)
+        for following in upcoming:
+            if len(self._pending) >= self.lookahead - 1:
+                break
+            if following.capture.capture_id not in self._pending:
+                self._pending[following.capture.capture_id] = self._start(following)
+        return future.result()
+
+    def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
+        if self._loop is None:
+            self._loop = _Loop(self.judging.policy.timeout)
+        return self._loop.submit(self._judge(planned, self._loop.client))
+
+    async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
         capture = planned.capture
         self._check_budget(capture.capture_id)
         packet, image = build_packet(capture, self.root, self.judging.rubric)
         self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
-        loop, client = self._ensure()
-        with self.cassettes.use(capture.capture_id) as cassette:
-            judges = loop.run_until_complete(judge_packet(self.judging, client, packet, image))
+        cassette = self.cassettes.open(capture.capture_id)
+        cassette.activate()  # this task's context only: concurrent captures keep their own cassette
+        judges = await judge_packet(self.judging, client, packet, image)
+        cassette.save()
         for judge in judges:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
         record["judges"] = judges
         record["failure"] = combine([judge["scores"] for judge in judges], self.judging.rubric).failure
-        record["live_calls"] = sum(judge["asks"] for judge in judges) - int(cassette.play_count)
+        record["live_calls"] = sum(judge["asks"] for judge in judges) - cassette.play_count
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))
         return record
@@ -124,8 +166,10 @@ class CaptureRunner:
         return {"capture_id": capture.capture_id, "configuration": capture.configuration, "judges": judges}
 
     def close(self) -> None:
-        if self._loop is not None and self._client is not None:
-            self._loop.run_until_complete(self._client.aclose())
+        """Cancel captures judged ahead whose items never ran, then stop the loop."""
+        for future in self._pending.values():
+            future.cancel()
+        self._pending.clear()
+        if self._loop is not None:
             self._loop.close()
-        self._loop = None
-        self._client = None
+            self._loop = None

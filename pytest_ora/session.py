@@ -48,6 +48,7 @@ class Options:
     budget_usd: Decimal | None = None
     prices: Path | None = None
     dry_run: bool = False
+    concurrency: int = 1
 
 
 class OraSession:
@@ -66,6 +67,8 @@ class OraSession:
         self._estimates: dict[str, dict[str, Any]] = {}
         self._unjudged: list[str] = []
         self._prices: dict[str, Price] | None = None
+        self._order: list[PlannedCapture] = []
+        self._position: dict[str, int] = {}
 
     @property
     def active(self) -> bool:
@@ -155,6 +158,16 @@ class OraSession:
         finally:
             self._output.release()
 
+    def note_items(self, items: list[pytest.Item]) -> None:
+        """The captures this process will judge, in run order, so they can be judged ahead."""
+        for item in items:
+            callspec = getattr(item, "callspec", None)
+            planned = callspec.params.get("ora_capture") if callspec is not None else None
+            if planned is not None and planned.status == "judge":
+                self._position[planned.capture.capture_id] = len(self._order)
+                self._order.append(planned)
+        self.note_selection([item.nodeid for item in items])
+
     def note_selection(self, nodeids: list[str]) -> None:
         """Count the captures this run selected (after -k / -m), from collected node ids."""
         known = {planned.capture.capture_id for planned in self.plan().captures}
@@ -210,8 +223,10 @@ class OraSession:
     # any process that runs items ----------------------------------------------------------
 
     def run_capture(self, planned: PlannedCapture) -> CaptureRecord:
-        """Judge one capture in this process."""
-        return self._capture_runner().run(planned)
+        """Judge one capture in this process, and start judging the next ones if allowed."""
+        position = self._position.get(planned.capture.capture_id)
+        upcoming = self._order[position + 1 :] if position is not None else []
+        return self._capture_runner().run(planned, upcoming)
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
         """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
@@ -259,7 +274,11 @@ class OraSession:
             budget = None
             if self.options.budget_usd is not None:
                 budget = Budget(self.options.budget_usd, self.prices(), self._spend_log())
-            self._runner = CaptureRunner(plan.bundle.root, judging, library, OutputDir(self.options.out), budget)
+            # Under xdist the controller hands items out one by one: a worker cannot know its next ones.
+            lookahead = 1 if self.is_worker else self.options.concurrency
+            self._runner = CaptureRunner(
+                plan.bundle.root, judging, library, OutputDir(self.options.out), budget, lookahead
+            )
         return self._runner
 
     def _spend_log(self) -> SpendLog:
