@@ -206,3 +206,22 @@ def test_a_substituted_judge_needs_a_panel_label(project: pytest.Pytester) -> No
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --ora-substitute changes the judging panel: name it with --ora-panel-label"])
+
+
+def test_judging_ahead_keeps_several_captures_in_flight_and_the_same_tables(
+    project: pytest.Pytester, judge: ReferenceJudge
+) -> None:
+    # When one process judges four captures at once against slow judges
+    judge.latency = 0.3
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ANTHROPIC_API_KEY", KEY_A)
+        patch.setenv("OPENAI_API_KEY", KEY_B)
+        ahead = project.runpytest("--ora-record", "once", "--ora-concurrency", "4", "--ora-out", "ahead")
+
+    # Then outcomes and tables are those of a one-at-a-time replay
+    assert outcomes(ahead) == EXPECTED
+    serial = project.runpytest("--ora-out", "serial")
+    assert outcomes(serial) == EXPECTED
+    assert {k: v for k, v in report(project, "ahead").items() if k != "methodology.md"} == {
+        k: v for k, v in report(project, "serial").items() if k != "methodology.md"
+    }
