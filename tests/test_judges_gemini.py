@@ -5,39 +5,35 @@ from __future__ import annotations
 import base64
 import json
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from provider_support import (
+    FIXTURES,
+    PNG,
+    fixture_response,
+    make_prompt,
+    sent_body,
+)
 
-from pytest_ora.judges.base import ImagePart, JudgePrompt, TextPart, Usage
+from pytest_ora.judges.base import TextPart, Usage
 from pytest_ora.judges.gemini import GeminiClient
 from pytest_ora.models import JudgeReply, RoleSpec
-from pytest_ora.reply import check_reply, reply_schema
+from pytest_ora.reply import check_reply
 from pytest_ora.rubric import ORA_V1
 
-FIXTURES = Path(__file__).parent / "fixtures" / "providers"
 KEY = "AIza-test-0123456789"
 ROUTE = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"
 ROLE = RoleSpec(model="gemini-2.5-pro", provider="google", route=ROUTE)
-PNG = b"\x89PNG\r\n\x1a\n fake image bytes"
 
 
-def fixture_response(name: str) -> httpx.Response:
-    """A recorded response: decoded body, recorded headers without the transport framing."""
-    recorded = json.loads((FIXTURES / name).read_text(encoding="utf-8"))["response"]
-    framing = ("content-encoding", "content-length")
-    headers = {k: v for k, v in recorded["headers"].items() if k.lower() not in framing}
-    return httpx.Response(recorded["status"], headers=headers, content=recorded["body"].encode("utf-8"))
 
 
-def make_prompt(answer: str = "The answer under review.", image: bytes | None = None) -> JudgePrompt:
-    """A judge prompt as packet.judge_prompt builds one: text, an optional image, the reply schema."""
-    parts: list[TextPart | ImagePart] = [TextPart(f"<<<BEGIN ANSWER>>>\n{answer}\n<<<END ANSWER>>>")]
-    if image is not None:
-        parts.append(ImagePart("image/png", image))
-    return JudgePrompt(system="You are an independent judge.", parts=tuple(parts), reply_schema=reply_schema(ORA_V1))
+
+
+
+
 
 
 def valid_reply(judge_model: str) -> dict[str, Any]:
@@ -52,8 +48,6 @@ def valid_reply(judge_model: str) -> dict[str, Any]:
     }
 
 
-def sent_body(request: httpx.Request) -> Any:
-    return json.loads(request.content)
 
 
 def candidate_body(parts: list[dict[str, Any]] | None, finish: str = "STOP", **extra: Any) -> dict[str, Any]:

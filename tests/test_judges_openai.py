@@ -6,47 +6,39 @@ import base64
 import gzip
 import json
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from provider_support import (
+    FIXTURES,
+    PNG,
+    fixture_body,
+    fixture_response,
+    make_prompt,
+    sent_body,
+)
 
-from pytest_ora.judges.base import ImagePart, JudgePrompt, TextPart, Usage
+from pytest_ora.judges.base import JudgePrompt, Usage
 from pytest_ora.judges.openai import OpenAIClient
 from pytest_ora.models import JudgeReply, RoleSpec
-from pytest_ora.reply import check_reply, reply_schema
+from pytest_ora.reply import check_reply
 from pytest_ora.rubric import ORA_V1
 
-FIXTURES = Path(__file__).parent / "fixtures" / "providers"
 KEY = "sk-proj-test-0123456789"
 CHAT = "https://api.openai.com/v1/chat/completions"
 RESPONSES = "https://api.openai.com/v1/responses"
 OPENROUTER = "https://openrouter.ai/api/v1/chat/completions"
 OLLAMA = "http://localhost:11434/v1/chat/completions"
-PNG = b"\x89PNG\r\n\x1a\n fake image bytes"
 GZIP_JSON = {"content-type": "application/json", "content-encoding": "gzip"}
 
 
-def fixture_response(name: str) -> httpx.Response:
-    """A recorded response: decoded body, recorded headers without the transport framing."""
-    recorded = json.loads((FIXTURES / name).read_text(encoding="utf-8"))["response"]
-    framing = ("content-encoding", "content-length")
-    headers = {k: v for k, v in recorded["headers"].items() if k.lower() not in framing}
-    return httpx.Response(recorded["status"], headers=headers, content=recorded["body"].encode("utf-8"))
 
 
-def fixture_body(name: str) -> Any:
-    """A recorded response body, parsed."""
-    return json.loads(json.loads((FIXTURES / name).read_text(encoding="utf-8"))["response"]["body"])
 
 
-def make_prompt(answer: str = "The answer under review.", image: bytes | None = None) -> JudgePrompt:
-    """A judge prompt as packet.judge_prompt builds one: text, an optional image, the reply schema."""
-    parts: list[TextPart | ImagePart] = [TextPart(f"<<<BEGIN ANSWER>>>\n{answer}\n<<<END ANSWER>>>")]
-    if image is not None:
-        parts.append(ImagePart("image/png", image))
-    return JudgePrompt(system="You are an independent judge.", parts=tuple(parts), reply_schema=reply_schema(ORA_V1))
+
+
 
 
 def valid_reply(judge_model: str) -> dict[str, Any]:
@@ -61,12 +53,12 @@ def valid_reply(judge_model: str) -> dict[str, Any]:
     }
 
 
+
+
 def role(model: str = "gpt-4.1", route: str = CHAT, provider: str = "openai") -> RoleSpec:
     return RoleSpec.model_validate({"model": model, "provider": provider, "route": route})
 
 
-def sent_body(request: httpx.Request) -> Any:
-    return json.loads(request.content)
 
 
 def chat_completion(content: Any, finish: str = "stop", **message: Any) -> dict[str, Any]:
