@@ -11,7 +11,6 @@ import pytest
 
 from .vocabulary import FAMILIES, RECORD_MODES
 
-
 SESSION_NAME = "ora-session"
 _CAPTURE = pytest.StashKey[dict[str, Any]]()
 """What an item's capture test produced: its record, or a dry run's estimate."""
@@ -209,6 +208,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     try:
         if ora.active and not ora.is_worker:
             ora.finish(exitstatus)
+            if ora.report_error is not None:
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
     finally:
         ora.close()
 
