@@ -1,3 +1,7 @@
 """Repository root: pytest-ora's own tests drive pytest end to end through pytester."""
 
+# httpx imports httpcore lazily. pytester's in-process runs drop modules first imported during a
+# run, and a second copy of httpcore would break httpx's exception mapping for later tests.
+import httpcore  # noqa: F401
+
 pytest_plugins = ["pytester"]

@@ -321,6 +321,10 @@ def _unscorable(root: Path, capture: Capture) -> str | None:
     if suffix in IMAGE_TYPES:
         if size > IMAGE_LIMIT_BYTES:
             return f"visual artifact {capture.visual_artifact} is {size} bytes, over the 5 MB image limit judges accept"
+        try:
+            artifact.open("rb").close()  # the packet reads it at judging time: refuse it here, like text
+        except OSError as error:
+            return f"visual artifact {capture.visual_artifact} cannot be read ({error.strerror})"
         return None
     try:
         artifact.read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import tempfile
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -67,6 +68,8 @@ class OraSession:
         self._estimates: dict[str, dict[str, Any]] = {}
         self._unjudged: list[str] = []
         self._prices: dict[str, Price] | None = None
+        self.report_error: str | None = None
+        """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
 
@@ -101,6 +104,7 @@ class OraSession:
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
             from .reachability import check_reachable, missing_keys
 
+            _check_recordable(self.options.cassettes)
             missing = missing_keys(plan.panel, os.environ)
             if missing:
                 raise pytest.UsageError("live judging needs API keys: " + "; ".join(missing))
@@ -155,6 +159,8 @@ class OraSession:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
                 self._output.write_report(self.plan(), list(self._records.values()), self._facts(exitstatus))
+        except OraError as error:
+            self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:
             self._output.release()
 
@@ -218,7 +224,8 @@ class OraSession:
             return [*estimate_table(list(self._estimates.values())).splitlines(), "", f"ora: estimate written to {self.options.out}"]
         rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
-        return [*summary_table(table, fmt="simple").splitlines(), "", f"ora: report written to {self.options.out}"]
+        written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
+        return [*summary_table(table, fmt="simple").splitlines(), "", written]
 
     # any process that runs items ----------------------------------------------------------
 
@@ -289,6 +296,19 @@ class OraSession:
         if self._runner is not None:
             self._runner.close()
             self._runner = None
+
+
+def _check_recordable(directory: Path) -> None:
+    """Refuse a live run whose recordings could not be written: every judge call would be paid, then lost."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise pytest.UsageError(
+            f"cannot record judge calls in {directory}: {error.strerror or error}; "
+            "choose a writable directory with --ora-cassettes"
+        ) from None
 
 
 def _param(nodeid: str) -> str:

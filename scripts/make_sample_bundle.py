@@ -19,10 +19,10 @@ import sys
 import time
 import zlib
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Sequence
 
 SEED = "ora-performance-sample/v1"
 BUNDLE_ID = "ora-performance-sample"

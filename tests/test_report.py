@@ -7,7 +7,15 @@ from fractions import Fraction
 import pytest
 
 from pytest_ora.record import CaptureRecord, JudgeRecord
-from pytest_ora.report import PUBLIC_COLUMNS, ledger_csv, ledger_row, public_row, round_half_away, summarize, summary_csv
+from pytest_ora.report import (
+    PUBLIC_COLUMNS,
+    ledger_csv,
+    ledger_row,
+    public_row,
+    round_half_away,
+    summarize,
+    summary_csv,
+)
 from pytest_ora.rubric import ORA_V1
 
 

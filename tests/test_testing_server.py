@@ -691,7 +691,7 @@ def test_stop_closes_the_server_and_kept_alive_connections(tmp_path: Path) -> No
         with pytest.raises(httpx.TransportError):
             client.post(url, json={}, headers=auth_headers("openai", "k"), timeout=2)
     with pytest.raises(RuntimeError):
-        judge.url
+        _ = judge.url
 
 
 def test_the_server_runs_standalone_from_the_command_line() -> None:

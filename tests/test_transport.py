@@ -7,8 +7,8 @@ import json
 import logging
 import random
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from email.utils import format_datetime
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 
 import httpx
 import pytest
