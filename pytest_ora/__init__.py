@@ -1,6 +1,7 @@
 """pytest-ora: score LLM capture bundles with two API judges, the Ora Performance way.
 
 The names below load on first use, so merely having the plugin installed costs pytest little.
+The package asserts nothing a user relies on, so pytest need not rewrite it: PYTEST_DONT_REWRITE.
 """
 
 from __future__ import annotations

@@ -99,7 +99,7 @@ def test_a_dry_run_builds_every_packet_and_estimates_without_calling(project: py
     result = project.runpytest("--ora-dry-run", "--ora-record", "all")
 
     outcomes = result.parseoutcomes()
-    assert outcomes == {"skipped": 12}
+    assert {k: v for k, v in outcomes.items() if k != "warnings"} == {"skipped": 12}
     result.stdout.fnmatch_lines(["Judge A*claude-opus-4-7*8*$*", "Judge B*gpt-5.4*8*$*"])
     estimate = json.loads((project.path / "ora-results" / "estimate.json").read_text())
     assert [judge["captures"] for judge in estimate["judges"]] == [8, 8]
