@@ -96,6 +96,9 @@ class _ReadableJson:
 
     @staticmethod
     def serialize(data: dict[str, Any]) -> str:
+        # Both judges answer concurrently; a stable order keeps re-recordings diff-free. Identical
+        # requests keep their relative order (replay serves them in that order).
+        data["interactions"].sort(key=lambda i: (str(i["request"]["uri"]), str(i["request"]["body"])))
         for interaction in data["interactions"]:
             stored = interaction["response"]["body"]
             text = stored.get("string")
