@@ -101,6 +101,8 @@ class OraSession:
             if unpriced:
                 names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
                 raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
+        if self.config.option.collectonly:
+            return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
             from .reachability import check_reachable, missing_keys
 

@@ -225,3 +225,16 @@ def test_judging_ahead_keeps_several_captures_in_flight_and_the_same_tables(
     assert {k: v for k, v in report(project, "ahead").items() if k != "methodology.md"} == {
         k: v for k, v in report(project, "serial").items() if k != "methodology.md"
     }
+
+
+def test_collect_only_judges_nothing_and_keeps_the_last_report(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+    record(project)
+    calls = judge.calls
+    before = report(project)
+
+    result = project.runpytest("--collect-only", "-q", "--ora-record", "all")
+
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["test_ora.py::test_capture[mode:argument-audit/optimum]"])
+    assert judge.calls == calls
+    assert report(project) == before
