@@ -6,7 +6,6 @@ so its handler threads never share a GIL with pytest or with the benchmark.
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import subprocess

@@ -138,7 +138,7 @@ def write_floor(directory: Path, tests: int = TESTS) -> Path:
         headers = {"content-type": "application/json"}
 
         def body(i: int, judge: str) -> bytes:
-            return json.dumps({"capture": i, "judge": judge, "prompt": "score capture %d" % i}).encode()
+            return json.dumps({"capture": i, "judge": judge, "prompt": f"score capture {i}"}).encode()
 
         async def record_all() -> None:
             async with httpx.AsyncClient(trust_env=False) as client:

@@ -23,7 +23,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 from vcr.cassette import Cassette
-from vcr.matchers import body, host, method, path, port, query, scheme
+from vcr.errors import UnhandledHTTPRequestError
+from vcr.matchers import host, method, path, port, query, scheme
 from vcr.record_mode import RecordMode
 from vcr.request import Request
 
@@ -44,7 +45,15 @@ _KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 """Request headers are kept by allowlist: an unknown credential header can never reach a cassette."""
 _KEPT_RESPONSE_HEADERS = ("content-type", "request-id", "x-request-id")
 _REDACTED_QUERY = frozenset({"key", "api_key", "api-key"})
-_MATCH_ON = (method, scheme, host, port, path, query, body)
+
+
+def _same_body(recorded: Request, sent: Request) -> None:
+    """vcrpy matcher: the body digests are equal (bytes compared as stored, no JSON parsing)."""
+    if recorded.body != sent.body:
+        raise AssertionError("the request body differs from the recorded one")
+
+
+_MATCH_ON = (method, scheme, host, port, path, query, _same_body)
 _CURRENT: contextvars.ContextVar[CaptureCassette] = contextvars.ContextVar("ora_cassette")
 
 
@@ -233,8 +242,13 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         headers = {k: v for k, v in request.headers.items() if k.lower() in _KEPT_REQUEST_HEADERS}
         recorded = Request(request.method, _safe_uri(str(request.url)), _digest(content), headers)
         cassette = active.cassette
-        if cassette.can_play_response_for(recorded):
-            return _response(cassette.play_response(recorded), request)
+        # vcrpy's can_play_response_for, without matching the request twice: replay what the file
+        # holds, never in `all` mode, and never what this run itself just recorded.
+        if cassette.rewound and cassette.record_mode != RecordMode.ALL:
+            try:
+                return _response(cassette.play_response(recorded), request)
+            except UnhandledHTTPRequestError:
+                pass  # not recorded, or every matching response already played
         if cassette.write_protected:
             raise active.refusal()
         response = await self._inner.handle_async_request(request)

@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,8 @@ class OutputDir:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._journal: Any = None
+        self._writer: ThreadPoolExecutor | None = None
+        self._write_errors: list[str] = []
 
     def claim(self) -> None:
         """Take the directory for this run: refuse a live concurrent run, clear the last run's report."""
@@ -106,9 +109,30 @@ class OutputDir:
             self._journal.flush()
 
     def write_capture(self, capture_id: str, kind: str, name: str, data: Any) -> None:
-        """packets/<id>.json or judges/<id>.<judge>.json, from whichever process judged it."""
+        """packets/<id>.json or judges/<id>.<judge>.json, written by a thread of its own.
+
+        Creating thousands of small files costs more than judging from cassettes; the writer thread
+        overlaps it with the next captures. drain() waits for it and says what failed.
+        """
         suffix = f".{name}.json" if name else ".json"
-        write_atomic(capture_file(self.path / kind, capture_id, suffix), _dump(data))
+        target = capture_file(self.path / kind, capture_id, suffix)
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pytest-ora-writer")
+        self._writer.submit(self._write_quietly, target, data)
+
+    def _write_quietly(self, target: Path, data: Any) -> None:
+        try:
+            write_atomic(target, _dump(data))
+        except OSError as error:
+            self._write_errors.append(f"{target}: {error.strerror or error}")
+
+    def drain(self) -> list[str]:
+        """Wait for the per-capture files; the ones that could not be written."""
+        if self._writer is not None:
+            self._writer.shutdown(wait=True)
+            self._writer = None
+        errors, self._write_errors = self._write_errors, []
+        return errors
 
     def write_report(self, plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> None:
         """The ledger in plan order, the summary tables and the methodology note."""

@@ -188,8 +188,7 @@ def pytest_runtest_makereport(
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
-    record = getattr(report, "ora_record", None)
-    if report.when == "call" and report.passed and record and record.get("failure"):
+    if report.when == "call" and report.passed and getattr(report, "ora_failure", False):
         return "lowscore", "L", ("LOWSCORE", {"yellow": True})
     return None
 

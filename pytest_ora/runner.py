@@ -165,11 +165,12 @@ class CaptureRunner:
                            "output_tokens": OUTPUT_TOKENS_ESTIMATE, "usd": usd})
         return {"capture_id": capture.capture_id, "configuration": capture.configuration, "judges": judges}
 
-    def close(self) -> None:
-        """Cancel captures judged ahead whose items never ran, then stop the loop."""
+    def close(self) -> list[str]:
+        """Cancel captures judged ahead whose items never ran, stop the loop; files that failed to write."""
         for future in self._pending.values():
             future.cancel()
         self._pending.clear()
         if self._loop is not None:
             self._loop.close()
             self._loop = None
+        return self.output.drain()

@@ -5,6 +5,7 @@ All arithmetic is rational: a weighted score of exactly 4.0 is 4, not 3.99999999
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -37,7 +38,15 @@ def combine(judges: Sequence[Mapping[str, Decimal | str | Fraction]], rubric: Ru
     """Average the judges per criterion, weigh, cap at the cap criterion, classify."""
     if not judges:
         raise ValueError("at least one judge's scores are needed")
-    means = {name: sum((exact(j[name]) for j in judges), Fraction(0)) / len(judges) for name in rubric.names}
+    key = tuple(tuple(str(judge[name]) for name in rubric.names) for judge in judges)
+    return _combine(key, rubric)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _combine(judges: tuple[tuple[str, ...], ...], rubric: Rubric) -> Scores:
+    # Pure and called for every capture by the runner, the ledger and the tables: computed once.
+    columns = list(zip(*judges))
+    means = {name: sum(map(Fraction, column), Fraction(0)) / len(judges) for name, column in zip(rubric.names, columns)}
     weighted = sum((c.weight * means[c.name] for c in rubric.criteria), Fraction(0))
     overall = min(weighted, means[rubric.cap_criterion])
     return Scores(means=means, weighted=weighted, overall=overall, failure=overall < rubric.failure_below)

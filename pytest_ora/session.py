@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 import tempfile
 from dataclasses import dataclass
 from decimal import Decimal
@@ -149,6 +150,7 @@ class OraSession:
         record: CaptureRecord | None = getattr(report, "ora_record", None)
         if record is None:
             return
+        del report.ora_record  # the reporter keeps every report: hold each record once, here
         self._records[record["capture_id"]] = record
         self._output.append(ledger_row(record, self.plan().rubric))
 
@@ -260,7 +262,9 @@ class OraSession:
         if call.excinfo is not None and isinstance(call.excinfo.value, BudgetReached):
             report.ora_unjudged = planned.capture.capture_id  # type: ignore[attr-defined]
             return
-        report.ora_record = produced.get("record") or self.record_for(planned, call.excinfo)  # type: ignore[attr-defined]
+        record = produced.get("record") or self.record_for(planned, call.excinfo)
+        report.ora_record = record  # type: ignore[attr-defined]
+        report.ora_failure = bool(record["failure"])  # type: ignore[attr-defined]
         if call.excinfo is not None and isinstance(call.excinfo.value, OraError):
             report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
 
@@ -296,8 +300,10 @@ class OraSession:
 
     def close(self) -> None:
         if self._runner is not None:
-            self._runner.close()
+            failed = self._runner.close()
             self._runner = None
+            for line in failed:
+                sys.stderr.write(f"ora: could not write {line} (the ledger holds the capture's scores)\n")
 
 
 def _check_recordable(directory: Path) -> None:

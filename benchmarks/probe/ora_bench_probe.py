@@ -1,8 +1,9 @@
 """A pytest plugin the benchmark loads with `-p ora_bench_probe`: phase times and peak RSS.
 
-It writes one JSON object to the file named by $ORA_BENCH_PROBE, from the controller only
-(the single process without xdist), at pytest_unconfigure, i.e. after pytest-ora has written
-its report. It hooks a few session-level points and two per-item ones that only store a time.
+It writes one JSON object to the file named by $ORA_BENCH_PROBE from the controller (the single
+process without xdist), at pytest_unconfigure, i.e. after pytest-ora has written its report;
+each xdist worker writes its own peak RSS to that name plus `.<worker id>`. It hooks a few
+session-level points and two per-item ones that only store a time.
 """
 
 from __future__ import annotations
@@ -62,10 +63,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     target = os.environ.get("ORA_BENCH_PROBE")
-    if not target or not _controller(config):
+    if not target:
         return
     usage = resource.getrusage(resource.RUSAGE_SELF)
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    if not _controller(config):
+        worker = config.workerinput["workerid"]  # type: ignore[attr-defined]
+        with open(f"{target}.{worker}", "w", encoding="utf-8") as stream:
+            json.dump({"maxrss_bytes": usage.ru_maxrss * scale}, stream)
+        return
     data = {
         **{f"t_{name}": value for name, value in _times.items()},
         "t_unconfigure": time.time(),
