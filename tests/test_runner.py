@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 from bundle_factory import write_bundle
 
 from pytest_ora.cassettes import CassetteLibrary
-from pytest_ora.intake import intake
+from pytest_ora.intake import PlannedCapture, intake
 from pytest_ora.judging import Judging
 from pytest_ora.output import OutputDir
 from pytest_ora.runner import CaptureRunner
@@ -18,38 +20,37 @@ from pytest_ora.transport import RetryPolicy
 KEYS = {"ANTHROPIC_API_KEY": "sk-ant-runner-test-key", "OPENAI_API_KEY": "sk-runner-test-key"}
 
 
-def test_judging_ahead_sends_the_next_captures_while_the_first_is_judged(tmp_path: Path) -> None:
-    with ReferenceJudge(latency=0.3) as judge:
-        root = write_bundle(tmp_path / "bundle", routes={"big-1": judge.route("anthropic"), "big-2": judge.route("openai")})
-        plan = intake(root)
-        todo = [p for p in plan.captures if p.status == "judge"]
-        judging = Judging(plan.panel, plan.rubric, policy=RetryPolicy(timeout=httpx.Timeout(5.0)), environ=KEYS)
-        runner = CaptureRunner(root, judging, CassetteLibrary(tmp_path / "c", "once"), OutputDir(tmp_path / "o"), lookahead=4)
-        try:
-            # When the first capture is asked for, with the rest of the process's captures upcoming
-            first = runner.run(todo[0], todo[1:])
+@contextmanager
+def runner_for(
+    tmp_path: Path, judge: ReferenceJudge, lookahead: int
+) -> Iterator[tuple[CaptureRunner, list[PlannedCapture]]]:
+    """A runner recording against the judge, and the captures it can judge."""
+    root = write_bundle(tmp_path / "bundle", routes={"big-1": judge.route("anthropic"), "big-2": judge.route("openai")})
+    plan = intake(root)
+    judging = Judging(plan.panel, plan.rubric, policy=RetryPolicy(timeout=httpx.Timeout(5.0)), environ=KEYS)
+    library = CassetteLibrary(tmp_path / "cassettes", "once")
+    runner = CaptureRunner(root, judging, library, OutputDir(tmp_path / "out"), lookahead=lookahead)
+    try:
+        yield runner, [p for p in plan.captures if p.status == "judge"]
+    finally:
+        runner.close()
 
-            # Then the next three captures' judge calls reached the judges before the first result returned
-            assert first["status"] == "scored"
-            assert len(judge.requests) >= 8
-            assert {r["capture_id"] for r in (runner.run(p, todo[i + 2 :]) for i, p in enumerate(todo[1:]))} == {
-                p.capture.capture_id for p in todo[1:]
-            }
-            assert len(judge.requests) == 2 * len(todo)
-        finally:
-            runner.close()
+
+def test_judging_ahead_sends_the_next_captures_while_the_first_is_judged(tmp_path: Path) -> None:
+    with ReferenceJudge(latency=0.3) as judge, runner_for(tmp_path, judge, lookahead=4) as (runner, todo):
+        # When the first capture is asked for, with the rest of the process's captures upcoming
+        first = runner.run(todo[0], todo[1:])
+
+        # Then the next three captures' judge calls reached the judges before the first result returned
+        assert first["status"] == "scored"
+        assert len(judge.requests) >= 8
+        rest = {runner.run(p, todo[i + 2 :])["capture_id"] for i, p in enumerate(todo[1:])}
+        assert rest == {p.capture.capture_id for p in todo[1:]}
+        assert len(judge.requests) == 2 * len(todo)
 
 
 def test_without_lookahead_one_capture_is_judged_at_a_time(tmp_path: Path) -> None:
-    with ReferenceJudge(latency=0.1) as judge:
-        root = write_bundle(tmp_path / "bundle", routes={"big-1": judge.route("anthropic"), "big-2": judge.route("openai")})
-        plan = intake(root)
-        todo = [p for p in plan.captures if p.status == "judge"]
-        judging = Judging(plan.panel, plan.rubric, policy=RetryPolicy(timeout=httpx.Timeout(5.0)), environ=KEYS)
-        runner = CaptureRunner(root, judging, CassetteLibrary(tmp_path / "c", "once"), OutputDir(tmp_path / "o"))
-        try:
-            runner.run(todo[0], todo[1:])
+    with ReferenceJudge(latency=0.1) as judge, runner_for(tmp_path, judge, lookahead=1) as (runner, todo):
+        runner.run(todo[0], todo[1:])
 
-            assert len(judge.requests) == 2
-        finally:
-            runner.close()
+        assert len(judge.requests) == 2
