@@ -132,18 +132,19 @@ def _yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
 
 def _read_captures(path: Path, problems: list[Problem]) -> list[CaptureLine]:
     name = path.name
+    captures: list[CaptureLine] = []
     try:
-        raw = path.read_bytes()
+        stream = path.open("rb")
     except FileNotFoundError:
         problems.append(Problem(name, "is missing", fix="a bundle holds its captures in captures.jsonl"))
         return []
-    captures: list[CaptureLine] = []
-    for number, data in enumerate(raw.split(b"\n"), start=1):
-        if not data.strip():
-            continue
-        capture = _read_capture_line(name, number, data, problems)
-        if capture is not None:
-            captures.append(CaptureLine(capture, number))
+    with stream:  # line by line: a large bundle is never held twice in memory
+        for number, data in enumerate(stream, start=1):
+            if not data.strip():
+                continue
+            capture = _read_capture_line(name, number, data.rstrip(b"\r\n"), problems)
+            if capture is not None:
+                captures.append(CaptureLine(capture, number))
     return captures
 
 
