@@ -6,12 +6,9 @@ their items and judge them. Without xdist one process does both.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sys
 import tempfile
-from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +20,7 @@ from .errors import IntakeError, OraError
 from .intake import Plan, PlannedCapture, intake, parse_substitution
 from .judging import Judging, describe
 from .methodology import RunFacts
+from .options import Options
 from .output import SPEND_DIR, OutputDir, estimate_table
 from .record import CaptureRecord, base_record
 from .report import ledger_row, public_row, summarize, summary_table
@@ -30,27 +28,7 @@ from .runner import Budget, BudgetReached, CaptureRunner
 from .transport import RetryPolicy
 from .vocabulary import is_live
 
-__all__ = ["OraSession", "Options"]
-
-
-@dataclass(frozen=True)
-class Options:
-    """The --ora- options after defaults and ini values are applied."""
-
-    bundle: Path | None
-    out: Path
-    cassettes: Path
-    record: str
-    reasks: int
-    retries: int
-    timeout: float
-    substitutes: tuple[str, ...]
-    panel_label: str | None
-    scoring_date: str
-    budget_usd: Decimal | None = None
-    prices: Path | None = None
-    dry_run: bool = False
-    concurrency: int = 1
+__all__ = ["OraSession"]
 
 
 class OraSession:
@@ -340,10 +318,3 @@ def _roles(bundle: Path) -> dict[str, Any]:
         return {name: RoleSpec.model_validate(spec) for name, spec in data["roles"].items()}
     except Exception:
         return {}
-
-
-def today() -> str:
-    """The scoring date: SOURCE_DATE_EPOCH when set (reproducible builds), else today in UTC."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = dt.datetime.fromtimestamp(int(epoch), dt.timezone.utc) if epoch else dt.datetime.now(dt.timezone.utc)
-    return moment.date().isoformat()
