@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from bundle_factory import write_bundle
+from fake_keys import FAKE_A, FAKE_B, KEYS, keyed_judge
 
 from pytest_ora.cassettes import REDACTED_HEADERS, CassetteLibrary, cassette_path
 from pytest_ora.errors import MissingCassette, OraError, PacketDrift, TransportError
@@ -25,9 +26,6 @@ from pytest_ora.runner import CaptureRunner
 from pytest_ora.testing.server import Fault, ReferenceJudge
 from pytest_ora.transport import RetryPolicy
 
-FAKE_A = "sk-ant-FAKE-KEY-do-not-log-1234"
-FAKE_B = "sk-proj-FAKE-KEY-do-not-log-5678"
-KEYS = {"ANTHROPIC_API_KEY": FAKE_A, "OPENAI_API_KEY": FAKE_B}
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, max_total_wait=5, timeout=httpx.Timeout(2.0))
 CAPTURE_ID = "mode:argument-audit/optimum"
 SHA256_BODY = re.compile(r"^sha256:[0-9a-f]{64}$")
@@ -68,7 +66,7 @@ class Bench:
 @pytest.fixture
 def judge() -> Iterator[ReferenceJudge]:
     """A loopback reference judge accepting only the fake keys."""
-    with ReferenceJudge(keys={"anthropic": FAKE_A, "openai": FAKE_B}) as server:
+    with keyed_judge() as server:
         yield server
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 from bundle_factory import write_bundle
+from fake_keys import FAKE_A, FAKE_B, KEYS, keyed_judge
 
 from pytest_ora.cassettes import CassetteLibrary
 from pytest_ora.errors import InvalidReplyError, TransportError
@@ -24,9 +25,6 @@ from pytest_ora.runner import CaptureRunner
 from pytest_ora.testing.server import INVALID_FAULTS, QUIRK_FAULTS, Fault, ReferenceJudge
 from pytest_ora.transport import RetryPolicy
 
-FAKE_A = "sk-ant-FAKE-KEY-do-not-log-1234"
-FAKE_B = "sk-proj-FAKE-KEY-do-not-log-5678"
-KEYS = {"ANTHROPIC_API_KEY": FAKE_A, "OPENAI_API_KEY": FAKE_B}
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, max_total_wait=5, timeout=httpx.Timeout(2.0))
 CAPTURE_ID = "mode:argument-audit/optimum"
 PATHS = {"anthropic": "/v1/messages", "openai": "/v1/chat/completions"}
@@ -63,7 +61,7 @@ MakeRig = Callable[..., Rig]
 @pytest.fixture
 def judge() -> Iterator[ReferenceJudge]:
     """A loopback reference judge accepting only the fake keys."""
-    with ReferenceJudge(keys={"anthropic": FAKE_A, "openai": FAKE_B}) as server:
+    with keyed_judge() as server:
         yield server
 
 
