@@ -22,8 +22,8 @@ def timed(function: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 
 def time_intake(bundle: Path, repeat: int) -> tuple[float, Any]:
-    """Median seconds of pytest_ora.intake.intake(bundle), after one untimed warm-up call."""
-    from pytest_ora.intake import intake
+    """Median seconds of pytest_ora.bundle.intake.intake(bundle), after one untimed warm-up call."""
+    from pytest_ora.bundle.intake import intake
 
     intake(bundle)  # imports, pydantic validators and the page cache warm, as in any second run
     return timed(lambda: intake(bundle), repeat)
@@ -68,9 +68,9 @@ def time_report(bundle: Path, out: Path, repeat: int) -> tuple[float, int, int]:
 
     Returns (seconds, records, scored records). Each call writes into a fresh directory.
     """
-    from pytest_ora.intake import intake
-    from pytest_ora.methodology import RunFacts
-    from pytest_ora.output import OutputDir
+    from pytest_ora.bundle.intake import intake
+    from pytest_ora.reports.methodology import RunFacts
+    from pytest_ora.reports.output import OutputDir
 
     plan = intake(bundle)
     records = synthetic_records(plan)

@@ -86,7 +86,7 @@ def point_bundle_at(bundle: Path, server: JudgeServer) -> None:
 
 def judged_ids(bundle: Path, count: int) -> list[str]:
     """The first `count` captures of the bundle that intake sends to the judges, spread over families."""
-    from pytest_ora.intake import intake
+    from pytest_ora.bundle.intake import intake
 
     judged = [planned.capture.capture_id for planned in intake(bundle).captures if planned.status == "judge"]
     if count > len(judged):

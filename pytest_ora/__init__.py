@@ -35,14 +35,15 @@ __all__ = [
 _HOMES = {
     "errors": ("CassetteError", "IntakeError", "InvalidReplyError", "JudgeError", "MissingCassette", "OraError",
                "PacketDrift", "TransportError", "UnreachableJudge"),
-    "intake": ("Plan", "PlannedCapture", "intake"),
+    "bundle.intake": ("Plan", "PlannedCapture", "intake"),
     "models": ("Capture", "JudgeReply", "LedgerRow", "SummaryRow"),
-    "rubric": ("ORA_V1", "Rubric"),
-    "scoring": ("Scores", "combine"),
+    "method.rubric": ("ORA_V1", "Rubric"),
+    "method.scoring": ("Scores", "combine"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 if TYPE_CHECKING:
+    from .bundle.intake import Plan, PlannedCapture, intake
     from .errors import (
         CassetteError,
         IntakeError,
@@ -54,10 +55,9 @@ if TYPE_CHECKING:
         TransportError,
         UnreachableJudge,
     )
-    from .intake import Plan, PlannedCapture, intake
+    from .method.rubric import ORA_V1, Rubric
+    from .method.scoring import Scores, combine
     from .models import Capture, JudgeReply, LedgerRow, SummaryRow
-    from .rubric import ORA_V1, Rubric
-    from .scoring import Scores, combine
 
 
 def __getattr__(name: str) -> Any:

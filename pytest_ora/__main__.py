@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
+from .judges.reply import reply_schema
+from .method.rubric import get_rubric
 from .models import capture_json_schema
-from .reply import reply_schema
-from .rubric import get_rubric
 
 
 def main(argv: list[str] | None = None) -> int:

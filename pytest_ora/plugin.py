@@ -21,14 +21,14 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    from .options import add_options
+    from .harness.options import add_options
 
     add_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from .options import read_options
-    from .session import OraSession
+    from .harness.options import read_options
+    from .harness.session import OraSession
 
     for family in FAMILIES:
         config.addinivalue_line("markers", f"{family}: pytest-ora captures of the {family} family")
@@ -44,7 +44,7 @@ def _session(config: pytest.Config) -> Any:
 
 
 def _configurations(session: Any) -> list[str]:
-    from .bundle import read_yaml
+    from .bundle.read import read_yaml
 
     try:
         data, _ = read_yaml(session.options.bundle / "bundle.yaml")
@@ -133,6 +133,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 @pytest.fixture
 def ora(request: pytest.FixtureRequest) -> Any:
     """Judge this item's capture and keep its record for the ledger."""
-    from .capture import CaptureTest
+    from .harness.capture import CaptureTest
 
     return CaptureTest(_session(request.config), request.node, _CAPTURE)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from .intake import PlannedCapture
+from .bundle.intake import PlannedCapture
 
 __all__ = ["CaptureRecord", "JudgeRecord", "Usage", "base_record"]
 

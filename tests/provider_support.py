@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 
-from pytest_ora.judges.base import ImagePart, JudgePrompt, TextPart
-from pytest_ora.reply import reply_schema
-from pytest_ora.rubric import ORA_V1
+from pytest_ora.judges.providers.base import ImagePart, JudgePrompt, TextPart
+from pytest_ora.judges.reply import reply_schema
+from pytest_ora.method.rubric import ORA_V1
 
 FIXTURES = Path(__file__).parent / "fixtures" / "providers"
 PNG = b"\x89PNG\r\n\x1a\n fake image bytes"

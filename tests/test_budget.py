@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from bundle_factory import write_bundle
 
-from pytest_ora.budget import DEFAULT_PRICES, Price, SpendLog, cost, load_prices, price_for
+from pytest_ora.judges.budget import DEFAULT_PRICES, Price, SpendLog, cost, load_prices, price_for
 from pytest_ora.testing.server import ReferenceJudge
 
 EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from bundle_factory import capture, write_bundle
 
+from pytest_ora.bundle.intake import intake, parse_substitution
 from pytest_ora.errors import IntakeError
-from pytest_ora.intake import intake, parse_substitution
 
 
 def problems_of(root: Path) -> str:

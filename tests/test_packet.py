@@ -10,10 +10,10 @@ from typing import Any
 
 from bundle_factory import write_bundle
 
-from pytest_ora.intake import PlannedCapture, intake
-from pytest_ora.judges.base import ImagePart, TextPart
-from pytest_ora.packet import build_packet, judge_prompt, read_header, read_sections
-from pytest_ora.rubric import ORA_V1
+from pytest_ora.bundle.intake import PlannedCapture, intake
+from pytest_ora.judges.packet import build_packet, judge_prompt, read_header, read_sections
+from pytest_ora.judges.providers.base import ImagePart, TextPart
+from pytest_ora.method.rubric import ORA_V1
 
 
 def planned(root: Path, capture_id: str) -> PlannedCapture:
@@ -127,7 +127,7 @@ def test_a_re_ask_adds_the_correction_and_keeps_the_packet(tmp_path: Path) -> No
 
 
 def test_the_system_prompt_states_the_rubric_and_its_anchors() -> None:
-    from pytest_ora.packet import Packet
+    from pytest_ora.judges.packet import Packet
 
     packet = Packet(
         capture_id="mode:a/b", entry_key="mode:a", family="mode", technique="a", specification_source="s",

@@ -24,17 +24,17 @@ import httpx
 import pytest
 from bundle_factory import write_bundle
 
+from pytest_ora.bundle.intake import intake
 from pytest_ora.credentials import Secret, redact
 from pytest_ora.errors import OutputError, TransportError
-from pytest_ora.intake import intake
-from pytest_ora.judges import api_key_for
-from pytest_ora.judging import Judging
-from pytest_ora.methodology import RunFacts
-from pytest_ora.output import LOCK_NAME, REPORT_FILES, OutputDir
+from pytest_ora.judges.panel import Judging
+from pytest_ora.judges.providers import api_key_for
+from pytest_ora.judges.transport import RetryPolicy, send
 from pytest_ora.record import base_record
-from pytest_ora.report import ledger_row
+from pytest_ora.reports.methodology import RunFacts
+from pytest_ora.reports.output import LOCK_NAME, REPORT_FILES, OutputDir
+from pytest_ora.reports.tables import ledger_row
 from pytest_ora.testing.server import INVALID_FAULTS, Fault, ReferenceJudge
-from pytest_ora.transport import RetryPolicy, send
 
 EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
 KEY_A = "sk-ant-ORA-RELIABILITY-FAKE-KEY-7a1c33"
@@ -621,7 +621,7 @@ def test_an_unwritable_cassettes_dir_stops_a_live_run_before_any_judge_call(
 
 
 class _DiskFillsOn:
-    """Stands in for the os and tempfile modules of pytest_ora.output: the write of one report file
+    """Stands in for the os and tempfile modules of pytest_ora.reports.output: the write of one report file
     stops half-way with ENOSPC, as on a full disk."""
 
     def __init__(self, name: str) -> None:
@@ -659,7 +659,7 @@ def test_a_full_disk_at_the_end_leaves_no_half_written_file(
     """OutputDir.write_report on a disk that fills up: a readable OutputError, every report file is
     whole or absent (atomic replace, temporary files removed), no methodology note claims a finished
     report, and every judged capture is still in ledger.jsonl (the journal, or the final ledger)."""
-    import pytest_ora.output as output
+    import pytest_ora.reports.output as output
 
     plan = intake(write_bundle(tmp_path / "bundle"))
     records = [
@@ -697,7 +697,7 @@ def test_a_full_disk_at_the_end_is_said_plainly_and_a_rerun_finishes_free(
 ) -> None:
     """End to end: the report cannot be finished; the run says so in its summary and exits 4 (no
     traceback, pytest's own summary intact); a rerun replays every call and writes the full report."""
-    import pytest_ora.output as output
+    import pytest_ora.reports.output as output
 
     real = output.write_atomic
 
@@ -820,7 +820,7 @@ def test_no_mode_writes_or_prints_a_key(project: pytest.Pytester, judge: Referen
 
 LOCALS_BOOM = '''
 import pytest
-import pytest_ora.judging
+import pytest_ora.judges.panel
 
 
 @pytest.fixture(autouse=True)
@@ -829,7 +829,7 @@ def judge_code_breaks(request, monkeypatch):
     if "mode:argument-audit/optimum" in request.node.name:
         def broken(*args, **kwargs):
             raise RuntimeError("unexpected failure while checking a reply")
-        monkeypatch.setattr(pytest_ora.judging, "check_reply", broken)
+        monkeypatch.setattr(pytest_ora.judges.panel, "check_reply", broken)
     yield
 '''
 

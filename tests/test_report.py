@@ -6,8 +6,9 @@ from fractions import Fraction
 
 import pytest
 
+from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.record import CaptureRecord, JudgeRecord
-from pytest_ora.report import (
+from pytest_ora.reports.tables import (
     PUBLIC_COLUMNS,
     ledger_csv,
     ledger_row,
@@ -16,7 +17,6 @@ from pytest_ora.report import (
     summarize,
     summary_csv,
 )
-from pytest_ora.rubric import ORA_V1
 
 
 def judge(label: str, *values: str) -> JudgeRecord:

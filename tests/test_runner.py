@@ -9,13 +9,13 @@ from pathlib import Path
 import httpx
 from bundle_factory import write_bundle
 
-from pytest_ora.cassettes import CassetteLibrary
-from pytest_ora.intake import PlannedCapture, intake
-from pytest_ora.judging import Judging
-from pytest_ora.output import OutputDir
-from pytest_ora.runner import CaptureRunner
+from pytest_ora.bundle.intake import PlannedCapture, intake
+from pytest_ora.harness.runner import CaptureRunner
+from pytest_ora.judges.cassettes import CassetteLibrary
+from pytest_ora.judges.panel import Judging
+from pytest_ora.judges.transport import RetryPolicy
+from pytest_ora.reports.output import OutputDir
 from pytest_ora.testing.server import ReferenceJudge
-from pytest_ora.transport import RetryPolicy
 
 KEYS = {"ANTHROPIC_API_KEY": "sk-ant-runner-test-key", "OPENAI_API_KEY": "sk-runner-test-key"}
 

@@ -6,8 +6,8 @@ import itertools
 from decimal import Decimal
 from fractions import Fraction
 
-from pytest_ora.rubric import ORA_V1
-from pytest_ora.scoring import combine
+from pytest_ora.method.rubric import ORA_V1
+from pytest_ora.method.scoring import combine
 
 NAMES = ORA_V1.names
 

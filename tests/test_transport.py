@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from pytest_ora.errors import TransportError
-from pytest_ora.transport import RetryPolicy, SendResult, is_retryable_status, send
+from pytest_ora.judges.transport import RetryPolicy, SendResult, is_retryable_status, send
 
 URL = "https://judge.example/v1/messages"
 API_KEY = "sk-test-0123456789abcdef"
@@ -518,10 +518,10 @@ def test_broken_error_reader_falls_back_to_the_body() -> None:
 
 
 def test_retries_are_logged_without_headers(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.INFO, logger="pytest_ora.transport"):
+    with caplog.at_level(logging.INFO, logger="pytest_ora.judges.transport"):
         outcome, _, _ = run([reply(429, "slow", {"retry-after": "2"}), reply(200)])
     ok(outcome)
-    records = [r for r in caplog.records if r.name == "pytest_ora.transport"]
+    records = [r for r in caplog.records if r.name == "pytest_ora.judges.transport"]
     assert len(records) == 1
     text = records[0].getMessage()
     assert "judge-a" in text and "HTTP 429" in text and "2.00 s" in text

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..packet import read_header, read_sections
-from ..rubric import ORA_V1
+from ..judges.packet import read_header, read_sections
+from ..method.rubric import ORA_V1
 
 __all__ = [
     "CRITERIA",

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .vocabulary import RECORD_MODES
+from ..vocabulary import RECORD_MODES
 
 __all__ = ["Options", "add_options", "read_options", "today"]
 

@@ -28,8 +28,8 @@ from vcr.matchers import host, method, path, port, query, scheme
 from vcr.record_mode import RecordMode
 from vcr.request import Request
 
-from .errors import MissingCassette, OraError, PacketDrift
-from .vocabulary import RECORD_MODES
+from ..errors import MissingCassette, OraError, PacketDrift
+from ..vocabulary import RECORD_MODES
 
 __all__ = [
     "REDACTED_HEADERS",

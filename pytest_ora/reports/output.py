@@ -14,13 +14,13 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
-from .errors import OutputError
-from .intake import Plan
+from ..bundle.intake import Plan
+from ..errors import OutputError
+from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
+from ..models import LedgerRow
+from ..record import CaptureRecord
 from .methodology import RunFacts, methodology_markdown
-from .models import LedgerRow
-from .record import CaptureRecord
-from .report import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
+from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 
 __all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
 

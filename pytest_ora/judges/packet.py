@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .judges.base import ImagePart, JudgePrompt, Part, TextPart
-from .models import Capture
+from ..method.rubric import Rubric
+from ..models import Capture
+from .providers.base import ImagePart, JudgePrompt, Part, TextPart
 from .reply import reply_schema
-from .rubric import Rubric
 
 __all__ = [
     "IMAGE_TYPES",

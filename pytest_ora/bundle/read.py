@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .errors import IntakeError, Problem, show_value
-from .models import BundleManifest, Capture, OptimumSnapshot
+from ..errors import IntakeError, Problem, show_value
+from ..models import BundleManifest, Capture, OptimumSnapshot
 
 __all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml"]
 

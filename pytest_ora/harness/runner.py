@@ -20,16 +20,16 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from .budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
-from .cassettes import CassetteLibrary, CassetteTransport
-from .intake import PlannedCapture
-from .judges import client_for
-from .judges.base import ImagePart
-from .judging import Judging, judge_packet
-from .output import OutputDir
-from .packet import build_packet, judge_prompt, packet_json
-from .record import CaptureRecord, base_record
-from .scoring import combine
+from ..bundle.intake import PlannedCapture
+from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
+from ..judges.cassettes import CassetteLibrary, CassetteTransport
+from ..judges.packet import build_packet, judge_prompt, packet_json
+from ..judges.panel import Judging, judge_packet
+from ..judges.providers import client_for
+from ..judges.providers.base import ImagePart
+from ..method.scoring import combine
+from ..record import CaptureRecord, base_record
+from ..reports.output import OutputDir
 
 __all__ = ["Budget", "BudgetReached", "CaptureRunner"]
 

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
-from .intake import Plan
-from .record import CaptureRecord
+from ..bundle.intake import Plan
+from ..record import CaptureRecord
 
 __all__ = ["RunFacts", "methodology_markdown", "safe_route"]
 

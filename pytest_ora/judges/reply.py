@@ -9,10 +9,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .errors import show_value
-from .judges.base import ProviderReply, loads_body
-from .models import JudgeReply
-from .rubric import Rubric
+from ..errors import show_value
+from ..method.rubric import Rubric
+from ..models import JudgeReply
+from .providers.base import ProviderReply, loads_body
 
 __all__ = ["ReplyProblem", "check_reply", "reply_schema"]
 

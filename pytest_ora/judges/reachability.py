@@ -6,10 +6,10 @@ from collections.abc import Mapping
 
 import httpx
 
-from .errors import UnreachableJudge
-from .intake import JudgeSlot, Panel
-from .judges import api_key_for, client_for, key_env_for
-from .methodology import safe_route
+from ..bundle.intake import JudgeSlot, Panel
+from ..errors import UnreachableJudge
+from ..reports.methodology import safe_route
+from .providers import api_key_for, client_for, key_env_for
 
 __all__ = ["check_reachable", "missing_keys"]
 

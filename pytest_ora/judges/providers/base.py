@@ -9,7 +9,7 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
-from ..models import RoleSpec
+from ...models import RoleSpec
 
 __all__ = [
     "ImagePart",

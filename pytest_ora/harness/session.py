@@ -14,19 +14,19 @@ from typing import Any
 
 import pytest
 
-from .budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_for
-from .cassettes import CassetteLibrary, cassette_path
-from .errors import IntakeError, OraError
-from .intake import Plan, PlannedCapture, intake, parse_substitution
-from .judging import Judging, describe
-from .methodology import RunFacts
+from ..bundle.intake import Plan, PlannedCapture, intake, parse_substitution
+from ..errors import IntakeError, OraError
+from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_for
+from ..judges.cassettes import CassetteLibrary, cassette_path
+from ..judges.panel import Judging, describe
+from ..judges.transport import RetryPolicy
+from ..record import CaptureRecord, base_record
+from ..reports.methodology import RunFacts
+from ..reports.output import SPEND_DIR, OutputDir, estimate_table
+from ..reports.tables import ledger_row, public_row, summarize, summary_table
+from ..vocabulary import is_live
 from .options import Options
-from .output import SPEND_DIR, OutputDir, estimate_table
-from .record import CaptureRecord, base_record
-from .report import ledger_row, public_row, summarize, summary_table
 from .runner import Budget, BudgetReached, CaptureRunner
-from .transport import RetryPolicy
-from .vocabulary import is_live
 
 __all__ = ["OraSession"]
 
@@ -83,7 +83,7 @@ class OraSession:
         if self.config.option.collectonly:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
-            from .reachability import check_reachable, missing_keys
+            from ..judges.reachability import check_reachable, missing_keys
 
             _check_recordable(self.options.cassettes)
             missing = missing_keys(plan.panel, os.environ)
@@ -310,8 +310,8 @@ def _timeout(read: float) -> Any:
 
 def _roles(bundle: Path) -> dict[str, Any]:
     """optimum.yaml's roles, for --ora-substitute; intake reports a broken file properly."""
-    from .bundle import read_yaml
-    from .models import RoleSpec
+    from ..bundle.read import read_yaml
+    from ..models import RoleSpec
 
     try:
         data, _ = read_yaml(bundle / "optimum.yaml")

@@ -12,15 +12,15 @@ from dataclasses import dataclass, field
 
 import httpx
 
-from .errors import InvalidReplyError, JudgeError
-from .intake import JudgeSlot, Panel
-from .judges import api_key_for, client_for
-from .judges.base import ProviderReply
-from .models import JudgeReply
+from ..bundle.intake import JudgeSlot, Panel
+from ..errors import InvalidReplyError, JudgeError
+from ..method.rubric import Rubric
+from ..models import JudgeReply
+from ..record import JudgeRecord, Usage
 from .packet import Packet, judge_prompt
-from .record import JudgeRecord, Usage
+from .providers import api_key_for, client_for
+from .providers.base import ProviderReply
 from .reply import ReplyProblem, check_reply
-from .rubric import Rubric
 from .transport import RetryPolicy, send
 
 __all__ = ["Judging", "judge_packet"]

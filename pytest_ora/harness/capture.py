@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from .intake import PlannedCapture
-from .record import CaptureRecord
+from ..bundle.intake import PlannedCapture
+from ..record import CaptureRecord
 
 __all__ = ["CaptureTest"]
 

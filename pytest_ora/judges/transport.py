@@ -22,7 +22,7 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
-from .errors import TransportError
+from ..errors import TransportError
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -33,7 +33,7 @@ __all__ = [
     "send",
 ]
 
-logger = logging.getLogger("pytest_ora.transport")
+logger = logging.getLogger("pytest_ora.judges.transport")
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
 """Connect fast or fail; judges may think for a long time before the first byte."""

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from .bundle import Bundle, CaptureLine, read_bundle
-from .errors import IntakeError, Problem, show_value
-from .models import FAMILIES, Capture, RoleSpec
-from .packet import IMAGE_TYPES
-from .rubric import Rubric, get_rubric
+from ..errors import IntakeError, Problem, show_value
+from ..judges.packet import IMAGE_TYPES
+from ..method.rubric import Rubric, get_rubric
+from ..models import FAMILIES, Capture, RoleSpec
+from .read import Bundle, CaptureLine, read_bundle
 
 __all__ = [
     "IMAGE_LIMIT_BYTES",

@@ -15,10 +15,10 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .models import JudgeColumn, LedgerRow, SummaryRow
-from .record import CaptureRecord, JudgeRecord
-from .rubric import Rubric
-from .scoring import combine, exact
+from ..method.rubric import Rubric
+from ..method.scoring import combine, exact
+from ..models import JudgeColumn, LedgerRow, SummaryRow
+from ..record import CaptureRecord, JudgeRecord
 
 __all__ = [
     "PUBLIC_COLUMNS",

@@ -1,0 +1,1 @@
+"""The capture bundle: reading it from disk and the intake protocol that plans what gets judged."""

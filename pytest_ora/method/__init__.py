@@ -1,0 +1,1 @@
+"""The method: rubrics as versioned definitions and the exact scoring they define."""

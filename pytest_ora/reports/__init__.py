@@ -1,0 +1,1 @@
+"""The reports: ledger and summary tables, the methodology note, the output directory."""
