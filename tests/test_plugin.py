@@ -16,7 +16,7 @@ EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(e
 KEY_A = "sk-ant-FAKE-KEY-never-written-4242"
 KEY_B = "sk-FAKE-KEY-never-written-8484"
 EXPECTED = {"passed": 6, "skipped": 5, "lowscore": 1, "failed": 0, "errors": 0}
-REPORT = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
+REPORT = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 
 
 def low_and_excluded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -19,12 +19,14 @@ from ..errors import OutputError
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..models import LedgerRow
 from ..record import CaptureRecord
+from .html import REPORT_NAME
 from .methodology import RunFacts, methodology_markdown
+from .page import report_page
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 
 __all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
 
-REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
+REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
@@ -156,6 +158,8 @@ class OutputDir:
         try:
             for name, text in files.items():
                 write_atomic(self.path / name, text)
+            # Last, from the rows just written and whatever optional results sit beside them.
+            write_atomic(self.path / REPORT_NAME, report_page(plan, rows, summary, table, facts, self.path))
         except OSError as error:
             raise OutputError(
                 f"could not finish the report in {self.path}: {error.strerror or error}; the ledger "

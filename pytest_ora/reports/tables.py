@@ -29,6 +29,7 @@ __all__ = [
     "summarize",
     "summary_csv",
     "summary_json",
+    "summary_headings",
     "summary_markdown",
     "summary_table",
 ]
@@ -191,6 +192,11 @@ _HEADINGS = (
     "Configuration", "Judged", "Unscorable", "Excluded", "Errors", "Overall", "Fidelity", "Soundness",
     "Completeness", "Relevance", "Calibration", "Failure rate", "Cost / 100 queries", "Minutes / run",
 )
+
+
+def summary_headings() -> tuple[str, ...]:
+    """The public table's column headings, in PUBLIC_COLUMNS order."""
+    return _HEADINGS
 
 
 def summary_table(table: Sequence[Sequence[str]], fmt: str = "github") -> str:

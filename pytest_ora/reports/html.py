@@ -1,0 +1,160 @@
+"""report.html: one self-contained page rendered from the page data, assets inlined.
+
+Like coverage.py's htmlfiles, the template, stylesheet and script ship in the package
+(`reports/assets/`) and are copied into the page, so it opens from disk with no network and no
+server. The capture rows travel as JSON inside the page and are rendered by the script.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from html import escape
+from importlib.resources import files
+from string import Template
+from typing import Any
+
+from .charts import CHART_TITLES, render_charts
+
+__all__ = ["REPORT_NAME", "render_html"]
+
+REPORT_NAME = "report.html"
+
+
+def _asset(name: str) -> str:
+    return files("pytest_ora.reports").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def _script_json(data: Mapping[str, Any]) -> str:
+    """JSON that cannot close its <script> element: <, > and & are written as escapes."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _table(headings: Sequence[str], rows: Sequence[Sequence[Any]], numeric_from: int = 1) -> str:
+    def attrs(i: int) -> str:
+        return ' class="num"' if i >= numeric_from else ""
+
+    head = "".join(f"<th{attrs(i)}>{escape(str(h))}</th>" for i, h in enumerate(headings))
+    body = "".join(
+        "<tr>" + "".join(f"<td{attrs(i)}>{escape(_cell(value))}</td>" for i, value in enumerate(row)) + "</tr>"
+        for row in rows
+    )
+    return f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 1 else f"{value:.2f}"
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        return f"[{_cell(value[0])}, {_cell(value[1])}]"
+    return str(value)
+
+
+def _summary(data: Mapping[str, Any]) -> str:
+    summary = data["summary"]
+    shown = [
+        [*line[:11], f"{line[11]}%" if line[11] else "", f"${line[12]}" if line[12] else "", line[13]]
+        for line in summary["rows"]
+    ]
+    return _table(summary["headings"], shown) + (
+        '<p class="note">Ratings are judge means over scored captures, rounded half away from zero; failure '
+        "rate is the share of scored captures below the threshold; cost and minutes are means over accepted captures.</p>"
+    )
+
+
+def _charts(data: Mapping[str, Any]) -> str:
+    charts = render_charts(data)
+    if not charts:
+        return (
+            '<p class="note" id="no-charts">Charts need the plotting library, which is not installed: '
+            'pip install "pytest-ora[report]" and re-run (recorded judge calls replay free). '
+            "The tables on this page hold every figure.</p>"
+        )
+    figures = "".join(
+        f'<figure class="chart" data-chart="{name}"><figcaption>{escape(CHART_TITLES[name])}</figcaption>{svg}</figure>'
+        for name, svg in charts.items()
+    )
+    note = ""
+    if "statistics" not in data:
+        note = (
+            '<p class="note">No statistics in this run (stats.json absent): the bars show means without '
+            "intervals, and judge agreement is the share of scored captures where the two judges gave the "
+            "same score, or scores within one point, per criterion.</p>"
+        )
+    return f'<div class="charts">{figures}</div>{note}'
+
+
+def _statistics(data: Mapping[str, Any]) -> str:
+    stats = data.get("statistics")
+    parts = []
+    if stats:
+        agreement = stats.get("agreement") or {}
+        if agreement:
+            fields = ("alpha", "kappa", "exact", "within_one")
+            parts.append("<h3>Agreement</h3>" + _table(
+                ("criterion", "Krippendorff's alpha", "weighted kappa", "exact", "within one step"),
+                [[name, *(values.get(f) for f in fields)] for name, values in agreement.items()],
+            ))
+        paired = stats.get("paired") or []
+        if paired:
+            parts.append("<h3>Paired comparisons</h3>" + _table(
+                ("pair", "n", "mean difference", "95% interval", "p", "p (Holm)"),
+                [[f"{p['a']} - {p['b']}", p.get("n"), p.get("mean_difference"), p.get("interval"),
+                  p.get("p_value"), p.get("p_holm")] for p in paired],
+            ))
+        hypotheses = stats.get("hypotheses") or {}
+        if hypotheses.get("rows"):
+            verdict = str(hypotheses.get("verdict", ""))
+            parts.append(
+                f'<h3>Hypotheses: <span class="verdict-{escape(verdict)}">{escape(verdict)}</span></h3>'
+                + (f'<p>{escape(str(hypotheses["detail"]))}</p>' if hypotheses.get("detail") else "")
+                + _table(
+                    ("hypothesis", "better", "worse", "margin", "mean delta", "95% interval", "directional", "meets margin"),
+                    [[r["id"], r["better"], r["worse"], r["margin"], r["mean_delta"], r.get("interval"),
+                      r.get("directional"), r.get("meets_margin")] for r in hypotheses["rows"]],
+                    numeric_from=3,
+                )
+            )
+    else:
+        parts.append(
+            '<p class="note">No statistics in this run\'s output: intervals, agreement statistics, paired '
+            "comparisons and hypotheses appear here when stats.json is written.</p>"
+        )
+    compare = data.get("compare")
+    if compare:
+        parts.append("<h3>Compare</h3>" + _table(
+            ("pair", "wins", "ties", "losses", "win rate", "95% interval"),
+            [[f"{c['a']} vs {c['b']}", c.get("wins"), c.get("ties"), c.get("losses"), c.get("win_rate"),
+              c.get("interval")] for c in compare],
+        ))
+    return "".join(parts)
+
+
+def _options(values: Sequence[str]) -> str:
+    return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
+
+
+def render_html(data: Mapping[str, Any]) -> str:
+    """The whole page for the page data; the same data gives the same bytes."""
+    rubric = data["rubric"]
+    judges = "; ".join(f"{j['label']} = {j['model']} ({j['provider']})" for j in data["judges"]) or "none"
+    return Template(_asset("report.html")).substitute(
+        bundle=escape(data["bundle"]),
+        rubric_version=escape(rubric["version"]),
+        rubric_title=escape(rubric["title"]),
+        formula=escape(rubric["formula"]),
+        scoring_date=escape(data["scoring_date"]),
+        judges=escape(judges),
+        summary=_summary(data),
+        charts=_charts(data),
+        statistics=_statistics(data),
+        family_options=_options(data["families"]),
+        configuration_options=_options(data["configurations"]),
+        status_options=_options(data["statuses"]),
+        css=_asset("report.css"),
+        js=_asset("report.js"),
+        data=_script_json(data),
+    )

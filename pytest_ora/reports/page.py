@@ -1,0 +1,54 @@
+"""The report page of a finished run: its page data from the run's rows, then the HTML."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..bundle.intake import Plan
+from ..models import LedgerRow, SummaryRow
+from .html import render_html
+from .methodology import RunFacts
+from .pagedata import page_data
+
+__all__ = ["OPTIONAL_FILES", "read_optional", "report_page"]
+
+OPTIONAL_FILES = {"statistics": "stats.json", "compare": "compare.json"}
+"""Results other parts of a run may write beside the tables; the page shows them when present."""
+
+
+def read_optional(directory: Path) -> dict[str, Any]:
+    """The optional sections found in the output directory, by section name."""
+    found: dict[str, Any] = {}
+    for section, name in OPTIONAL_FILES.items():
+        path = directory / name
+        if path.is_file():
+            found[section] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+def report_page(
+    plan: Plan,
+    rows: Sequence[LedgerRow],
+    summary: Sequence[tuple[SummaryRow, dict[str, Fraction | None]]],
+    table: Sequence[Sequence[str]],
+    facts: RunFacts,
+    directory: Path,
+) -> str:
+    """report.html for a run's ledger rows and summary, with any optional results in `directory`."""
+    optional = read_optional(directory)
+    data = page_data(
+        bundle=plan.bundle.manifest.bundle,
+        rubric=plan.rubric,
+        judges=[{"label": j.label, "model": j.spec.model, "provider": j.spec.provider} for j in plan.panel.judges],
+        rows=rows,
+        summary=[row for row, _ in summary],
+        table=table,
+        scoring_date=facts.scoring_date,
+        statistics=optional.get("statistics"),
+        compare=optional.get("compare"),
+    )
+    return render_html(data)
