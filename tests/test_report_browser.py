@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bundle_factory import write_bundle
 from test_plugin import EVAL_TEST, low_and_excluded, outcomes, record
 
-from bundle_factory import write_bundle
 from pytest_ora.reports.charts import CHART_TITLES
 from pytest_ora.testing.server import ReferenceJudge
 

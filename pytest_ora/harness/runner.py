@@ -21,8 +21,17 @@ import httpx
 import pytest
 
 from ..bundle.intake import PlannedCapture
-from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
+from ..judges.budget import (
+    OUTPUT_TOKENS_ESTIMATE,
+    Price,
+    SpendLog,
+    cost,
+    estimate_input_tokens,
+    price_for,
+    usage_cost,
+)
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
+from ..judges.inflight import CountingTransport, InFlightLog
 from ..judges.packet import build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
@@ -52,12 +61,14 @@ class Budget:
 class _Loop:
     """An asyncio loop running in a daemon thread, with the process's HTTP client."""
 
-    def __init__(self, timeout: httpx.Timeout) -> None:
+    def __init__(self, timeout: httpx.Timeout, in_flight: InFlightLog | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)
         self._thread.start()
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
-        inner = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+        inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+        if in_flight is not None:
+            inner = CountingTransport(inner, in_flight)
         self.client = httpx.AsyncClient(transport=CassetteTransport(inner), timeout=timeout, trust_env=False)
 
     def submit(self, coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
@@ -81,6 +92,7 @@ class CaptureRunner:
         output: OutputDir,
         budget: Budget | None = None,
         lookahead: int = 1,
+        in_flight: InFlightLog | None = None,
     ) -> None:
         self.root = root
         self.judging = judging
@@ -88,6 +100,7 @@ class CaptureRunner:
         self.output = output
         self.budget = budget
         self.lookahead = max(1, lookahead)
+        self.in_flight = in_flight
         self._loop: _Loop | None = None
         self._pending: dict[str, Future[CaptureRecord]] = {}
 
@@ -107,7 +120,7 @@ class CaptureRunner:
 
     def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
         if self._loop is None:
-            self._loop = _Loop(self.judging.policy.timeout)
+            self._loop = _Loop(self.judging.policy.timeout, self.in_flight)
         return self._loop.submit(self._judge(planned, self._loop.client))
 
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
@@ -141,12 +154,7 @@ class CaptureRunner:
 
     def _spent(self, record: CaptureRecord) -> Decimal:
         assert self.budget is not None
-        total = Decimal(0)
-        for judge in record["judges"]:
-            price = price_for(judge["model"], self.budget.prices)
-            if price is not None:
-                total += cost(price, judge["usage"]["input_tokens"], judge["usage"]["output_tokens"])
-        return total
+        return usage_cost(record["judges"], self.budget.prices)
 
     def estimate(self, planned: PlannedCapture, prices: dict[str, Price]) -> dict[str, Any]:
         """A dry run: the packet is built and written, each judge's first request sized, nothing sent."""

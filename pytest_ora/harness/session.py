@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -18,14 +19,16 @@ from ..bundle.intake import Plan, PlannedCapture, intake, parse_substitution
 from ..errors import IntakeError, OraError
 from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_for
 from ..judges.cassettes import CassetteLibrary, cassette_path
+from ..judges.inflight import InFlightLog
 from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
 from ..record import CaptureRecord, base_record
 from ..reports.methodology import RunFacts
-from ..reports.output import SPEND_DIR, OutputDir, estimate_table
+from ..reports.output import PROGRESS_DIR, SPEND_DIR, OutputDir, estimate_table
 from ..reports.tables import ledger_row, public_row, summarize, summary_table
 from ..vocabulary import is_live
 from .options import Options
+from .progress import LiveProgress
 from .runner import Budget, BudgetReached, CaptureRunner
 
 __all__ = ["OraSession"]
@@ -51,6 +54,7 @@ class OraSession:
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
+        self._progress: LiveProgress | None = None
 
     @property
     def active(self) -> bool:
@@ -93,6 +97,9 @@ class OraSession:
                 check_reachable(plan.panel, os.environ, timeout=self.options.timeout)
             except OraError as error:
                 raise pytest.UsageError(str(error)) from None
+            if self.config.get_verbosity() >= 0:
+                budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
+                self._progress = LiveProgress(self._in_flight_log(), self.prices(), budget)
         self._output = OutputDir(self.options.out)
         try:
             self._output.claim()
@@ -131,6 +138,20 @@ class OraSession:
         del report.ora_record  # the reporter keeps every report: hold each record once, here
         self._records[record["capture_id"]] = record
         self._output.append(ledger_row(record, self.plan().rubric))
+        if self._progress is not None:
+            self._show_progress(record)
+
+    def _show_progress(self, record: CaptureRecord) -> None:
+        assert self._progress is not None
+        self._progress.total = self._selected
+        self._progress.add(record)
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and self._progress.due():
+            # Start on a line of its own: after -n N's progress dots ensure_newline() alone does not.
+            reporter.ensure_newline()
+            if getattr(reporter, "_width_of_current_line", 0):
+                reporter.write("\n")
+            reporter.write_line(self._progress.line())
 
     def finish(self, exitstatus: int) -> None:
         """Write the report from what was collected, even after an interruption (controller only)."""
@@ -207,7 +228,8 @@ class OraSession:
         rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        return [*summary_table(table, fmt="simple").splitlines(), "", written]
+        progress = [self._progress.line(final=True), ""] if self._progress is not None else []
+        return [*progress, *summary_table(table, fmt="simple").splitlines(), "", written]
 
     # any process that runs items ----------------------------------------------------------
 
@@ -267,14 +289,19 @@ class OraSession:
                 budget = Budget(self.options.budget_usd, self.prices(), self._spend_log())
             # Under xdist the controller hands items out one by one: a worker cannot know its next ones.
             lookahead = 1 if self.is_worker else self.options.concurrency
+            in_flight = self._in_flight_log() if is_live(self.options.record) and not self.options.dry_run else None
             self._runner = CaptureRunner(
-                plan.bundle.root, judging, library, OutputDir(self.options.out), budget, lookahead
+                plan.bundle.root, judging, library, OutputDir(self.options.out), budget, lookahead, in_flight
             )
         return self._runner
 
     def _spend_log(self) -> SpendLog:
         worker = getattr(self.config, "workerinput", {}).get("workerid", "main")
         return SpendLog(self.options.out / SPEND_DIR, worker)
+
+    def _in_flight_log(self) -> InFlightLog:
+        worker = getattr(self.config, "workerinput", {}).get("workerid", "main")
+        return InFlightLog(self.options.out / PROGRESS_DIR, worker)
 
     def close(self) -> None:
         if self._runner is not None:

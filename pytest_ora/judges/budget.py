@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -25,6 +26,7 @@ __all__ = [
     "estimate_input_tokens",
     "load_prices",
     "price_for",
+    "usage_cost",
 ]
 
 PRICES_AS_OF = "2026-11"
@@ -97,6 +99,16 @@ def price_for(model: str, prices: Mapping[str, Price]) -> Price | None:
 def cost(price: Price, input_tokens: int, output_tokens: int) -> Decimal:
     """USD for a number of tokens."""
     return (price.input * input_tokens + price.output * output_tokens) / Decimal(1_000_000)
+
+
+def usage_cost(judges: Iterable[Mapping[str, Any]], prices: Mapping[str, Price]) -> Decimal:
+    """USD for the tokens each judge record billed; judges without a price count nothing."""
+    total = Decimal(0)
+    for judge in judges:
+        price = price_for(judge["model"], prices)
+        if price is not None:
+            total += cost(price, judge["usage"]["input_tokens"], judge["usage"]["output_tokens"])
+    return total
 
 
 def estimate_input_tokens(request_bytes: int, images: int) -> int:

@@ -27,7 +27,7 @@ CHART_TITLES: dict[str, str] = {
 }
 """Every chart the page can show, in page order; the optional ones appear when their data does."""
 
-_STYLE = {
+_STYLE: dict[str, Any] = {
     "svg.hashsalt": "pytest-ora",
     "svg.fonttype": "none",
     "font.family": "sans-serif",
@@ -274,7 +274,7 @@ def render_charts(data: Mapping[str, Any]) -> dict[str, str]:
     import matplotlib
 
     charts = {}
-    with matplotlib.rc_context(_STYLE):
+    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]  # keys checked by matplotlib at runtime
         for name, build in _BUILDERS.items():
             figure = build(data)
             if figure is not None:

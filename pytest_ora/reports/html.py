@@ -22,7 +22,7 @@ REPORT_NAME = "report.html"
 
 
 def _asset(name: str) -> str:
-    return files("pytest_ora.reports").joinpath("assets", name).read_text(encoding="utf-8")
+    return files("pytest_ora.reports").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def _script_json(data: Mapping[str, Any]) -> str:

@@ -24,13 +24,15 @@ from .methodology import RunFacts, methodology_markdown
 from .page import report_page
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 
-__all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
+__all__ = ["ESTIMATE_FILES", "LOCK_NAME", "PROGRESS_DIR", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
 """Live judge spend of the current run, one file per process (see budget.SpendLog)."""
+PROGRESS_DIR = ".ora-progress"
+"""Live judge calls in flight, one file per process (see judges.inflight.InFlightLog)."""
 
 
 def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
@@ -74,7 +76,7 @@ class OutputDir:
             self._take_lock(lock)
             for name in REPORT_FILES + ESTIMATE_FILES:
                 (self.path / name).unlink(missing_ok=True)
-            for name in ("packets", "judges", SPEND_DIR):
+            for name in ("packets", "judges", SPEND_DIR, PROGRESS_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("a", encoding="utf-8")
         except OSError as error:

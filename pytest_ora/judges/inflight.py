@@ -1,0 +1,67 @@
+"""Judge calls in flight: counted where requests leave for the network, shared through small files.
+
+Each process counts its own live calls (a replayed call never reaches the counted transport) and
+keeps the count in `<directory>/<process>.json`, like the spend log, so the controller can show
+the run's total under xdist.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import httpx
+
+__all__ = ["CountingTransport", "InFlightLog"]
+
+
+class InFlightLog:
+    """One process's count of live judge calls in flight, readable by every process of the run."""
+
+    def __init__(self, directory: Path, process: str) -> None:
+        self.directory = directory
+        self._own = directory / f"{process}.json"
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def change(self, delta: int) -> None:
+        with self._lock:
+            self._count += delta
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                temporary = self._own.with_suffix(".tmp")
+                temporary.write_text(json.dumps({"in_flight": self._count}), encoding="utf-8")
+                os.replace(temporary, self._own)
+            except OSError:
+                pass  # a progress figure is not worth failing a judge call for
+
+    def total(self) -> int:
+        total = 0
+        for path in sorted(self.directory.glob("*.json")):
+            try:
+                total += int(json.loads(path.read_text(encoding="utf-8"))["in_flight"])
+            except (OSError, ValueError, KeyError):
+                continue  # a file being replaced right now
+        return total
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Counts a request as in flight from sending until its response body has arrived."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, log: InFlightLog) -> None:
+        self._inner = inner
+        self._log = log
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self._log.change(+1)
+        try:
+            response = await self._inner.handle_async_request(request)
+            await response.aread()
+            return response
+        finally:
+            self._log.change(-1)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
