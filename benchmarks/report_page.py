@@ -1,0 +1,164 @@
+"""report.html at 1x and 10x: page size, render time, and load and interaction times in headless Chromium.
+
+    python benchmarks/report_page.py            # about 3 minutes on 2 cores
+    python benchmarks/report_page.py --repeat 5 --keep DIR
+
+1x is the sample replayed from its cassettes (`pytest evals/ -n 2`). 10x is
+`scripts/make_sample_bundle.py --scale 10` (11,850 lines, 11,730 captures in the scored set)
+judged at -n 2 by the reference judge on loopback with no latency (`--ora-record all`): a real run's
+ledger, judges' notes included. Then, for each, from the files that run wrote:
+
+- size of report.html, raw and gzipped (what an attachment or a mail costs);
+- render: median seconds to rebuild the page in-process from ledger.jsonl and summary.json
+  (page data, charts, HTML);
+- in Debian's Chromium (Playwright, network blocked, page opened from disk), medians over fresh
+  pages: DOMContentLoaded and load event; time until the capture table shows its first page; a
+  filter (configuration) applied until the count changes; a capture's detail opened; JS heap.
+
+Needs the dev extra (matplotlib, playwright) and `chromium` (apt-get install chromium). Loopback only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import live  # noqa: E402
+
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2"]
+
+
+def run(args: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(args, cwd=ROOT, env=env, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def sample_run(out: Path, env: dict[str, str]) -> float:
+    return run([*PYTEST, "evals/", "--ora-out", str(out)], env)
+
+
+def ten_x_run(scratch: Path, out: Path, env: dict[str, str]) -> float:
+    bundle = scratch / "bundle-10x"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle), "--scale", "10"],
+                   cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    with live.JudgeServer(0.0) as server:
+        live.point_bundle_at(bundle, server)
+        return run([*PYTEST, "evals/", "--ora-bundle", str(bundle), "--ora-record", "all",
+                    "--ora-cassettes", str(scratch / "cassettes-10x"), "--ora-out", str(out)], live.environment(env))
+
+
+def render_seconds(out: Path, repeat: int) -> tuple[float, int]:
+    """Median seconds to rebuild report.html from the run's ledger and summary; the page's capture count."""
+    from pytest_ora.method.rubric import get_rubric
+    from pytest_ora.models import LedgerRow, SummaryRow
+    from pytest_ora.reports.html import render_html
+    from pytest_ora.reports.pagedata import page_data
+
+    with (out / "ledger.jsonl").open(encoding="utf-8") as stream:
+        rows = [LedgerRow.model_validate_json(line) for line in stream]
+    summary = [SummaryRow.model_validate(row) for row in json.loads((out / "summary.json").read_text(encoding="utf-8"))]
+    table = [line.split(",")[:-1] for line in (out / "summary.csv").read_text(encoding="utf-8").splitlines()[1:]]
+    rubric = get_rubric(rows[0].rubric)
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        data = page_data(bundle="benchmark", rubric=rubric, judges=[], rows=rows, summary=summary, table=table,
+                         scoring_date="2026-06-21")
+        render_html(data)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), len(rows)
+
+
+def browser_figures(page_path: Path, repeat: int) -> dict[str, float]:
+    """Medians over `repeat` fresh pages in headless Chromium, network blocked."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = os.environ.get("ORA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        raise SystemExit("Chromium is not installed: apt-get install chromium")
+    samples: dict[str, list[float]] = {}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--enable-precise-memory-info"])
+        for _ in range(repeat):
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
+                          else route.abort())
+            page = context.new_page()
+            page.goto(page_path.as_uri(), wait_until="load")
+            page.wait_for_selector("#capture-rows tr")
+            timing = page.evaluate("""() => {
+                const n = performance.getEntriesByType('navigation')[0];
+                return {dom: n.domContentLoadedEventEnd, load: n.loadEventEnd,
+                        heap: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : 0};
+            }""")
+            filter_ms = page.evaluate("""() => {
+                const select = document.getElementById('f-configuration');
+                const t = performance.now();
+                select.value = select.options[1].value;
+                select.dispatchEvent(new Event('change'));
+                return performance.now() - t;
+            }""")
+            detail_ms = page.evaluate("""() => {
+                const t = performance.now();
+                document.querySelector('#capture-rows tr').click();
+                return performance.now() - t;
+            }""")
+            for key, value in (("domcontentloaded_ms", timing["dom"]), ("load_ms", timing["load"]),
+                               ("filter_ms", filter_ms), ("detail_ms", detail_ms), ("heap_mb", timing["heap"])):
+                samples.setdefault(key, []).append(float(value))
+            context.close()
+        browser.close()
+    return {key: statistics.median(values) for key, values in samples.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="browser loads and renders per size (medians)")
+    parser.add_argument("--keep", type=Path, help="copy the two report.html files here")
+    args = parser.parse_args(argv)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    results = []
+    with tempfile.TemporaryDirectory(prefix="ora-report-bench-") as temporary:
+        scratch = Path(temporary)
+        for name, make in (("1x", lambda out: sample_run(out, env)), ("10x", lambda out: ten_x_run(scratch, out, env))):
+            out = scratch / f"out-{name}"
+            wall = make(out)
+            page = out / "report.html"
+            if not page.is_file():
+                raise SystemExit(f"{name}: the run wrote no report.html (see {out})")
+            raw = page.read_bytes()
+            render, captures = render_seconds(out, args.repeat)
+            figures = browser_figures(page, args.repeat)
+            results.append({"size": name, "captures": captures, "run_s": wall, "bytes": len(raw),
+                            "gzip_bytes": len(gzip.compress(raw, 9)), "render_s": render, **figures})
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(page, args.keep / f"report-{name}.html")
+    header = ("size", "captures", "page MB", "gzip MB", "render s", "DOMContentLoaded ms", "load ms",
+              "filter ms", "detail ms", "JS heap MB", "whole run s")
+    print(" | ".join(header))
+    for r in results:
+        print(" | ".join([
+            r["size"], f"{r['captures']:,}", f"{r['bytes'] / 1e6:.2f}", f"{r['gzip_bytes'] / 1e6:.2f}",
+            f"{r['render_s']:.2f}", f"{r['domcontentloaded_ms']:.0f}", f"{r['load_ms']:.0f}", f"{r['filter_ms']:.1f}",
+            f"{r['detail_ms']:.1f}", f"{r['heap_mb']:.1f}", f"{r['run_s']:.1f}",
+        ]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
