@@ -87,16 +87,14 @@ def browser_figures(page_path: Path, repeat: int) -> dict[str, float]:
     """Medians over `repeat` fresh pages in headless Chromium, network blocked."""
     from playwright.sync_api import sync_playwright
 
-    chromium = os.environ.get("ORA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        raise SystemExit("Chromium is not installed: apt-get install chromium")
+    from pytest_ora.testing.browser import launch, offline_context
+
     samples: dict[str, list[float]] = {}
+    blocked: list[str] = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--enable-precise-memory-info"])
+        browser = launch(playwright, "--enable-precise-memory-info")
         for _ in range(repeat):
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
-            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
-                          else route.abort())
+            context = offline_context(browser, blocked)
             page = context.new_page()
             page.goto(page_path.as_uri(), wait_until="load")
             page.wait_for_selector("#capture-rows tr")
@@ -122,6 +120,8 @@ def browser_figures(page_path: Path, repeat: int) -> dict[str, float]:
                 samples.setdefault(key, []).append(float(value))
             context.close()
         browser.close()
+    if blocked:
+        raise SystemExit(f"the page tried to fetch {blocked}")
     return {key: statistics.median(values) for key, values in samples.items()}
 
 

@@ -7,7 +7,6 @@ browser fails instead, so CI can never pass without running these tests.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,16 +16,8 @@ from bundle_factory import write_bundle
 from test_plugin import EVAL_TEST, low_and_excluded, outcomes, record
 
 from pytest_ora.reports.charts import CHART_TITLES
+from pytest_ora.testing.browser import chromium_path, launch, offline_context
 from pytest_ora.testing.server import ReferenceJudge
-
-CHROMIUM_NAMES = ("chromium", "chromium-browser")
-
-
-def _chromium() -> str | None:
-    configured = os.environ.get("ORA_CHROMIUM")
-    if configured:
-        return configured
-    return next((path for path in map(shutil.which, CHROMIUM_NAMES) if path), None)
 
 
 def _unavailable(reason: str) -> None:
@@ -37,8 +28,7 @@ def _unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    executable = _chromium()
-    if executable is None:
+    if chromium_path() is None:
         _unavailable("Chromium is not installed (apt-get install chromium)")
     try:
         from playwright.sync_api import sync_playwright
@@ -46,7 +36,7 @@ def browser() -> Iterator[Any]:
         _unavailable("playwright is not installed (pip install -e '.[dev]')")
     with sync_playwright() as playwright:
         # Debian's own browser build; `playwright install` (a download) is never needed.
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        launched = launch(playwright)
         yield launched
         launched.close()
 
@@ -55,20 +45,12 @@ class OfflinePage:
     """A page that may load file:// URLs only; every other request is aborted and remembered."""
 
     def __init__(self, browser: Any) -> None:
-        self.context = browser.new_context(viewport={"width": 1400, "height": 1000})
         self.blocked: list[str] = []
         self.errors: list[str] = []
-        self.context.route("**/*", self._route)
+        self.context = offline_context(browser, self.blocked)
         self.page = self.context.new_page()
         self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def _route(self, route: Any) -> None:
-        if route.request.url.startswith("file://"):
-            route.continue_()
-        else:
-            self.blocked.append(route.request.url)
-            route.abort()
 
     def open(self, path: Path) -> Any:
         self.page.goto(path.resolve().as_uri())
