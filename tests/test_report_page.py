@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from pytest_ora.models import LedgerRow
 from pytest_ora.record import CaptureRecord
 from pytest_ora.reports import charts
 from pytest_ora.reports.html import render_html
+from pytest_ora.reports.page import read_optional
 from pytest_ora.reports.pagedata import agreement_from_ledger, page_data
 from pytest_ora.reports.tables import ledger_row, public_row, summarize
 
@@ -138,3 +140,17 @@ def test_chart_svgs_keep_their_ids_apart() -> None:
 
     assert len(ids) == len(set(ids))
     assert all(identifier.startswith("ora-") for identifier in ids)
+
+
+def test_results_beside_the_tables_are_read_in_the_page_s_shape_or_said_to_be_left_out(tmp_path: Path) -> None:
+    (tmp_path / "stats.json").write_text(json.dumps({**STATISTICS, "seed": 0, "resamples": 10000}), encoding="utf-8")
+    (tmp_path / "compare.json").write_text(json.dumps({"pairs": "not a list"}), encoding="utf-8")
+
+    found, notes = read_optional(tmp_path)
+
+    assert found["statistics"]["paired"][0]["interval"] == (1.1, 3.5)
+    assert "seed" not in found["statistics"]  # fields the page does not show are left in stats.json
+    assert "compare" not in found
+    assert notes == ["compare.json is not shown: (top): Input should be a valid list"]
+    html = render_html(full_page_data(statistics=found["statistics"], compare=None) | {"notes": notes})
+    assert "compare.json is not shown" in html and 'data-chart="paired"' in html

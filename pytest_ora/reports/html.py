@@ -123,6 +123,8 @@ def _statistics(data: Mapping[str, Any]) -> str:
             '<p class="note">No statistics in this run\'s output: intervals, agreement statistics, paired '
             "comparisons and hypotheses appear here when stats.json is written.</p>"
         )
+    for note in data.get("notes", ()):
+        parts.append(f'<p class="note">{escape(note)}</p>')
     compare = data.get("compare")
     if compare:
         parts.append("<h3>Compare</h3>" + _table(

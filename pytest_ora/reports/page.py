@@ -12,7 +12,7 @@ from ..bundle.intake import Plan
 from ..models import LedgerRow, SummaryRow
 from .html import render_html
 from .methodology import RunFacts
-from .pagedata import page_data
+from .pagedata import optional_section, page_data
 
 __all__ = ["OPTIONAL_FILES", "read_optional", "report_page"]
 
@@ -20,14 +20,25 @@ OPTIONAL_FILES = {"statistics": "stats.json", "compare": "compare.json"}
 """Results other parts of a run may write beside the tables; the page shows them when present."""
 
 
-def read_optional(directory: Path) -> dict[str, Any]:
-    """The optional sections found in the output directory, by section name."""
+def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
+    """The optional sections found in the output directory, by section name; why any was left out."""
     found: dict[str, Any] = {}
+    notes: list[str] = []
     for section, name in OPTIONAL_FILES.items():
         path = directory / name
-        if path.is_file():
-            found[section] = json.loads(path.read_text(encoding="utf-8"))
-    return found
+        if not path.is_file():
+            continue
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            notes.append(f"{name} is not shown: {error}")
+            continue
+        value, note = optional_section(section, raw, name)
+        if value is not None:
+            found[section] = value
+        if note is not None:
+            notes.append(note)
+    return found, notes
 
 
 def report_page(
@@ -39,7 +50,7 @@ def report_page(
     directory: Path,
 ) -> str:
     """report.html for a run's ledger rows and summary, with any optional results in `directory`."""
-    optional = read_optional(directory)
+    optional, notes = read_optional(directory)
     data = page_data(
         bundle=plan.bundle.manifest.bundle,
         rubric=plan.rubric,
@@ -50,5 +61,6 @@ def report_page(
         scoring_date=facts.scoring_date,
         statistics=optional.get("statistics"),
         compare=optional.get("compare"),
+        notes=notes,
     )
     return render_html(data)

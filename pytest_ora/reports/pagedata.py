@@ -11,18 +11,112 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
 from ..method.rubric import Rubric
 from ..models import JudgeColumn, LedgerRow, SummaryRow
 from ..vocabulary import FAMILIES
 from .tables import summary_headings
 
-__all__ = ["PAGE_SCHEMA", "STATUSES", "agreement_from_ledger", "page_data"]
+__all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
 
 PAGE_SCHEMA = "ora-report-1"
 STATUSES = ("scored", "excluded", "unscorable", "error")
 CAPTURE_COLUMNS = ("capture_id", "family", "configuration", "status", "reason", "overall", "failure", "means", "judges")
 """Each capture row is a list in this order; strings are indices into `captures.strings`."""
 JUDGE_COLUMNS = ("label", "model", "scores", "notes", "impression", "asks")
+
+
+Interval = tuple[float, float]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class ConfigurationStatistics(_Section):
+    """One configuration's intervals."""
+
+    overall_interval: Interval | None = None
+    """95% bootstrap interval of mean overall."""
+    failure_interval: Interval | None = None
+    """95% Wilson interval of the failure rate (a share, 0 to 1)."""
+
+
+class Agreement(_Section):
+    """Judge agreement on one criterion (or overall)."""
+
+    alpha: float | None = None
+    kappa: float | None = None
+    exact: float | None = None
+    within_one: float | None = None
+
+
+class Paired(_Section):
+    """A paired comparison of two configurations over their shared scored entries."""
+
+    a: str
+    b: str
+    n: int
+    mean_difference: float
+    interval: Interval | None = None
+    p_value: float | None = None
+    p_holm: float | None = None
+
+
+class HypothesisRow(_Section):
+    """One hypothesis: its mean delta and whether it holds."""
+
+    id: str
+    better: str
+    worse: str
+    margin: float
+    mean_delta: float
+    interval: Interval | None = None
+    directional: int | None = None
+    meets_margin: int | None = None
+
+
+class Hypotheses(_Section):
+    verdict: str | None = None
+    detail: str | None = None
+    rows: list[HypothesisRow] = []
+
+
+class Statistics(_Section):
+    """The page's statistics input (every part optional)."""
+
+    configurations: dict[str, ConfigurationStatistics] = {}
+    agreement: dict[str, Agreement] = {}
+    paired: list[Paired] = []
+    hypotheses: Hypotheses | None = None
+
+
+class CompareRow(_Section):
+    """Head-to-head results of one configuration pair."""
+
+    a: str
+    b: str
+    wins: int
+    ties: int
+    losses: int
+    win_rate: float
+    interval: Interval | None = None
+
+
+_COMPARE = TypeAdapter(list[CompareRow])
+
+
+def optional_section(name: str, raw: Any, source: str) -> tuple[Any, str | None]:
+    """A section in the page's shape, or None and a sentence saying why it is not shown."""
+    try:
+        if name == "statistics":
+            return Statistics.model_validate(raw).model_dump(exclude_none=True), None
+        return [row.model_dump(exclude_none=True) for row in _COMPARE.validate_python(raw)], None
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top)"
+        return None, f"{source} is not shown: {where}: {first['msg']}"
 
 
 class _Strings:
@@ -116,6 +210,7 @@ def page_data(
     scoring_date: str,
     statistics: Mapping[str, Any] | None = None,
     compare: Sequence[Mapping[str, Any]] | None = None,
+    notes: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Everything report.html shows, as plain JSON-able builtins."""
     names = list(rubric.names)
@@ -154,4 +249,6 @@ def page_data(
         data["statistics"] = dict(statistics)
     if compare:
         data["compare"] = [dict(item) for item in compare]
+    if notes:
+        data["notes"] = list(notes)
     return data
