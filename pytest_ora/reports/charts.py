@@ -65,6 +65,15 @@ def _figure(height: float) -> Any:
     return Figure(figsize=(6.4, height), layout="constrained")
 
 
+def _rows_height(rows: int) -> float:
+    """Inches for a chart of `rows` rows: roomy for a few configurations, dense for a 10x bundle's 60."""
+    return 0.45 * rows + 0.9 if rows <= 12 else 0.2 * rows + 1.5
+
+
+def _label_size(rows: int) -> float:
+    return 9 if rows <= 12 else 7
+
+
 def _interval(stats: Mapping[str, Any], configuration: str, key: str) -> tuple[float, float] | None:
     entry = stats.get("configurations", {}).get(configuration, {})
     value = entry.get(key)
@@ -87,14 +96,15 @@ def _overall(data: Mapping[str, Any]) -> Any:
     values = [data["means"][n]["overall"] for n in names]
     stats = data.get("statistics", {})
     errors = _errors(values, [_interval(stats, n, "overall_interval") for n in names])
-    figure = _figure(0.45 * len(names) + 0.9)
+    figure = _figure(_rows_height(len(names)))
     axes = figure.add_subplot()
     positions = list(range(len(names)))[::-1]
     axes.barh(positions, values, color=_ACCENT, height=0.6, xerr=errors, error_kw={"ecolor": "#29323c", "capsize": 3})
     for position, value in zip(positions, values):
-        axes.text(value + 0.08, position + 0.3 if errors else position, f"{value:.2f}", va="center", fontsize=8)
+        axes.text(value + 0.08, position + 0.3 if errors else position, f"{value:.2f}", va="center",
+                  fontsize=_label_size(len(names)) - 1)
     axes.axvline(data["rubric"]["failure_below"], color=_WARN, linestyle="--", linewidth=1)
-    axes.set_yticks(positions, names)
+    axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
     axes.set_xlim(*data["rubric"]["scale"])
     axes.set_xlabel("mean overall" + (" (95% bootstrap interval)" if errors else ""))
     axes.grid(axis="y", visible=False)
@@ -109,7 +119,7 @@ def _heatmap(data: Mapping[str, Any]) -> Any:
     columns = ["overall", *criteria]
     grid = [[data["means"][n]["overall"], *(data["means"][n]["criteria"][c] for c in criteria)] for n in names]
     low, high = data["rubric"]["scale"]
-    figure = _figure(0.38 * len(names) + 1.0)
+    figure = _figure(_rows_height(len(names)))
     axes = figure.add_subplot()
     axes.grid(False)
     image = axes.imshow(
@@ -120,10 +130,10 @@ def _heatmap(data: Mapping[str, Any]) -> Any:
         for x, value in enumerate(row):
             if value is not None:
                 shade = (value - low) / (high - low)
-                axes.text(x, y, f"{value:.1f}", ha="center", va="center", fontsize=8,
+                axes.text(x, y, f"{value:.1f}", ha="center", va="center", fontsize=_label_size(len(grid)) - 1,
                           color="#ffffff" if shade < 0.2 or shade > 0.85 else "#1d252c")
     axes.set_xticks(range(len(columns)), columns)
-    axes.set_yticks(range(len(names)), names)
+    axes.set_yticks(range(len(names)), names, fontsize=_label_size(len(names)))
     axes.tick_params(length=0)
     for spine in axes.spines.values():
         spine.set_visible(False)
@@ -140,15 +150,18 @@ def _failures(data: Mapping[str, Any]) -> Any:
     intervals = [_interval(stats, n, "failure_interval") for n in names]
     scaled = [(100 * i[0], 100 * i[1]) if i else None for i in intervals]
     errors = _errors(values, scaled)
-    figure = _figure(2.6)
+    figure = _figure(_rows_height(len(names)))
     axes = figure.add_subplot()
-    axes.bar(names, values, color=_WARN, width=0.6, yerr=errors, error_kw={"ecolor": "#29323c", "capsize": 3})
-    for x, value in enumerate(values):
-        axes.text(x, value + 1, f"{value:.0f}%", ha="center", va="bottom", fontsize=8)
-    axes.set_ylim(0, max(100.0, *(h[1] for h in scaled if h)) if errors else 100)
+    positions = list(range(len(names)))[::-1]
+    axes.barh(positions, values, color=_WARN, height=0.6, xerr=errors, error_kw={"ecolor": "#29323c", "capsize": 3})
+    for position, value in zip(positions, values):
+        axes.text(value + 1, position + 0.3 if errors else position, f"{value:.0f}%", va="center",
+                  fontsize=_label_size(len(names)) - 1)
+    axes.set_xlim(0, 100)
+    axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
     below = data["rubric"]["failure_below"]
-    axes.set_ylabel(f"% of scored captures below {below:g}" + (" (95% Wilson)" if errors else ""))
-    axes.grid(axis="x", visible=False)
+    axes.set_xlabel(f"% of scored captures below {below:g}" + (" (95% Wilson interval)" if errors else ""))
+    axes.grid(axis="y", visible=False)
     return figure
 
 
@@ -186,6 +199,8 @@ def _families(data: Mapping[str, Any]) -> Any:
     if not families:
         return None
     names = data["configurations"]
+    if len(names) > len(_PALETTE):
+        return _families_grid(data, families, names)
     figure = _figure(2.8)
     axes = figure.add_subplot()
     width = 0.8 / max(1, len(names))
@@ -199,6 +214,23 @@ def _families(data: Mapping[str, Any]) -> Any:
     axes.set_ylabel("mean overall")
     axes.legend(frameon=False, fontsize=8, ncols=min(6, len(names)), loc="lower center", bbox_to_anchor=(0.5, 1.0))
     axes.grid(axis="x", visible=False)
+    return figure
+
+
+def _families_grid(data: Mapping[str, Any], families: Sequence[str], names: Sequence[str]) -> Any:
+    """Too many configurations for grouped bars: configurations x families as a heatmap."""
+    low, high = data["rubric"]["scale"]
+    grid = [[data["by_family"][f].get(n, {}).get("overall", float("nan")) for f in families] for n in names]
+    figure = _figure(_rows_height(len(names)))
+    axes = figure.add_subplot()
+    axes.grid(False)
+    image = axes.imshow(grid, cmap="RdYlGn", vmin=low, vmax=high, aspect="auto")
+    axes.set_xticks(range(len(families)), families)
+    axes.set_yticks(range(len(names)), names, fontsize=_label_size(len(names)))
+    axes.tick_params(length=0)
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+    figure.colorbar(image, ax=axes, shrink=0.9, pad=0.02, label="mean overall")
     return figure
 
 
