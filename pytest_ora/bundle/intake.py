@@ -188,12 +188,13 @@ def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[s
     present = sorted({item.capture.family for item in bundle.captures})
     if rubric.families is None:
         return present
+    allowed = ", ".join(rubric.families[:-1]) + f" or {rubric.families[-1]}" if len(rubric.families) > 1 else rubric.families[0]
     for item in bundle.captures:
         if item.capture.family not in rubric.families:
             problems.append(
-                Problem("captures.jsonl", f"names family {item.capture.family!r}, which rubric {rubric.version} does not have",
+                Problem("captures.jsonl", f"must be family:technique with family {allowed} (rubric {rubric.version})",
                         line=item.line, capture_id=item.capture.capture_id, field="entry_key",
-                        value=show_value(item.capture.entry_key), fix=f"use one of {', '.join(rubric.families)}")
+                        value=show_value(item.capture.entry_key))
             )
     return list(rubric.families) + [family for family in present if family not in rubric.families]
 

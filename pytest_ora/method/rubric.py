@@ -247,4 +247,8 @@ def _parse(text: str, source: str, where: str) -> Rubric:
     return parse_rubric(text, source, where)
 
 
-ORA_V1 = get_rubric(DEFAULT_RUBRIC)
+def __getattr__(name: str) -> Rubric:
+    # ORA_V1 loads on first use: parsing a rubric needs the kinds, which need this module.
+    if name == "ORA_V1":
+        return get_rubric(DEFAULT_RUBRIC)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -269,6 +269,10 @@ def summary_table(table: Sequence[Sequence[str]], fmt: str = "github", rubric: R
     return tabulate(shown, headers=headings, tablefmt=fmt, disable_numparse=True, colalign=("left",) + ("right",) * (len(headings) - 1))
 
 
+def _failing(rubric: Rubric) -> str:
+    return "below the threshold" if rubric.failure_vote is None else f"whose {rubric.failure_vote} vote holds"
+
+
 def summary_markdown(table: Sequence[Sequence[str]], rubric: Rubric, bundle: str) -> str:
     """summary.md: the public table with the rubric and formula it was computed with."""
     return (
@@ -277,7 +281,7 @@ def summary_markdown(table: Sequence[Sequence[str]], rubric: Rubric, bundle: str
         + (f"Rules: {rubric.rules()}.\n" if rubric.rules() else "")
         + f"Rubric digest {rubric.digest}.\n"
         "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "
-        "failure rate is the share of scored captures below the threshold; cost and minutes are "
+        f"failure rate is the share of scored captures {_failing(rubric)}; cost and minutes are "
         "means over the configuration's accepted captures. Machine-written: do not edit.\n\n"
         f"{summary_table(table, rubric=rubric)}\n"
     )
