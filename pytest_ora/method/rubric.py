@@ -20,7 +20,7 @@ __all__ = [
     "Anchor",
     "Criterion",
     "HistoryEntry",
-    "ORA_V1",
+    "ORA_V1",  # noqa: F822 (loaded on first use, see __getattr__)
     "Rounding",
     "Rubric",
     "RubricError",

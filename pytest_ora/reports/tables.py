@@ -13,9 +13,8 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 from typing import Any
 
-from tabulate import tabulate
-
 from pydantic import BaseModel
+from tabulate import tabulate
 
 from ..method.kinds import get_kind
 from ..method.rubric import ORA_V1, Rubric
