@@ -212,3 +212,35 @@ def test_a_rubric_edited_without_a_version_bump_stops_the_run(pytester: pytest.P
     # Then nothing is judged: exit 4, the file named, the reason said
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*my-trio.yaml: rubric trio-likert-1.0 changed without a new version*"])
+
+
+def test_three_judges_are_called_live_through_real_http_and_recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given the trio example routed to a reference judge on a free port, with a Gemini third judge
+    copy_example(pytester)
+    shutil.rmtree(pytester.path / "cassettes")
+    from pytest_ora.testing.server import ReferenceJudge
+
+    with ReferenceJudge() as judge:
+        optimum = pytester.path / "bundle" / "optimum.yaml"
+        text = optimum.read_text().replace("http://127.0.0.1:8766/v1/messages", judge.route("anthropic"))
+        text = text.replace("http://127.0.0.1:8766/v1/chat/completions", judge.route("openai"))
+        text = text.replace(
+            '{model: minimax-m2.7, provider: openai-compatible, route: "' + judge.route("openai") + '", api_key_env: MINIMAX_API_KEY}',
+            '{model: gemini-2.5-pro, provider: google, route: "' + judge.route("google", "gemini-2.5-pro") + '"}',
+        )
+        optimum.write_text(text)
+        for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+            monkeypatch.setenv(name, "reference-judge-test-key")
+
+        # When it is judged live and recorded
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-record", "all", "-k", "board-memo")
+
+        # Then each capture took one call per judge, on three wire formats, and every reply validated
+        result.assert_outcomes(passed=2)
+        posts = [r for r in judge.requests if r.method == "POST"]
+        assert len(posts) == 4 * 3
+        assert {r.path.split("/")[-1] for r in posts} == {"messages", "completions", "gemini-2.5-pro:generateContent"}
+    rows = [json.loads(line) for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text().splitlines()]
+    assert [j["model"] for j in rows[0]["judges"]] == ["claude-opus-4-7", "gpt-5.4", "gemini-2.5-pro"]
+    assert all(set(j["scores"]) == set(TRIO.names) for row in rows for j in row["judges"])
+    assert not any("cell-" in r.body.decode() for r in posts)  # blind on the wire

@@ -41,7 +41,7 @@ def test_verdict_bands_take_the_first_band_whose_min_holds() -> None:
 
 
 def test_trio_capture_by_hand() -> None:
-    # The trio example's task:board-memo/cell-a: A 3,2,2,2,3,4 (16/6); B 3,2,2,2,3,2 (14/6); C 3,3,3,2,2,2 (15/6).
+    # A trio capture: A 3,2,2,2,3,4 (16/6); B 3,2,2,2,3,2 (14/6); C 3,3,3,2,2,2 (15/6); mean 45/18 = 2.5.
     a, b, c = judge(3, 2, 2, 2, 3, 4), judge(3, 2, 2, 2, 3, 2), judge(3, 3, 3, 2, 2, 2)
 
     result = combine([a, b, c], TRIO)
