@@ -244,3 +244,29 @@ def test_three_judges_are_called_live_through_real_http_and_recorded(pytester: p
     assert [j["model"] for j in rows[0]["judges"]] == ["claude-opus-4-7", "gpt-5.4", "gemini-2.5-pro"]
     assert all(set(j["scores"]) == set(TRIO.names) for row in rows for j in row["judges"])
     assert not any("cell-" in r.body.decode() for r in posts)  # blind on the wire
+
+
+def test_bundle_yaml_names_a_rubric_file_under_the_bundle_and_nothing_outside(tmp_path: Path) -> None:
+    from pytest_ora.errors import IntakeError
+    from pytest_ora.method.rubric import builtin_text
+
+    root = write_bundle(tmp_path / "bundle", routes={})
+    text = builtin_text("judge-solo-1.0").replace("panel_size: 1", "panel_size: 2")
+    (root / "rubrics").mkdir()
+    (root / "rubrics" / "solo-pair.yaml").write_text(text, encoding="utf-8")
+    manifest = root / "bundle.yaml"
+    original = manifest.read_text()
+
+    # A copy whose number changed without a bump is refused, naming the file
+    manifest.write_text(original + "rubric: rubrics/solo-pair.yaml\n")
+    with pytest.raises(IntakeError, match=r"rubrics/solo-pair.yaml: rubric judge-solo-1.0 changed without a new version"):
+        intake(root)
+
+    # A path leaving the bundle is refused before it is read
+    manifest.write_text(original + "rubric: ../elsewhere.yaml\n")
+    with pytest.raises(IntakeError, match=r"bundle.yaml: field 'rubric': points outside the bundle"):
+        intake(root)
+
+    # --ora-rubric wins over bundle.yaml
+    plan = intake(root, rubric_option=("ora-1.0", tmp_path))
+    assert plan.rubric.version == "ora-1.0"

@@ -57,7 +57,7 @@ class Options:
 
 def add_options(parser: pytest.Parser) -> None:
     """The --ora- option group and its ini keys."""
-    group = parser.getgroup("ora", "pytest-ora: score a capture bundle with two API judges")
+    group = parser.getgroup("ora", "pytest-ora: score a capture bundle with a panel of API judges")
     for name, help_text, default in _OPTIONS:
         dest = f"ora_{name.replace('-', '_')}"
         choices = RECORD_MODES if name == "record" else None
@@ -69,7 +69,7 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
-        help="replace a judge: big-1|big-2=ROLE or =provider:model@route (needs --ora-panel-label)",
+        help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
     )
 
 
