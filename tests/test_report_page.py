@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from test_report import record
 
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.models import LedgerRow
 from pytest_ora.record import CaptureRecord
 from pytest_ora.reports import charts
 from pytest_ora.reports.html import render_html
@@ -32,7 +32,7 @@ STATISTICS: dict[str, Any] = {
 COMPARE = [{"a": "optimum", "b": "big-1", "wins": 2, "ties": 1, "losses": 0, "win_rate": 0.83, "interval": [0.44, 0.97]}]
 
 
-def captures() -> tuple[list[LedgerRow], list[CaptureRecord]]:
+def captures() -> tuple[list[BaseModel], list[CaptureRecord]]:
     records = [
         record("optimum", "scored", scores=("8", "7", "8", "6", "7"), key="mode:a"),
         record("big-1", "scored", scores=("3", "5", "5", "5", "5"), key="mode:a"),
@@ -103,7 +103,7 @@ def test_text_cannot_close_the_script_it_travels_in() -> None:
 
 
 def test_agreement_per_criterion_counts_exact_and_within_one_point() -> None:
-    def row(a: str, b: str) -> LedgerRow:
+    def row(a: str, b: str) -> BaseModel:
         r = record("optimum", "scored", scores=(a,) * 5)
         r["judges"][1]["scores"] = dict.fromkeys(ORA_V1.names, b)
         return ledger_row(r, ORA_V1)

@@ -65,6 +65,14 @@ def _figure(height: float) -> Any:
     return Figure(figsize=(6.4, height), layout="constrained")
 
 
+def _threshold(axes: Any, data: Mapping[str, Any], axis: str) -> None:
+    """The failure threshold as a dashed line, when the rubric fails captures by a threshold."""
+    below = data["rubric"]["failure_below"]
+    if below is not None:
+        line = axes.axvline if axis == "x" else axes.axhline
+        line(below, color=_WARN, linestyle="--", linewidth=1)
+
+
 def _rows_height(rows: int) -> float:
     """Inches for a chart of `rows` rows: roomy for a few configurations, dense for a 10x bundle's 60."""
     return 0.45 * rows + 0.9 if rows <= 12 else 0.2 * rows + 1.5
@@ -103,7 +111,7 @@ def _overall(data: Mapping[str, Any]) -> Any:
     for position, value in zip(positions, values):
         axes.text(value + 0.08, position + 0.3 if errors else position, f"{value:.2f}", va="center",
                   fontsize=_label_size(len(names)) - 1)
-    axes.axvline(data["rubric"]["failure_below"], color=_WARN, linestyle="--", linewidth=1)
+    _threshold(axes, data, "x")
     axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
     axes.set_xlim(*data["rubric"]["scale"])
     axes.set_xlabel("mean overall" + (" (95% bootstrap interval)" if errors else ""))
@@ -159,8 +167,7 @@ def _failures(data: Mapping[str, Any]) -> Any:
                   fontsize=_label_size(len(names)) - 1)
     axes.set_xlim(0, 100)
     axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
-    below = data["rubric"]["failure_below"]
-    axes.set_xlabel(f"% of scored captures below {below:g}" + (" (95% Wilson interval)" if errors else ""))
+    axes.set_xlabel(f"% of scored captures failing ({data['rubric']['failure']})" + (" (95% Wilson)" if errors else ""))
     axes.grid(axis="y", visible=False)
     return figure
 
@@ -210,7 +217,7 @@ def _families(data: Mapping[str, Any]) -> Any:
         axes.bar(offsets, values, width=width, label=name, color=_PALETTE[index % len(_PALETTE)])
     axes.set_xticks(range(len(families)), families)
     axes.set_ylim(*data["rubric"]["scale"])
-    axes.axhline(data["rubric"]["failure_below"], color=_WARN, linestyle="--", linewidth=1)
+    _threshold(axes, data, "y")
     axes.set_ylabel("mean overall")
     axes.legend(frameon=False, fontsize=8, ncols=min(6, len(names)), loc="lower center", bbox_to_anchor=(0.5, 1.0))
     axes.grid(axis="x", visible=False)

@@ -55,13 +55,10 @@ def _cell(value: Any) -> str:
 
 def _summary(data: Mapping[str, Any]) -> str:
     summary = data["summary"]
-    shown = [
-        [*line[:11], f"{line[11]}%" if line[11] else "", f"${line[12]}" if line[12] else "", line[13]]
-        for line in summary["rows"]
-    ]
-    return _table(summary["headings"], shown) + (
+    return _table(summary["headings"], summary["rows"]) + (
         '<p class="note">Ratings are judge means over scored captures, rounded half away from zero; failure '
-        "rate is the share of scored captures below the threshold; cost and minutes are means over accepted captures.</p>"
+        f"rate is the share of scored captures that fail ({escape(data['rubric']['failure'])}); cost and minutes "
+        "are means over accepted captures.</p>"
     )
 
 
@@ -77,13 +74,17 @@ def _charts(data: Mapping[str, Any]) -> str:
         f'<figure class="chart" data-chart="{name}"><figcaption>{escape(CHART_TITLES[name])}</figcaption>{svg}</figure>'
         for name, svg in charts.items()
     )
-    note = ""
+    notes = []
     if "statistics" not in data:
-        note = (
-            '<p class="note">No statistics in this run (stats.json absent): the bars show means without '
-            "intervals, and judge agreement is the share of scored captures where the two judges gave the "
-            "same score, or scores within one point, per criterion.</p>"
-        )
+        notes.append("No statistics in this run (stats.json absent): the bars show means without intervals.")
+        if "agreement" in charts:
+            notes.append(
+                "Judge agreement is the share of judge pairs on scored captures that gave the same score, or "
+                "scores within one point, per criterion."
+            )
+    if "agreement" not in charts:
+        notes.append("No judge agreement to chart: no scored capture has two judges.")
+    note = f'<p class="note">{escape(" ".join(notes))}</p>' if notes else ""
     return f'<div class="charts">{figures}</div>{note}'
 
 

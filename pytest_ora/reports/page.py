@@ -8,8 +8,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from ..bundle.intake import Plan
-from ..models import LedgerRow, SummaryRow
 from .html import render_html
 from .methodology import RunFacts
 from .pagedata import optional_section, page_data
@@ -43,8 +44,8 @@ def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
 
 def report_page(
     plan: Plan,
-    rows: Sequence[LedgerRow],
-    summary: Sequence[tuple[SummaryRow, dict[str, Fraction | None]]],
+    rows: Sequence[BaseModel],
+    summary: Sequence[tuple[BaseModel, dict[str, Fraction | None]]],
     table: Sequence[Sequence[str]],
     facts: RunFacts,
     directory: Path,

@@ -13,18 +13,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from ..method.kinds import get_kind
 from ..method.rubric import Rubric
-from ..models import JudgeColumn, LedgerRow, SummaryRow
-from ..vocabulary import FAMILIES
-from .tables import summary_headings
+from .tables import public_cells, summary_headings
 
 __all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
 
 PAGE_SCHEMA = "ora-report-1"
 STATUSES = ("scored", "excluded", "unscorable", "error")
-CAPTURE_COLUMNS = ("capture_id", "family", "configuration", "status", "reason", "overall", "failure", "means", "judges")
-"""Each capture row is a list in this order; strings are indices into `captures.strings`."""
-JUDGE_COLUMNS = ("label", "model", "scores", "notes", "impression", "asks")
+CAPTURE_COLUMNS = (
+    "capture_id", "family", "configuration", "status", "reason", "overall", "failure", "means", "judges", "flags",
+)
+"""Each capture row is a list in this order; strings are indices into `captures.strings` (-1: none)."""
+JUDGE_COLUMNS = ("label", "model", "scores", "notes", "impression", "asks", "overall")
 
 
 Interval = tuple[float, float]
@@ -136,38 +137,54 @@ class _Strings:
         return index
 
 
-def _judge(label: str, judge: JudgeColumn, names: Sequence[str], strings: _Strings) -> list[Any]:
-    return [
-        strings(label),
-        strings(judge.model),
-        [judge.scores.get(name) for name in names],
-        [strings(judge.notes.get(name)) for name in names],
-        strings(judge.impression),
-        judge.asks,
-    ]
+def _judges(row: Any, names: Sequence[str], strings: _Strings) -> list[list[Any]]:
+    """The panel's judges of a scored row, with each one's asks where the two-judge columns keep them."""
+    encoded = []
+    for judge in getattr(row, "judges", []):
+        column = getattr(row, f"judge_{judge.label.lower()}", None)
+        encoded.append([
+            strings(f"Judge {judge.label}"),
+            strings(judge.model),
+            [judge.scores.get(name) for name in names],
+            [strings(judge.notes.get(name)) for name in names],
+            strings(judge.impression),
+            column.asks if column is not None else None,
+            judge.overall,
+        ])
+    return encoded
 
 
-def _captures(rows: Sequence[LedgerRow], names: Sequence[str]) -> dict[str, Any]:
+def _flags(row: Any, rubric: Rubric) -> list[str]:
+    """The verdict and the votes that hold, as short labels."""
+    flags = []
+    verdict = getattr(row, "verdict", None)
+    if verdict:
+        flags.append(f"verdict: {verdict}")
+    flags += [vote for vote in rubric.vote_names if getattr(row, vote, None)]
+    return flags
+
+
+def _captures(rows: Sequence[Any], names: Sequence[str], rubric: Rubric) -> dict[str, Any]:
     strings = _Strings()
     encoded = []
     for row in rows:
-        judges = [
-            _judge(label, judge, names, strings)
-            for label, judge in (("Judge A", row.judge_a), ("Judge B", row.judge_b))
-            if judge is not None
-        ]
-        means = [getattr(row, name) for name in names] if row.status == "scored" else None
+        scored = row.status == "scored"
         encoded.append([
-            strings(row.capture_id), strings(row.family), strings(row.configuration), strings(row.status),
-            strings(row.reason), row.overall, None if row.failure is None else int(row.failure), means, judges,
+            strings(row.capture_id), strings(row.family), strings(row.configuration),
+            strings(row.status), strings(row.reason), row.overall,
+            None if row.failure is None else int(row.failure),
+            [getattr(row, name) for name in names] if scored else None,
+            _judges(row, names, strings),
+            [strings(flag) for flag in _flags(row, rubric)],
         ])
     return {"columns": list(CAPTURE_COLUMNS), "judge_columns": list(JUDGE_COLUMNS), "strings": strings.table, "rows": encoded}
 
 
-def agreement_from_ledger(rows: Sequence[LedgerRow], names: Sequence[str]) -> dict[str, dict[str, float | int]]:
-    """Per criterion, over captures both judges scored: exact agreement, within one point, mean |A - B|."""
+def agreement_from_ledger(rows: Sequence[Any], names: Sequence[str]) -> dict[str, dict[str, float | int]]:
+    """Per criterion, over every pair of judges on each scored capture: exact agreement, within one point, mean gap."""
     result: dict[str, dict[str, float | int]] = {}
-    pairs = [(row.judge_a, row.judge_b) for row in rows if row.status == "scored" and row.judge_a and row.judge_b]
+    panels = [row.judges for row in rows if row.status == "scored"]
+    pairs = [(a, b) for panel in panels for i, a in enumerate(panel) for b in panel[i + 1 :]]
     for name in names:
         gaps = [abs(a.scores[name] - b.scores[name]) for a, b in pairs if name in a.scores and name in b.scores]
         if not gaps:
@@ -181,22 +198,25 @@ def agreement_from_ledger(rows: Sequence[LedgerRow], names: Sequence[str]) -> di
     return result
 
 
-def _by_family(rows: Sequence[LedgerRow], configurations: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Family -> configuration -> mean overall and failure share over its scored captures."""
-    sums: dict[tuple[str, str], list[float]] = {}
+def _by_family(rows: Sequence[Any], configurations: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Family (in order of appearance) -> configuration -> mean overall over its scored captures."""
+    sums: dict[str, dict[str, list[float]]] = {}
     for row in rows:
+        family = sums.setdefault(row.family, {})
         if row.status == "scored" and row.overall is not None:
-            sums.setdefault((row.family, row.configuration), []).append(row.overall)
-    result: dict[str, dict[str, Any]] = {}
-    for family in FAMILIES:
-        cells = {}
-        for configuration in configurations:
-            values = sums.get((family, configuration))
-            if values:
-                cells[configuration] = {"n": len(values), "overall": sum(values) / len(values)}
-        if cells:
-            result[family] = cells
-    return result
+            family.setdefault(row.configuration, []).append(row.overall)
+    return {
+        family: {c: {"n": len(v), "overall": sum(v) / len(v)} for c in configurations if (v := cells.get(c))}
+        for family, cells in sums.items()
+        if cells
+    }
+
+
+def rubric_failure(rubric: Rubric) -> str:
+    """What makes a capture a failure under this rubric, in words."""
+    if rubric.failure_vote is not None:
+        return f"the {rubric.failure_vote} vote holds"
+    return f"overall below {float(rubric.failure_below):g}" if rubric.failure_below is not None else "never"
 
 
 def page_data(
@@ -204,16 +224,19 @@ def page_data(
     bundle: str,
     rubric: Rubric,
     judges: Sequence[Mapping[str, str]],
-    rows: Sequence[LedgerRow],
-    summary: Sequence[SummaryRow],
+    rows: Sequence[Any],
+    summary: Sequence[Any],
     table: Sequence[Sequence[str]],
     scoring_date: str,
     statistics: Mapping[str, Any] | None = None,
     compare: Sequence[Mapping[str, Any]] | None = None,
     notes: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Everything report.html shows, as plain JSON-able builtins."""
-    names = list(rubric.names)
+    """Everything report.html shows, as plain JSON-able builtins.
+
+    `rows` and `summary` are the rubric's ledger and summary rows (reports.rows); `table` its public table.
+    """
+    names = list(get_kind(rubric.kind).summary_columns(rubric))
     configurations = [row.configuration for row in summary]
     data: dict[str, Any] = {
         "schema": PAGE_SCHEMA,
@@ -225,13 +248,14 @@ def page_data(
             "formula": rubric.formula(),
             "criteria": names,
             "scale": [float(rubric.scale_min), float(rubric.scale_max)],
-            "failure_below": float(rubric.failure_below),
+            "failure_below": None if rubric.failure_below is None else float(rubric.failure_below),
+            "failure": rubric_failure(rubric),
         },
         "judges": [dict(judge) for judge in judges],
         "configurations": configurations,
-        "families": [family for family in FAMILIES if any(row.family == family for row in rows)],
+        "families": list(dict.fromkeys(row.family for row in rows)),
         "statuses": list(STATUSES),
-        "summary": {"headings": list(summary_headings()), "rows": [list(line) for line in table]},
+        "summary": {"headings": summary_headings(rubric), "rows": public_cells(table, rubric)},
         "means": {
             row.configuration: {
                 "judged": row.judged,
@@ -243,7 +267,7 @@ def page_data(
         },
         "by_family": _by_family(rows, configurations),
         "agreement": agreement_from_ledger(rows, names),
-        "captures": _captures(rows, names),
+        "captures": _captures(rows, names, rubric),
     }
     if statistics:
         data["statistics"] = dict(statistics)

@@ -7,7 +7,8 @@
   var PAGE = 50;
   var rows = cap.rows.map(function (r, i) {
     return { i: i, id: S[r[0]], family: S[r[1]], configuration: S[r[2]], status: S[r[3]],
-             reason: r[4] < 0 ? "" : S[r[4]], overall: r[5], failure: r[6], means: r[7], judges: r[8] };
+             reason: r[4] < 0 ? "" : S[r[4]], overall: r[5], failure: r[6], means: r[7], judges: r[8],
+             flags: r[9].map(function (k) { return S[k]; }) };
   });
   var shown = rows, page = 0, sortKey = null, sortDir = 1;
   var $ = function (id) { return document.getElementById(id); };
@@ -73,7 +74,8 @@
     box.appendChild(close);
     box.appendChild(el("h3", {}, r.id));
     box.appendChild(el("p", {}, r.family + " · " + r.configuration + " · " + r.status +
-      (r.overall !== null ? " · overall " + fmt(r.overall) + (r.failure === 1 ? " (below threshold)" : "") : "")));
+      (r.overall !== null ? " · overall " + fmt(r.overall) + (r.failure === 1 ? " (a failure)" : "") : "") +
+      (r.flags.length ? " · " + r.flags.join(", ") : "")));
     if (r.reason) box.appendChild(el("p", { "class": "note" }, r.reason));
     if (r.judges.length) {
       var table = el("table", { "class": "scores" }), head = el("tr");
@@ -90,7 +92,8 @@
       box.appendChild(table);
     }
     r.judges.forEach(function (j) {
-      box.appendChild(el("h4", {}, S[j[0]] + ": " + S[j[1]] + (j[5] > 1 ? " (" + j[5] + " asks)" : "")));
+      box.appendChild(el("h4", {}, S[j[0]] + ": " + S[j[1]] + " · own overall " + fmt(j[6]) +
+        (j[5] > 1 ? " (" + j[5] + " asks)" : "")));
       box.appendChild(el("div", { "class": "impression" }, j[4] < 0 ? "" : S[j[4]]));
       var list = el("dl");
       criteria.forEach(function (name, k) {
