@@ -97,6 +97,45 @@ def _errors(values: Sequence[float], intervals: Sequence[tuple[float, float] | N
     return [lows, highs]
 
 
+def _bars(names: Sequence[str], values: Sequence[float], errors: Any, color: str, label: str, gap: float) -> Any:
+    """One horizontal bar per configuration, top to bottom in table order, each labelled with its value."""
+    figure = _figure(_rows_height(len(names)))
+    axes = figure.add_subplot()
+    positions = list(range(len(names)))[::-1]
+    axes.barh(positions, values, color=color, height=0.6, xerr=errors, error_kw={"ecolor": "#29323c", "capsize": 3})
+    for position, value in zip(positions, values):
+        axes.text(value + gap, position + 0.3 if errors else position, label.format(value), va="center",
+                  fontsize=_label_size(len(names)) - 1)
+    axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
+    return figure, axes
+
+
+def _grid(data: Mapping[str, Any], rows: Sequence[str], columns: Sequence[str],
+          grid: Sequence[Sequence[float | None]], annotate: bool, label: str | None = None) -> Any:
+    """A heatmap on the rubric's scale, one row per configuration."""
+    low, high = data["rubric"]["scale"]
+    figure = _figure(_rows_height(len(rows)))
+    axes = figure.add_subplot()
+    axes.grid(False)
+    image = axes.imshow(
+        [[value if value is not None else float("nan") for value in row] for row in grid],
+        cmap="RdYlGn", vmin=low, vmax=high, aspect="auto",
+    )
+    for y, row in enumerate(grid if annotate else ()):
+        for x, value in enumerate(row):
+            if value is not None:
+                shade = (value - low) / (high - low)
+                axes.text(x, y, f"{value:.1f}", ha="center", va="center", fontsize=_label_size(len(grid)) - 1,
+                          color="#ffffff" if shade < 0.2 or shade > 0.85 else "#1d252c")
+    axes.set_xticks(range(len(columns)), columns)
+    axes.set_yticks(range(len(rows)), rows, fontsize=_label_size(len(rows)))
+    axes.tick_params(length=0)
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+    figure.colorbar(image, ax=axes, shrink=0.9, pad=0.02, label=label)
+    return figure
+
+
 def _overall(data: Mapping[str, Any]) -> Any:
     names = [n for n in data["configurations"] if data["means"][n]["overall"] is not None]
     if not names:
@@ -104,15 +143,8 @@ def _overall(data: Mapping[str, Any]) -> Any:
     values = [data["means"][n]["overall"] for n in names]
     stats = data.get("statistics", {})
     errors = _errors(values, [_interval(stats, n, "overall_interval") for n in names])
-    figure = _figure(_rows_height(len(names)))
-    axes = figure.add_subplot()
-    positions = list(range(len(names)))[::-1]
-    axes.barh(positions, values, color=_ACCENT, height=0.6, xerr=errors, error_kw={"ecolor": "#29323c", "capsize": 3})
-    for position, value in zip(positions, values):
-        axes.text(value + 0.08, position + 0.3 if errors else position, f"{value:.2f}", va="center",
-                  fontsize=_label_size(len(names)) - 1)
+    figure, axes = _bars(names, values, errors, _ACCENT, "{:.2f}", 0.08)
     _threshold(axes, data, "x")
-    axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
     axes.set_xlim(*data["rubric"]["scale"])
     axes.set_xlabel("mean overall" + (" (95% bootstrap interval)" if errors else ""))
     axes.grid(axis="y", visible=False)
@@ -126,27 +158,7 @@ def _heatmap(data: Mapping[str, Any]) -> Any:
     criteria = data["rubric"]["criteria"]
     columns = ["overall", *criteria]
     grid = [[data["means"][n]["overall"], *(data["means"][n]["criteria"][c] for c in criteria)] for n in names]
-    low, high = data["rubric"]["scale"]
-    figure = _figure(_rows_height(len(names)))
-    axes = figure.add_subplot()
-    axes.grid(False)
-    image = axes.imshow(
-        [[value if value is not None else float("nan") for value in row] for row in grid],
-        cmap="RdYlGn", vmin=low, vmax=high, aspect="auto",
-    )
-    for y, row in enumerate(grid):
-        for x, value in enumerate(row):
-            if value is not None:
-                shade = (value - low) / (high - low)
-                axes.text(x, y, f"{value:.1f}", ha="center", va="center", fontsize=_label_size(len(grid)) - 1,
-                          color="#ffffff" if shade < 0.2 or shade > 0.85 else "#1d252c")
-    axes.set_xticks(range(len(columns)), columns)
-    axes.set_yticks(range(len(names)), names, fontsize=_label_size(len(names)))
-    axes.tick_params(length=0)
-    for spine in axes.spines.values():
-        spine.set_visible(False)
-    figure.colorbar(image, ax=axes, shrink=0.9, pad=0.02)
-    return figure
+    return _grid(data, names, columns, grid, annotate=True)
 
 
 def _failures(data: Mapping[str, Any]) -> Any:
@@ -158,15 +170,8 @@ def _failures(data: Mapping[str, Any]) -> Any:
     intervals = [_interval(stats, n, "failure_interval") for n in names]
     scaled = [(100 * i[0], 100 * i[1]) if i else None for i in intervals]
     errors = _errors(values, scaled)
-    figure = _figure(_rows_height(len(names)))
-    axes = figure.add_subplot()
-    positions = list(range(len(names)))[::-1]
-    axes.barh(positions, values, color=_WARN, height=0.6, xerr=errors, error_kw={"ecolor": "#29323c", "capsize": 3})
-    for position, value in zip(positions, values):
-        axes.text(value + 1, position + 0.3 if errors else position, f"{value:.0f}%", va="center",
-                  fontsize=_label_size(len(names)) - 1)
+    figure, axes = _bars(names, values, errors, _WARN, "{:.0f}%", 1.0)
     axes.set_xlim(0, 100)
-    axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
     axes.set_xlabel(f"% of scored captures failing ({data['rubric']['failure']})" + (" (95% Wilson)" if errors else ""))
     axes.grid(axis="y", visible=False)
     return figure
@@ -226,19 +231,8 @@ def _families(data: Mapping[str, Any]) -> Any:
 
 def _families_grid(data: Mapping[str, Any], families: Sequence[str], names: Sequence[str]) -> Any:
     """Too many configurations for grouped bars: configurations x families as a heatmap."""
-    low, high = data["rubric"]["scale"]
-    grid = [[data["by_family"][f].get(n, {}).get("overall", float("nan")) for f in families] for n in names]
-    figure = _figure(_rows_height(len(names)))
-    axes = figure.add_subplot()
-    axes.grid(False)
-    image = axes.imshow(grid, cmap="RdYlGn", vmin=low, vmax=high, aspect="auto")
-    axes.set_xticks(range(len(families)), families)
-    axes.set_yticks(range(len(names)), names, fontsize=_label_size(len(names)))
-    axes.tick_params(length=0)
-    for spine in axes.spines.values():
-        spine.set_visible(False)
-    figure.colorbar(image, ax=axes, shrink=0.9, pad=0.02, label="mean overall")
-    return figure
+    grid = [[data["by_family"][f].get(n, {}).get("overall") for f in families] for n in names]
+    return _grid(data, names, families, grid, annotate=False, label="mean overall")
 
 
 def _forest(labels: Sequence[str], values: Sequence[float], intervals: Sequence[Sequence[float] | None],
