@@ -64,15 +64,16 @@ def ten_x_run(scratch: Path, out: Path, env: dict[str, str]) -> float:
 def render_seconds(out: Path, repeat: int) -> tuple[float, int]:
     """Median seconds to rebuild report.html from the run's ledger and summary; the page's capture count."""
     from pytest_ora.method.rubric import get_rubric
-    from pytest_ora.models import LedgerRow, SummaryRow
     from pytest_ora.reports.html import render_html
     from pytest_ora.reports.pagedata import page_data
+    from pytest_ora.reports.rows import ledger_model, summary_model
 
+    summary_data = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    rubric = get_rubric(summary_data[0]["rubric"])  # the sample's built-in rubric
     with (out / "ledger.jsonl").open(encoding="utf-8") as stream:
-        rows = [LedgerRow.model_validate_json(line) for line in stream]
-    summary = [SummaryRow.model_validate(row) for row in json.loads((out / "summary.json").read_text(encoding="utf-8"))]
-    table = [line.split(",")[:-1] for line in (out / "summary.csv").read_text(encoding="utf-8").splitlines()[1:]]
-    rubric = get_rubric(rows[0].rubric)
+        rows = [ledger_model(rubric).model_validate_json(line) for line in stream]
+    summary = [summary_model(rubric).model_validate(row) for row in summary_data]
+    table = [line.split(",")[:-2] for line in (out / "summary.csv").read_text(encoding="utf-8").splitlines()[1:]]
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
