@@ -1,6 +1,6 @@
 """report.html at 1x and 10x: page size, render time, and load and interaction times in headless Chromium.
 
-    python benchmarks/report_page.py            # about 3 minutes on 2 cores
+    python benchmarks/report_page.py            # minutes: most of it judging the 10x bundle
     python benchmarks/report_page.py --repeat 5 --keep DIR
 
 1x is the sample replayed from its cassettes (`pytest evals/ -n 2`). 10x is
