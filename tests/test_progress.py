@@ -73,7 +73,7 @@ def test_quiet_and_replay_only_runs_show_no_progress(project: pytest.Pytester) -
 
 
 def test_under_xdist_the_controller_counts_every_worker_s_captures(project: pytest.Pytester) -> None:
-    result = project.runpytest_subprocess("-n", "2", "--ora-record", "all")
+    result = project.runpytest("-n", "2", "--ora-record", "all")
 
     assert result.ret == 0, result.stdout.str()
     lines = live_lines(result)

@@ -60,12 +60,24 @@ def embedded(html: str) -> dict[str, Any]:
     return result
 
 
-def test_the_same_data_gives_the_same_bytes() -> None:
-    assert render_html(full_page_data()) == render_html(full_page_data())
+@pytest.fixture(scope="module")
+def full_html() -> str:
+    """The page with every optional section, rendered once for the tests that only read it."""
+    return render_html(full_page_data())
 
 
-def test_the_page_is_self_contained() -> None:
-    html = render_html(full_page_data())
+@pytest.fixture
+def no_charts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For tests about everything but the charts: skip drawing them."""
+    monkeypatch.setattr(charts, "charts_available", lambda: False)
+
+
+def test_the_same_data_gives_the_same_bytes(full_html: str) -> None:
+    assert render_html(full_page_data()) == full_html
+
+
+def test_the_page_is_self_contained(full_html: str) -> None:
+    html = full_html
 
     # Nothing is loaded from elsewhere: no src, no stylesheet link, no URL other than SVG's namespaces
     assert not re.search(r"<(script|img|iframe)[^>]* src=", html)
@@ -75,8 +87,8 @@ def test_the_page_is_self_contained() -> None:
     assert "default-src 'none'" in html
 
 
-def test_embedded_rows_come_back_as_the_ledger_says() -> None:
-    data = embedded(render_html(full_page_data()))
+def test_embedded_rows_come_back_as_the_ledger_says(full_html: str) -> None:
+    data = embedded(full_html)
     captures = data["captures"]
     strings = captures["strings"]
     first = captures["rows"][1]
@@ -92,7 +104,7 @@ def test_embedded_rows_come_back_as_the_ledger_says() -> None:
     assert strings[excluded[3]] == "excluded" and excluded[5] is None and excluded[8] == []
 
 
-def test_text_cannot_close_the_script_it_travels_in() -> None:
+def test_text_cannot_close_the_script_it_travels_in(no_charts: None) -> None:
     data = full_page_data()
     data["captures"]["strings"].append("</script><script>alert(1)</script>")
 
@@ -113,9 +125,9 @@ def test_agreement_per_criterion_counts_exact_and_within_one_point() -> None:
     assert agreement["fidelity"] == {"n": 4, "exact": 0.5, "within_one": 0.75, "mean_abs_diff": 1.0}
 
 
-def test_optional_sections_are_shown_only_when_present() -> None:
+def test_optional_sections_are_shown_only_when_present(full_html: str) -> None:
     bare = render_html(full_page_data(statistics=None, compare=None))
-    full = render_html(full_page_data())
+    full = full_html
 
     assert "No statistics in this run" in bare and 'data-chart="paired"' not in bare
     assert "statistics" not in embedded(bare) and "compare" not in embedded(bare)
@@ -124,9 +136,7 @@ def test_optional_sections_are_shown_only_when_present() -> None:
     assert 'class="verdict-PASS"' in full
 
 
-def test_without_the_plotting_library_the_page_says_how_to_get_charts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(charts, "charts_available", lambda: False)
-
+def test_without_the_plotting_library_the_page_says_how_to_get_charts(no_charts: None) -> None:
     html = render_html(full_page_data())
 
     assert 'data-chart="' not in html
@@ -134,15 +144,19 @@ def test_without_the_plotting_library_the_page_says_how_to_get_charts(monkeypatc
     assert "Configuration summary" in html and embedded(html)["captures"]["rows"]
 
 
-def test_chart_svgs_keep_their_ids_apart() -> None:
-    svgs = charts.render_charts(full_page_data())
-    ids = [found for svg in svgs.values() for found in re.findall(r'id="([^"]+)"', svg)]
+def test_chart_svgs_keep_their_ids_apart(full_html: str) -> None:
+    svgs = re.findall(r"<svg .*?</svg>", full_html, re.S)
+    ids = [found for svg in svgs for found in re.findall(r'id="([^"]+)"', svg)]
+
+    assert len(svgs) == len(charts.CHART_TITLES)
 
     assert len(ids) == len(set(ids))
     assert all(identifier.startswith("ora-") for identifier in ids)
 
 
-def test_results_beside_the_tables_are_read_in_the_page_s_shape_or_said_to_be_left_out(tmp_path: Path) -> None:
+def test_results_beside_the_tables_are_read_in_the_page_s_shape_or_said_to_be_left_out(
+    tmp_path: Path, no_charts: None
+) -> None:
     (tmp_path / "stats.json").write_text(json.dumps({**STATISTICS, "seed": 0, "resamples": 10000}), encoding="utf-8")
     (tmp_path / "compare.json").write_text(json.dumps({"pairs": "not a list"}), encoding="utf-8")
 
@@ -153,4 +167,4 @@ def test_results_beside_the_tables_are_read_in_the_page_s_shape_or_said_to_be_le
     assert "compare" not in found
     assert notes == ["compare.json is not shown: (top): Input should be a valid list"]
     html = render_html(full_page_data(statistics=found["statistics"], compare=None) | {"notes": notes})
-    assert "compare.json is not shown" in html and 'data-chart="paired"' in html
+    assert "compare.json is not shown" in html and "Paired comparisons" in html
