@@ -70,7 +70,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     ora = _session(metafunc.config)
     if not ora.active:
-        raise pytest.UsageError("ora_capture needs a capture bundle: pass --ora-bundle or set ora_bundle")
+        # A usage error raised during collection would print as a collection traceback.
+        pytest.exit(
+            f"{metafunc.definition.nodeid} scores a capture bundle, but none is set: pass --ora-bundle=PATH, "
+            "set ora_bundle in the ini file, or implement pytest_ora_bundle in a conftest.py",
+            returncode=pytest.ExitCode.USAGE_ERROR,
+        )
     params = [
         pytest.param(
             planned,
@@ -105,16 +110,27 @@ def pytest_runtest_makereport(
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
-    if report.when == "call" and report.passed and getattr(report, "ora_failure", False):
-        return "lowscore", "L", ("LOWSCORE", {"yellow": True})
-    return None
+    from .harness.outcomes import verbose_word
+
+    return verbose_word(report)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    from .harness.outcomes import lowscore_lines, shows_lowscores
+
     ora = _session(config)
-    if ora.active and not ora.is_worker:
-        terminalreporter.write_sep("=", "ora summary")
-        for line in ora.summary_lines():
+    if not ora.active or ora.is_worker:
+        return
+    lines = ora.summary_lines(config.get_terminal_writer().fullwidth)
+    if not lines:
+        return  # --collect-only, or a run stopped before it started: nothing was written
+    terminalreporter.write_sep("=", "ora summary")
+    for line in lines:
+        terminalreporter.write_line(line)
+    low = terminalreporter.stats.get("lowscore", [])
+    if low and shows_lowscores(config):
+        terminalreporter.write_sep("=", "ora low scores (-rL)")
+        for line in lowscore_lines(low, ora.failure_threshold()):
             terminalreporter.write_line(line)
 
 
@@ -126,6 +142,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             ora.finish(exitstatus)
             if ora.report_error is not None:
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            elif ora.gate_failures and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
     finally:
         ora.close()
 

@@ -67,8 +67,8 @@ def project(pytester: pytest.Pytester) -> Iterator[pytest.Pytester]:
 
 
 def test_the_budget_guard_stops_starting_captures_and_says_so(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "k-a")
-    monkeypatch.setenv("OPENAI_API_KEY", "k-b")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-budget-test-key-a")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-budget-test-key-b")
 
     # When the first capture alone costs more than the budget
     result = project.runpytest("--ora-record", "once", "--ora-budget-usd", "1", "--ora-prices", "prices.yaml", "-rs")
@@ -104,6 +104,6 @@ def test_a_dry_run_builds_every_packet_and_estimates_without_calling(project: py
     estimate = json.loads((project.path / "ora-results" / "estimate.json").read_text())
     assert [judge["captures"] for judge in estimate["judges"]] == [8, 8]
     assert all(judge["input_tokens"] > 1000 * 8 for judge in estimate["judges"])
-    assert len(list((project.path / "ora-results" / "packets").rglob("*.json"))) == 8
+    assert len(list((project.path / "ora-results" / "dry-run" / "packets").rglob("*.json"))) == 8
     assert not (project.path / "cassettes").exists()
     assert not (project.path / "ora-results" / "ledger.jsonl").exists()

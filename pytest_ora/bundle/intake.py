@@ -247,6 +247,9 @@ def _scored_entries(bundle: Bundle, losers: set[str]) -> dict[str, tuple[str, ..
 
 
 def _check_scored_set(bundle: Bundle, entries: dict[str, tuple[str, ...]], problems: list[Problem]) -> None:
+    if "scored_set" not in bundle.manifest.model_fields_set:
+        _check_default_scored_set(bundle, entries, problems)
+        return
     for family in FAMILIES:
         expected = bundle.manifest.scored_set[family]  # type: ignore[index]
         found = [key.partition(":")[2] for key in entries[family]]
@@ -263,6 +266,25 @@ def _check_scored_set(bundle: Bundle, entries: dict[str, tuple[str, ...]], probl
             missing = uncaptured if len(found) < expected else []
             extra = [] if len(found) < expected else ["(name the expected techniques as a list in scored_set to see which)"]
             problems.append(_set_problem(family, len(found), expected, missing, extra))
+
+
+def _check_default_scored_set(bundle: Bundle, entries: dict[str, tuple[str, ...]], problems: list[Problem]) -> None:
+    """A bundle without scored_set is held to the full campaign's: say so, and how to score a smaller set."""
+    expected: dict[str, int | list[str]] = {str(f): n for f, n in bundle.manifest.scored_set.items()}
+    found = {family: len(entries[family]) for family in FAMILIES}
+    if all(found[family] == expected[family] for family in FAMILIES):
+        return
+    counts = ", ".join(f"{found[f]} {f}" for f in FAMILIES)
+    defaults = ", ".join(f"{expected[f]} {f}" for f in FAMILIES)
+    yours = ", ".join(f"{f}: {found[f]}" for f in FAMILIES)
+    problems.append(
+        Problem(
+            "bundle.yaml",
+            f"declares no scored_set, so the full campaign's default applies ({defaults} entries after "
+            f"collision resolution); this bundle has {counts}",
+            fix=f"to score this smaller set, add to bundle.yaml: scored_set: {{{yours}}}",
+        )
+    )
 
 
 def _set_problem(family: str, found: int, expected: int, missing: list[str], extra: list[str]) -> Problem:

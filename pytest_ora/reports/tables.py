@@ -22,6 +22,7 @@ from ..record import CaptureRecord, JudgeRecord
 
 __all__ = [
     "PUBLIC_COLUMNS",
+    "fit_table",
     "ledger_csv",
     "ledger_row",
     "public_row",
@@ -143,6 +144,7 @@ def summarize(records: Iterable[CaptureRecord], configurations: Sequence[str], r
             unscorable=sum(r["status"] == "unscorable" for r in group),
             excluded=sum(r["status"] == "excluded" for r in group),
             errors=sum(r["status"] == "error" for r in group),
+            budget=sum(r["status"] == "budget" for r in group),
             mean_overall=_float(values["overall"]),
             **{f"mean_{c}": _float(values[c]) for c in rubric.names},
             failure_rate=_float(values["failure_rate"]),
@@ -169,21 +171,22 @@ def public_row(row: SummaryRow, values: dict[str, Fraction | None], rubric: Rubr
         fmt("failure_rate", rounding.percent_places, 100),
         fmt("cost_per_100", rounding.dollar_places),
         fmt("minutes", rounding.minute_places),
+        str(row.budget),
     ]
 
 
-def summary_json(rows: Sequence[SummaryRow]) -> str:
-    """summary.json: one object per configuration at full precision."""
-    return json.dumps([row.model_dump() for row in rows], indent=2) + "\n"
+def summary_json(rows: Sequence[SummaryRow], selection: str = "") -> str:
+    """summary.json: one object per configuration at full precision; `selection` names a partial run."""
+    return json.dumps([{**row.model_dump(), "selection": selection or None} for row in rows], indent=2) + "\n"
 
 
 def summary_csv(table: Sequence[Sequence[str]], rubric: Rubric) -> str:
     """summary.csv: the public table as plain numbers; the last column names the rubric."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*PUBLIC_COLUMNS, "rubric"])
+    writer.writerow([*PUBLIC_COLUMNS, "rubric", "budget"])
     for line in table:
-        writer.writerow([*line, rubric.version])
+        writer.writerow([*line[:14], rubric.version, *line[14:]])
     return out.getvalue()
 
 
@@ -194,18 +197,54 @@ _HEADINGS = (
 
 
 def summary_table(table: Sequence[Sequence[str]], fmt: str = "github") -> str:
-    """The public table as text (markdown for summary.md, plain for the terminal)."""
-    shown = [[*line[:11], f"{line[11]}%" if line[11] else "", f"${line[12]}" if line[12] else "", line[13]] for line in table]
-    return tabulate(shown, headers=_HEADINGS, tablefmt=fmt, disable_numparse=True, colalign=("left",) + ("right",) * 13)
+    """The public table as text (markdown for summary.md, plain for the terminal).
+
+    The Budget column (captures not started once --ora-budget-usd was reached) shows only when
+    some configuration has one.
+    """
+    budget = any(line[14:] and line[14] != "0" for line in table)
+    shown = [
+        [*line[:11], f"{line[11]}%" if line[11] else "", f"${line[12]}" if line[12] else "", line[13],
+         *(line[14:15] if budget else [])]
+        for line in table
+    ]
+    headings = (*_HEADINGS, "Budget") if budget else _HEADINGS
+    return tabulate(shown, headers=headings, tablefmt=fmt, disable_numparse=True,
+                    colalign=("left",) + ("right",) * (len(headings) - 1))
 
 
-def summary_markdown(table: Sequence[Sequence[str]], rubric: Rubric, bundle: str) -> str:
-    """summary.md: the public table with the rubric and formula it was computed with."""
+_COMPACT = (0, 1, 4, 5, 11, 12, 13)
+"""Configuration, judged, errors, overall, failure rate, cost, minutes: the columns a narrow terminal keeps."""
+
+
+def fit_table(table: Sequence[Sequence[str]], width: int) -> list[str]:
+    """The terminal's table: the full one if it fits, else fewer columns, else one line per configuration."""
+    full = summary_table(table, fmt="simple").splitlines()
+    if max(map(len, full), default=0) <= width:
+        return full
+    headings = ["Configuration", "Judged", "Errors", "Overall", "Fail %", "$ / 100", "Min / run"]
+    compact = tabulate([[line[i] for i in _COMPACT] for line in table], headers=headings, tablefmt="simple",
+                       disable_numparse=True, colalign=("left",) + ("right",) * (len(_COMPACT) - 1)).splitlines()
+    if max(map(len, compact), default=0) <= width:
+        return [*compact, "(narrow terminal: criterion columns are in summary.md)"]
+    return [f"{line[0]}: overall {line[5] or '-'}, judged {line[1]}, failure rate {line[11] or '-'}%" for line in table]
+
+
+def summary_markdown(
+    table: Sequence[Sequence[str]], rubric: Rubric, bundle: str, preface: Sequence[str] = (), appendix: Sequence[str] = ()
+) -> str:
+    """summary.md: the public table with the rubric and formula it was computed with.
+
+    `preface` goes first (a partial run's selection banner, the judges); `appendix` after the table.
+    """
+    head = "".join(f"{line}\n\n" for line in preface)
+    tail = "".join(f"\n{block}\n" for block in appendix)
     return (
         f"# Configuration summary: {bundle}\n\n"
+        f"{head}"
         f"Rubric {rubric.version} ({rubric.title}). {rubric.formula()}.\n"
         "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "
         "failure rate is the share of scored captures below the threshold; cost and minutes are "
         "means over the configuration's accepted captures. Machine-written: do not edit.\n\n"
-        f"{summary_table(table)}\n"
+        f"{summary_table(table)}\n{tail}"
     )
