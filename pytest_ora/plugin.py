@@ -70,11 +70,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     ora = _session(metafunc.config)
     if not ora.active:
-        # A usage error raised during collection would print as a collection traceback.
-        pytest.exit(
+        # pytest shows a CollectError as its message alone (a UsageError here prints a traceback);
+        # the run then exits as a usage error.
+        ora.usage_errors.append("no capture bundle")
+        raise pytest.Collector.CollectError(
             f"{metafunc.definition.nodeid} scores a capture bundle, but none is set: pass --ora-bundle=PATH, "
-            "set ora_bundle in the ini file, or implement pytest_ora_bundle in a conftest.py",
-            returncode=pytest.ExitCode.USAGE_ERROR,
+            "set ora_bundle in the ini file, or implement pytest_ora_bundle in a conftest.py"
         )
     params = [
         pytest.param(
@@ -137,6 +138,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     ora = _session(session.config)
+    if ora.usage_errors:
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
     try:
         if ora.active and not ora.is_worker:
             ora.finish(exitstatus)

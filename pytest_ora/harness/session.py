@@ -53,6 +53,8 @@ class OraSession:
         self._prices: dict[str, Price] | None = None
         self.report_error: str | None = None
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
+        self.usage_errors: list[str] = []
+        """Misuse found during collection (a test needs a bundle, none is set): the run exits 4."""
         self.gate_failures: list[str] = []
         """Configurations below --ora-fail-under, said on the terminal; the run exits non-zero."""
         self._order: list[PlannedCapture] = []

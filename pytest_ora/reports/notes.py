@@ -23,14 +23,14 @@ def is_loopback(judge: JudgeSlot) -> bool:
 
 def summary_preface(plan: Plan, facts: RunFacts) -> list[str]:
     """The selection banner of a partial run, the judges, and a plain note when they were local."""
-    lines = [f"**Partial run: {facts.selection}.** Captures outside the selection are not in this table."] if facts.selection else []
+    lines = [f"**Partial run ({facts.selection}).** Captures outside the selection are not in this table."] if facts.selection else []
     judges = "; ".join(f"{j.label} = {j.role} {j.spec.model} ({j.spec.provider})" for j in plan.panel.judges)
     lines.append(f"Judges (panel {plan.panel.label}): {judges}.")
     local = [judge for judge in plan.panel.judges if is_loopback(judge)]
     if local:
         where = ", ".join(f"{j.label} at {safe_route(j.spec.route)}" for j in local)
         lines.append(
-            f"Scores from a local judge: {where} is on this machine, not the provider's API. pytest-ora's "
+            f"Scores from a local judge: {where}, on this machine, not a provider's API. pytest-ora's "
             "sample bundle routes its judges to the reference judge (pytest_ora.testing.server), a "
             "deterministic test double; scores recorded from it are the reference judge's, not a model's."
         )
