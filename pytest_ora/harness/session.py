@@ -117,6 +117,8 @@ class OraSession:
         if self._prices is None:
             try:
                 self._prices = load_prices(self.options.prices)
+            except FileNotFoundError:
+                raise pytest.UsageError(f"--ora-prices: no such file: {self.options.prices}") from None
             except (OSError, ValueError) as error:
                 raise pytest.UsageError(f"--ora-prices: {error}") from None
         return self._prices
