@@ -77,6 +77,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             f"{metafunc.definition.nodeid} scores a capture bundle, but none is set: pass --ora-bundle=PATH, "
             "set ora_bundle in the ini file, or implement pytest_ora_bundle in a conftest.py"
         )
+    families = sorted({planned.capture.family for planned in ora.plan().captures} - set(FAMILIES))
+    for family in families:  # other rubrics' free family slugs are markers too
+        metafunc.config.addinivalue_line("markers", f"{family}: pytest-ora captures of the {family} family")
     params = [
         pytest.param(
             planned,
@@ -131,7 +134,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     low = terminalreporter.stats.get("lowscore", [])
     if low and shows_lowscores(config):
         terminalreporter.write_sep("=", "ora low scores (-rL)")
-        for line in lowscore_lines(low, ora.failure_threshold()):
+        for line in lowscore_lines(low, ora.failure_rule()):
             terminalreporter.write_line(line)
 
 

@@ -101,7 +101,7 @@ def test_captures_stopped_by_the_budget_are_ledger_rows_counted_in_the_summary(
     summary = {row["configuration"]: row for row in json.loads((project.path / "ora-results" / "summary.json").read_text())}
     assert summary["optimum"]["budget"] == 3 and summary["big-1"]["budget"] == 4
     csv_lines = (project.path / "ora-results" / "summary.csv").read_text().splitlines()
-    assert csv_lines[0].endswith(",minutes_per_run,rubric,budget") and csv_lines[2].endswith(",ora-1.0,4")
+    assert csv_lines[0].endswith(",minutes_per_run,rubric,rubric_digest,budget") and csv_lines[2].endswith(",4")
     header = (project.path / "ora-results" / "summary.md").read_text().split("| Configuration")[1].splitlines()[0]
     assert header.rstrip(" |").endswith("Minutes / run |   Budget")
 

@@ -30,6 +30,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("concurrency", "captures judged at once in one process (judging ahead; without xdist)", "1"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
     ("fail-under", "exit non-zero when a selected configuration's mean overall is below this", None),
+    ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
 )
 
 
@@ -56,11 +57,13 @@ class Options:
     dry_run: bool = False
     concurrency: int = 1
     fail_under: Decimal | None = None
+    rubric: tuple[str, Path] | None = None
+    """--ora-rubric / ini ora_rubric and the directory a path in it is relative to."""
 
 
 def add_options(parser: pytest.Parser) -> None:
     """The --ora- option group and its ini keys."""
-    group = parser.getgroup("ora", "pytest-ora: score a capture bundle with two API judges")
+    group = parser.getgroup("ora", "pytest-ora: score a capture bundle with a panel of API judges")
     for name, help_text, default in _OPTIONS:
         dest = f"ora_{name.replace('-', '_')}"
         choices = RECORD_MODES if name == "record" else None
@@ -75,7 +78,7 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
-        help="replace a judge: big-1|big-2=ROLE or =provider:model@route (needs --ora-panel-label)",
+        help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
     )
 
 
@@ -86,6 +89,7 @@ def read_options(config: pytest.Config) -> Options:
     if bundle is None:
         hooked = config.hook.pytest_ora_bundle(config=config)
         bundle = Path(hooked).resolve() if hooked else None
+    rubric_value = source.value("rubric")
     record = source.value("record")
     if record not in RECORD_MODES:
         raise pytest.UsageError(f"{source.name('record')} must be one of {', '.join(RECORD_MODES)}, got {record!r}")
@@ -105,6 +109,7 @@ def read_options(config: pytest.Config) -> Options:
         prices=source.path("prices"),
         dry_run=bool(config.getoption("ora_dry_run")),
         fail_under=source.amount("fail-under", allow_zero=True),
+        rubric=(str(rubric_value), source.base("rubric")) if rubric_value else None,
     )
 
 
@@ -130,11 +135,13 @@ class _Source:
         value = self.value(name)
         if not value:
             return None
+        return (self.base(name) / str(value)).resolve()
+
+    def base(self, name: str) -> Path:
+        """The directory a relative path in the option is relative to: the current one, or the ini file's."""
         if self._from_command_line(name):
-            base = self.config.invocation_params.dir
-        else:
-            base = self.config.inipath.parent if self.config.inipath is not None else self.config.rootpath
-        return (base / str(value)).resolve()
+            return Path(self.config.invocation_params.dir)
+        return self.config.inipath.parent if self.config.inipath is not None else Path(self.config.rootpath)
 
     def default_path(self, name: str) -> Path:
         """A default directory, relative to where pytest was started, whatever the rootdir turned out to be.

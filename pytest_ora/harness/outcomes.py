@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 from ..method.rubric import Rubric
-from ..method.scoring import combine
 from ..record import CaptureRecord
-from ..reports.tables import round_half_away
+from ..reports.tables import combined, round_half_away
 
 __all__ = ["lowscore_lines", "overall_text", "score_properties", "shows_lowscores", "verbose_word"]
 
@@ -19,7 +18,7 @@ def score_properties(record: CaptureRecord, rubric: Rubric) -> list[tuple[str, s
     """record_property pairs: the outcome (LOWSCORE stands out in junitxml), overall, weighted, criterion means."""
     if record["status"] != "scored":
         return [("ora_outcome", record["status"])]
-    scores = combine([judge["scores"] for judge in record["judges"]], rubric)
+    scores = combined(record, rubric)
     return [
         ("ora_outcome", "LOWSCORE" if scores.failure else "scored"),
         ("ora_overall", str(float(scores.overall))),
@@ -32,7 +31,7 @@ def overall_text(record: CaptureRecord, rubric: Rubric) -> str | None:
     """The overall as the public table rounds it, for the -v word; None when the capture was not scored."""
     if record["status"] != "scored":
         return None
-    overall = combine([judge["scores"] for judge in record["judges"]], rubric).overall
+    overall = combined(record, rubric).overall
     return str(round_half_away(overall, rubric.rounding.rating_places))
 
 
@@ -61,9 +60,6 @@ def shows_lowscores(config: pytest.Config) -> bool:
     return wanted
 
 
-def lowscore_lines(reports: Sequence[Any], threshold: str) -> list[str]:
+def lowscore_lines(reports: Sequence[Any], why: str) -> list[str]:
     """'LOWSCORE test_ora.py::test_capture[...] - overall 2.1 < 4.0', one per low-scoring capture."""
-    return [
-        f"LOWSCORE {report.nodeid} - overall {getattr(report, 'ora_overall', '?')} < {threshold}"
-        for report in reports
-    ]
+    return [f"LOWSCORE {report.nodeid} - overall {getattr(report, 'ora_overall', '?')} {why}" for report in reports]

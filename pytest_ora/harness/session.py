@@ -71,7 +71,7 @@ class OraSession:
             try:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                self._plan = intake(self.options.bundle, substitutions, self.options.panel_label)
+                self._plan = intake(self.options.bundle, substitutions, self.options.panel_label, self.options.rubric)
             except (IntakeError, ValueError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
@@ -230,22 +230,30 @@ class OraSession:
         for row, values in summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric):
             overall = values["overall"]
             if overall is not None and overall < limit:
-                failing.append(f"{row.configuration} mean overall {round_half_away(overall, 2)} < {self.options.fail_under}")
+                failing.append(f"{row.model_dump()['configuration']} mean overall {round_half_away(overall, 2)} < {self.options.fail_under}")
         return failing
 
-    def failure_threshold(self) -> str:
-        """The rubric's quality-failure threshold as written (4.0 for ora-1.0)."""
-        return str(round_half_away(self.plan().rubric.failure_below, 1))
+    def failure_rule(self) -> str:
+        """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
+        rubric = self.plan().rubric
+        if rubric.failure_below is None:
+            return f"({rubric.failure_vote} vote)"
+        return f"< {round_half_away(rubric.failure_below, 1)}"
 
     def header(self) -> list[str]:
         plan = self.plan()
         judges = ", ".join(f"{j.label} = {j.role} {j.spec.model} ({j.spec.provider})" for j in plan.panel.judges)
-        return [
+        rubric = plan.rubric
+        lines = [
             f"ora: bundle {plan.bundle.manifest.bundle}: {plan.scored_entry_count} entries, "
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
-            f"ora: rubric {plan.rubric.version}: {plan.rubric.formula()}",
+            f"ora: rubric {rubric.version}: {rubric.formula()}",
             f"ora: panel {plan.panel.label}: {judges}",
+            f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
         ]
+        if rubric.rules():
+            lines.append(f"ora: rules: {rubric.rules()}")
+        return lines
 
     def summary_lines(self, width: int = 200) -> list[str]:
         """The terminal's ora summary; nothing when the run wrote nothing (--collect-only, a stopped start)."""
@@ -259,7 +267,7 @@ class OraSession:
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []
-        lines += fit_table(table, width)
+        lines += fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]

@@ -11,10 +11,9 @@ from fractions import Fraction
 from tabulate import tabulate
 
 from ..method.rubric import Rubric
-from ..method.scoring import combine
 from ..record import CaptureRecord
 from ..vocabulary import FAMILIES
-from .tables import round_half_away
+from .tables import combined, round_half_away
 
 __all__ = ["family_table"]
 
@@ -26,7 +25,7 @@ def family_table(records: Sequence[CaptureRecord], configurations: Sequence[str]
     families = [f for f in FAMILIES if f in present] + sorted(present - set(FAMILIES))
     overall: dict[tuple[str, str], list[Fraction]] = {}
     for record in scored:
-        value = combine([judge["scores"] for judge in record["judges"]], rubric).overall
+        value = combined(record, rubric).overall
         overall.setdefault((record["configuration"], record["family"]), []).append(value)
     rows = []
     for configuration in configurations:

@@ -12,13 +12,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from tabulate import tabulate
 
 from ..bundle.intake import Plan
 from ..errors import OutputError
 from ..fileio import file_mode
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
-from ..models import LedgerRow
 from ..record import CaptureRecord
 from .archive import archive_report
 from .methodology import RunFacts, methodology_markdown
@@ -116,7 +116,7 @@ class OutputDir:
             self._journal = None
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
-    def append(self, row: LedgerRow) -> None:
+    def append(self, row: BaseModel) -> None:
         """Journal a ledger row as it arrives, so an interrupted run keeps what was judged."""
         if self._journal is not None:
             self._journal.write(row.model_dump_json() + "\n")
