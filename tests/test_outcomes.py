@@ -60,6 +60,18 @@ def test_fail_under_fails_the_run_naming_the_configuration(project: pytest.Pytes
     assert passing.ret == 0 and "FAIL --ora-fail-under" not in passing.stdout.str()
 
 
+def test_a_lowscore_share_gate_names_the_configuration(project: pytest.Pytester) -> None:
+    record(project)
+
+    # big-1 has one LOWSCORE among its 3 scored captures (33.3%), optimum none
+    failing = project.runpytest("--ora-fail-lowscore-pct", "25")
+    passing = project.runpytest("--ora-fail-lowscore-pct", "34")
+
+    assert failing.ret == pytest.ExitCode.TESTS_FAILED
+    failing.stdout.fnmatch_lines(["ora: FAIL --ora-fail-lowscore-pct 25: big-1 LOWSCORE share 33.3% > 25%"])
+    assert passing.ret == 0
+
+
 def test_fail_under_reads_the_ini_key(project: pytest.Pytester) -> None:
     record(project)
     project.makeini("[pytest]\nora_bundle = bundle\nora_fail_under = 9.9\n")

@@ -32,6 +32,8 @@ def test_a_partial_run_says_so_and_keeps_the_full_report_under_runs(project: pyt
     # and the full run's report is kept, byte for byte, under runs/0001/
     assert {name: (project.path / OUT / "runs" / "0001" / name).read_bytes() for name in full} == full
     assert len((project.path / OUT / "ledger.jsonl").read_text().splitlines()) == 1
+    methodology = (project.path / OUT / "methodology.md").read_text()
+    assert "- partial run (selection: 1 of 12 captures, -k 'mode:argument-audit/optimum'); earlier reports are under runs/" in methodology
 
 
 def test_a_full_run_has_no_selection_banner(project: pytest.Pytester) -> None:

@@ -30,6 +30,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("concurrency", "captures judged at once in one process (judging ahead; without xdist)", "1"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
     ("fail-under", "exit non-zero when a selected configuration's mean overall is below this", None),
+    ("fail-lowscore-pct", "exit non-zero when a selected configuration's LOWSCORE share exceeds this percentage", None),
     ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
 )
 
@@ -57,6 +58,7 @@ class Options:
     dry_run: bool = False
     concurrency: int = 1
     fail_under: Decimal | None = None
+    fail_lowscore_pct: Decimal | None = None
     rubric: tuple[str, Path] | None = None
     """--ora-rubric / ini ora_rubric and the directory a path in it is relative to."""
 
@@ -109,6 +111,7 @@ def read_options(config: pytest.Config) -> Options:
         prices=source.path("prices"),
         dry_run=bool(config.getoption("ora_dry_run")),
         fail_under=source.amount("fail-under", allow_zero=True),
+        fail_lowscore_pct=source.amount("fail-lowscore-pct", allow_zero=True),
         rubric=(str(rubric_value), source.base("rubric")) if rubric_value else None,
     )
 

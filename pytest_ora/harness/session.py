@@ -56,7 +56,7 @@ class OraSession:
         self.usage_errors: list[str] = []
         """Misuse found during collection (a test needs a bundle, none is set): the run exits 4."""
         self.gate_failures: list[str] = []
-        """Configurations below --ora-fail-under, said on the terminal; the run exits non-zero."""
+        """Quality gates that failed (--ora-fail-under, --ora-fail-lowscore-pct): said on the terminal; exit 1."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
 
@@ -180,7 +180,7 @@ class OraSession:
         selected = self._selected
         total = len(self.plan().captures)
         if selected is not None and selected < total:
-            deviations.append(f"subset: {selected} of {total} captures selected (-k / -m)")
+            deviations.append(f"partial run ({self.selection().banner()}); earlier reports are under runs/")
         if selected is not None and len(self._records) < selected and exitstatus != pytest.ExitCode.INTERRUPTED:
             missing = selected - len(self._records)
             deviations.append(f"{missing} selected captures have no record (a worker crashed or stopped); re-run to complete")
@@ -221,16 +221,21 @@ class OraSession:
         return spend_lines(judge_spend(list(self._records.values()), prices))
 
     def _gate(self) -> list[str]:
-        """Configurations whose mean overall is below --ora-fail-under, each with its mean."""
-        if self.options.fail_under is None:
+        """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""
+        under, share = self.options.fail_under, self.options.fail_lowscore_pct
+        if under is None and share is None:
             return []
         plan = self.plan()
-        limit = Fraction(self.options.fail_under)
         failing = []
         for row, values in summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric):
-            overall = values["overall"]
-            if overall is not None and overall < limit:
-                failing.append(f"{row.model_dump()['configuration']} mean overall {round_half_away(overall, 2)} < {self.options.fail_under}")
+            name = row.model_dump()["configuration"]
+            overall, rate = values["overall"], values["failure_rate"]
+            if under is not None and overall is not None and overall < Fraction(under):
+                failing.append(f"--ora-fail-under {under}: {name} mean overall {round_half_away(overall, 2)} < {under}")
+            if share is not None and rate is not None and rate * 100 > Fraction(share):
+                failing.append(
+                    f"--ora-fail-lowscore-pct {share}: {name} LOWSCORE share {round_half_away(rate * 100, 1)}% > {share}%"
+                )
         return failing
 
     def failure_rule(self) -> str:
@@ -271,7 +276,7 @@ class OraSession:
         spend = self.spend()
         if spend:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
-        lines += [f"ora: FAIL --ora-fail-under {self.options.fail_under}: {gate}" for gate in self.gate_failures]
+        lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
         return [*lines, "", written]
 
