@@ -72,9 +72,11 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if not ora.active:
         # pytest shows a CollectError as its message alone (a UsageError here prints a traceback);
         # the run then exits as a usage error.
-        ora.usage_errors.append("no capture bundle")
+        from .harness.session import NO_BUNDLE
+
+        ora.usage_errors.append(NO_BUNDLE)
         raise pytest.Collector.CollectError(
-            f"{metafunc.definition.nodeid} scores a capture bundle, but none is set: pass --ora-bundle=PATH, "
+            f"{metafunc.definition.nodeid} {NO_BUNDLE}: pass --ora-bundle=PATH, "
             "set ora_bundle in the ini file, or implement pytest_ora_bundle in a conftest.py"
         )
     families = sorted({planned.capture.family for planned in ora.plan().captures} - set(FAMILIES))

@@ -81,6 +81,16 @@ def test_a_test_needing_a_bundle_without_one_is_a_usage_error(pytester: pytest.P
     no_traceback(result)
 
 
+def test_under_xdist_a_missing_bundle_is_a_usage_error_too(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_ora=EVAL_TEST)
+
+    result = pytester.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*test_ora.py::test_capture scores a capture bundle, but none is set*"])
+    no_traceback(result)
+
+
 def test_the_sample_conftest_works_with_the_plugin_disabled(pytester: pytest.Pytester) -> None:
     shutil.copy(REPO / "evals" / "conftest.py", pytester.path / "conftest.py")
     pytester.makepyfile(test_other="def test_other():\n    pass\n")

@@ -32,7 +32,10 @@ from .outcomes import overall_text, score_properties
 from .runner import Budget, CaptureRunner, NotJudged
 from .selection import Selection, selection_for
 
-__all__ = ["OraSession"]
+__all__ = ["NO_BUNDLE", "OraSession"]
+
+NO_BUNDLE = "scores a capture bundle, but none is set"
+"""Said when a test needs ora_capture and no bundle is set; such a run exits as a usage error."""
 
 
 class OraSession:
@@ -128,6 +131,11 @@ class OraSession:
             return True
         judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
         return any(not cassette_path(self.options.cassettes, cid).is_file() for cid in judged)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Under xdist a worker's missing-bundle collection error reaches the controller only as a report."""
+        if report.failed and NO_BUNDLE in str(report.longrepr) and NO_BUNDLE not in self.usage_errors:
+            self.usage_errors.append(NO_BUNDLE)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a finished item's record and journal its ledger row (the controller sees every report)."""
