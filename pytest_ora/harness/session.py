@@ -21,7 +21,7 @@ from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
 from ..record import CaptureRecord, base_record
-from ..reports.methodology import RunFacts
+from ..reports.methodology import RunFacts, secret_lines
 from ..reports.output import SPEND_DIR, OutputDir, estimate_table
 from ..reports.tables import ledger_row, public_row, summarize, summary_table
 from ..vocabulary import is_live
@@ -212,7 +212,7 @@ class OraSession:
         rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        return [*summary_table(table, fmt="simple", rubric=plan.rubric).splitlines(), "", written]
+        return [*summary_table(table, fmt="simple", rubric=plan.rubric).splitlines(), "", *secret_lines(self._records.values()), written]
 
     # any process that runs items ----------------------------------------------------------
 

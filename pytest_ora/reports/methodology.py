@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
 from ..bundle.intake import Plan
+from ..bundle.secrets import SECRET_REASON
 from ..record import CaptureRecord
 
-__all__ = ["RunFacts", "methodology_markdown", "safe_route"]
+__all__ = ["RunFacts", "methodology_markdown", "safe_route", "secret_lines"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,11 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
     )
     lines += _reasked(records)
     lines += _section("Exclusions", [r for r in records if r["status"] == "excluded"])
+    secret = _secret_bearing(records)
+    if secret:
+        lines += ["", "## Secret-bearing input",
+                  f"- {len(secret)} captures held text shaped like a credential; they were excluded before any "
+                  "packet was built and never sent to a judge (the reason names the field, never the value)"]
     lines += _section("Unscorable captures", [r for r in records if r["status"] == "unscorable"])
     lines += _section("Errors", [r for r in records if r["status"] == "error"])
     lines += ["", "## Lanes not captured"]
@@ -94,6 +100,19 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
     lines += [f"- {text}" for text in deviations] or ["- none"]
     lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric.history), ""]
     return "\n".join(lines)
+
+
+def _secret_bearing(records: Iterable[CaptureRecord]) -> list[CaptureRecord]:
+    return [r for r in records if r["status"] == "excluded" and (r["reason"] or "").startswith(SECRET_REASON)]
+
+
+def secret_lines(records: Iterable[CaptureRecord]) -> list[str]:
+    """The terminal's word on captures excluded as secret-bearing input (none: no lines)."""
+    secret = _secret_bearing(records)
+    if not secret:
+        return []
+    ids = ", ".join(r["capture_id"] for r in secret)
+    return [f"ora: {len(secret)} captures excluded as {SECRET_REASON}, never sent to a judge: {ids}", ""]
 
 
 def _count(number: int) -> str:
