@@ -211,6 +211,10 @@ def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:
 def _panel(
     bundle: Bundle, rubric: Rubric, substitutions: tuple[Substitution, ...], label: str | None, problems: list[Problem]
 ) -> Panel | None:
+    from ..method.kinds import calls_judges, get_kind
+
+    if not calls_judges(get_kind(rubric.kind)):
+        return Panel((), f"none (rubric kind {rubric.kind} calls no judge)")
     roles = bundle.optimum.roles
     panel = tuple(bundle.manifest.panel or DEFAULT_PANEL)
     if len(panel) != rubric.panel_size:

@@ -102,8 +102,8 @@ def find_secret(capture: Capture, root: Path, files: dict[str, str | None] | Non
         if relative is None:
             continue
         if relative not in cache:
-            text = _read_text(root, relative)
-            cache[relative] = None if text is None else secret_in(text)
+            content = _read_text(root, relative)
+            cache[relative] = None if content is None else secret_in(content)
         kind = cache[relative]
         if kind is not None:
             return f"{field} ({relative})", kind

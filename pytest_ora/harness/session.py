@@ -20,6 +20,7 @@ from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_fo
 from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
+from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord, base_record
 from ..reports.methodology import RunFacts, secret_lines
 from ..reports.output import SPEND_DIR, OutputDir, estimate_table
@@ -112,6 +113,8 @@ class OraSession:
     def _needs_network(self, plan: Plan) -> bool:
         if self.options.record in ("all", "new_episodes"):
             return True
+        if not plan.panel.judges:
+            return False
         judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
         return any(not cassette_path(self.options.cassettes, cid).is_file() for cid in judged)
 
@@ -218,6 +221,9 @@ class OraSession:
 
     def run_capture(self, planned: PlannedCapture) -> CaptureRecord:
         """Judge one capture in this process, and start judging the next ones if allowed."""
+        kind = mechanical(get_kind(self.plan().rubric.kind))
+        if kind is not None:  # graded here: no judge, no network, no cassette
+            return kind.score_capture(self.plan(), planned, self.config.rootpath)
         position = self._position.get(planned.capture.capture_id)
         upcoming = self._order[position + 1 :] if position is not None else []
         return self._capture_runner().run(planned, upcoming)

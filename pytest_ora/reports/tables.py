@@ -95,7 +95,9 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
             fields["judge_a"] = _judge_column(judges[0])
         if len(judges) >= 2:
             fields["judge_b"] = _judge_column(judges[1])
-    if record["status"] == "scored":
+    if "grades" in record:
+        fields.update(grades=record["grades"], failure=record["failure"])
+    if record["status"] == "scored" and judges:
         kind = get_kind(rubric.kind)
         scores = kind.combine([judge["scores"] for judge in judges], rubric)
         fields.update(kind.ledger_fields(scores, rubric))
@@ -166,7 +168,8 @@ def summarize(
     model = summary_model(rubric)
     rows = []
     for name, group in by_config.items():
-        scored = [combined(r, rubric) for r in group if r["status"] == "scored"]
+        graded = [r for r in group if r["status"] == "scored"]
+        scored = [combined(r, rubric) for r in graded if r["judges"]]  # a scorecard grades axes: no scores
         accepted = [r for r in group if r["status"] != "excluded"]
         costs = [exact(r["cost_usd"]) for r in accepted if r["cost_usd"] is not None]
         minutes = [exact(r["wall_clock_minutes"]) for r in accepted if r["wall_clock_minutes"] is not None]
@@ -183,7 +186,7 @@ def summarize(
         values.update({key: Fraction(count) for key, count in counts.items()})
         row = model(
             configuration=name,
-            judged=len(scored),
+            judged=len(graded),
             unscorable=sum(r["status"] == "unscorable" for r in group),
             excluded=sum(r["status"] == "excluded" for r in group),
             errors=sum(r["status"] == "error" for r in group),
