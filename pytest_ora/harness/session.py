@@ -201,7 +201,7 @@ class OraSession:
             f"ora: bundle {plan.bundle.manifest.bundle}: {plan.scored_entry_count} entries, "
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
             f"ora: rubric {rubric.version}: {rubric.formula()}",
-            f"ora: panel {plan.panel.label}: {judges}",
+            f"ora: panel {plan.panel.label}" + (f": {judges}" if judges else ""),
             f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
         ]
         if rubric.rules():
