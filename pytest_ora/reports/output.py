@@ -22,13 +22,15 @@ from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord
 from .methodology import RunFacts, methodology_markdown
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
+from .verify import RUN_DATA, run_data
 
-__all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
+__all__ = ["ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
-KIND_FILES = ("scorecard.json", "SCORECARD-RESULT.md")
-"""Files a rubric kind adds (kind scorecard), cleared with the rest of the last run's report."""
+EXTRA_FILES = ("run.json", "scorecard.json", "SCORECARD-RESULT.md")
+"""run.json (what `verify` re-renders the tables with) and the files a rubric kind adds (scorecard),
+cleared with the rest of the last run's report."""
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
 """Live judge spend of the current run, one file per process (see budget.SpendLog)."""
@@ -73,7 +75,7 @@ class OutputDir:
             self.path.mkdir(parents=True, exist_ok=True)
             lock = self.path / LOCK_NAME
             self._take_lock(lock)
-            for name in REPORT_FILES + ESTIMATE_FILES + KIND_FILES:
+            for name in REPORT_FILES + ESTIMATE_FILES + EXTRA_FILES:
                 (self.path / name).unlink(missing_ok=True)
             for name in ("packets", "judges", SPEND_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
@@ -156,6 +158,7 @@ class OutputDir:
             "summary.csv": summary_csv(table, rubric),
             "methodology.md": methodology_markdown(plan, ordered, facts),
         }
+        files[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric)
         kind = mechanical(get_kind(rubric.kind))
         if kind is not None:
             files.update(kind.report_files(plan, ordered))
