@@ -9,6 +9,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..bundle.intake import Plan
 from ..bundle.secrets import SECRET_REASON
+from ..method.rubric import Rubric
 from ..record import CaptureRecord
 
 __all__ = ["RunFacts", "methodology_markdown", "safe_route", "secret_lines"]
@@ -47,6 +48,8 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
         f"{plan.bundle.optimum.snapshot} (frozen at {plan.bundle.optimum.frozen_at}).",
         "",
     ]
+    if not plan.panel.judges:
+        lines[-2:] = [_no_judge(rubric), ""]
     for judge in plan.panel.judges:
         origin = f"substituted for {judge.slot}" if judge.substituted else f"Optimum {judge.slot}"
         lines.append(
@@ -54,13 +57,15 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
         )
     lines += [
         "",
-        "Each judge received the same packet and rubric independently; no packet held another judge's output.",
+        "Each judge received the same packet and rubric independently; no packet held another judge's output."
+        if plan.panel.judges else "Graded in the pytest processes themselves: no judge call, no network, no cassette.",
         "",
         "## Scoring",
         f"- Scoring date: {facts.scoring_date}",
         f"- Rubric: {rubric.version} ({rubric.title})",
         f"- Formula: {rubric.formula()}",
-        f"- Criterion scores are the mean of the {_count(len(plan.panel.judges))} judges; arithmetic is exact (rational).",
+        f"- Criterion scores are the mean of the {_count(len(plan.panel.judges))} judges; arithmetic is exact (rational)."
+        if plan.panel.judges else "- No judge was called: no packet left the machine, no network, no cassette.",
         f"- Judge calls: record mode `{facts.record_mode}`",
         f"- Rubric digest: {rubric.digest} ({rubric.source}); kind {rubric.kind}",
         *([f"- Rules: {rubric.rules()} (votes count each judge's own overall)"] if rubric.rules() else []),
@@ -113,6 +118,12 @@ def secret_lines(records: Iterable[CaptureRecord]) -> list[str]:
         return []
     ids = ", ".join(r["capture_id"] for r in secret)
     return [f"ora: {len(secret)} captures excluded as {SECRET_REASON}, never sent to a judge: {ids}", ""]
+
+
+def _no_judge(rubric: Rubric) -> str:
+    if rubric.kind == "python":
+        return f"None: rubric kind python; the scorer {rubric.scorer} from the eval suite's directory scored every capture."
+    return f"None: rubric kind {rubric.kind} grades every capture mechanically from its evidence."
 
 
 def _count(number: int) -> str:
