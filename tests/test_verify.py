@@ -39,7 +39,8 @@ def test_an_untouched_directory_verifies(name: str, outputs: dict[str, Path], ca
     out = capsys.readouterr().out
     assert "verify: ok: summary.md (from summary.json, run.json)" in out
     assert "verify: ok: ledger.csv (from ledger.jsonl, run.json)" in out
-    assert "verify: not checked (no renderer): methodology.md" in out
+    assert "verify: ok: methodology.md (from run.json)" in out
+    assert "not checked" not in out
     assert ("verify: ok: SCORECARD-RESULT.md (from scorecard.json)" in out) == (name == "scorecard")
 
 
@@ -59,7 +60,7 @@ def test_a_one_digit_hand_edit_in_summary_md_is_named(outputs: dict[str, Path], 
 @pytest.mark.parametrize(
     ("report", "old", "new"),
     [("SCORECARD-RESULT.md", "UNKNOWN (malformed", "PASS (malformed"), ("ledger.csv", "scored", "scoreD"),
-     ("summary.csv", "scorecard.1", "scorecard.2")],
+     ("summary.csv", "scorecard.1", "scorecard.2"), ("methodology.md", "1 excluded", "0 excluded")],
 )
 def test_any_edited_report_is_named(
     outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], report: str, old: str, new: str

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..bundle.intake import Plan
@@ -12,7 +13,7 @@ from ..bundle.secrets import SECRET_REASON
 from ..method.rubric import Rubric
 from ..record import CaptureRecord
 
-__all__ = ["RunFacts", "methodology_markdown", "safe_route", "secret_lines"]
+__all__ = ["RunFacts", "methodology_data", "methodology_markdown", "methodology_text", "safe_route", "secret_lines"]
 
 
 @dataclass(frozen=True)
@@ -36,74 +37,121 @@ def safe_route(route: str) -> str:
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:
     """methodology.md for a finished (or interrupted) run."""
+    return methodology_text(methodology_data(plan, records, facts))
+
+
+def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> dict[str, Any]:
+    """Everything the methodology note says, as plain data (kept in run.json so `verify` can re-render it)."""
     rubric = plan.rubric
-    manifest = plan.bundle.manifest
+    status = Counter(record["status"] for record in records)
+    asks: Counter[str] = Counter()
+    tokens: Counter[str] = Counter()
+    for record in records:
+        for judge in record["judges"]:
+            asks[judge["label"]] += judge["asks"] - 1
+            tokens[f"{judge['label']} input"] += judge["usage"]["input_tokens"]
+            tokens[f"{judge['label']} output"] += judge["usage"]["output_tokens"]
+    deviations = list(facts.deviations)
+    for slot in plan.panel.substituted:
+        deviations.append(f"{slot.label} substituted: {slot.spec.provider}:{slot.spec.model} for {slot.slot} (panel {plan.panel.label})")
+    return {
+        "bundle": plan.bundle.manifest.bundle,
+        "panel": plan.panel.label,
+        "snapshot": plan.bundle.optimum.snapshot,
+        "frozen_at": str(plan.bundle.optimum.frozen_at),
+        "no_judge": None if plan.panel.judges else _no_judge(rubric),
+        "judges": [
+            {"label": j.label, "model": j.spec.model, "provider": j.spec.provider, "route": safe_route(j.spec.route),
+             "origin": f"substituted for {j.slot}" if j.substituted else f"Optimum {j.slot}"}
+            for j in plan.panel.judges
+        ],
+        "scoring_date": facts.scoring_date,
+        "record_mode": facts.record_mode,
+        "rubric": {"version": rubric.version, "title": rubric.title, "formula": rubric.formula(), "digest": rubric.digest,
+                   "source": rubric.source, "kind": rubric.kind, "rules": rubric.rules(), "blind": rubric.blind,
+                   "history": list(rubric.history)},
+        "scored_entry_count": plan.scored_entry_count,
+        "entries": [[family, len(keys)] for family, keys in plan.entries.items()],
+        "scored_set_captures": plan.scored_set_captures,
+        "selected": facts.selected,
+        "records": len(records),
+        "outcomes": [[name, status.get(name, 0)] for name in ("scored", "excluded", "unscorable", "error")],
+        "reasks": sorted(asks.items()),
+        "tokens": sorted(tokens.items()),
+        "exclusions": _listed(r for r in records if r["status"] == "excluded"),
+        "secret_bearing": len(_secret_bearing(records)),
+        "unscorable": _listed(r for r in records if r["status"] == "unscorable"),
+        "errors": _listed(r for r in records if r["status"] == "error"),
+        "lanes_missing": [[key, list(lanes)] for key, lanes in sorted(plan.lanes_missing.items())],
+        "collision_losers": list(plan.collision_losers),
+        "deviations": deviations,
+    }
+
+
+def _listed(records: Iterable[CaptureRecord]) -> list[list[str | None]]:
+    return [[r["capture_id"], r["reason"]] for r in records]
+
+
+def methodology_text(data: dict[str, Any]) -> str:
+    """methodology.md from methodology_data alone."""
+    rubric = data["rubric"]
+    judged = bool(data["judges"])
     lines = [
-        f"# Methodology: {manifest.bundle}",
+        f"# Methodology: {data['bundle']}",
         "",
         "Machine-written by pytest-ora from the capture bundle and the judges' replies; do not edit.",
         "",
         "## Judges",
-        f"Panel: {plan.panel.label}. Selected automatically from the frozen Optimum snapshot "
-        f"{plan.bundle.optimum.snapshot} (frozen at {plan.bundle.optimum.frozen_at}).",
+        f"Panel: {data['panel']}. Selected automatically from the frozen Optimum snapshot "
+        f"{data['snapshot']} (frozen at {data['frozen_at']}).",
         "",
     ]
-    if not plan.panel.judges:
-        lines[-2:] = [_no_judge(rubric), ""]
-    for judge in plan.panel.judges:
-        origin = f"substituted for {judge.slot}" if judge.substituted else f"Optimum {judge.slot}"
-        lines.append(
-            f"- {judge.label}: {judge.spec.model} ({judge.spec.provider}, {safe_route(judge.spec.route)}), {origin}"
-        )
+    if data["no_judge"] is not None:
+        lines[-2:] = [data["no_judge"], ""]
+    for judge in data["judges"]:
+        lines.append(f"- {judge['label']}: {judge['model']} ({judge['provider']}, {judge['route']}), {judge['origin']}")
     lines += [
         "",
         "Each judge received the same packet and rubric independently; no packet held another judge's output."
-        if plan.panel.judges else "Graded in the pytest processes themselves: no judge call, no network, no cassette.",
+        if judged else "Graded in the pytest processes themselves: no judge call, no network, no cassette.",
         "",
         "## Scoring",
-        f"- Scoring date: {facts.scoring_date}",
-        f"- Rubric: {rubric.version} ({rubric.title})",
-        f"- Formula: {rubric.formula()}",
-        f"- Criterion scores are the mean of the {_count(len(plan.panel.judges))} judges; arithmetic is exact (rational)."
-        if plan.panel.judges else "- No judge was called: no packet left the machine, no network, no cassette.",
-        f"- Judge calls: record mode `{facts.record_mode}`",
-        f"- Rubric digest: {rubric.digest} ({rubric.source}); kind {rubric.kind}",
-        *([f"- Rules: {rubric.rules()} (votes count each judge's own overall)"] if rubric.rules() else []),
+        f"- Scoring date: {data['scoring_date']}",
+        f"- Rubric: {rubric['version']} ({rubric['title']})",
+        f"- Formula: {rubric['formula']}",
+        f"- Criterion scores are the mean of the {_count(len(data['judges']))} judges; arithmetic is exact (rational)."
+        if judged else "- No judge was called: no packet left the machine, no network, no cassette.",
+        f"- Judge calls: record mode `{data['record_mode']}`",
+        f"- Rubric digest: {rubric['digest']} ({rubric['source']}); kind {rubric['kind']}",
+        *([f"- Rules: {rubric['rules']} (votes count each judge's own overall)"] if rubric["rules"] else []),
         *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
-          if rubric.blind else []),
+          if rubric["blind"] else []),
         "",
         "## Counts",
-        f"- Scored set: {plan.scored_entry_count} entries "
-        + "(" + ", ".join(f"{len(keys)} {family}" for family, keys in plan.entries.items()) + "), "
-        f"{plan.scored_set_captures} captures",
-        f"- This run's selection: {facts.selected} captures; records written: {len(records)}",
+        f"- Scored set: {data['scored_entry_count']} entries "
+        + "(" + ", ".join(f"{count} {family}" for family, count in data["entries"]) + "), "
+        f"{data['scored_set_captures']} captures",
+        f"- This run's selection: {data['selected']} captures; records written: {data['records']}",
+        "- Outcomes: " + ", ".join(f"{count} {name}" for name, count in data["outcomes"]),
+        f"- Re-asks after invalid replies: {sum(count for _, count in data['reasks'])}",
+        *(f"  - {label}: {count}" for label, count in data["reasks"]),
     ]
-    status = Counter(record["status"] for record in records)
-    lines.append(
-        "- Outcomes: " + ", ".join(f"{status.get(name, 0)} {name}" for name in ("scored", "excluded", "unscorable", "error"))
-    )
-    lines += _reasked(records)
-    lines += _section("Exclusions", [r for r in records if r["status"] == "excluded"])
-    secret = _secret_bearing(records)
-    if secret:
+    if data["tokens"]:
+        lines.append("- Tokens billed: " + ", ".join(f"{name} {count}" for name, count in data["tokens"]))
+    lines += _section("Exclusions", data["exclusions"])
+    if data["secret_bearing"]:
         lines += ["", "## Secret-bearing input",
-                  f"- {len(secret)} captures held text shaped like a credential; they were excluded before any "
+                  f"- {data['secret_bearing']} captures held text shaped like a credential; they were excluded before any "
                   "packet was built and never sent to a judge (the reason names the field, never the value)"]
-    lines += _section("Unscorable captures", [r for r in records if r["status"] == "unscorable"])
-    lines += _section("Errors", [r for r in records if r["status"] == "error"])
+    lines += _section("Unscorable captures", data["unscorable"])
+    lines += _section("Errors", data["errors"])
     lines += ["", "## Lanes not captured"]
-    if plan.lanes_missing:
-        lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in sorted(plan.lanes_missing.items())]
-    else:
-        lines.append("- none")
-    if plan.collision_losers:
-        lines += ["", "## Collisions", *(f"- {key}: excluded, scored in the winning family" for key in plan.collision_losers)]
+    lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
+    if data["collision_losers"]:
+        lines += ["", "## Collisions", *(f"- {key}: excluded, scored in the winning family" for key in data["collision_losers"])]
     lines += ["", "## Deviations"]
-    deviations = list(facts.deviations)
-    for judge in plan.panel.substituted:
-        deviations.append(f"{judge.label} substituted: {judge.spec.provider}:{judge.spec.model} for {judge.slot} (panel {plan.panel.label})")
-    lines += [f"- {text}" for text in deviations] or ["- none"]
-    lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric.history), ""]
+    lines += [f"- {text}" for text in data["deviations"]] or ["- none"]
+    lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric["history"]), ""]
     return "\n".join(lines)
 
 
@@ -131,23 +179,8 @@ def _count(number: int) -> str:
     return words[number] if number < len(words) else str(number)
 
 
-def _reasked(records: Sequence[CaptureRecord]) -> list[str]:
-    asks: Counter[str] = Counter()
-    tokens: Counter[str] = Counter()
-    for record in records:
-        for judge in record["judges"]:
-            asks[judge["label"]] += judge["asks"] - 1
-            tokens[f"{judge['label']} input"] += judge["usage"]["input_tokens"]
-            tokens[f"{judge['label']} output"] += judge["usage"]["output_tokens"]
-    lines = [f"- Re-asks after invalid replies: {sum(asks.values())}"]
-    lines += [f"  - {label}: {count}" for label, count in sorted(asks.items())]
-    if tokens:
-        lines.append("- Tokens billed: " + ", ".join(f"{name} {count}" for name, count in sorted(tokens.items())))
-    return lines
-
-
-def _section(title: str, records: Sequence[CaptureRecord]) -> list[str]:
+def _section(title: str, listed: Sequence[Sequence[str | None]]) -> list[str]:
     lines = ["", f"## {title}"]
-    if not records:
+    if not listed:
         return [*lines, "- none"]
-    return [*lines, *(f"- {r['capture_id']}: {r['reason']}" for r in records)]
+    return [*lines, *(f"- {capture_id}: {reason}" for capture_id, reason in listed)]

@@ -20,7 +20,7 @@ from ..errors import OutputError
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord
-from .methodology import RunFacts, methodology_markdown
+from .methodology import RunFacts, methodology_data, methodology_text
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 from .verify import RUN_DATA, run_data
 
@@ -156,9 +156,10 @@ class OutputDir:
             "summary.json": summary_json([row for row, _ in summary]),
             "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle),
             "summary.csv": summary_csv(table, rubric),
-            "methodology.md": methodology_markdown(plan, ordered, facts),
         }
-        files[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric)
+        methodology = methodology_data(plan, ordered, facts)
+        files["methodology.md"] = methodology_text(methodology)
+        files[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology)
         kind = mechanical(get_kind(rubric.kind))
         if kind is not None:
             files.update(kind.report_files(plan, ordered))

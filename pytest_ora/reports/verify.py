@@ -53,8 +53,8 @@ def register(report: str, inputs: tuple[str, ...]) -> Callable[[Callable[[Path],
     return add
 
 
-def run_data(bundle: str, rubric: Rubric) -> str:
-    """run.json: the bundle id and the rubric file's text (its digest is checked when verify re-reads it)."""
+def run_data(bundle: str, rubric: Rubric, methodology: dict[str, Any]) -> str:
+    """run.json: the bundle id, the rubric file's text (its digest is checked when verify re-reads it), the methodology facts."""
     if rubric.source.startswith("builtin:"):
         from ..method.rubric import builtin_text
 
@@ -62,7 +62,7 @@ def run_data(bundle: str, rubric: Rubric) -> str:
     else:
         text = Path(rubric.source).read_text(encoding="utf-8")
     return json.dumps({"bundle": bundle, "rubric": rubric.version, "rubric_digest": rubric.digest,
-                       "rubric_text": text}, indent=2, ensure_ascii=False) + "\n"
+                       "rubric_text": text, "methodology": methodology}, indent=2, ensure_ascii=False) + "\n"
 
 
 def _json(directory: Path, name: str) -> Any:
@@ -133,6 +133,17 @@ def _ledger_csv(directory: Path) -> str:
     except (OSError, ValueError) as error:
         raise VerifyError(f"{directory / 'ledger.jsonl'}: cannot read the machine-written data ({error})") from None
     return ledger_csv(rows, rubric)
+
+
+@register("methodology.md", (RUN_DATA,))
+def _methodology(directory: Path) -> str:
+    from .methodology import methodology_text
+
+    _run(directory)  # the rubric text still matches its digest
+    try:
+        return methodology_text(_json(directory, RUN_DATA)["methodology"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory / RUN_DATA}: no methodology facts ({error})") from None
 
 
 @register("SCORECARD-RESULT.md", ("scorecard.json",))
