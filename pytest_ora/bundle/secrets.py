@@ -93,10 +93,14 @@ def find_secret(capture: Capture, root: Path, files: dict[str, str | None] | Non
     `files` caches each bundle file's finding (specs are shared by many captures); unreadable
     or binary files find nothing here (intake reports them on their own).
     """
-    for field, text in capture_texts(capture):
-        found = secret_in(text)
-        if found is not None:
-            return field, found
+    texts = list(capture_texts(capture))
+    # One pass over all of the capture's text first (NUL never matches a shape, so no match spans
+    # two fields); only a capture with a hit is searched field by field to name the field.
+    if secret_in("\x00".join(text for _, text in texts)) is not None:
+        for field, text in texts:
+            found = secret_in(text)
+            if found is not None:
+                return field, found
     cache = {} if files is None else files
     for field, relative in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
         if relative is None:

@@ -230,6 +230,8 @@ class OraSession:
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
         """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
+        if mechanical(get_kind(self.plan().rubric.kind)) is not None:  # nothing would be sent: nothing to estimate
+            return {"capture_id": planned.capture.capture_id, "configuration": planned.capture.configuration, "judges": []}
         return self._capture_runner().estimate(planned, self.prices())
 
     def annotate(
