@@ -23,8 +23,14 @@ __all__ = ["SCORECARD_JSON", "capture_cells", "duplicate_paths", "scorecard_data
 SCORECARD_JSON = "scorecard.json"
 
 
-@functools.lru_cache(maxsize=8)
 def _lines(path: Path) -> tuple[bytes, ...]:
+    stat = path.stat()
+    return _read_lines(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_lines(path: Path, mtime_ns: int, size: int) -> tuple[bytes, ...]:
+    # Keyed by modification time and size too: a rewritten captures.jsonl is read again.
     return tuple(path.read_bytes().splitlines())
 
 
