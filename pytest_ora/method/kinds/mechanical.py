@@ -8,8 +8,18 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from ...bundle.intake import Plan, PlannedCapture
     from ...record import CaptureRecord
+    from ..rubric import Rubric
 
-__all__ = ["Mechanical", "calls_judges", "mechanical"]
+
+class NoJudge:
+    """Base of the kinds that call no judge: no reply schema, judged = False."""
+
+    judged = False
+
+    def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
+        return {}  # no judge is asked anything
+
+__all__ = ["Mechanical", "NoJudge", "calls_judges", "mechanical"]
 
 
 class Mechanical(Protocol):

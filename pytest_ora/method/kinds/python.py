@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import OraError, show_value
 from ..rubric import Rubric
-from ..scoring import Scores, combine, judge_overall
+from ..scoring import combine
 from .base import ReplyProblem
+from .mechanical import NoJudge
+from .scores import ScoresKind
 
 if TYPE_CHECKING:
     from ...bundle.intake import Plan, PlannedCapture
@@ -86,29 +88,13 @@ def check_scores(result: Any, rubric: Rubric) -> dict[str, str] | ReplyProblem:
     return scores
 
 
-class PythonKind:
-    """Scores from the user's deterministic scorer, combined like one judge's."""
+class PythonKind(NoJudge, ScoresKind):
+    """Scores from the user's deterministic scorer, combined like one judge's (the scores kind's arithmetic)."""
 
     name = "python"
-    judged = False
-
-    def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
-        return {}  # no judge is asked anything
 
     def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> Any:
         return check_scores(payload, rubric)
-
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        return judge_overall(scores, rubric)
-
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        return combine(judges, rubric)
-
-    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
-        return {name: float(mean) for name, mean in scores.means.items()}
-
-    def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
-        return rubric.names
 
     def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
         from ...record import JudgeRecord, Usage, base_record

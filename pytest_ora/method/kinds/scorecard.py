@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ..rubric import Rubric
 from ..scoring import Scores
 from .base import ReplyProblem
+from .mechanical import NoJudge
 
 if TYPE_CHECKING:
     from ...bundle.intake import Plan, PlannedCapture
@@ -18,14 +19,10 @@ if TYPE_CHECKING:
 __all__ = ["KIND", "ScorecardKind"]
 
 
-class ScorecardKind:
+class ScorecardKind(NoJudge):
     """PASS / PARTIAL / FAIL / N/A / UNKNOWN per axis; scorecard.json and SCORECARD-RESULT.md."""
 
     name = "scorecard"
-    judged = False
-
-    def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
-        return {}  # no judge is asked anything
 
     def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> Any:
         return ReplyProblem("(reply)", "a reply", f"is never asked for: rubric {rubric.version} calls no judge")
