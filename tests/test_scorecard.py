@@ -117,6 +117,11 @@ def test_ratio_needs_both_sides_of_the_pair() -> None:
     assert grade("cost", evidence(), configuration="off").text() == "N/A (baseline, 52000 tokens)"
 
 
+def test_a_section_that_is_not_an_object_is_malformed() -> None:
+    assert grade("cost", evidence(telemetry="n/a")).text() == "UNKNOWN (malformed telemetry: a string, expected an object)"
+    assert grade("cost", evidence(telemetry=None)).grade == "N/A"
+
+
 def test_null_is_missing_and_missing_evidence_is_not_applicable() -> None:
     assert grade("completion", evidence(closure__finish_exit_code=None)).text() == "N/A (closure metrics unavailable)"
     values = evidence()

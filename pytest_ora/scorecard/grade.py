@@ -67,10 +67,15 @@ class _Malformed(Exception):
 
 def _lookup(evidence: Mapping[str, Any], path: str) -> Any:
     value: Any = evidence
-    for part in path.split("."):
-        if not isinstance(value, Mapping) or part not in value:
+    parts = path.split(".")
+    for index, part in enumerate(parts):
+        if not isinstance(value, Mapping):
+            raise _Malformed(".".join(parts[:index]), f"{_kind(value)}, expected an object")
+        if part not in value:
             raise _Missing(path)
         value = value[part]
+        if value is None:
+            break
     if value is None:
         raise _Missing(path)  # null is how a capture framework writes "not measured"
     return value
@@ -202,8 +207,8 @@ def _with_also(raw: Any, also: dict[str, Any]) -> Any:
 def _raw(values: Mapping[str, Any], path: str) -> Any:
     try:
         return _json(_lookup(values, path))
-    except _Missing:
-        return None
+    except (_Missing, _Malformed):
+        return None  # recorded raw only: the graded field says what is wrong
 
 
 def _json(value: Any) -> Any:
