@@ -28,6 +28,9 @@ SHAPED = {
     "a Slack token": "xoxb-" + "1234567890-abcdef",
     "a private key block": "-----BEGIN RSA PRIVATE KEY-----\nMIIEow...\n-----END RSA PRIVATE KEY-----",
     "a bearer token": "Authorization: Bearer 4f9c2e7a1b8d3c6e0f5a",
+    "an xAI API key": "xai-" + "Ab12" * 12,
+    "a Google OAuth access token": "ya29.a0AfH6SMB" + "x1" * 12,
+    "a password in a URL": "postgres://deploy:hunter2x@db.internal:5432/app",
     "a JSON Web Token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 }
 
@@ -44,6 +47,7 @@ def test_each_known_shape_is_found_and_named(kind: str) -> None:
         "Bearer tokens should never be logged; rotate the bearer credential monthly.",
         "The AKIA prefix marks AWS key ids; ghp_ marks GitHub tokens; sk- marks OpenAI keys.",
         "-----BEGIN PUBLIC KEY----- is fine to share.",
+        "See https://docs.example.com/api/v1/keys and mailto:team@example.com at 10:30@noon.",
     ],
 )
 def test_prose_about_credentials_is_not_a_credential(text: str) -> None:

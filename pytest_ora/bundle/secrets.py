@@ -38,6 +38,9 @@ SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
         ("a Stripe secret key", r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}", ("k_live_", "k_test_")),
         ("a Hugging Face token", r"hf_[A-Za-z0-9]{30,}", ("hf_",)),
         ("a Groq API key", r"gsk_[A-Za-z0-9]{40,}", ("gsk_",)),
+        ("an xAI API key", r"xai-[A-Za-z0-9]{40,}", ("xai-",)),
+        ("a Google OAuth access token", r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",)),
+        ("a password in a URL", r"://[^\s:/@]+:[^\s:/@]{3,}@[^\s/@]+", ("://",)),
         ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", ("PRIVATE KEY",)),
         ("a JSON Web Token", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyJ",)),
         # A bearer credential: the scheme word, then a token with a digit in it (prose says
