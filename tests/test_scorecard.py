@@ -59,7 +59,7 @@ def grade(axis: str, values: dict[str, Any] | None, *, baseline: dict[str, Any] 
     ("changes", "cell"),
     [
         ({"closure__finish_exit_code": 0, "closure__blockers_after": 0}, "PASS (0 blockers)"),
-        ({}, "PARTIAL (1 blockers)"),  # after < before: compared with another field
+        ({}, "PARTIAL (1 blocker)"),  # after < before: compared with another field
         ({"closure__blockers_after": 3}, "FAIL (3 blockers)"),
         ({"closure__blockers_after": 4}, "FAIL (4 blockers)"),
     ],

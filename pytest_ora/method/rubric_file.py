@@ -257,7 +257,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         failure_vote=failure.vote if failure else None,
         verdicts=tuple(VerdictBand(v.name, v.min) for v in parsed.verdicts),
         votes=tuple(VoteRule(name, v.judges, v.min, v.below) for name, v in parsed.votes.items()),
-        panel_size=parsed.panel_size,
+        panel_size=0 if parsed.kind == "scorecard" else parsed.panel_size,  # a scorecard has no judge columns
         blind=parsed.blind,
         requires_spec=parsed.requires_spec,
         families=tuple(parsed.families) if parsed.families is not None else None,

@@ -123,6 +123,7 @@ def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
     header += ["weighted", "overall", "failure", "rubric", "rubric_digest"]
     header += [f"{label}_overall" for label in labels]
     header += (["verdict"] if rubric.verdicts else []) + list(rubric.vote_names)
+    header += [f"grade_{axis.name}" for axis in rubric.axes]  # kind scorecard: each axis's cell
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -136,7 +137,11 @@ def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
         line += [_cell(data[n]) for n in names]
         line += [_cell(data["weighted"]), _cell(data["overall"]), _cell(data["failure"]), data["rubric"], data["rubric_digest"]]
         line += [_cell(panel[label]["overall"] if label in panel else None) for label in labels]
-        line += [_cell(data.get(key)) for key in header[len(line):]]
+        grades = data.get("grades") or {}
+        line += [
+            _cell(grades.get(key.removeprefix("grade_")) if key.startswith("grade_") else data.get(key))
+            for key in header[len(line):]
+        ]
         writer.writerow(line)
     return out.getvalue()
 

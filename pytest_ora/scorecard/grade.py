@@ -144,6 +144,9 @@ def ratio_text(value: Fraction) -> str:
 
 
 def _with_unit(value: Fraction, unit: str) -> str:
+    first, _, rest = unit.partition(" ")
+    if value == 1 and first.endswith("s") and not first.endswith("ss"):
+        unit = f"{first[:-1]} {rest}".strip()  # 1 blocker, 1 violation, 1 call before rail entry
     return f"{_plain(value)} {unit}".strip()
 
 

@@ -15,4 +15,4 @@ def test_patch(ora_capture: PlannedCapture, ora: Any) -> None:
 
     # The scorer returns {files, functions, lines} on 0-10; the rubric weights them like a judge's
     # scores, and an overall below 5 is a quality failure (LOWSCORE).
-    ora.record(ora.judge(ora_capture))
+    ora.record(ora.grade(ora_capture))

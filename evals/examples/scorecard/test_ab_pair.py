@@ -16,4 +16,4 @@ def test_capture(ora_capture: PlannedCapture, ora: Any) -> None:
 
     # Each axis reads the capture's evidence: rules, bands, the paired ratio against the same
     # task's `off` capture, the checklist. An axis grading FAIL is reported as LOWSCORE.
-    ora.record(ora.judge(ora_capture))
+    ora.record(ora.grade(ora_capture))
