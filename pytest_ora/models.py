@@ -113,6 +113,8 @@ class RoleSpec(_Record):
     """The full endpoint URL; always honoured, loopback included."""
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The environment variable holding the key; default by provider."""
+    max_input_tokens: int | None = Field(default=None, gt=0)
+    """The judge model's context window; larger packets are unscorable, never sent (default by model)."""
 
 
 class OptimumSnapshot(_Record):
@@ -169,6 +171,8 @@ class Capture(_Record):
     """Text shown to the judge beside the prompt: materials, code under review."""
     gold_standard: GoldStandard | None = None
     """An expert response and its score: a calibration anchor in the packet (seed 002)."""
+    evidence: dict[str, Any] | None = None
+    """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade (SPEC 11)."""
 
     @property
     def family(self) -> str:
@@ -212,7 +216,8 @@ def capture_json_schema() -> dict[str, Any]:
     return Capture.model_json_schema(mode="validation")
 
 
-Status = Literal["scored", "excluded", "unscorable", "error"]
+Status = Literal["scored", "excluded", "unscorable", "error", "budget"]
+"""budget: not started because the run's judge spend reached --ora-budget-usd."""
 
 
 class JudgeColumn(BaseModel):

@@ -143,9 +143,12 @@ def _overall(data: Mapping[str, Any]) -> Any:
     values = [data["means"][n]["overall"] for n in names]
     stats = data.get("statistics", {})
     errors = _errors(values, [_interval(stats, n, "overall_interval") for n in names])
-    figure, axes = _bars(names, values, errors, _ACCENT, "{:.2f}", 0.08)
+    low, high = data["rubric"]["scale"]
+    # A rubric may put overall on a wider scale than its criteria (0-100 over 1-10 criteria).
+    reach = max([high, *values, *(v + e for v, e in zip(values, errors[1]))] if errors else [high, *values])
+    figure, axes = _bars(names, values, errors, _ACCENT, "{:.2f}", reach * 0.01)
     _threshold(axes, data, "x")
-    axes.set_xlim(*data["rubric"]["scale"])
+    axes.set_xlim(min(low, 0.0), reach * 1.08 if reach > high else high)
     axes.set_xlabel("mean overall" + (" (95% bootstrap interval)" if errors else ""))
     axes.grid(axis="y", visible=False)
     return figure

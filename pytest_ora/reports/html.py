@@ -14,7 +14,7 @@ from importlib.resources import files
 from string import Template
 from typing import Any
 
-from .charts import CHART_TITLES, render_charts
+from . import charts
 
 __all__ = ["REPORT_NAME", "render_html"]
 
@@ -63,26 +63,28 @@ def _summary(data: Mapping[str, Any]) -> str:
 
 
 def _charts(data: Mapping[str, Any]) -> str:
-    charts = render_charts(data)
-    if not charts:
+    drawn = charts.render_charts(data)
+    if not drawn and charts.charts_available():
+        return '<p class="note" id="no-charts">Nothing to chart: no configuration has a mean overall (see the tables).</p>'
+    if not drawn:
         return (
             '<p class="note" id="no-charts">Charts need the plotting library, which is not installed: '
             'pip install "pytest-ora[report]" and re-run (recorded judge calls replay free). '
             "The tables on this page hold every figure.</p>"
         )
     figures = "".join(
-        f'<figure class="chart" data-chart="{name}"><figcaption>{escape(CHART_TITLES[name])}</figcaption>{svg}</figure>'
-        for name, svg in charts.items()
+        f'<figure class="chart" data-chart="{name}"><figcaption>{escape(charts.CHART_TITLES[name])}</figcaption>{svg}</figure>'
+        for name, svg in drawn.items()
     )
     notes = []
     if "statistics" not in data:
         notes.append("No statistics in this run (stats.json absent): the bars show means without intervals.")
-        if "agreement" in charts:
+        if "agreement" in drawn:
             notes.append(
                 "Judge agreement is the share of judge pairs on scored captures that gave the same score, or "
                 "scores within one point, per criterion."
             )
-    if "agreement" not in charts:
+    if "agreement" not in drawn:
         notes.append("No judge agreement to chart: no scored capture has two judges.")
     note = f'<p class="note">{escape(" ".join(notes))}</p>' if notes else ""
     return f'<div class="charts">{figures}</div>{note}'

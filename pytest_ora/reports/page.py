@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from fractions import Fraction
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from ..bundle.intake import Plan
+from ..method.rubric import Rubric
 from .html import render_html
-from .methodology import RunFacts
 from .pagedata import optional_section, page_data
 
 __all__ = ["OPTIONAL_FILES", "read_optional", "report_page"]
@@ -43,23 +41,25 @@ def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
 
 
 def report_page(
-    plan: Plan,
+    bundle: str,
+    rubric: Rubric,
     rows: Sequence[BaseModel],
-    summary: Sequence[tuple[BaseModel, dict[str, Fraction | None]]],
+    summary: Sequence[BaseModel],
     table: Sequence[Sequence[str]],
-    facts: RunFacts,
+    methodology: Mapping[str, Any],
     directory: Path,
 ) -> str:
-    """report.html for a run's ledger rows and summary, with any optional results in `directory`."""
+    """report.html from a run's ledger and summary rows, its methodology facts (run.json) and any
+    optional results in `directory`: what the run wrote, so `verify` renders the same bytes."""
     optional, notes = read_optional(directory)
     data = page_data(
-        bundle=plan.bundle.manifest.bundle,
-        rubric=plan.rubric,
-        judges=[{"label": j.label, "model": j.spec.model, "provider": j.spec.provider} for j in plan.panel.judges],
+        bundle=bundle,
+        rubric=rubric,
+        judges=[{"label": j["label"], "model": j["model"], "provider": j["provider"]} for j in methodology["judges"]],
         rows=rows,
-        summary=[row for row, _ in summary],
+        summary=summary,
         table=table,
-        scoring_date=facts.scoring_date,
+        scoring_date=methodology["scoring_date"],
         statistics=optional.get("statistics"),
         compare=optional.get("compare"),
         notes=notes,

@@ -15,12 +15,12 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from ..method.kinds import get_kind
 from ..method.rubric import Rubric
-from .tables import public_cells, summary_headings
+from .tables import public_cells
 
 __all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
 
 PAGE_SCHEMA = "ora-report-1"
-STATUSES = ("scored", "excluded", "unscorable", "error")
+STATUSES = ("scored", "excluded", "unscorable", "error", "budget")
 CAPTURE_COLUMNS = (
     "capture_id", "family", "configuration", "status", "reason", "overall", "failure", "means", "judges", "flags",
 )
@@ -255,7 +255,7 @@ def page_data(
         "configurations": configurations,
         "families": list(dict.fromkeys(row.family for row in rows)),
         "statuses": list(STATUSES),
-        "summary": {"headings": summary_headings(rubric), "rows": public_cells(table, rubric)},
+        "summary": dict(zip(("headings", "rows"), public_cells(table, rubric))),
         "means": {
             row.configuration: {
                 "judged": row.judged,
