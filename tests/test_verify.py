@@ -40,6 +40,7 @@ def test_an_untouched_directory_verifies(name: str, outputs: dict[str, Path], ca
     assert "verify: ok: summary.md (from summary.json, run.json)" in out
     assert "verify: ok: ledger.csv (from ledger.jsonl, run.json)" in out
     assert "verify: ok: methodology.md (from run.json)" in out
+    assert "verify: ok: report.html (from ledger.jsonl, summary.json, run.json)" in out
     assert "not checked" not in out
     assert ("verify: ok: SCORECARD-RESULT.md (from scorecard.json)" in out) == (name == "scorecard")
 
@@ -60,7 +61,8 @@ def test_a_one_digit_hand_edit_in_summary_md_is_named(outputs: dict[str, Path], 
 @pytest.mark.parametrize(
     ("report", "old", "new"),
     [("SCORECARD-RESULT.md", "UNKNOWN (malformed", "PASS (malformed"), ("ledger.csv", "scored", "scoreD"),
-     ("summary.csv", "scorecard.1", "scorecard.2"), ("methodology.md", "1 excluded", "0 excluded")],
+     ("summary.csv", "scorecard.1", "scorecard.2"), ("methodology.md", "1 excluded", "0 excluded"),
+     ("report.html", '"off"', '"of"')],
 )
 def test_any_edited_report_is_named(
     outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], report: str, old: str, new: str
@@ -87,3 +89,4 @@ def test_the_registry_names_report_and_data() -> None:
     reports = {renderer.report: renderer.inputs for renderer in RENDERERS}
     assert reports["summary.md"] == ("summary.json", "run.json")
     assert reports["SCORECARD-RESULT.md"] == ("scorecard.json",)
+    assert reports["report.html"] == ("ledger.jsonl", "summary.json", "run.json")
