@@ -115,10 +115,14 @@ class CaptureRunner:
         self._check_budget(capture.capture_id)
         packet, image = build_packet(capture, self.root, self.judging.rubric)
         self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
-        cassette = self.cassettes.open(capture.capture_id)
-        cassette.activate()  # this task's context only: concurrent captures keep their own cassette
-        judges = await judge_packet(self.judging, client, packet, image)
-        cassette.save()
+        # Under the capture's lock when it may be recorded: another run on the same cassettes
+        # directory waits here, then replays what this one recorded instead of paying again.
+        async with self.cassettes.hold(capture.capture_id):
+            cassette = self.cassettes.open(capture.capture_id)
+            cassette.expect(packet.model_dump(mode="json"))
+            cassette.activate()  # this task's context only: concurrent captures keep their own cassette
+            judges = await judge_packet(self.judging, client, packet, image)
+            cassette.save()
         for judge in judges:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")

@@ -27,6 +27,7 @@ from ..reports.tables import ledger_row, public_row, summarize, summary_table
 from ..vocabulary import is_live
 from .options import Options
 from .runner import Budget, BudgetReached, CaptureRunner
+from .signals import SignalGuard
 
 __all__ = ["OraSession"]
 
@@ -51,6 +52,11 @@ class OraSession:
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
+        self.journal_error: str | None = None
+        """Why a ledger row could not be journaled mid-run (a full disk), if so; the run stopped there."""
+        self.session: pytest.Session | None = None
+        self.signals = SignalGuard()
+        self._finished = False
 
     @property
     def active(self) -> bool:
@@ -99,6 +105,7 @@ class OraSession:
         except OraError as error:
             raise pytest.UsageError(str(error)) from None
         self._claimed = True
+        self.signals.install()
 
     def prices(self) -> dict[str, Price]:
         """The price table: the defaults, overridden by --ora-prices."""
@@ -130,10 +137,37 @@ class OraSession:
             return
         del report.ora_record  # the reporter keeps every report: hold each record once, here
         self._records[record["capture_id"]] = record
-        self._output.append(ledger_row(record, self.plan().rubric))
+        if self.journal_error is not None:
+            return
+        try:
+            self._output.append(ledger_row(record, self.plan().rubric))
+        except OraError as error:
+            # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
+            # (their results could not be kept) and says why at the end, with exit code 4.
+            self.journal_error = str(error)
+            if self.session is not None:
+                self.session.shouldstop = "ora: the ledger journal could not be written (see the ora summary)"
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Any:
+        """Around every plugin's session end: signals wait until the report is written and the lock released."""
+        self.signals.hold()
+        try:
+            return (yield)
+        finally:
+            if not self._finished and self.active and not self.is_worker:
+                self.finish(int(session.exitstatus))  # another plugin's hook raised before ours ran
+            self.signals.restore()
+            if self.signals.held is not None:
+                import signal
+
+                name = signal.Signals(self.signals.held).name
+                sys.stderr.write(f"ora: {name} arrived while the report was written; it was finished first\n")
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def finish(self, exitstatus: int) -> None:
         """Write the report from what was collected, even after an interruption (controller only)."""
+        self._finished = True
         if not self._claimed or self._output is None:
             return
         try:
@@ -207,7 +241,8 @@ class OraSession:
         rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        return [*summary_table(table, fmt="simple").splitlines(), "", written]
+        stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
+        return [*summary_table(table, fmt="simple").splitlines(), "", *stopped, written]
 
     # any process that runs items ----------------------------------------------------------
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..bundle.paths import inside
 from ..method.rubric import Rubric
 from ..models import Capture
 from .providers.base import ImagePart, JudgePrompt, Part, TextPart
@@ -76,7 +77,8 @@ class Packet(BaseModel):
 
 def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, bytes | None]:
     """The packet for a capture, with the image bytes when its artifact is an image."""
-    specification = (root / capture.spec_path).read_text(encoding="utf-8")
+    # Resolved again at reading time: a symlink swapped in after intake still cannot lead out.
+    specification = inside(root, capture.spec_path).read_text(encoding="utf-8")
     artifact, image = _artifact(capture, root)
     packet = Packet(
         capture_id=capture.capture_id,
@@ -100,7 +102,7 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
 def _artifact(capture: Capture, root: Path) -> tuple[Artifact | None, bytes | None]:
     if capture.visual_artifact is None:
         return None, None
-    data = (root / capture.visual_artifact).read_bytes()
+    data = inside(root, capture.visual_artifact).read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     suffix = Path(capture.visual_artifact).suffix.lower()
     if suffix in IMAGE_TYPES:
