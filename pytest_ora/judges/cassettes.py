@@ -22,7 +22,6 @@ import asyncio
 import base64
 import contextlib
 import contextvars
-import fcntl
 import hashlib
 import json
 import os
@@ -38,6 +37,11 @@ from vcr.errors import UnhandledHTTPRequestError
 from vcr.matchers import host, method, path, port, query, scheme
 from vcr.record_mode import RecordMode
 from vcr.request import Request
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: runs sharing a cassettes directory are not coordinated
+    fcntl = None  # type: ignore[assignment]
 
 from ..errors import CorruptCassette, MissingCassette, OraError, PacketDrift
 from ..strictjson import lone_surrogate
@@ -351,7 +355,7 @@ class CassetteLibrary:
     @contextlib.asynccontextmanager
     async def hold(self, capture_id: str) -> AsyncIterator[None]:
         """Judge a capture that may be recorded under its lock file, shared by every run on this directory."""
-        if not self.may_record(capture_id):
+        if not self.may_record(capture_id) or fcntl is None:
             yield
             return
         path = self.path_for(capture_id)
