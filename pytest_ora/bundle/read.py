@@ -78,13 +78,20 @@ def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     aliases = sum(isinstance(event, yaml.AliasEvent) for event in events)
     if aliases > MAX_YAML_ALIASES:
         raise ValueError(f"uses {aliases} aliases (more than {MAX_YAML_ALIASES}): refusing a possible alias bomb")
-    node = yaml.compose(text, Loader=_Loader)
-    expanded = _expanded_size(node, {})
-    if expanded > MAX_YAML_NODES:
-        raise ValueError(
-            f"expands to {expanded} nodes through its aliases (more than {MAX_YAML_NODES}): refusing a possible alias bomb"
-        )
-    return yaml.load(text, Loader=_Loader), node
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        expanded = _expanded_size(node, {})
+        if expanded > MAX_YAML_NODES:
+            raise ValueError(
+                f"expands to {expanded} nodes through its aliases (more than {MAX_YAML_NODES}): "
+                "refusing a possible alias bomb"
+            )
+        # The data is constructed from the node tree already checked: the text is not parsed a third time.
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return data, node
 
 
 def _expanded_size(node: yaml.Node | None, sizes: dict[int, int]) -> int:
