@@ -69,7 +69,7 @@ class OraSession:
             try:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                self._plan = intake(self.options.bundle, substitutions, self.options.panel_label)
+                self._plan = intake(self.options.bundle, substitutions, self.options.panel_label, self.options.rubric)
             except (IntakeError, ValueError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
@@ -227,12 +227,17 @@ class OraSession:
     def header(self) -> list[str]:
         plan = self.plan()
         judges = ", ".join(f"{j.label} = {j.role} {j.spec.model} ({j.spec.provider})" for j in plan.panel.judges)
-        return [
+        rubric = plan.rubric
+        lines = [
             f"ora: bundle {plan.bundle.manifest.bundle}: {plan.scored_entry_count} entries, "
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
-            f"ora: rubric {plan.rubric.version}: {plan.rubric.formula()}",
+            f"ora: rubric {rubric.version}: {rubric.formula()}",
             f"ora: panel {plan.panel.label}: {judges}",
+            f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
         ]
+        if rubric.rules():
+            lines.append(f"ora: rules: {rubric.rules()}")
+        return lines
 
     def summary_lines(self) -> list[str]:
         plan = self.plan()
@@ -242,7 +247,7 @@ class OraSession:
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
-        return [*summary_table(table, fmt="simple").splitlines(), "", *stopped, written]
+        return [*summary_table(table, fmt="simple", rubric=plan.rubric).splitlines(), "", *stopped, written]
 
     # any process that runs items ----------------------------------------------------------
 

@@ -12,12 +12,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from tabulate import tabulate
 
 from ..bundle.intake import Plan
 from ..errors import OutputError
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
-from ..models import LedgerRow
 from ..record import CaptureRecord
 from .methodology import RunFacts, methodology_markdown
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
@@ -110,7 +110,7 @@ class OutputDir:
             self._journal = None
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
-    def append(self, row: LedgerRow) -> None:
+    def append(self, row: BaseModel) -> None:
         """Journal a ledger row as it arrives, so an interrupted run keeps what was judged.
 
         A row is whole or absent: a write that fails part-way (a full disk) is cut back to the
