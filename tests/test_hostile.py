@@ -16,14 +16,15 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import test_cassettes
 from bundle_factory import write_bundle
-from fake_keys import FAKE_A, FAKE_B, KEYS, keyed_judge
+from fake_keys import FAKE_A, FAKE_B, KEYS
 from test_cassettes import FAST, Bench, change_answer, planned
 
 from pytest_ora.bundle.intake import intake
@@ -40,19 +41,10 @@ from pytest_ora.testing.server import Fault, ReferenceJudge
 
 EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
 CAPTURE_ID = "mode:argument-audit/optimum"
-
-
-@pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    with keyed_judge() as server:
-        yield server
-
-
-@pytest.fixture
-def bench(tmp_path: Path, judge: ReferenceJudge) -> Iterator[Bench]:
-    bench = Bench(tmp_path, judge)
-    yield bench
-    bench.close()
+judge = test_cassettes.judge
+"""The loopback reference judge accepting only the fake keys (test_cassettes' fixture)."""
+bench = test_cassettes.bench
+"""A bundle routed to that judge, and runners over one cassettes directory (test_cassettes' fixture)."""
 
 
 @pytest.fixture
