@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 import test_cassettes
+import yaml
 from bundle_factory import write_bundle
 from fake_keys import FAKE_A, FAKE_B, KEYS
 from test_cassettes import FAST, Bench, change_answer, planned
@@ -553,11 +554,12 @@ def test_a_signal_while_the_session_finishes_is_held_until_the_report_is_written
     assert not (out / LOCK_NAME).exists()
 
 
-def test_sigterm_mid_run_interrupts_like_ctrl_c(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_sigterm_mid_run_interrupts_like_ctrl_c(project: pytest.Pytester, judge: ReferenceJudge, workers: str) -> None:
     """SIGTERM no longer kills like SIGKILL: what was judged is reported, the lock released, the rerun completes."""
-    judge.latency = 0.5
+    judge.latency = 0.3
     process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ora-record", "once"],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ora-record", "once", "-n", workers],
         cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **KEYS},
     )
     cassettes = project.path / "cassettes"
@@ -705,3 +707,44 @@ def test_a_stale_temporary_cassette_file_is_removed_when_the_capture_is_recorded
     assert sorted(p.name for p in path.parent.iterdir()) == ["big-1.json", "optimum.json"] or sorted(
         p.name for p in path.parent.iterdir()) == ["optimum.json"]
 
+
+
+def test_a_full_disk_at_a_cassette_save_says_the_calls_were_not_recorded(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSPC while a cassette is saved: a plain message, no temporary file left, the rerun records it."""
+    from types import SimpleNamespace
+
+    from pytest_ora.errors import OraError
+    from pytest_ora.judges import cassettes
+
+    def full(source: str, target: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cassettes, "os", SimpleNamespace(**{**vars(os), "replace": full}))
+    plan = bench.plan()
+
+    with pytest.raises(OraError, match=r"could not write the cassette .*: No space left on device; this capture's "
+                                       r"judge calls were made but not recorded"):
+        bench.runner(plan, "once").run(planned(plan))
+
+    path = cassette_path(bench.cassettes, CAPTURE_ID)
+    assert list(path.parent.iterdir()) == []
+    monkeypatch.undo()
+    assert bench.runner(plan, "once").run(planned(plan))["status"] == "scored"
+
+
+def test_a_lone_surrogate_in_a_reply_or_a_manifest_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reply note "\\ud800" is an invalid reply; a manifest value is an intake error (even with the pure-Python loader)."""
+    text = json.dumps(REPLY).replace('"impression": "i"', '"impression": "\\ud800"')
+    checked = check_reply(ProviderReply(payload=None, text=text, stop="complete"), get_rubric("ora-1.0"),
+                          "mode:argument-audit", "optimum")
+    assert isinstance(checked, ReplyProblem) and "lone surrogate" in checked.reason
+
+    from pytest_ora.bundle import read
+
+    monkeypatch.setattr(read, "_Loader", yaml.SafeLoader)
+    root = write_bundle(tmp_path)
+    (root / "bundle.yaml").write_text((root / "bundle.yaml").read_text().replace("test-bundle", '"test-\\ud800"'))
+
+    assert "bundle.yaml: field 'bundle': holds a lone surrogate" in problems(root)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import IntakeError, Problem, show_value
 from ..models import BundleManifest, Capture, OptimumSnapshot
-from ..strictjson import StrictJsonError, key_of, strict_loads
+from ..strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
 from .paths import BundlePathError, bundle_file
 
 __all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml"]
@@ -139,6 +139,10 @@ def _read_model(root: Path, name: str, model: type[_Model], problems: list[Probl
         return None
     if not isinstance(data, dict):
         problems.append(Problem(name, "must be a mapping of fields", value=show_value(data)))
+        return None
+    where = lone_surrogate(data)  # the pure-Python YAML loader accepts "\ud800"; no output could hold it
+    if where is not None:
+        problems.append(Problem(name, "holds a lone surrogate (\\ud800-\\udfff), which is not text", field=where))
         return None
     try:
         return model.model_validate(data)

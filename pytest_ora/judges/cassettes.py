@@ -222,14 +222,28 @@ class _SafePersister:
                 raise OraError(f"refusing to write cassette {cassette_path}: it would contain an API key")
         target = Path(cassette_path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        except OSError as error:
+            raise _unsaved(target, error) from None
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(data)
             os.replace(temporary, target)
+        except OSError as error:
+            Path(temporary).unlink(missing_ok=True)
+            raise _unsaved(target, error) from None
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def _unsaved(target: Path, error: OSError) -> OraError:
+    """A cassette that could not be written (a full disk, say): the calls were paid, say so plainly."""
+    return OraError(
+        f"could not write the cassette {target}: {error.strerror or error}; this capture's judge calls were "
+        "made but not recorded: free space and re-run (only captures without a cassette are sent again)"
+    )
 
 
 def _read_cassette(path: Path) -> str:
