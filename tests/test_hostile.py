@@ -29,7 +29,7 @@ from fake_keys import FAKE_A, FAKE_B, KEYS
 from test_cassettes import FAST, Bench, change_answer, planned
 
 from pytest_ora.bundle.intake import intake
-from pytest_ora.errors import CorruptCassette, IntakeError, InvalidReplyError, PacketDrift, TransportError
+from pytest_ora.errors import CorruptCassette, IntakeError, InvalidReplyError, OraError, PacketDrift, TransportError
 from pytest_ora.harness.runner import CaptureRunner
 from pytest_ora.judges.cassettes import CassetteLibrary, cassette_path
 from pytest_ora.judges.panel import Judging
@@ -564,7 +564,7 @@ def test_sigterm_mid_run_interrupts_like_ctrl_c(project: pytest.Pytester, judge:
     )
     cassettes = project.path / "cassettes"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and len(list(cassettes.rglob("*.json"))) < 2:
+    while time.monotonic() < deadline and not list(cassettes.rglob("*.json")):
         time.sleep(0.05)
     process.send_signal(signal.SIGTERM)
     stdout, stderr = process.communicate(timeout=60)
@@ -748,3 +748,20 @@ def test_a_lone_surrogate_in_a_reply_or_a_manifest_is_refused(tmp_path: Path, mo
     (root / "bundle.yaml").write_text((root / "bundle.yaml").read_text().replace("test-bundle", '"test-\\ud800"'))
 
     assert "bundle.yaml: field 'bundle': holds a lone surrogate" in problems(root)
+
+
+def test_a_key_inside_the_bundles_own_text_is_never_sent_or_written(bench: Bench) -> None:
+    """An answer that holds a configured key's value: the capture fails before any call, and no packet is written."""
+    def leak(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        items[0]["answer"] += f"\n\nThe environment held {FAKE_A}."
+        return items
+
+    plan = bench.plan(edit=leak)
+    runner = bench.runner(plan, "once")
+
+    with pytest.raises(OraError, match="holds the value of a configured API key"):
+        runner.run(planned(plan))
+    runner.close()
+
+    assert bench.judge.calls == 0
+    assert leaked(bench.tmp_path / "out") == [] and leaked(bench.cassettes) == []

@@ -21,13 +21,15 @@ import httpx
 import pytest
 
 from ..bundle.intake import PlannedCapture
+from ..errors import OraError
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
-from ..judges.packet import build_packet, judge_prompt, packet_json
+from ..judges.packet import Packet, build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
 from ..method.kinds import get_kind
+from ..models import Capture
 from ..record import CaptureRecord, base_record
 from ..reports.output import OutputDir
 
@@ -113,7 +115,7 @@ class CaptureRunner:
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
         capture = planned.capture
         self._check_budget(capture.capture_id)
-        packet, image = build_packet(capture, self.root, self.judging.rubric)
+        packet, image = self._packet(capture)
         self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
         # Under the capture's lock when it may be recorded: another run on the same cassettes
         # directory waits here, then replays what this one recorded instead of paying again.
@@ -133,6 +135,19 @@ class CaptureRunner:
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))
         return record
+
+    def _packet(self, capture: Capture) -> tuple[Packet, bytes | None]:
+        """The capture's packet; refused when the bundle's own text holds a configured key's value."""
+        packet, image = build_packet(capture, self.root, self.judging.rubric)
+        text = packet.model_dump_json().encode("utf-8")
+        for secret in self.judging.secrets():
+            value = str.__str__(secret).encode("utf-8")
+            if value in text or (image is not None and value in image):
+                raise OraError(
+                    f"the packet of {capture.capture_id} holds the value of a configured API key (in the bundle's "
+                    "own text or artifact); it is neither sent to a judge nor written: remove the key from the bundle"
+                )
+        return packet, image
 
     def _check_budget(self, capture_id: str) -> None:
         if self.budget is None:
@@ -156,7 +171,7 @@ class CaptureRunner:
     def estimate(self, planned: PlannedCapture, prices: dict[str, Price]) -> dict[str, Any]:
         """A dry run: the packet is built and written, each judge's first request sized, nothing sent."""
         capture = planned.capture
-        packet, image = build_packet(capture, self.root, self.judging.rubric)
+        packet, image = self._packet(capture)
         self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
         prompt = judge_prompt(packet, image, self.judging.rubric)
         images = sum(isinstance(part, ImagePart) for part in prompt.parts)
