@@ -487,8 +487,9 @@ def test_a_scored_set_count_must_be_an_integer(tmp_path: Path, count: Any) -> No
 # --- 13. disk full mid-run ----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("workers", ["0", "2"])
 def test_a_full_disk_mid_run_leaves_no_torn_ledger_line_and_says_so(
-    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch, workers: str
 ) -> None:
     """The third ledger row meets ENOSPC half-way: cut back, the run stops, exit 4, no INTERNALERROR."""
     from pytest_ora.reports import output
@@ -505,7 +506,7 @@ def test_a_full_disk_mid_run_leaves_no_torn_ledger_line_and_says_so(
 
     monkeypatch.setattr(output, "_write_all", full_disk)
 
-    result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider")
+    result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider", "-n", workers)
 
     text = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -514,6 +515,7 @@ def test_a_full_disk_mid_run_leaves_no_torn_ledger_line_and_says_so(
     ledger = (project.path / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8")
     assert ledger.endswith("\n") and all(json.loads(line) for line in ledger.splitlines())
     assert not (project.path / "ora-results" / LOCK_NAME).exists()
+    assert judge.calls < 16, "judging stopped: not every capture was paid for"
 
 
 # --- 14. SIGINT and SIGTERM in the last second ------------------------------------------------

@@ -145,8 +145,12 @@ class OraSession:
             # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
             # (their results could not be kept) and says why at the end, with exit code 4.
             self.journal_error = str(error)
+            stop = "ora: the ledger journal could not be written (see the ora summary)"
             if self.session is not None:
-                self.session.shouldstop = "ora: the ledger journal could not be written (see the ora summary)"
+                self.session.shouldstop = stop
+            dsession = self.config.pluginmanager.get_plugin("dsession")
+            if dsession is not None:
+                dsession.shouldstop = stop  # xdist's controller loop reads its own flag, not the session's
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Any:
