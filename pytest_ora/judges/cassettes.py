@@ -44,6 +44,7 @@ except ImportError:  # not POSIX: runs sharing a cassettes directory are not coo
     fcntl = None  # type: ignore[assignment]
 
 from ..errors import CorruptCassette, MissingCassette, OraError, PacketDrift
+from ..fileio import file_mode
 from ..strictjson import lone_surrogate
 from ..vocabulary import RECORD_MODES
 from .transport import MAX_REPLY_BYTES, ReplyTooLarge
@@ -227,6 +228,7 @@ class _SafePersister:
         except OSError as error:
             raise _unsaved(target, error) from None
         try:
+            os.fchmod(handle, file_mode())  # mkstemp's 0600 would ignore the user's umask
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(data)
             os.replace(temporary, target)
