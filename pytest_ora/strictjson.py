@@ -58,13 +58,44 @@ def _constant(name: str) -> Any:
     raise StrictJsonError(f"non-finite number {name} in JSON")
 
 
+class _Repeated(dict):  # type: ignore[type-arg]
+    """An object in which a key was written twice (last wins); `repeated` names those keys."""
+
+    repeated: tuple[str, ...] = ()
+
+
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise StrictJsonError(f"key {key!r} appears twice in one object (ambiguous JSON)", field=key)
-        result[key] = value
-    return result
+    result: dict[str, Any] = dict(pairs)
+    if len(result) == len(pairs):
+        return result
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for key, _ in pairs:
+        if key in seen:
+            repeated.append(key)
+        seen.add(key)
+    marked = _Repeated(result)
+    marked.repeated = tuple(repeated)
+    return marked
+
+
+def _first_repeated(value: Any, path: str, lenient: tuple[str, ...]) -> tuple[str, str] | None:
+    """(path, key) of the first key written twice outside the `lenient` top-level fields."""
+    if isinstance(value, dict):
+        if isinstance(value, _Repeated):
+            return (f"{path}.{value.repeated[0]}" if path else value.repeated[0]), value.repeated[0]
+        for key, item in value.items():
+            if not path and key in lenient:
+                continue
+            found = _first_repeated(item, f"{path}.{key}" if path else str(key), lenient)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _first_repeated(item, f"{path}.{index}" if path else str(index), lenient)
+            if found:
+                return found
+    return None
 
 
 def key_of(text: str, literal: str) -> str | None:
@@ -99,17 +130,33 @@ def lone_surrogate(value: Any, path: str = "") -> str | None:
     return None
 
 
-def strict_loads(text: str) -> Any:
-    """Parse `text` (exact decimals, bounded ints); StrictJsonError or json.JSONDecodeError on refusal."""
+def strict_loads(text: str, lenient: tuple[str, ...] = ()) -> Any:
+    """Parse `text` (exact decimals, bounded ints); StrictJsonError or json.JSONDecodeError on refusal.
+
+    A key written twice is refused, except under the top-level fields named in `lenient`, where
+    the last one wins and the reader of that field judges it (a scorecard grades it UNKNOWN).
+    """
+    repeats: list[bool] = []
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        made = _object(pairs)
+        if isinstance(made, _Repeated):
+            repeats.append(True)  # the tree is walked for the path only when a key was repeated
+        return made
+
     try:
         data = json.loads(
-            text, parse_float=_decimal, parse_int=_int, parse_constant=_constant, object_pairs_hook=_object
+            text, parse_float=_decimal, parse_int=_int, parse_constant=_constant, object_pairs_hook=pairs_hook
         )
+        repeated = _first_repeated(data, "", lenient) if repeats else None
     except RecursionError:
         raise StrictJsonError("is nested too deeply to read") from None
+    if repeated is not None:
+        where, key = repeated
+        raise StrictJsonError(f"key {key!r} appears twice in one object (ambiguous JSON)", field=where)
     # Surrogates can only arrive as \u escapes (the text itself came from strict UTF-8): look first.
     if _SURROGATE_ESCAPE.search(text):
-        where = lone_surrogate(data)
-        if where is not None:
-            raise StrictJsonError("holds a lone surrogate (\\ud800-\\udfff), which is not text", field=where)
+        surrogate = lone_surrogate(data)
+        if surrogate is not None:
+            raise StrictJsonError("holds a lone surrogate (\\ud800-\\udfff), which is not text", field=surrogate)
     return data

@@ -388,6 +388,13 @@ def test_duplicate_keys_make_a_reply_invalid_and_a_capture_line_an_intake_error(
 
     assert "captures.jsonl:1: field 'answer': key 'answer' appears twice" in problems(write_bundle(tmp_path / "b", edit=edit))
 
+    def nested(items: list[dict[str, Any]]) -> list[Any]:
+        line = json.dumps({**items[0], "model_snapshot": {"big-1": "a"}})
+        return [line.replace('"big-1": "a"', '"big-1": "a", "big-1": "b"'), *items[1:]]
+
+    message = problems(write_bundle(tmp_path / "c", edit=nested))
+    assert "field 'model_snapshot.big-1': key 'big-1' appears twice" in message
+
 
 # --- 10. tracebacks become exit 4 -------------------------------------------------------------
 

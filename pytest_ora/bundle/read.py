@@ -217,7 +217,7 @@ def _read_capture_line(name: str, number: int, data: bytes, problems: list[Probl
         )
         return None
     try:
-        obj = strict_loads(text)
+        obj = strict_loads(text, lenient=("evidence",))  # a scorecard grades repeats in evidence UNKNOWN
     except json.JSONDecodeError as error:
         problems.append(
             Problem(name, f"is not valid JSON: {error.msg} at column {error.colno}", line=number,
