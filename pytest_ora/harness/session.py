@@ -35,6 +35,7 @@ from .outcomes import overall_text, score_properties
 from .progress import LiveProgress
 from .runner import Budget, CaptureRunner, NotJudged
 from .selection import Selection, selection_for
+from .signals import SignalGuard
 
 __all__ = ["NO_BUNDLE", "OraSession"]
 
@@ -67,6 +68,11 @@ class OraSession:
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
         self._progress: LiveProgress | None = None
+        self.journal_error: str | None = None
+        """Why a ledger row could not be journaled mid-run (a full disk), if so; the run stopped there."""
+        self.session: pytest.Session | None = None
+        self.signals = SignalGuard()
+        self._finished = False
 
     @property
     def active(self) -> bool:
@@ -122,6 +128,7 @@ class OraSession:
         except OraError as error:
             raise pytest.UsageError(str(error)) from None
         self._claimed = True
+        self.signals.install()
 
     def prices(self) -> dict[str, Price]:
         """The price table: the defaults, overridden by --ora-prices."""
@@ -161,7 +168,20 @@ class OraSession:
         self._records[record["capture_id"]] = record
         if record["status"] == "budget":
             self._unjudged.append(record["capture_id"])
-        self._output.append(ledger_row(record, self.plan().rubric))
+        if self.journal_error is not None:
+            return
+        try:
+            self._output.append(ledger_row(record, self.plan().rubric))
+        except OraError as error:
+            # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
+            # (their results could not be kept) and says why at the end, with exit code 4.
+            self.journal_error = str(error)
+            stop = "ora: the ledger journal could not be written (see the ora summary)"
+            if self.session is not None:
+                self.session.shouldstop = stop
+            dsession = self.config.pluginmanager.get_plugin("dsession")
+            if dsession is not None:
+                dsession.shouldstop = stop  # xdist's controller loop reads its own flag, not the session's
         if self._progress is not None:
             self._show_progress(record)
 
@@ -177,8 +197,26 @@ class OraSession:
                 reporter.write("\n")
             reporter.write_line(self._progress.line())
 
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Any:
+        """Around every plugin's session end: signals wait until the report is written and the lock released."""
+        self.signals.hold()
+        try:
+            return (yield)
+        finally:
+            if not self._finished and self.active and not self.is_worker:
+                self.finish(int(session.exitstatus))  # another plugin's hook raised before ours ran
+            self.signals.restore()
+            if self.signals.held is not None:
+                import signal
+
+                name = signal.Signals(self.signals.held).name
+                sys.stderr.write(f"ora: {name} arrived while the report was written; it was finished first\n")
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
+
     def finish(self, exitstatus: int) -> None:
         """Write the report from what was collected, even after an interruption (controller only)."""
+        self._finished = True
         if not self._claimed or self._output is None:
             return
         try:
@@ -310,8 +348,9 @@ class OraSession:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
         lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
+        stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
         progress = [self._progress.line(final=True), ""] if self._progress is not None else []
-        return [*progress, *lines, "", *secret_lines(self._records.values()), written]
+        return [*progress, *lines, "", *secret_lines(self._records.values()), *stopped, written]
 
     # any process that runs items ----------------------------------------------------------
 

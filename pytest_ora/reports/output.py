@@ -69,6 +69,14 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def _write_all(descriptor: int, data: bytes) -> None:
+    """os.write until every byte is written (a short write is not an error)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(descriptor, view)
+        view = view[written:]
+
+
 def _dump(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -100,7 +108,7 @@ class OutputDir:
             archive_report(self.path, REPORT_FILES + EXTRA_FILES)
             for name in ("packets", "judges", SPEND_DIR, PROGRESS_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
-            self._journal = (self.path / "ledger.jsonl").open("a", encoding="utf-8")
+            self._journal = (self.path / "ledger.jsonl").open("ab", buffering=0)
         except OSError as error:
             raise OutputError(
                 f"cannot write the report to {self.path}: {error.strerror or error}; "
@@ -129,10 +137,30 @@ class OutputDir:
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
     def append(self, row: BaseModel) -> None:
-        """Journal a ledger row as it arrives, so an interrupted run keeps what was judged."""
-        if self._journal is not None:
-            self._journal.write(row.model_dump_json() + "\n")
-            self._journal.flush()
+        """Journal a ledger row as it arrives, so an interrupted run keeps what was judged.
+
+        A row is whole or absent: a write that fails part-way (a full disk) is cut back to the
+        previous row's end, and OutputError says what happened.
+        """
+        if self._journal is None:
+            return
+        data = (row.model_dump_json() + "\n").encode("utf-8")
+        descriptor = self._journal.fileno()
+        start = os.lseek(descriptor, 0, os.SEEK_END)
+        try:
+            _write_all(descriptor, data)
+        except OSError as error:
+            try:
+                os.ftruncate(descriptor, start)
+            except OSError:
+                pass  # the torn tail cannot be cut: the next read of the journal skips a line without its newline
+            self._journal.close()
+            self._journal = None
+            raise OutputError(
+                f"could not append to the ledger journal {self.path / 'ledger.jsonl'}: {error.strerror or error}; "
+                "every row before it is whole; judging stopped: free space or choose another --ora-out and "
+                "re-run (recorded judge calls replay without cost)"
+            ) from None
 
     def write_capture(self, capture_id: str, kind: str, name: str, data: Any) -> None:
         """packets/<id>.json or judges/<id>.<judge>.json, written by a thread of its own.
