@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
 import httpx
 import pytest
-from bundle_factory import write_bundle
-from test_reliability import EVAL_TEST, JUDGED, KEYS, FaultPlan, outcomes
+import test_reliability
+from test_reliability import JUDGED, FaultPlan, outcomes
 from test_report import record
 
 from pytest_ora.harness.progress import INTERVAL_ENV, LiveProgress
@@ -18,23 +17,15 @@ from pytest_ora.judges.budget import DEFAULT_PRICES
 from pytest_ora.judges.inflight import CountingTransport, InFlightLog
 from pytest_ora.testing.server import Fault, ReferenceJudge
 
+judge = test_reliability.judge
+"""The loopback reference judge accepting only the fake keys (test_reliability's fixture)."""
+project = test_reliability.project
+"""12 captures (8 judged, 4 excluded) against that judge, keys set (test_reliability's fixture)."""
 
-@pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    with ReferenceJudge(keys={"anthropic": KEYS["ANTHROPIC_API_KEY"], "openai": KEYS["OPENAI_API_KEY"]}) as server:
-        yield server
 
-
-@pytest.fixture
-def project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    """12 captures (8 judged, 4 excluded) against the loopback judge; a progress line per capture."""
-    write_bundle(pytester.path / "bundle", routes={"big-1": judge.route("anthropic"), "big-2": judge.route("openai")})
-    pytester.makepyfile(test_ora=EVAL_TEST)
-    pytester.makeini("[pytest]\nora_bundle = bundle\n")
-    for name, value in KEYS.items():
-        monkeypatch.setenv(name, value)
+@pytest.fixture(autouse=True)
+def a_line_per_capture(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(INTERVAL_ENV, "0")
-    return pytester
 
 
 def live_lines(result: pytest.RunResult) -> list[str]:
@@ -87,6 +78,7 @@ def test_progress_line_counts_live_calls_only_and_estimates_time_left(tmp_path: 
     now = [100.0]
     progress = LiveProgress(InFlightLog(tmp_path, "main"), DEFAULT_PRICES, Decimal("2"), clock=lambda: now[0])
     progress.total = 4
+    progress.interval = 5.0
     live = record("optimum", "scored", scores=("8",) * 5)
     for judge in live["judges"]:
         judge.update(model="claude-opus-4-7", asks=2, attempts=4)
