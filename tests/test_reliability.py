@@ -76,7 +76,8 @@ def project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytes
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(pytester.path / "bundle", routes=routes)
     pytester.makepyfile(test_ora=EVAL_TEST)
-    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+    # One capture in flight at a time: FaultPlan arms each capture's faults as its test starts.
+    pytester.makeini("[pytest]\nora_bundle = bundle\nora_concurrency = 1\n")
     for name, value in KEYS.items():
         monkeypatch.setenv(name, value)
     return pytester
@@ -122,7 +123,7 @@ def outcomes(result: pytest.RunResult) -> dict[str, int]:
 class FaultPlan:
     """A plugin for in-process runs: before a capture's test runs, arm the faults planned for it.
 
-    With the default --ora-concurrency 1 a capture is judged while its own test runs, so the faults
+    With --ora-concurrency 1 (the project's ini) a capture is judged while its own test runs, so the faults
     meet exactly that capture's judge calls.
     """
 

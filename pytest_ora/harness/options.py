@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 from dataclasses import dataclass
 from decimal import Decimal
@@ -27,7 +28,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
     ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
-    ("concurrency", "captures judged at once in one process (judging ahead; without xdist)", "1"),
+    ("concurrency", "captures judged at once per process (auto: 24 live, split over xdist workers; 1 in replay)", "auto"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
 )
 
@@ -49,7 +50,12 @@ class Options:
     budget_usd: Decimal | None = None
     prices: Path | None = None
     dry_run: bool = False
-    concurrency: int = 1
+    concurrency: int = 0
+    """Captures judged at once per process; 0 is auto (see harness.pace.lookahead)."""
+    rpm: tuple[tuple[str, float], ...] = ()
+    """--ora-rpm ROLE=N: requests per minute per judge role, shared by every process of the run."""
+    tpm: tuple[tuple[str, float], ...] = ()
+    """--ora-tpm ROLE=N: input tokens per minute per judge role, shared likewise."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -64,6 +70,12 @@ def add_options(parser: pytest.Parser) -> None:
         "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
         help="build every packet and estimate tokens and cost without calling a judge",
     )
+    for unit, what in (("rpm", "requests"), ("tpm", "input tokens")):
+        help_text = f"{what} per minute for a judge role, shared by all processes (else learned from the provider)"
+        group.addoption(
+            f"--ora-{unit}", dest=f"ora_{unit}", action="append", default=[], metavar="ROLE=N", help=help_text
+        )
+        parser.addini(f"ora_{unit}", help_text, type="linelist", default=[])
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
         help="replace a judge: big-1|big-2=ROLE or =provider:model@route (needs --ora-panel-label)",
@@ -114,7 +126,7 @@ def read_options(config: pytest.Config) -> Options:
         cassettes=path("cassettes") or Path("cassettes").resolve(),
         record=record,
         reasks=number("reasks", int),
-        concurrency=max(1, number("concurrency", int)),
+        concurrency=_concurrency(get("concurrency")[0]),
         retries=number("retries", int),
         timeout=number("timeout", float),
         substitutes=tuple(config.getoption("ora_substitute") or ()),
@@ -123,7 +135,38 @@ def read_options(config: pytest.Config) -> Options:
         budget_usd=budget_usd,
         prices=path("prices"),
         dry_run=bool(config.getoption("ora_dry_run")),
+        rpm=_role_numbers(config, "rpm"),
+        tpm=_role_numbers(config, "tpm"),
     )
+
+
+def _concurrency(value: Any) -> int:
+    """--ora-concurrency: 'auto' (0) or a positive count."""
+    if value in (None, "", "auto"):
+        return 0
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise pytest.UsageError(f"--ora-concurrency takes auto or a positive number, got {value!r}")
+    return count
+
+
+def _role_numbers(config: pytest.Config, unit: str) -> tuple[tuple[str, float], ...]:
+    """ROLE=N pairs from --ora-rpm / --ora-tpm, else the ini lines; N a positive number."""
+    given = list(config.getoption(f"ora_{unit}") or ()) or list(config.getini(f"ora_{unit}") or ())
+    pairs = []
+    for text in given:
+        role, sep, value = str(text).partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not sep or not role.strip() or not math.isfinite(number) or number <= 0:
+            raise pytest.UsageError(f"--ora-{unit} takes ROLE=N with N a positive number, got {text!r}")
+        pairs.append((role.strip(), number))
+    return tuple(pairs)
 
 
 def today() -> str:

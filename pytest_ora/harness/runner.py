@@ -27,6 +27,7 @@ from ..judges.packet import build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
+from ..judges.ratelimit import PacedTransport, SharedLimiter
 from ..method.scoring import combine
 from ..record import CaptureRecord, base_record
 from ..reports.output import OutputDir
@@ -52,12 +53,15 @@ class Budget:
 class _Loop:
     """An asyncio loop running in a daemon thread, with the process's HTTP client."""
 
-    def __init__(self, timeout: httpx.Timeout) -> None:
+    def __init__(self, timeout: httpx.Timeout, limiter: SharedLimiter | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)
         self._thread.start()
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
-        inner = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+        inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+        if limiter is not None:
+            # Below the cassettes: only calls that go to the network are paced, replay never is.
+            inner = PacedTransport(inner, limiter)
         self.client = httpx.AsyncClient(transport=CassetteTransport(inner), timeout=timeout, trust_env=False)
 
     def submit(self, coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
@@ -81,6 +85,7 @@ class CaptureRunner:
         output: OutputDir,
         budget: Budget | None = None,
         lookahead: int = 1,
+        limiter: SharedLimiter | None = None,
     ) -> None:
         self.root = root
         self.judging = judging
@@ -88,6 +93,7 @@ class CaptureRunner:
         self.output = output
         self.budget = budget
         self.lookahead = max(1, lookahead)
+        self.limiter = limiter
         self._loop: _Loop | None = None
         self._pending: dict[str, Future[CaptureRecord]] = {}
 
@@ -107,7 +113,7 @@ class CaptureRunner:
 
     def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
         if self._loop is None:
-            self._loop = _Loop(self.judging.policy.timeout)
+            self._loop = _Loop(self.judging.policy.timeout, self.limiter)
         return self._loop.submit(self._judge(planned, self._loop.client))
 
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:

@@ -26,6 +26,7 @@ from ..reports.output import SPEND_DIR, OutputDir, estimate_table
 from ..reports.tables import ledger_row, public_row, summarize, summary_table
 from ..vocabulary import is_live
 from .options import Options
+from .pace import RunLimits, lookahead, worker_upcoming
 from .runner import Budget, BudgetReached, CaptureRunner
 
 __all__ = ["OraSession"]
@@ -51,6 +52,8 @@ class OraSession:
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
+        self.limits = RunLimits(config)
+        """The run's shared rate-limit directory (xdist workers get it through workerinput)."""
 
     @property
     def active(self) -> bool:
@@ -80,6 +83,7 @@ class OraSession:
             if unpriced:
                 names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
                 raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
+        _check_roles(plan, self.options)
         if self.config.option.collectonly:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
@@ -213,8 +217,11 @@ class OraSession:
 
     def run_capture(self, planned: PlannedCapture) -> CaptureRecord:
         """Judge one capture in this process, and start judging the next ones if allowed."""
-        position = self._position.get(planned.capture.capture_id)
-        upcoming = self._order[position + 1 :] if position is not None else []
+        if self.is_worker:
+            upcoming = worker_upcoming(self.config)
+        else:
+            position = self._position.get(planned.capture.capture_id)
+            upcoming = self._order[position + 1 :] if position is not None else []
         return self._capture_runner().run(planned, upcoming)
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
@@ -265,10 +272,11 @@ class OraSession:
             budget = None
             if self.options.budget_usd is not None:
                 budget = Budget(self.options.budget_usd, self.prices(), self._spend_log())
-            # Under xdist the controller hands items out one by one: a worker cannot know its next ones.
-            lookahead = 1 if self.is_worker else self.options.concurrency
+            workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+            ahead = lookahead(self.options.concurrency, self.options.record, workers, budget is not None)
+            limiter = self.limits.limiter(self.options.rpm, self.options.tpm) if is_live(self.options.record) else None
             self._runner = CaptureRunner(
-                plan.bundle.root, judging, library, OutputDir(self.options.out), budget, lookahead
+                plan.bundle.root, judging, library, OutputDir(self.options.out), budget, ahead, limiter
             )
         return self._runner
 
@@ -277,6 +285,8 @@ class OraSession:
         return SpendLog(self.options.out / SPEND_DIR, worker)
 
     def close(self) -> None:
+        if not self.is_worker:
+            self.limits.close()
         if self._runner is not None:
             failed = self._runner.close()
             self._runner = None
@@ -295,6 +305,17 @@ def _check_recordable(directory: Path) -> None:
             f"cannot record judge calls in {directory}: {error.strerror or error}; "
             "choose a writable directory with --ora-cassettes"
         ) from None
+
+
+def _check_roles(plan: Plan, options: Options) -> None:
+    """--ora-rpm / --ora-tpm must name a role of the panel."""
+    roles = sorted({judge.role for judge in plan.panel.judges})
+    for unit, pairs in (("rpm", options.rpm), ("tpm", options.tpm)):
+        for role, _ in pairs:
+            if role not in roles:
+                raise pytest.UsageError(
+                    f"--ora-{unit} {role}=...: no judge of the panel has role {role!r}; roles: {', '.join(roles)}"
+                )
 
 
 def _param(nodeid: str) -> str:

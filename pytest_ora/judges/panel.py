@@ -17,6 +17,7 @@ from ..errors import InvalidReplyError, JudgeError
 from ..method.rubric import Rubric
 from ..models import JudgeReply
 from ..record import JudgeRecord, Usage
+from .context import judging_as
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for
 from .providers.base import ProviderReply
@@ -59,6 +60,7 @@ async def judge_packet(
 async def _judge(
     judging: Judging, client: httpx.AsyncClient, judge: JudgeSlot, packet: Packet, image: bytes | None
 ) -> JudgeRecord:
+    judging_as(judge)  # this task's calls are paced and recorded as this judge's
     provider = client_for(judge.spec)
     key = api_key_for(judge.spec, judging.environ)
     name = f"{judge.label} ({judge.spec.model})"

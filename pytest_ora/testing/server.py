@@ -12,7 +12,7 @@ injected to test the clients.
         judge.inject(Fault("429", retry_after="1"))
         url = judge.route("anthropic")   # http://127.0.0.1:PORT/v1/messages
 
-Run standalone: python -m pytest_ora.testing.server --port 8765 --latency 0.5
+Run standalone: python -m pytest_ora.testing.server --port 8765 --latency 0.5 [--rpm 120]
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from .ratelimit import RateLimiter
 from .scoring import CRITERIA, judge_reply
 from .wire import (
     BAD_GATEWAY,
@@ -272,9 +273,11 @@ class ReferenceJudge:
         host: str = "127.0.0.1",
         port: int = 0,
         verbose: bool = False,
+        rpm: float | None = None,
     ) -> None:
         """keys: provider -> the one accepted key (providers not listed, or keys=None, accept any
-        non-empty key); models: an allowlist of model ids (others get 404), or None for any."""
+        non-empty key); models: an allowlist of model ids (others get 404), or None for any;
+        rpm: requests per minute per provider and key (a token bucket, see ratelimit.py), or None."""
         unknown = sorted(set(keys or {}) - set(PROVIDERS))
         if unknown:
             raise ValueError(f"unknown provider in keys: {', '.join(unknown)}; known: {', '.join(PROVIDERS)}")
@@ -282,6 +285,7 @@ class ReferenceJudge:
         self.latency = latency
         self.models = tuple(models) if models is not None else None
         self.verbose = verbose
+        self.rate_limit = RateLimiter(rpm) if rpm is not None else None
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []
@@ -473,8 +477,22 @@ class ReferenceJudge:
         if self.models is not None and call.model not in self.models:
             status, message = wire.not_found(call.model)
             return wire.error(status, "not_found" if status == 404 else "bad_request", message, seed)
+        decision = None
+        if self.rate_limit is not None:
+            decision = self.rate_limit.take(wire.name, wire.key(request.headers, query) or "")
+            if not decision.allowed:
+                message = _STATUS["429"][2]
+                return wire.error(429, "rate_limit", message, seed, decision.headers(wire.name))
         if self.latency > 0:
             self._stopping.wait(self.latency)
+        response = self._answer(wire, request, query, call, seed)
+        if decision is not None and response is not None and response.status == 200:
+            response = _announce(response, decision.headers(wire.name))
+        return response
+
+    def _answer(
+        self, wire: Wire, request: Received, query: Mapping[str, list[str]], call: Call, seed: str
+    ) -> Response | None:
         fault = self._take_fault(call)
         if fault is not None and fault.kind in STATUS_FAULTS:
             return self._status_fault(wire, fault, wire.key(request.headers, query), seed)
@@ -522,6 +540,13 @@ class ReferenceJudge:
         return wire.error(status, problem, message, seed, extra)
 
 
+def _announce(response: Response, headers: Sequence[tuple[str, str]]) -> Response:
+    """The response with its rate-limit headers replaced by the bucket's real state."""
+    names = {name for name, _ in headers}
+    kept = tuple(item for item in response.headers if item[0] not in names)
+    return Response(response.status, kept + tuple(headers), response.body)
+
+
 def _wait_seconds(fault: Fault) -> float:
     """The wait a fault's retry headers announce, for the reset headers; 1 s when none parses."""
     for value, scale in ((fault.retry_after_ms, 0.001), (fault.retry_after, 1.0)):
@@ -551,6 +576,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--model", action="append", default=None, metavar="MODEL", help="allow only these model ids")
     parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument("--rpm", type=float, default=None, help="requests per minute per provider and key (429 beyond)")
     options = parser.parse_args(argv)
     keys = {}
     for item in options.key:
@@ -560,7 +586,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         keys[provider] = key
     try:
         judge = ReferenceJudge(
-            keys, options.latency, models=options.model, host=options.host, port=options.port, verbose=options.verbose
+            keys, options.latency, models=options.model, host=options.host, port=options.port,
+            verbose=options.verbose, rpm=options.rpm,
         )
     except ValueError as error:
         parser.error(str(error))
@@ -573,6 +600,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 time.sleep(3600)
         except KeyboardInterrupt:
             pass
+    refused = judge.rate_limit.refused if judge.rate_limit is not None else 0
+    print(f"served {judge.calls} judge calls; {refused} answered 429 by the rate limit", flush=True)
     return 0
 
 
