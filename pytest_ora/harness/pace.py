@@ -24,6 +24,8 @@ AUTO_IN_FLIGHT = 24
 """Captures in flight per run by default when judging live (two judge calls each), split over xdist workers."""
 LIMITS_KEY = "ora_limits_dir"
 """workerinput key naming the run's shared rate-limit directory."""
+DIST_KEY = "ora_dist"
+"""workerinput key holding the controller's --dist mode."""
 
 
 def lookahead(concurrency: int, record: str, workers: int, budgeted: bool = False) -> int:
@@ -45,7 +47,8 @@ def worker_upcoming(config: pytest.Config) -> list[PlannedCapture]:
     Only the default `load` scheduling keeps a worker's queue its own; `worksteal` may hand a
     queued item to another worker, which would then judge (and pay for) it a second time.
     """
-    if getattr(config.option, "dist", "load") not in ("load", "loadscope", "loadfile", "loadgroup"):
+    # Workers run with dist "no": the controller's mode arrives in workerinput.
+    if getattr(config, "workerinput", {}).get(DIST_KEY) not in ("load", "loadscope", "loadfile", "loadgroup"):
         return []
     interactor = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
     try:
@@ -84,6 +87,7 @@ class RunLimits:
     def configure_node(self, node: Any) -> None:
         """Hand the directory to an xdist worker before it starts."""
         node.workerinput[LIMITS_KEY] = str(self.directory())
+        node.workerinput[DIST_KEY] = str(getattr(self._config.option, "dist", "no"))
 
     def limiter(self, rpm: tuple[tuple[str, float], ...], tpm: tuple[tuple[str, float], ...]) -> SharedLimiter:
         """The limiter of this process over the shared directory."""

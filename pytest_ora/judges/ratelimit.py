@@ -229,7 +229,7 @@ class SharedLimiter:
                 state["tat"] = max(state["tat"], now + hold)
             if status == 429:
                 state["limited"] += 1
-                if sent_at >= state["cut_at"]:
+                if sent_at > state["cut_at"]:
                     self._cut(state, now)
             elif 200 <= status < 300 and state["rate"] and not state["fixed"]:
                 grown = state["rate"] * (1 + _INCREASE)

@@ -291,6 +291,9 @@ class ReferenceJudge:
         self._faults: list[_Armed] = []
         self._requests: list[Received] = []
         self._calls = 0
+        self._in_flight = 0
+        self.peak_in_flight = 0
+        """Most judge calls (POST requests) being answered at once so far."""
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -395,12 +398,18 @@ class ReferenceJudge:
             self._requests.append(request)
             if request.method == "POST":
                 self._calls += 1
+                self._in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
             return self._route(request)
         except Exception as error:  # noqa: BLE001 - a bug in the double must show, not hang a client
             traceback.print_exc()
             body = {"error": {"message": f"reference judge bug: {error!r}", "type": "server_error", "code": 500}}
             return Response(500, (("content-type", "application/json"),), compact_json(body))
+        finally:
+            if request.method == "POST":
+                with self._lock:
+                    self._in_flight -= 1
 
     def _route(self, request: Received) -> Response | None:
         parts = urlsplit(request.path)
