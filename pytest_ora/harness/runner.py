@@ -20,9 +20,10 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from ..bundle.intake import PlannedCapture
+from ..bundle.intake import JudgeSlot, PlannedCapture
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
+from ..judges.context import on_valid_reply
 from ..judges.packet import build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
@@ -123,6 +124,14 @@ class CaptureRunner:
         self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
         cassette = self.cassettes.open(capture.capture_id)
         cassette.activate()  # this task's context only: concurrent captures keep their own cassette
+        valid: list[str] = []
+
+        def keep(judge: JudgeSlot) -> None:
+            # Written as each judge's reply is found valid: a failure or an interrupt keeps it.
+            valid.append(judge.label)
+            cassette.save_partial(valid)
+
+        on_valid_reply(keep)
         judges = await judge_packet(self.judging, client, packet, image)
         cassette.save()
         for judge in judges:

@@ -30,6 +30,7 @@ from vcr.request import Request
 
 from ..errors import MissingCassette, OraError, PacketDrift
 from ..vocabulary import RECORD_MODES
+from .context import current_judge
 
 __all__ = [
     "REDACTED_HEADERS",
@@ -37,6 +38,7 @@ __all__ = [
     "CassetteLibrary",
     "CassetteTransport",
     "cassette_path",
+    "partial_path",
 ]
 
 REDACTED_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "openai-organization", "cookie")
@@ -62,6 +64,11 @@ def cassette_path(directory: Path, capture_id: str) -> Path:
     entry_key, _, configuration = capture_id.partition("/")
     family, _, technique = entry_key.partition(":")
     return directory / family / technique / f"{configuration}.json"
+
+
+def partial_path(path: Path) -> Path:
+    """Where the valid exchanges of a capture that was not fully judged wait for the next live run."""
+    return path.with_name(path.name + ".partial")
 
 
 def _safe_uri(uri: str) -> str:
@@ -158,12 +165,45 @@ class _SafePersister:
             raise
 
 
+class _PartialReader:
+    """Loads a capture's partial cassette in place of its (missing) cassette; writes as usual."""
+
+    def __init__(self, persister: _SafePersister) -> None:
+        self._persister = persister
+
+    def load_cassette(self, cassette_path: str | Path, serializer: Any) -> Any:
+        return self._persister.load_cassette(partial_path(Path(cassette_path)), serializer)
+
+    def save_cassette(self, cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
+        self._persister.save_cassette(cassette_path, cassette_dict, serializer)
+
+
 class CaptureCassette:
     """One capture's vcrpy cassette while its judges are called."""
 
-    def __init__(self, capture_id: str, cassette: Any) -> None:
+    def __init__(self, capture_id: str, cassette: Any, persister: _SafePersister | None = None) -> None:
         self.capture_id = capture_id
         self.cassette = cassette
+        self._persister = persister
+        self._loaded = len(cassette.data)
+        self._judges: dict[int, str] = {}
+        """Index in the cassette's data -> label of the judge whose call recorded it."""
+
+    def tag(self, label: str) -> None:
+        """The exchange just appended was made by this judge."""
+        self._judges[len(self.cassette.data) - 1] = label
+
+    def save_partial(self, valid: Sequence[str]) -> None:
+        """Keep what the judges with a valid reply recorded, so a rerun pays only for the others."""
+        if self._persister is None or self.cassette.record_mode == RecordMode.ALL:
+            return  # `all` re-records every call anyway
+        kept = [
+            pair for index, pair in enumerate(self.cassette.data)
+            if index < self._loaded or self._judges.get(index) in valid
+        ]
+        if len(kept) > self._loaded:
+            data = {"requests": [request for request, _ in kept], "responses": [response for _, response in kept]}
+            self._persister.save_cassette(partial_path(self.path), data, _ReadableJson)
 
     @property
     def path(self) -> Path:
@@ -193,6 +233,7 @@ class CaptureCassette:
         """Write what was recorded; called only when the capture was judged, so a failure keeps no partial file."""
         # vcrpy's context manager calls this same method on exit; pytest-ora scopes cassettes itself.
         self.cassette._save()
+        partial_path(self.path).unlink(missing_ok=True)
 
     def activate(self) -> contextvars.Token[CaptureCassette]:
         """Route this task's judge calls (and the tasks it starts) through this cassette."""
@@ -213,19 +254,25 @@ class CassetteLibrary:
         return cassette_path(self.directory, capture_id)
 
     def open(self, capture_id: str) -> CaptureCassette:
-        """Load (or start) the capture's cassette."""
+        """Load (or start) the capture's cassette; a live run resumes from its partial one, if any."""
+        path = self.path_for(capture_id)
+        mode, persister = self.mode, self._persister
+        persister_used: _SafePersister | _PartialReader = persister
+        if mode in ("once", "new_episodes") and not path.is_file() and partial_path(path).is_file():
+            # Replay the judges that answered validly last time; record the rest.
+            mode, persister_used = "new_episodes", _PartialReader(persister)
         cassette = Cassette.load(
-            path=str(self.path_for(capture_id)),
+            path=str(path),
             serializer=_ReadableJson,
-            persister=self._persister,
-            record_mode=RecordMode(self.mode),
+            persister=persister_used,
+            record_mode=RecordMode(mode),
             match_on=_MATCH_ON,
             before_record_request=_reduce_request,
             before_record_response=_keep_success,
             # `all` is a clean re-record: interactions the new run did not make are dropped.
             drop_unused_requests=self.mode == "all",
         )
-        return CaptureCassette(capture_id, cassette)
+        return CaptureCassette(capture_id, cassette, self._persister)
 
 
 class CassetteTransport(httpx.AsyncBaseTransport):
@@ -258,6 +305,9 @@ class CassetteTransport(httpx.AsyncBaseTransport):
             await response.aclose()
         stored = _stored(response, body_bytes)
         cassette.append(recorded, stored)
+        judge = current_judge()
+        if judge is not None:
+            active.tag(judge.label)
         return _response(stored, request)
 
     async def aclose(self) -> None:

@@ -17,7 +17,7 @@ from ..errors import InvalidReplyError, JudgeError
 from ..method.rubric import Rubric
 from ..models import JudgeReply
 from ..record import JudgeRecord, Usage
-from .context import judging_as
+from .context import judging_as, reply_valid
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for
 from .providers.base import ProviderReply
@@ -88,6 +88,7 @@ async def _judge(
         raw = reply.raw
         checked = check_reply(reply, judging.rubric, packet.entry_key, packet.configuration)
         if isinstance(checked, JudgeReply):
+            reply_valid(judge)
             return _record(judge, judging.rubric, reply, checked, ask, attempts, usage)
         problem = checked
         correction = problem.sentence()

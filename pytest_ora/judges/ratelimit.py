@@ -47,7 +47,7 @@ _INCREASE = 0.02
 _HORIZON = 1.0
 """Seconds ahead a call may reserve its slot; beyond that it sleeps and looks again (a cut applies)."""
 _PROBE_WAIT = 0.05
-_PROBE_TIMEOUT = 30.0
+_PROBE_TIMEOUT = 5.0
 """A first call that never reports back (process killed) stops blocking its role after this long."""
 _IMAGE_TOKENS = 1600
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/=]{2000,}")
