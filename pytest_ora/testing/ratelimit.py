@@ -62,6 +62,10 @@ class Bucket:
         self.capacity = max(2.0, self.rate)
         self.tokens = self.capacity
         self.stamp = now
+        self.accepted = 0
+        self.refused = 0
+        self.first: float | None = None
+        self.last = now
 
     def take(self, now: float, limit: int) -> Decision:
         self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
@@ -69,6 +73,11 @@ class Bucket:
         allowed = self.tokens >= 1
         if allowed:
             self.tokens -= 1
+            self.accepted += 1
+            self.first = now if self.first is None else self.first
+            self.last = now
+        else:
+            self.refused += 1
         reset = (self.capacity - self.tokens) / self.rate
         retry = 0.0 if allowed else (1 - self.tokens) / self.rate
         return Decision(allowed, limit, int(self.tokens), reset, retry)
@@ -95,3 +104,17 @@ class RateLimiter:
             if not decision.allowed:
                 self.refused += 1
             return decision
+
+    def summary(self) -> list[str]:
+        """One line per provider and key: calls accepted, the pace they came at, calls refused."""
+        with self._lock:
+            buckets = sorted(self._buckets.items())
+        lines = []
+        for index, ((provider, _), bucket) in enumerate(buckets):
+            span = bucket.last - bucket.first if bucket.first is not None else 0.0
+            pace = (bucket.accepted - 1) / span * 60 if span > 0 else 0.0
+            lines.append(
+                f"rate limit {provider} key {index + 1}: {bucket.accepted} accepted over {span:.1f} s "
+                f"({pace:.1f} per minute of {self.rpm:g}), {bucket.refused} answered 429"
+            )
+        return lines

@@ -611,6 +611,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
     refused = judge.rate_limit.refused if judge.rate_limit is not None else 0
     print(f"served {judge.calls} judge calls; {refused} answered 429 by the rate limit", flush=True)
+    for line in judge.rate_limit.summary() if judge.rate_limit is not None else ():
+        print(line, flush=True)
     return 0
 
 
