@@ -56,6 +56,8 @@ class Options:
     """--ora-rpm ROLE=N: requests per minute per judge role, shared by every process of the run."""
     tpm: tuple[tuple[str, float], ...] = ()
     """--ora-tpm ROLE=N: input tokens per minute per judge role, shared likewise."""
+    batch: bool = False
+    """--ora-batch: first asks through the providers' batch APIs."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -66,6 +68,10 @@ def add_options(parser: pytest.Parser) -> None:
         choices = RECORD_MODES if name == "record" else None
         group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=help_text)
         parser.addini(dest, help_text, type="string", default=default)
+    group.addoption(
+        "--ora-batch", dest="ora_batch", action="store_true", default=False,
+        help="make first asks through the providers' batch APIs (half price, slower) before judging",
+    )
     group.addoption(
         "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
         help="build every packet and estimate tokens and cost without calling a judge",
@@ -137,6 +143,7 @@ def read_options(config: pytest.Config) -> Options:
         dry_run=bool(config.getoption("ora_dry_run")),
         rpm=_role_numbers(config, "rpm"),
         tpm=_role_numbers(config, "tpm"),
+        batch=bool(config.getoption("ora_batch")),
     )
 
 

@@ -52,6 +52,8 @@ class OraSession:
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
+        self.batch_summary: Any = None
+        """What --ora-batch did this run (a judges.batch.BatchSummary), once it ran."""
         self.limits = RunLimits(config)
         """The run's shared rate-limit directory (xdist workers get it through workerinput)."""
 
@@ -84,6 +86,8 @@ class OraSession:
                 names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
                 raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
         _check_roles(plan, self.options)
+        if self.options.batch and self.options.record not in ("once", "new_episodes"):
+            raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
         if self.config.option.collectonly:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
@@ -162,8 +166,31 @@ class OraSession:
 
     def note_selection(self, nodeids: list[str]) -> None:
         """Count the captures this run selected (after -k / -m), from collected node ids."""
-        known = {planned.capture.capture_id for planned in self.plan().captures}
+        known = {planned.capture.capture_id: planned for planned in self.plan().captures}
         self._selected = sum(1 for nodeid in nodeids if _param(nodeid) in known)
+        if self.options.batch and not self.is_worker and self.batch_summary is None and self._claimed:
+            selected = [known[_param(nodeid)] for nodeid in nodeids if _param(nodeid) in known]
+            self._run_batches(selected)
+
+    def _run_batches(self, selected: list[PlannedCapture]) -> None:
+        """--ora-batch: before any item runs, the first asks through the providers' batch APIs."""
+        import httpx
+
+        from ..judges.batch import run_batches
+
+        plan = self.plan()
+        judging = Judging(plan.panel, plan.rubric, environ=dict(os.environ))
+        library = CassetteLibrary(self.options.cassettes, self.options.record, secrets=judging.secrets())
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+
+        def say(line: str) -> None:
+            if reporter is not None:
+                reporter.write_line(line)
+
+        with httpx.Client(timeout=_timeout(self.options.timeout), trust_env=False) as client:
+            self.batch_summary = run_batches(
+                plan.bundle.root, judging, library, selected, self.prices(), self._spend_log(), say, client
+            )
 
     def _facts(self, exitstatus: int) -> RunFacts:
         deviations = []
@@ -184,6 +211,8 @@ class OraSession:
         if self.options.budget_usd is not None:
             spent = self._spend_log().total()
             deviations.append(f"live judge spend this run: ${spent:.4f} of a ${self.options.budget_usd} budget (price table {PRICES_AS_OF} defaults{', overridden' if self.options.prices else ''})")
+        if self.batch_summary is not None:
+            deviations.append(self.batch_summary.sentence())
         errors = sum(1 for r in self._records.values() if r["status"] == "error")
         if errors:
             deviations.append(f"{errors} captures could not be judged (see Errors); they are not in the means")

@@ -181,8 +181,12 @@ class _PartialReader:
 class CaptureCassette:
     """One capture's vcrpy cassette while its judges are called."""
 
-    def __init__(self, capture_id: str, cassette: Any, persister: _SafePersister | None = None) -> None:
+    def __init__(
+        self, capture_id: str, cassette: Any, persister: _SafePersister | None = None, resumed: bool = False
+    ) -> None:
         self.capture_id = capture_id
+        self.resumed = resumed
+        """Loaded from a partial cassette: saving writes the whole one even when nothing new was recorded."""
         self.cassette = cassette
         self._persister = persister
         self._loaded = len(cassette.data)
@@ -192,6 +196,14 @@ class CaptureCassette:
     def tag(self, label: str) -> None:
         """The exchange just appended was made by this judge."""
         self._judges[len(self.cassette.data) - 1] = label
+
+    def add(self, url: str, body_sha256: str, headers: dict[str, str], body: bytes, label: str) -> None:
+        """Record an exchange made outside this process's transport (a batch result) as this judge's."""
+        kept = {k: v for k, v in headers.items() if k.lower() in _KEPT_REQUEST_HEADERS}
+        recorded = Request("POST", _safe_uri(url), b"sha256:" + body_sha256.encode("ascii"), kept)
+        response = httpx.Response(200, headers={"content-type": "application/json"}, content=body)
+        self.cassette.append(recorded, _stored(response, body))
+        self.tag(label)
 
     def save_partial(self, valid: Sequence[str]) -> None:
         """Keep what the judges with a valid reply recorded, so a rerun pays only for the others."""
@@ -232,7 +244,7 @@ class CaptureCassette:
     def save(self) -> None:
         """Write what was recorded; called only when the capture was judged, so a failure keeps no partial file."""
         # vcrpy's context manager calls this same method on exit; pytest-ora scopes cassettes itself.
-        self.cassette._save()
+        self.cassette._save(force=self.resumed)
         partial_path(self.path).unlink(missing_ok=True)
 
     def activate(self) -> contextvars.Token[CaptureCassette]:
@@ -272,7 +284,7 @@ class CassetteLibrary:
             # `all` is a clean re-record: interactions the new run did not make are dropped.
             drop_unused_requests=self.mode == "all",
         )
-        return CaptureCassette(capture_id, cassette, self._persister)
+        return CaptureCassette(capture_id, cassette, self._persister, persister_used is not persister)
 
 
 class CassetteTransport(httpx.AsyncBaseTransport):

@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from .batch import BatchStore
 from .ratelimit import RateLimiter
 from .scoring import CRITERIA, judge_reply
 from .wire import (
@@ -178,6 +179,7 @@ _GOOGLE_GENERATE = re.compile(r"^/v1beta/models/(?P<model>[^/:]+):generateConten
 _GOOGLE_MODEL = re.compile(r"^/v1beta/models(?:/(?P<model>[^/:]+))?$")
 _OPENAI_MODEL = re.compile(r"^/v1/models(?:/(?P<model>.+))?$")
 _OPENROUTER_MODEL = re.compile(r"^/openrouter/api/v1/models(?:/(?P<model>.+))?$")
+_BATCH_PREFIXES = ("/v1/messages/batches", "/v1/batches", "/v1/files")
 _POST_ROUTES = {
     "/v1/messages": "anthropic",
     "/v1/chat/completions": "openai",
@@ -274,6 +276,8 @@ class ReferenceJudge:
         port: int = 0,
         verbose: bool = False,
         rpm: float | None = None,
+        batch_delay: float = 0.5,
+        batch_expire: bool = False,
     ) -> None:
         """keys: provider -> the one accepted key (providers not listed, or keys=None, accept any
         non-empty key); models: an allowlist of model ids (others get 404), or None for any;
@@ -286,6 +290,8 @@ class ReferenceJudge:
         self.models = tuple(models) if models is not None else None
         self.verbose = verbose
         self.rate_limit = RateLimiter(rpm) if rpm is not None else None
+        self.batches = BatchStore(self._answer_offline, batch_delay, batch_expire)
+        """OpenAI Files + Batch and Anthropic Message Batches (see batch.py)."""
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []
@@ -415,6 +421,14 @@ class ReferenceJudge:
         parts = urlsplit(request.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
         seed = hashlib.sha256(request.path.encode() + b"\n" + request.body).hexdigest()
+        if path.startswith(_BATCH_PREFIXES):
+            wire = WIRES["anthropic" if path.startswith("/v1/messages/batches") else "openai"]
+            refused = self._authenticate(wire, request, query, seed)
+            if refused is not None:
+                return refused
+            answer = self.batches.handle(request.method, path, request.headers, request.body)
+            if answer is not None:
+                return answer
         if request.method == "POST":
             if path in _POST_ROUTES:
                 return self._generate(WIRES[_POST_ROUTES[path]], request, query, None, seed)
@@ -498,6 +512,18 @@ class ReferenceJudge:
         if decision is not None and response is not None and response.status == 200:
             response = _announce(response, decision.headers(wire.name))
         return response
+
+    def _answer_offline(self, provider: str, body: bytes, headers: Mapping[str, str]) -> Response:
+        """A batch request's answer: what the same request sent live would get, without latency or rate limit."""
+        wire = WIRES[provider]
+        path = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
+        seed = hashlib.sha256(path.encode() + b"\n" + body).hexdigest()
+        try:
+            call = wire.parse(json.loads(body), None, seed, len(body))
+        except BadRequest as problem:
+            return wire.error(problem.status, "bad_request", problem.message, seed, refused=problem)
+        response = self._answer(wire, Received("POST", path, dict(headers), body), {}, call, seed)
+        return response if response is not None else wire.error(500, "server", "dropped", seed)
 
     def _answer(
         self, wire: Wire, request: Received, query: Mapping[str, list[str]], call: Call, seed: str
@@ -586,6 +612,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", action="append", default=None, metavar="MODEL", help="allow only these model ids")
     parser.add_argument("--verbose", action="store_true", help="log every request")
     parser.add_argument("--rpm", type=float, default=None, help="requests per minute per provider and key (429 beyond)")
+    parser.add_argument("--batch-delay", type=float, default=0.5, help="seconds until a submitted batch has ended")
     options = parser.parse_args(argv)
     keys = {}
     for item in options.key:
@@ -596,7 +623,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         judge = ReferenceJudge(
             keys, options.latency, models=options.model, host=options.host, port=options.port,
-            verbose=options.verbose, rpm=options.rpm,
+            verbose=options.verbose, rpm=options.rpm, batch_delay=options.batch_delay,
         )
     except ValueError as error:
         parser.error(str(error))
@@ -610,7 +637,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             pass
     refused = judge.rate_limit.refused if judge.rate_limit is not None else 0
-    print(f"served {judge.calls} judge calls; {refused} answered 429 by the rate limit", flush=True)
+    print(f"served {judge.calls} judge calls; {refused} answered 429 by the rate limit; "
+          f"{len(judge.batches.created)} batches created", flush=True)
     for line in judge.rate_limit.summary() if judge.rate_limit is not None else ():
         print(line, flush=True)
     return 0
