@@ -25,8 +25,9 @@ _ROUTE = re.compile(r"^\s+(anthropic|openai|openai-compatible|google)\s+(http://
 class JudgeServer:
     """The reference judge in a child process; stop() ends that process (and only that one)."""
 
-    def __init__(self, latency: float, rpm: float | None = None, port: int = 0) -> None:
+    def __init__(self, latency: float, rpm: float | None = None, port: int = 0, batch_delay: float = 0.5) -> None:
         self.latency = latency
+        self.batch_delay = batch_delay
         self.rpm = rpm
         self.port = port
         self.routes: dict[str, str] = {}
@@ -38,6 +39,7 @@ class JudgeServer:
         command = [sys.executable, "-m", "pytest_ora.testing.server", "--port", str(self.port), "--latency", str(self.latency)]
         if self.rpm is not None:
             command += ["--rpm", str(self.rpm)]
+        command += ["--batch-delay", str(self.batch_delay)]
         self._process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True
         )

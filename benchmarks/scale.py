@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 import live  # noqa: E402
 
 LATENCY = 0.5
-PARTS = ("throughput", "ratelimit", "resume", "inspect")
+PARTS = ("throughput", "ratelimit", "resume", "batch", "inspect")
 
 
 @dataclass
@@ -137,6 +137,43 @@ def resume(bundle: Path, scratch: Path, env: dict[str, str], captures: int, afte
           f"re-paid = {first_calls + second_calls - needed} (calls of both runs less the {needed} needed)")
 
 
+def batch(bundle: Path, scratch: Path, env: dict[str, str], delay: float) -> None:
+    print(f"\n## Batch: the whole sample with --ora-batch, interrupted while polling, then run again "
+          f"(batches end {delay:g} s after submission)")
+    cassettes, states = scratch / "batch-cassettes", scratch / "batch-cassettes" / ".ora-batches"
+    args = ["evals/", "--ora-bundle", str(bundle), "--ora-record", "once", "--ora-batch",
+            "--ora-cassettes", str(cassettes), "--ora-out", str(scratch / "batch-out")]
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
+    with live.JudgeServer(0.0, batch_delay=delay) as server:
+        live.point_bundle_at(bundle, server)
+        start = time.perf_counter()
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        while len(list(states.glob("*.json"))) < 2 and process.poll() is None:
+            time.sleep(0.1)
+        time.sleep(1.0)  # polling now
+        process.send_signal(signal.SIGINT)
+        first_output = process.communicate()[0].decode(errors="replace")
+        first_wall = time.perf_counter() - start
+        kept = sorted(p.name for p in states.glob("*.json"))
+        second = run_pytest(args, env)
+    calls, _ = served(server)
+    created = server.closing[0].split("; ")[-1] if server.closing else "?"
+    polls = [line for line in first_output.splitlines() if line.startswith("ora: batch")]
+    print(f"run 1: exit {process.returncode} after {first_wall:.1f} s; batch ids kept: {len(kept)}; its last lines:")
+    for line in polls[-3:]:
+        print("  " + line)
+    resumed = [line for line in second.output.splitlines() if line.startswith("ora: batch")]
+    print(f"run 2: exit {second.returncode}, {second.wall:.1f} s; {second.output.strip().splitlines()[-1]}")
+    for line in resumed[:4]:
+        print("  " + line)
+    print(f"judge: {calls} POST requests in all (uploads and batch creations included), {created}")
+    whole = sum(1 for _ in cassettes.rglob("*.json")) - len(list(states.glob("*.json")))
+    replay = run_pytest(["evals/", "--ora-bundle", str(bundle), "--ora-cassettes", str(cassettes),
+                         "--ora-out", str(scratch / "batch-replay")], env)
+    print(f"cassettes written: {whole}; replay (--ora-record none): exit {replay.returncode}, "
+          f"{replay.output.strip().splitlines()[-1]}")
+
+
 INSPECT_TASK = '''
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
@@ -210,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rpm-captures", type=int, default=150, help="captures of the rate-limit part")
     parser.add_argument("--resume-captures", type=int, default=100)
     parser.add_argument("--interrupt-after", type=float, default=8.0, help="seconds before SIGINT in the resume part")
+    parser.add_argument("--batch-delay", type=float, default=10.0, help="seconds until the judge ends a batch")
     parser.add_argument("--inspect-python", default=str(Path(tempfile.gettempdir()) / "inspect-venv" / "bin" / "python"))
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
@@ -226,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             ratelimit(bundle, scratch, env, args.rpm_captures, args.rpm)
         if "resume" in parts:
             resume(bundle, scratch, env, args.resume_captures, args.interrupt_after)
+        if "batch" in parts:
+            batch(bundle, scratch, env, args.batch_delay)
         if "inspect" in parts:
             inspect(scratch, env, args.captures, args.inspect_python)
     finally:
