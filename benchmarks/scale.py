@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 import live  # noqa: E402
 
 LATENCY = 0.5
-PARTS = ("throughput", "ratelimit", "resume", "batch", "inspect")
+PARTS = ("throughput", "ratelimit", "resume", "batch", "inspect", "memory")
 
 
 @dataclass
@@ -174,6 +174,39 @@ def batch(bundle: Path, scratch: Path, env: dict[str, str], delay: float) -> Non
           f"{replay.output.strip().splitlines()[-1]}")
 
 
+INTAKE = """
+import resource, sys, time
+from pathlib import Path
+from pytest_ora.bundle.intake import intake
+start = time.perf_counter()
+plan = intake(Path(sys.argv[1]))
+took = time.perf_counter() - start
+print(f"{len(plan.captures)} {took:.2f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}")
+"""
+
+
+def memory(scratch: Path, env: dict[str, str], scales: list[int]) -> None:
+    print("\n## Intake and collection by bundle size (one run each)")
+    print("| bundle | captures | intake s | intake peak RSS MB | --collect-only s | --collect-only peak RSS MB |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for scale in scales:
+        if scale == 1:
+            bundle = ROOT / "evals" / "bundle"
+        else:
+            bundle = scratch / f"bundle-{scale}x"
+            subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle),
+                            "--scale", str(scale)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        read = subprocess.run([sys.executable, "-c", INTAKE, str(bundle)], cwd=ROOT, env=env, capture_output=True,
+                              text=True, check=True)
+        captures, took, rss = read.stdout.split()
+        collected = run_pytest(["evals/", "--collect-only", "--ora-bundle", str(bundle),
+                                "--ora-out", str(scratch / f"collect-{scale}")], env)
+        print(f"| {scale}x | {int(captures):,} | {took} | {rss} | {collected.wall:.1f} | {collected.maxrss_mb:.0f} |",
+              flush=True)
+        if scale != 1:
+            shutil.rmtree(bundle, ignore_errors=True)
+
+
 INSPECT_TASK = '''
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
@@ -248,6 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume-captures", type=int, default=100)
     parser.add_argument("--interrupt-after", type=float, default=8.0, help="seconds before SIGINT in the resume part")
     parser.add_argument("--batch-delay", type=float, default=10.0, help="seconds until the judge ends a batch")
+    parser.add_argument("--scales", default="1,10,100", help="bundle scales of the memory part")
     parser.add_argument("--inspect-python", default=str(Path(tempfile.gettempdir()) / "inspect-venv" / "bin" / "python"))
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
@@ -268,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
             batch(bundle, scratch, env, args.batch_delay)
         if "inspect" in parts:
             inspect(scratch, env, args.captures, args.inspect_python)
+        if "memory" in parts:
+            memory(scratch, env, [int(x) for x in args.scales.split(",")])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
