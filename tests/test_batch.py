@@ -7,27 +7,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
-from bundle_factory import write_bundle
+from live_project import EXPECTED, live_calls, live_project, outcomes
 
 from pytest_ora.judges.batch import BATCH_STATE_DIR
 from pytest_ora.testing.server import Fault, ReferenceJudge
 
-EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
 KEYS = {"ANTHROPIC_API_KEY": "ora-batch-test-key-a", "OPENAI_API_KEY": "ora-batch-test-key-b"}
-EXPECTED = {"passed": 8, "skipped": 4}
-
-
-def outcomes(result: pytest.RunResult) -> dict[str, int]:
-    counts = result.parseoutcomes()
-    return {kind: counts[kind] for kind in ("passed", "skipped", "failed", "errors") if counts.get(kind)}
-
-
-def live_calls(judge: ReferenceJudge) -> int:
-    return sum(1 for r in judge.requests if r.method == "POST" and r.path in ("/v1/messages", "/v1/chat/completions"))
 
 
 @pytest.fixture
@@ -38,13 +26,7 @@ def judge() -> Iterator[ReferenceJudge]:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    write_bundle(pytester.path / "bundle", routes=routes)
-    pytester.makepyfile(test_ora=EVAL_TEST)
-    pytester.makeini("[pytest]\nora_bundle = bundle\n")
-    for name, value in KEYS.items():
-        monkeypatch.setenv(name, value)
-    return pytester
+    return live_project(pytester, judge, monkeypatch, KEYS)
 
 
 def test_a_batch_run_judges_through_both_batch_apis_and_replays_like_any_other(
@@ -78,12 +60,7 @@ def test_an_invalid_batch_answer_is_re_asked_live(project: pytest.Pytester, judg
 def test_an_expired_batch_leaves_its_requests_to_live_calls(pytester: pytest.Pytester,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     with ReferenceJudge(batch_delay=0.1, batch_expire=True) as judge:
-        routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-        write_bundle(pytester.path / "bundle", routes=routes)
-        pytester.makepyfile(test_ora=EVAL_TEST)
-        pytester.makeini("[pytest]\nora_bundle = bundle\n")
-        for name, value in KEYS.items():
-            monkeypatch.setenv(name, value)
+        live_project(pytester, judge, monkeypatch, KEYS)
         result = pytester.runpytest("--ora-record", "once", "--ora-batch")
         assert outcomes(result) == EXPECTED
         assert live_calls(judge) == 16

@@ -3,22 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from bundle_factory import write_bundle
+from live_project import EXPECTED, live_project, outcomes
 
 from pytest_ora.harness.pace import AUTO_IN_FLIGHT, lookahead
 from pytest_ora.testing.server import ReferenceJudge
 
-EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
 KEYS = {"ANTHROPIC_API_KEY": "ora-pace-test-key-a", "OPENAI_API_KEY": "ora-pace-test-key-b"}
-EXPECTED = {"passed": 8, "skipped": 4}
-
-
-def outcomes(result: pytest.RunResult) -> dict[str, int]:
-    counts = result.parseoutcomes()
-    return {kind: counts[kind] for kind in ("passed", "skipped", "failed", "errors") if counts.get(kind)}
 
 
 @pytest.fixture
@@ -29,13 +21,7 @@ def limited() -> Iterator[ReferenceJudge]:
 
 
 def project_for(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    write_bundle(pytester.path / "bundle", routes=routes)
-    pytester.makepyfile(test_ora=EVAL_TEST)
-    pytester.makeini("[pytest]\nora_bundle = bundle\n")
-    for name, value in KEYS.items():
-        monkeypatch.setenv(name, value)
-    return pytester
+    return live_project(pytester, judge, monkeypatch, KEYS)
 
 
 def test_two_workers_without_options_stay_under_the_judges_limit(

@@ -7,15 +7,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from bundle_factory import write_bundle
+from live_project import live_calls, live_project
 
 from pytest_ora.judges.cassettes import cassette_path, partial_path
 from pytest_ora.testing.server import Fault, ReferenceJudge
 
-EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
 KEYS = {"ANTHROPIC_API_KEY": "ora-resume-test-key-a", "OPENAI_API_KEY": "ora-resume-test-key-b"}
 CAPTURE = "mode:argument-audit/optimum"
 
@@ -28,17 +26,7 @@ def judge() -> Iterator[ReferenceJudge]:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    write_bundle(pytester.path / "bundle", routes=routes)
-    pytester.makepyfile(test_ora=EVAL_TEST)
-    pytester.makeini("[pytest]\nora_bundle = bundle\n")
-    for name, value in KEYS.items():
-        monkeypatch.setenv(name, value)
-    return pytester
-
-
-def calls_to(judge: ReferenceJudge, path: str) -> int:
-    return sum(1 for request in judge.requests if request.method == "POST" and request.path == path)
+    return live_project(pytester, judge, monkeypatch, KEYS)
 
 
 def test_a_valid_judge_is_kept_when_the_other_judge_of_its_capture_fails(
@@ -59,8 +47,8 @@ def test_a_valid_judge_is_kept_when_the_other_judge_of_its_capture_fails(
     again = project.runpytest("--ora-record", "once", "-k", CAPTURE)
     # Then only Judge B is asked again, the capture is scored and its cassette is whole
     assert again.ret == pytest.ExitCode.OK
-    assert calls_to(judge, "/v1/messages") == 0
-    assert calls_to(judge, "/v1/chat/completions") == 1
+    assert live_calls(judge, "/v1/messages") == 0
+    assert live_calls(judge, "/v1/chat/completions") == 1
     assert path.is_file() and not partial_path(path).exists()
     # And the finished cassette replays offline like any other
     judge.reset()
@@ -95,13 +83,13 @@ def test_an_interrupted_run_repays_only_the_calls_in_flight(project: pytest.Pyte
             process.wait()
     assert process.returncode == pytest.ExitCode.INTERRUPTED, output
     assert len(list(root.rglob("*.partial"))) == 8
-    assert calls_to(judge, "/v1/messages") == 8
+    assert live_calls(judge, "/v1/messages") == 8
 
     # When the run is repeated with Judge B answering
     judge.reset()
     again = project.runpytest("--ora-record", "once")
     # Then only the eight B calls that were in flight are paid again
     assert again.ret == pytest.ExitCode.OK
-    assert calls_to(judge, "/v1/messages") == 0
-    assert calls_to(judge, "/v1/chat/completions") == 8
+    assert live_calls(judge, "/v1/messages") == 0
+    assert live_calls(judge, "/v1/chat/completions") == 8
     assert not list(root.rglob("*.partial"))
