@@ -1,4 +1,4 @@
-"""One process's capture runner: packet, cassette, both judges, exact scores, the record.
+"""One process's capture runner: packet, cassette, the panel's judges, exact scores, the record.
 
 Each pytest process (the only one, or each xdist worker) keeps one event loop, in a thread of
 its own, and one httpx.AsyncClient for all its captures. A test waits for its capture's result;
@@ -22,24 +22,43 @@ import pytest
 
 from ..bundle.intake import JudgeSlot, PlannedCapture
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
+from ..judges.calling import on_valid_reply
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
-from ..judges.context import on_valid_reply
+from ..judges.context import over_window
 from ..judges.packet import build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
 from ..judges.ratelimit import PacedTransport, SharedLimiter
-from ..method.scoring import combine
+from ..method.kinds import get_kind
 from ..record import CaptureRecord, base_record
 from ..reports.output import OutputDir
 
-__all__ = ["Budget", "BudgetReached", "CaptureRunner"]
+__all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContextWindow"]
 
 _T = TypeVar("_T")
 
 
-class BudgetReached(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+class NotJudged(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+    """A capture the runner decided not to send: skipped, with a ledger status and a reason of its own."""
+
+    status = "unscorable"
+    shown = "unscorable: "
+
+    def __init__(self, capture_id: str, reason: str) -> None:
+        super().__init__(f"{capture_id}: {self.shown}{reason}", allow_module_level=False)
+        self.reason = reason
+
+
+class BudgetReached(NotJudged):
     """The run's judge spend reached --ora-budget-usd: this capture is not started."""
+
+    status = "budget"
+    shown = ""  # the reason says "not judged" itself
+
+
+class OverContextWindow(NotJudged):
+    """The packet is larger than a judge's context window: unscorable, never sent."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +141,9 @@ class CaptureRunner:
         self._check_budget(capture.capture_id)
         packet, image = build_packet(capture, self.root, self.judging.rubric)
         self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
+        too_large = over_window(self.judging.panel, judge_prompt(packet, image, self.judging.rubric))
+        if too_large is not None:
+            raise OverContextWindow(capture.capture_id, too_large)
         cassette = self.cassettes.open(capture.capture_id)
         cassette.activate()  # this task's context only: concurrent captures keep their own cassette
         valid: list[str] = []
@@ -138,7 +160,8 @@ class CaptureRunner:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
         record["judges"] = judges
-        record["failure"] = combine([judge["scores"] for judge in judges], self.judging.rubric).failure
+        rubric = self.judging.rubric
+        record["failure"] = get_kind(rubric.kind).combine([judge["scores"] for judge in judges], rubric).failure
         record["live_calls"] = sum(judge["asks"] for judge in judges) - cassette.play_count
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))
@@ -150,8 +173,7 @@ class CaptureRunner:
         spent = self.budget.log.total()
         if spent >= self.budget.limit:
             raise BudgetReached(
-                f"{capture_id}: not judged: judge spend ${spent:.2f} reached --ora-budget-usd {self.budget.limit}",
-                allow_module_level=False,
+                capture_id, f"not judged: judge spend ${spent:.2f} reached --ora-budget-usd {self.budget.limit}"
             )
 
     def _spent(self, record: CaptureRecord) -> Decimal:

@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from .context import current_judge
+from .calling import current_judge
 
 __all__ = ["HEADROOM", "Limit", "PacedTransport", "SharedLimiter", "parse_reset", "request_tokens"]
 

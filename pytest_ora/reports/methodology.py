@@ -22,6 +22,10 @@ class RunFacts:
     selected: int
     """Captures in this run's selection (after -k / -m)."""
     deviations: tuple[str, ...] = field(default_factory=tuple)
+    selection: str = ""
+    """A partial run's banner ('selection: 1 of 1,185 captures, -k ...'); empty for a full run."""
+    spend: tuple[str, ...] = field(default_factory=tuple)
+    """Live judge spend this run, one line per judge and a total; empty when every call replayed."""
 
 
 def safe_route(route: str) -> str:
@@ -59,8 +63,12 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
         f"- Scoring date: {facts.scoring_date}",
         f"- Rubric: {rubric.version} ({rubric.title})",
         f"- Formula: {rubric.formula()}",
-        "- Criterion scores are the mean of the two judges; arithmetic is exact (rational).",
+        f"- Criterion scores are the mean of the {_count(len(plan.panel.judges))} judges; arithmetic is exact (rational).",
         f"- Judge calls: record mode `{facts.record_mode}`",
+        f"- Rubric digest: {rubric.digest} ({rubric.source}); kind {rubric.kind}",
+        *([f"- Rules: {rubric.rules()} (votes count each judge's own overall)"] if rubric.rules() else []),
+        *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
+          if rubric.blind else []),
         "",
         "## Counts",
         f"- Scored set: {plan.scored_entry_count} entries "
@@ -71,11 +79,14 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
     status = Counter(record["status"] for record in records)
     lines.append(
         "- Outcomes: " + ", ".join(f"{status.get(name, 0)} {name}" for name in ("scored", "excluded", "unscorable", "error"))
+        + (f", {status['budget']} not started (budget reached)" if status.get("budget") else "")
     )
     lines += _reasked(records)
     lines += _section("Exclusions", [r for r in records if r["status"] == "excluded"])
     lines += _section("Unscorable captures", [r for r in records if r["status"] == "unscorable"])
     lines += _section("Errors", [r for r in records if r["status"] == "error"])
+    if facts.spend:
+        lines += ["", "## Judge spend (live calls this run, tokens x price)", *(f"- {line}" for line in facts.spend)]
     lines += ["", "## Lanes not captured"]
     if plan.lanes_missing:
         lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in sorted(plan.lanes_missing.items())]
@@ -90,6 +101,11 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
     lines += [f"- {text}" for text in deviations] or ["- none"]
     lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric.history), ""]
     return "\n".join(lines)
+
+
+def _count(number: int) -> str:
+    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    return words[number] if number < len(words) else str(number)
 
 
 def _reasked(records: Sequence[CaptureRecord]) -> list[str]:

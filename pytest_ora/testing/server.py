@@ -34,7 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from .batch import BatchStore
 from .ratelimit import RateLimiter
-from .scoring import CRITERIA, judge_reply
+from .scoring import CRITERIA, judge_reply, reply_shape
 from .wire import (
     BAD_GATEWAY,
     WIRES,
@@ -508,7 +508,7 @@ class ReferenceJudge:
                 return wire.error(429, "rate_limit", message, seed, decision.headers(wire.name))
         if self.latency > 0:
             self._stopping.wait(self.latency)
-        response = self._answer(wire, request, query, call, seed)
+        response = self._answer(wire, request, query, call, seed, body)
         if decision is not None and response is not None and response.status == 200:
             response = _announce(response, decision.headers(wire.name))
         return response
@@ -518,16 +518,18 @@ class ReferenceJudge:
         wire = WIRES[provider]
         path = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
         seed = hashlib.sha256(path.encode() + b"\n" + body).hexdigest()
+        parsed = json.loads(body)
         try:
-            call = wire.parse(json.loads(body), None, seed, len(body))
+            call = wire.parse(parsed, None, seed, len(body))
         except BadRequest as problem:
             return wire.error(problem.status, "bad_request", problem.message, seed, refused=problem)
-        response = self._answer(wire, Received("POST", path, dict(headers), body), {}, call, seed)
+        response = self._answer(wire, Received("POST", path, dict(headers), body), {}, call, seed, parsed)
         return response if response is not None else wire.error(500, "server", "dropped", seed)
 
     def _answer(
-        self, wire: Wire, request: Received, query: Mapping[str, list[str]], call: Call, seed: str
+        self, wire: Wire, request: Received, query: Mapping[str, list[str]], call: Call, seed: str, body: Any
     ) -> Response | None:
+        """The response to a parsed call (`body` the request's JSON): faults applied, the judge's reply."""
         fault = self._take_fault(call)
         if fault is not None and fault.kind in STATUS_FAULTS:
             return self._status_fault(wire, fault, wire.key(request.headers, query), seed)
@@ -536,7 +538,7 @@ class ReferenceJudge:
         if fault is not None and fault.kind == "slow":
             self._stopping.wait(fault.delay)
         spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS else None
-        reply = _spoil(judge_reply(call.text, call.model, call.images), spoiler)
+        reply = _spoil(judge_reply(call.text, call.model, call.images, reply_shape(body)), spoiler)
         kind = fault.kind if fault is not None else None
         limit = call.max_tokens
         if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:
