@@ -1,4 +1,4 @@
-"""Collect the calls a run needs, submit or resume one batch per judge role, poll, write the answers."""
+"""Collect the calls a run needs, submit or resume one batch per judge, poll, write the answers."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ __all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "BatchSummary", "run_batches"]
 BATCH_RATE = Decimal("0.5")
 """Both providers bill batch requests at half the list price."""
 BATCH_STATE_DIR = ".ora-batches"
-"""Under --ora-cassettes: one file per judge role naming its batch in flight."""
+"""Under --ora-cassettes: one file per judge naming its batch in flight."""
 _MODULES: dict[str, ModuleType] = {"anthropic": anthropic, "openai": openai}
 _FIRST_POLL = 1.0
 _MAX_POLL = 30.0
@@ -68,10 +68,11 @@ def run_batches(
     """Resume batches in flight, then batch what is still missing; answers land in partial cassettes."""
     summary = BatchSummary()
     state_dir = library.directory / BATCH_STATE_DIR
-    judges = {judge.role: judge for judge in judging.panel.judges if judge.spec.provider in _MODULES}
+    # Keyed by label: two judges of a panel may share a role (and a model) yet are asked apart.
+    judges = {judge.label: judge for judge in judging.panel.judges if judge.spec.provider in _MODULES}
     for path in sorted(state_dir.glob("*.json")):
         state = json.loads(path.read_text(encoding="utf-8"))
-        judge = judges.get(state["role"])
+        judge = judges.get(state["label"])
         if judge is None:
             continue  # the panel changed since: that batch's answers no longer match any request
         say(f"ora: batch {state['batch_id']} of {judge.label} ({judge.role}) found: resuming polling")
@@ -79,17 +80,17 @@ def run_batches(
         _finish(state, judge, judging, library, prices, spend, say, client, sleep, summary, path)
     needed = _needed(root, judging, library, captures, judges)
     submitted = []
-    for role, pending in needed.items():
-        judge = judges[role]
+    for label, pending in needed.items():
+        judge = judges[label]
         headers = _headers(judging, judge)
         batch_id = _MODULES[judge.spec.provider].submit(client, judge.spec.route, headers, pending)
-        state = {"role": role, "batch_id": batch_id, "requests": [_row(p) for p in pending]}
-        path = state_dir / f"{hashlib.sha256(role.encode()).hexdigest()[:16]}.json"
+        state = {"label": label, "role": judge.role, "batch_id": batch_id, "requests": [_row(p) for p in pending]}
+        path = state_dir / f"{hashlib.sha256(label.encode()).hexdigest()[:16]}.json"
         state_dir.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(".tmp")
         temporary.write_text(json.dumps(state), encoding="utf-8")
         os.replace(temporary, path)
-        say(f"ora: batch {batch_id} of {judge.label} ({role}) submitted: {len(pending)} requests")
+        say(f"ora: batch {batch_id} of {label} ({judge.role}) submitted: {len(pending)} requests")
         submitted.append((state, judge, path))
     # All submitted before any is awaited: the providers work on them side by side.
     for state, judge, path in submitted:
@@ -112,7 +113,7 @@ def _needed(
     root: Path, judging: Judging, library: CassetteLibrary, captures: Sequence[PlannedCapture],
     judges: dict[str, JudgeSlot],
 ) -> dict[str, list[Pending]]:
-    """Per role, the first asks of captures with no cassette and no kept exchange for that judge."""
+    """Per judge label, the first asks of captures with no cassette and no kept exchange for that judge."""
     needed: dict[str, list[Pending]] = {}
     for planned in captures:
         capture_id = planned.capture.capture_id
@@ -127,7 +128,7 @@ def _needed(
             if "sha256:" + hashlib.sha256(request.content).hexdigest() in kept:
                 continue
             custom_id = "r" + hashlib.sha256(f"{capture_id}\0{judge.label}".encode()).hexdigest()[:40]
-            needed.setdefault(judge.role, []).append(
+            needed.setdefault(judge.label, []).append(
                 Pending(custom_id, capture_id, judge.label, str(request.url), request.content)
             )
     return needed
