@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -37,3 +42,20 @@ def live_calls(judge: ReferenceJudge, path: str | None = None) -> int:
     """Judge calls received on the live routes (or on one path), batch and file requests left out."""
     paths = (path,) if path else ("/v1/messages", "/v1/chat/completions")
     return sum(1 for r in judge.requests if r.method == "POST" and r.path in paths)
+
+
+def interrupted_run(project: pytest.Pytester, args: list[str], ready: Callable[[], bool]) -> tuple[int, str]:
+    """pytest with args in a child process, sent SIGINT once `ready()` holds (or after 60 s): exit code and output."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    process = project.popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=60)[0].decode()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    return process.returncode, output

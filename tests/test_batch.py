@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-from live_project import EXPECTED, live_calls, live_project, outcomes
+from live_project import EXPECTED, interrupted_run, live_calls, live_project, outcomes
 
 from pytest_ora.judges.batch import BATCH_STATE_DIR
 from pytest_ora.testing.server import Fault, ReferenceJudge
@@ -70,20 +66,11 @@ def test_an_interrupted_batch_run_resumes_polling_without_submitting_again(
     project: pytest.Pytester, judge: ReferenceJudge
 ) -> None:
     judge.batches.delay = 30.0  # the batches stay in progress until the test lets them end
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ora-record", "once", "--ora-batch"]
-    process = project.popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     states = project.path / "cassettes" / BATCH_STATE_DIR
-    try:
-        deadline = time.monotonic() + 60
-        while len(list(states.glob("*.json"))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        output = process.communicate(timeout=60)[0].decode()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+    code, output = interrupted_run(
+        project, ["--ora-record", "once", "--ora-batch"], lambda: len(list(states.glob("*.json"))) >= 2
+    )
+    assert code == pytest.ExitCode.INTERRUPTED, output
     assert len(judge.batches.created) == 2 and len(list(states.glob("*.json"))) == 2
     # When the run is repeated after the batches ended
     judge.batches.delay = 0.0

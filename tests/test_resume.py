@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 
 import pytest
-from live_project import live_calls, live_project
+from live_project import interrupted_run, live_calls, live_project
 
 from pytest_ora.judges.cassettes import cassette_path, partial_path
 from pytest_ora.testing.server import Fault, ReferenceJudge
@@ -67,21 +63,10 @@ def test_replay_never_uses_a_partial_cassette(project: pytest.Pytester, judge: R
 def test_an_interrupted_run_repays_only_the_calls_in_flight(project: pytest.Pytester, judge: ReferenceJudge) -> None:
     # Given every Judge B call hangs, so each capture waits on B after A answered
     judge.inject(Fault("slow", provider="openai", delay=60, duration=120))
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ora-record", "once"]
-    process = project.popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     root = project.path / "cassettes"
-    try:
-        deadline = time.monotonic() + 60
-        # judging ahead (the live default) has every capture in flight: wait for all A replies kept
-        while len(list(root.rglob("*.partial"))) < 8 and time.monotonic() < deadline:
-            time.sleep(0.05)
-        process.send_signal(signal.SIGINT)
-        output = process.communicate(timeout=60)[0].decode()
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == pytest.ExitCode.INTERRUPTED, output
+    # judging ahead (the live default) has every capture in flight: interrupt once all A replies are kept
+    code, output = interrupted_run(project, ["--ora-record", "once"], lambda: len(list(root.rglob("*.partial"))) >= 8)
+    assert code == pytest.ExitCode.INTERRUPTED, output
     assert len(list(root.rglob("*.partial"))) == 8
     assert live_calls(judge, "/v1/messages") == 8
 
