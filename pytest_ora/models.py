@@ -171,6 +171,8 @@ class Capture(_Record):
     """Text shown to the judge beside the prompt: materials, code under review."""
     gold_standard: GoldStandard | None = None
     """An expert response and its score: a calibration anchor in the packet (seed 002)."""
+    evidence: dict[str, Any] | None = None
+    """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade (SPEC 11)."""
 
     @property
     def family(self) -> str:

@@ -17,6 +17,7 @@ from ..judges.packet import IMAGE_TYPES
 from ..method.rubric import DEFAULT_RUBRIC, Rubric, RubricError, get_rubric, resolve_rubric
 from ..models import Capture, RoleSpec, default_collisions, default_scored_set
 from .read import Bundle, CaptureLine, read_bundle
+from .secrets import find_secret, secret_reason
 
 __all__ = [
     "IMAGE_LIMIT_BYTES",
@@ -147,7 +148,8 @@ def intake(
     losers = _collision_losers(bundle, collisions)
     entries = _scored_entries(bundle, losers, families)
     _check_scored_set(bundle, rubric, entries, collisions, problems)
-    planned = [_plan_capture(bundle.root, rubric, item, losers, collisions, problems) for item in bundle.captures]
+    files: dict[str, str | None] = {}  # spec and artifact texts, read once for the secret scan
+    planned = [_plan_capture(bundle.root, rubric, item, losers, collisions, problems, files) for item in bundle.captures]
     if problems or panel is None:
         raise IntakeError(problems)
     order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
@@ -209,6 +211,10 @@ def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:
 def _panel(
     bundle: Bundle, rubric: Rubric, substitutions: tuple[Substitution, ...], label: str | None, problems: list[Problem]
 ) -> Panel | None:
+    from ..method.kinds import calls_judges, get_kind
+
+    if not calls_judges(get_kind(rubric.kind)):
+        return Panel((), f"none (rubric kind {rubric.kind} calls no judge)")
     roles = bundle.optimum.roles
     panel = tuple(bundle.manifest.panel or DEFAULT_PANEL)
     if len(panel) != rubric.panel_size:
@@ -370,7 +376,13 @@ def _set_problem(family: str, found: int, expected: int, missing: list[str], ext
 
 
 def _plan_capture(
-    root: Path, rubric: Rubric, item: CaptureLine, losers: set[str], collisions: Mapping[str, str], problems: list[Problem]
+    root: Path,
+    rubric: Rubric,
+    item: CaptureLine,
+    losers: set[str],
+    collisions: Mapping[str, str],
+    problems: list[Problem],
+    files: dict[str, str | None] | None = None,
 ) -> PlannedCapture:
     capture = item.capture
     for field, path in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
@@ -385,6 +397,9 @@ def _plan_capture(
     if not capture.acceptance.passed:
         reason = capture.acceptance.reason or "unspecified"
         return PlannedCapture(capture, item.line, "excluded", f"invalid capture ({reason}): returned to capture audit")
+    secret = find_secret(capture, root, files)
+    if secret is not None:
+        return PlannedCapture(capture, item.line, "excluded", secret_reason(*secret))
     unscorable = _unscorable(root, capture, rubric.requires_spec or capture.spec is not None)
     if unscorable:
         return PlannedCapture(capture, item.line, "unscorable", unscorable)

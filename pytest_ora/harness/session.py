@@ -21,8 +21,9 @@ from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_fo
 from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
+from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord, base_record
-from ..reports.methodology import RunFacts
+from ..reports.methodology import RunFacts, secret_lines
 from ..reports.output import DRY_RUN_DIR, SPEND_DIR, OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, ledger_row, public_row, round_half_away, summarize
@@ -137,6 +138,8 @@ class OraSession:
     def _needs_network(self, plan: Plan) -> bool:
         if self.options.record in ("all", "new_episodes"):
             return True
+        if not plan.panel.judges:
+            return False
         judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
         return any(not cassette_path(self.options.cassettes, cid).is_file() for cid in judged)
 
@@ -201,6 +204,8 @@ class OraSession:
         from ..judges.batch import run_batches
 
         plan = self.plan()
+        if mechanical(get_kind(plan.rubric.kind)) is not None:
+            return  # this rubric kind calls no judge
         judging = Judging(plan.panel, plan.rubric, environ=dict(os.environ))
         library = CassetteLibrary(self.options.cassettes, self.options.record, secrets=judging.secrets())
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -294,7 +299,7 @@ class OraSession:
             f"ora: bundle {plan.bundle.manifest.bundle}: {plan.scored_entry_count} entries, "
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
             f"ora: rubric {rubric.version}: {rubric.formula()}",
-            f"ora: panel {plan.panel.label}: {judges}",
+            f"ora: panel {plan.panel.label}" + (f": {judges}" if judges else ""),
             f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
         ]
         if rubric.rules():
@@ -319,12 +324,15 @@ class OraSession:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
         lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        return [*lines, "", written]
+        return [*lines, "", *secret_lines(self._records.values()), written]
 
     # any process that runs items ----------------------------------------------------------
 
     def run_capture(self, planned: PlannedCapture) -> CaptureRecord:
         """Judge one capture in this process, and start judging the next ones if allowed."""
+        kind = mechanical(get_kind(self.plan().rubric.kind))
+        if kind is not None:  # graded here: no judge, no network, no cassette
+            return kind.score_capture(self.plan(), planned, self.config.rootpath)
         if self.is_worker:
             upcoming = worker_upcoming(self.config)
         else:
@@ -334,6 +342,8 @@ class OraSession:
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
         """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
+        if mechanical(get_kind(self.plan().rubric.kind)) is not None:  # nothing would be sent: nothing to estimate
+            return {"capture_id": planned.capture.capture_id, "configuration": planned.capture.configuration, "judges": []}
         return self._capture_runner().estimate(planned, self.prices())
 
     def annotate(

@@ -19,16 +19,24 @@ from ..bundle.intake import Plan
 from ..errors import OutputError
 from ..fileio import file_mode
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
+from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord
 from .archive import archive_report
-from .methodology import RunFacts, methodology_markdown
+from .methodology import RunFacts, methodology_data, methodology_text
 from .notes import summary_appendix, summary_preface
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
+from .verify import RUN_DATA, run_data
 
-__all__ = ["DRY_RUN_DIR", "ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
+__all__ = [
+    "DRY_RUN_DIR", "ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file",
+    "estimate_table",
+]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
+EXTRA_FILES = ("run.json", "scorecard.json", "SCORECARD-RESULT.md")
+"""run.json (what `verify` re-renders the tables with) and the files a rubric kind adds (scorecard),
+cleared with the rest of the last run's report."""
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
 DRY_RUN_DIR = "dry-run"
@@ -85,7 +93,7 @@ class OutputDir:
             if estimate:
                 shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
                 return
-            archive_report(self.path, REPORT_FILES)
+            archive_report(self.path, REPORT_FILES + EXTRA_FILES)
             for name in ("packets", "judges", SPEND_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("a", encoding="utf-8")
@@ -159,17 +167,20 @@ class OutputDir:
         if self._journal is not None:
             self._journal.close()
             self._journal = None
+        notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
         files = {
             "ledger.jsonl": "".join(row.model_dump_json() + "\n" for row in rows),
             "ledger.csv": ledger_csv(rows, rubric),
             "summary.json": summary_json([row for row, _ in summary], facts.selection),
-            "summary.md": summary_markdown(
-                table, rubric, plan.bundle.manifest.bundle,
-                summary_preface(plan, facts), summary_appendix(plan, ordered, facts),
-            ),
+            "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle, notes["preface"], notes["appendix"]),
             "summary.csv": summary_csv(table, rubric),
-            "methodology.md": methodology_markdown(plan, ordered, facts),
         }
+        methodology = methodology_data(plan, ordered, facts)
+        files["methodology.md"] = methodology_text(methodology)
+        files[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
+        kind = mechanical(get_kind(rubric.kind))
+        if kind is not None:
+            files.update(kind.report_files(plan, ordered))
         try:
             for name, text in files.items():
                 write_atomic(self.path / name, text)
