@@ -18,6 +18,9 @@ __all__ = [
     "Acceptance",
     "BundleManifest",
     "Capture",
+    "Checklist",
+    "ChecklistBonus",
+    "ChecklistIssue",
     "Family",
     "GoldStandard",
     "JudgeReply",
@@ -144,6 +147,44 @@ class GoldStandard(_Record):
     notes: str | None = None
 
 
+ItemId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")]
+
+
+class ChecklistIssue(_Record):
+    """An expected finding: its id, its severity (critical, high, medium, low or any category), what it is."""
+
+    id: ItemId
+    severity: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]
+    description: str = Field(min_length=1)
+
+
+class ChecklistBonus(_Record):
+    """An extra-credit item: answered per id like an issue, reported, outside recall."""
+
+    id: ItemId
+    description: str = Field(min_length=1)
+
+
+class Checklist(_Record):
+    """A capture's checklist of expected findings (seed 002 v2, SPEC 9)."""
+
+    issues: list[ChecklistIssue] = Field(min_length=1)
+    bonus: list[ChecklistBonus] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Checklist:
+        ids = [item.id for item in self.issues] + [item.id for item in self.bonus]
+        repeated = sorted({name for name in ids if ids.count(name) > 1})
+        if repeated:
+            raise ValueError(f"repeats the id {', '.join(repeated)}: every issue and bonus id must be unique")
+        return self
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Every listed id, issues first, in the order given."""
+        return tuple(item.id for item in self.issues) + tuple(item.id for item in self.bonus)
+
+
 class Capture(_Record):
     """One line of captures.jsonl: one configuration's answer to one entry's prompt."""
 
@@ -169,6 +210,8 @@ class Capture(_Record):
     """Text shown to the judge beside the prompt: materials, code under review."""
     gold_standard: GoldStandard | None = None
     """An expert response and its score: a calibration anchor in the packet (seed 002)."""
+    checklist: Checklist | None = None
+    """Expected findings with severities (kind: checklist, SPEC 9)."""
 
     @property
     def family(self) -> str:

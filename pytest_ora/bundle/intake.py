@@ -14,6 +14,7 @@ from typing import Literal
 
 from ..errors import IntakeError, Problem, show_value
 from ..judges.packet import IMAGE_TYPES
+from ..method.kinds import get_kind
 from ..method.rubric import DEFAULT_RUBRIC, Rubric, RubricError, get_rubric, resolve_rubric
 from ..models import Capture, RoleSpec, default_collisions, default_scored_set
 from .read import Bundle, CaptureLine, read_bundle
@@ -362,6 +363,11 @@ def _plan_capture(
     if not capture.acceptance.passed:
         reason = capture.acceptance.reason or "unspecified"
         return PlannedCapture(capture, item.line, "excluded", f"invalid capture ({reason}): returned to capture audit")
+    lacking = get_kind(rubric.kind).capture_problem(capture)
+    if lacking is not None:
+        field, message = lacking
+        problems.append(Problem("captures.jsonl", message, line=item.line, capture_id=capture.capture_id, field=field,
+                                fix=f"give every capture the {field} that rubric {rubric.version} (kind {rubric.kind}) judges"))
     unscorable = _unscorable(root, capture, rubric.requires_spec or capture.spec is not None)
     if unscorable:
         return PlannedCapture(capture, item.line, "unscorable", unscorable)

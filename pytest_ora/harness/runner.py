@@ -123,8 +123,10 @@ class CaptureRunner:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
         record["judges"] = judges
+        if packet.material is not None:
+            record["material"] = packet.material
         rubric = self.judging.rubric
-        record["failure"] = get_kind(rubric.kind).combine([judge["scores"] for judge in judges], rubric).failure
+        record["failure"] = get_kind(rubric.kind).panel(record, rubric).failure
         record["live_calls"] = sum(judge["asks"] for judge in judges) - cassette.play_count
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))

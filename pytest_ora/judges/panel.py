@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
 from ..bundle.intake import JudgeSlot, Panel
 from ..errors import InvalidReplyError, JudgeError
 from ..method.rubric import Rubric
-from ..models import JudgeReply
+from ..method.kinds import get_kind
 from ..record import JudgeRecord, Usage
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for
@@ -84,10 +85,10 @@ async def _judge(
             continue
         _add_usage(usage, reply)
         raw = reply.raw
-        checked = check_reply(reply, judging.rubric, packet.entry_key, packet.configuration)
-        if isinstance(checked, JudgeReply):
+        checked = check_reply(reply, judging.rubric, packet.entry_key, packet.configuration, packet.material)
+        if not isinstance(checked, ReplyProblem):
             checked = check_usage(reply) or checked
-        if isinstance(checked, JudgeReply):
+        if not isinstance(checked, ReplyProblem):
             return _record(judge, judging.rubric, reply, checked, ask, attempts, usage)
         problem = checked
         correction = problem.sentence()
@@ -106,9 +107,10 @@ def _add_usage(total: Usage, reply: ProviderReply) -> None:
 def _record(
     judge: JudgeSlot,
     rubric: Rubric,
-    reply: ProviderReply, parsed: JudgeReply, asks: int, attempts: int, usage: Usage
+    reply: ProviderReply, parsed: Any, asks: int, attempts: int, usage: Usage
 ) -> JudgeRecord:
-    return JudgeRecord(
+    fields = get_kind(rubric.kind).record_fields(parsed, rubric)
+    record = JudgeRecord(
         label=judge.label,
         slot=judge.slot,
         role=judge.role,
@@ -116,13 +118,16 @@ def _record(
         model=judge.spec.model,
         resolved_model=reply.model,
         judge_model=parsed.judge_model,
-        scores={name: str(parsed.scores[name]) for name in rubric.names},
-        notes={name: parsed.notes[name] for name in rubric.names},
-        impression=parsed.impression,
+        scores=fields["scores"],
+        notes=fields["notes"],
+        impression=fields["impression"],
         asks=asks,
         attempts=attempts,
         usage=usage,
     )
+    if "answers" in fields:
+        record["answers"] = fields["answers"]
+    return record
 
 
 def describe(error: BaseException) -> str:

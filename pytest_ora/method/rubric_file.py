@@ -137,6 +137,8 @@ class RubricFile(_Model):
     task: str = "You are an independent judge scoring one answer. You see one packet; no other judge's scores or notes."
     scoring_note: str | None = None
     rounding: _Rounding = Field(default_factory=_Rounding)
+    params: dict[Name, dict[str, Exact]] = Field(default_factory=dict)
+    """The kind's own numbers by group (checklist: severity_weights, detection)."""
     history: list[_History] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -183,7 +185,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
     from .kinds import get_kind
 
     try:
-        get_kind(parsed.kind)
+        kind = get_kind(parsed.kind)
     except ValueError as error:
         raise RubricError(where, f"field 'kind': {error}") from None
     digest = digest_of(data)
@@ -209,7 +211,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         Criterion(c.name, c.title, c.weight, c.question, _bands(c.anchors, where))
         for c in parsed.criteria
     )
-    return Rubric(
+    rubric = Rubric(
         version=parsed.rubric,
         title=parsed.title,
         criteria=criteria,
@@ -231,9 +233,14 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         families=tuple(parsed.families) if parsed.families is not None else None,
         task=parsed.task.strip(),
         scoring_note=parsed.scoring_note,
+        params=tuple((group, tuple(values.items())) for group, values in parsed.params.items()),
         digest=digest,
         source=source,
     )
+    problem = kind.check_rubric(rubric)
+    if problem is not None:
+        raise RubricError(where, problem)
+    return rubric
 
 
 def _anchor(key: str, meaning: str, where: str) -> Anchor:

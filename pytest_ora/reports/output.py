@@ -17,6 +17,7 @@ from tabulate import tabulate
 
 from ..bundle.intake import Plan
 from ..errors import OutputError
+from ..method.kinds import get_kind
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..record import CaptureRecord
 from .methodology import RunFacts, methodology_markdown
@@ -25,6 +26,8 @@ from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, 
 __all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
+KIND_FILES = ("checklist.md", "compare.jsonl", "compare.json", "compare.md")
+"""Report files some rubric kinds add (SPEC 9); a new run clears them like the others."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
@@ -70,7 +73,7 @@ class OutputDir:
             self.path.mkdir(parents=True, exist_ok=True)
             lock = self.path / LOCK_NAME
             self._take_lock(lock)
-            for name in REPORT_FILES + ESTIMATE_FILES:
+            for name in REPORT_FILES + KIND_FILES + ESTIMATE_FILES:
                 (self.path / name).unlink(missing_ok=True)
             for name in ("packets", "judges", SPEND_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
@@ -152,6 +155,7 @@ class OutputDir:
             "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle),
             "summary.csv": summary_csv(table, rubric),
             "methodology.md": methodology_markdown(plan, ordered, facts),
+            **get_kind(rubric.kind).outputs(ordered, rubric),
         }
         try:
             for name, text in files.items():

@@ -80,7 +80,7 @@ def _panel_judge(judge: JudgeRecord, overall: Fraction) -> PanelJudge:
 
 def combined(record: CaptureRecord, rubric: Rubric) -> Scores:
     """A scored capture's panel combination, recomputed exactly from its judges' replies."""
-    return get_kind(rubric.kind).combine([judge["scores"] for judge in record["judges"]], rubric)
+    return get_kind(rubric.kind).panel(record, rubric)
 
 
 def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
@@ -97,7 +97,7 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
             fields["judge_b"] = _judge_column(judges[1])
     if record["status"] == "scored":
         kind = get_kind(rubric.kind)
-        scores = kind.combine([judge["scores"] for judge in judges], rubric)
+        scores = kind.panel(record, rubric)
         fields.update(kind.ledger_fields(scores, rubric))
         fields.update(weighted=float(scores.weighted), overall=float(scores.overall), failure=scores.failure)
         fields["judges"] = [_panel_judge(judge, own) for judge, own in zip(judges, scores.judge_overalls)]
