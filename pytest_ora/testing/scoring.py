@@ -195,6 +195,8 @@ class Shape:
     high: float
     step: float
     echo_configuration: bool
+    checklist: bool = False
+    """The schema asks for per-item findings (kind checklist)."""
 
 
 ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
@@ -211,7 +213,7 @@ def reply_shape(body: Any) -> Shape:
     kind = str(first.get("type", "number")).lower()
     step = 1.0 if kind == "integer" else float(first.get("multipleOf", 0.5))
     low, high = float(first.get("minimum", 0)), float(first.get("maximum", 10))
-    return Shape(names or CRITERIA, low, high, step, "configuration" in schema["properties"])
+    return Shape(names or CRITERIA, low, high, step, "configuration" in schema["properties"], "findings" in schema["properties"])
 
 
 def _find_schema(node: Any) -> dict[str, Any] | None:
@@ -297,5 +299,42 @@ def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -
     reply: dict[str, Any] = {"entry_key": entry_key}
     if shape.echo_configuration:
         reply["configuration"] = configuration
+    if shape.checklist:
+        reply.update(judge_model=model, **checklist_answers(text, model, entry_key, configuration), scores=scores,
+                     assessment=seed000["impression"])
+        return reply
     reply.update(judge_model=model, scores=scores, notes=notes, impression=seed000["impression"])
     return reply
+
+
+_LISTED = re.compile(r"^- (?P<id>\S+) \[(?P<severity>[^\]\n]+)\]:", re.MULTILINE)
+_TAGGED = re.compile(r"^[ \t]*(?:[-*][ \t]+)?\[(?P<tag>[A-Za-z0-9][A-Za-z0-9_.:-]*)\][ \t]*(?P<text>.*)$", re.MULTILINE)
+
+
+def checklist_answers(text: str, model: str, entry_key: str, configuration: str) -> dict[str, Any]:
+    """A checklist judge's per-item answers, read from the answer's tagged lines.
+
+    `[ID] ...` naming a listed id: found, by every judge. A listed id named bare (no brackets): found
+    by a judge only when its offset for that id is not negative, so judges sometimes disagree.
+    `[NEW] ...`: a valid novel finding. Any other `[TAG] ...`: a false positive.
+    """
+    sections = read_sections(text)
+    listed = [match.group("id") for match in _LISTED.finditer(sections.get("CHECKLIST", ""))]
+    answer = sections.get("ANSWER", "")
+    tagged = {match.group("tag"): match.group(0).strip() for match in _TAGGED.finditer(answer)}
+    findings = []
+    for name in listed:
+        if name in tagged:
+            findings.append({"id": name, "found": True, "evidence": tagged[name]})
+            continue
+        bare = re.search(rf"(?<![\w\[]){re.escape(name)}(?![\w\]])", answer) is not None
+        found = bare and judge_offset(model, entry_key, configuration, name) >= 0
+        findings.append({"id": name, "found": found, "evidence": f"mentioned in passing: {name}" if found else ""})
+    novel, false = [], []
+    for match in _TAGGED.finditer(answer):
+        tag, claim = match.group("tag"), match.group("text").strip()
+        if tag == "NEW":
+            novel.append({"description": claim, "valid": True, "reasoning": "a real defect the checklist does not list"})
+        elif tag not in listed:
+            false.append({"claim": claim, "why_invalid": f"{tag} names no defect in the code under review"})
+    return {"findings": findings, "novel": novel, "false_positives": false}

@@ -8,7 +8,10 @@ from .base import Kind, ReplyProblem
 
 __all__ = ["KINDS", "Kind", "ReplyProblem", "get_kind"]
 
-KINDS: dict[str, str] = {"scores": "pytest_ora.method.kinds.scores"}
+KINDS: dict[str, str] = {
+    "scores": "pytest_ora.method.kinds.scores",
+    "checklist": "pytest_ora.method.kinds.checklist",
+}
 """Kind name -> the module defining KIND. Later kinds (checklist, behavior, compare, ...) add a line."""
 
 
