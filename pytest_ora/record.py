@@ -5,7 +5,9 @@ Scores travel as decimal strings and are recomputed exactly where they are aggre
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import Any, TypedDict
+
+from typing_extensions import NotRequired
 
 from .bundle.intake import PlannedCapture
 

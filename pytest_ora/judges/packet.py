@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..method.kinds import get_kind
 from ..method.rubric import Criterion, Rubric
 from ..models import Capture
 from .providers.base import ImagePart, JudgePrompt, Part, TextPart
-from ..method.kinds import get_kind
 from .reply import reply_schema
 
 __all__ = [

@@ -15,8 +15,8 @@ import httpx
 
 from ..bundle.intake import JudgeSlot, Panel
 from ..errors import InvalidReplyError, JudgeError
-from ..method.rubric import Rubric
 from ..method.kinds import get_kind
+from ..method.rubric import Rubric
 from ..record import JudgeRecord, Usage
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for

@@ -17,8 +17,8 @@ from tabulate import tabulate
 
 from ..bundle.intake import Plan
 from ..errors import OutputError
-from ..method.kinds import get_kind
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
+from ..method.kinds import get_kind
 from ..record import CaptureRecord
 from .methodology import RunFacts, methodology_markdown
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
