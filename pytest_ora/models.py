@@ -89,6 +89,8 @@ class BundleManifest(_Record):
     """The rubric (a built-in id or a path under the bundle) when --ora-rubric does not name one; default ora-1.0."""
     panel: list[str] | None = Field(default=None, min_length=1)
     """optimum.yaml roles judging each capture, in judge-label order A, B, C, ...; default [big-1, big-2]."""
+    compare: list[Annotated[list[Slug], Field(min_length=2, max_length=2)]] | None = None
+    """Configuration pairs [A, B] compared head to head (kind compare); --ora-compare overrides."""
 
     @field_validator("configurations")
     @classmethod

@@ -84,6 +84,8 @@ class PlannedCapture:
     line: int
     status: Status
     reason: str | None = None
+    partner: Capture | None = None
+    """The second contestant of a compare item (kind compare); `capture` is the first, its configuration `A+B`."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ class Plan:
     """Family -> the entry keys of the scored set, families in table order."""
     collision_losers: tuple[str, ...]
     lanes_missing: dict[str, tuple[str, ...]]
+    lanes: tuple[str, ...] = ()
+    """The summary's rows, in table order: the configurations (kind compare: the pairs A+B)."""
     """Entry key -> the configurations it was not captured on."""
 
     @property
@@ -128,6 +132,7 @@ def intake(
     substitutions: tuple[Substitution, ...] = (),
     panel_label: str | None = None,
     rubric_option: tuple[str, Path] | None = None,
+    compare: tuple[tuple[str, str], ...] = (),
 ) -> Plan:
     """Read and check a bundle; raise IntakeError with every problem found.
 
@@ -153,6 +158,10 @@ def intake(
         raise IntakeError(problems)
     order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
     planned.sort(key=lambda p: (families.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
+    pairs = compare or tuple((a, b) for a, b in bundle.manifest.compare or ()) or rubric.compare
+    planned = get_kind(rubric.kind).items(planned, pairs, bundle.manifest.configurations, problems)
+    if problems:
+        raise IntakeError(problems)
     return Plan(
         bundle=bundle,
         rubric=rubric,
@@ -161,6 +170,7 @@ def intake(
         entries=entries,
         collision_losers=tuple(sorted(losers)),
         lanes_missing=_lanes_missing(bundle, entries),
+        lanes=get_kind(rubric.kind).lanes(bundle.manifest.configurations, pairs),
     )
 
 

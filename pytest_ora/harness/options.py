@@ -53,6 +53,8 @@ class Options:
     concurrency: int = 1
     rubric: tuple[str, Path] | None = None
     """--ora-rubric / ini ora_rubric and the directory a path in it is relative to."""
+    compare: tuple[tuple[str, str], ...] = ()
+    """--ora-compare A:B pairs (kind compare), in the order given."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -70,6 +72,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
         help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
+    )
+    group.addoption(
+        "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
+        help="a configuration pair to compare head to head (kind compare); repeatable",
     )
 
 
@@ -128,7 +134,15 @@ def read_options(config: pytest.Config) -> Options:
         prices=path("prices"),
         dry_run=bool(config.getoption("ora_dry_run")),
         rubric=(str(rubric_value), Path(rubric_base)) if rubric_value else None,
+        compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
     )
+
+
+def _pair(text: str) -> tuple[str, str]:
+    first, sep, second = text.partition(":")
+    if not sep or not first or not second or first == second:
+        raise pytest.UsageError(f"--ora-compare takes two different configurations as A:B, got {text!r}")
+    return first, second
 
 
 def today() -> str:

@@ -23,7 +23,7 @@ import pytest
 from ..bundle.intake import PlannedCapture
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
-from ..judges.packet import build_packet, judge_prompt, packet_json
+from ..judges.packet import judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
@@ -113,20 +113,24 @@ class CaptureRunner:
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
         capture = planned.capture
         self._check_budget(capture.capture_id)
-        packet, image = build_packet(capture, self.root, self.judging.rubric)
-        self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
+        rubric = self.judging.rubric
+        kind = get_kind(rubric.kind)
+        packets = kind.packets(planned, self.root, rubric)
+        for tag, packet, _ in packets:
+            self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
         cassette = self.cassettes.open(capture.capture_id)
         cassette.activate()  # this task's context only: concurrent captures keep their own cassette
-        judges = await judge_packet(self.judging, client, packet, image)
+        replies = [await judge_packet(self.judging, client, packet, image) for _, packet, image in packets]
+        judges = kind.merge(replies, rubric)
         cassette.save()
         for judge in judges:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
         record["judges"] = judges
-        if packet.material is not None:
-            record["material"] = packet.material
-        rubric = self.judging.rubric
-        record["failure"] = get_kind(rubric.kind).panel(record, rubric).failure
+        material = packets[0][1].material
+        if material is not None:
+            record["material"] = material
+        record["failure"] = kind.panel(record, rubric).failure
         record["live_calls"] = sum(judge["asks"] for judge in judges) - cassette.play_count
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))
@@ -154,8 +158,8 @@ class CaptureRunner:
     def estimate(self, planned: PlannedCapture, prices: dict[str, Price]) -> dict[str, Any]:
         """A dry run: the packet is built and written, each judge's first request sized, nothing sent."""
         capture = planned.capture
-        packet, image = build_packet(capture, self.root, self.judging.rubric)
-        self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
+        tag, packet, image = get_kind(self.judging.rubric.kind).packets(planned, self.root, self.judging.rubric)[0]
+        self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
         prompt = judge_prompt(packet, image, self.judging.rubric)
         images = sum(isinstance(part, ImagePart) for part in prompt.parts)
         judges = []

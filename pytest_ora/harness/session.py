@@ -63,7 +63,9 @@ class OraSession:
             try:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                self._plan = intake(self.options.bundle, substitutions, self.options.panel_label, self.options.rubric)
+                self._plan = intake(
+                    self.options.bundle, substitutions, self.options.panel_label, self.options.rubric, self.options.compare
+                )
             except (IntakeError, ValueError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
@@ -209,7 +211,7 @@ class OraSession:
         plan = self.plan()
         if self.options.dry_run:
             return [*estimate_table(list(self._estimates.values())).splitlines(), "", f"ora: estimate written to {self.options.out}"]
-        rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
+        rows = summarize(self._records.values(), plan.lanes, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
         return [*summary_table(table, fmt="simple", rubric=plan.rubric).splitlines(), "", written]

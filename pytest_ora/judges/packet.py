@@ -37,7 +37,7 @@ __all__ = [
 PROMPT_VERSION = "prompt-1"
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
 _TEXT_KINDS = {".svg": "SVG", ".mmd": "Mermaid", ".mermaid": "Mermaid", ".dot": "DOT", ".gv": "DOT"}
-_MARKER = re.compile(r"^<<<BEGIN (?P<name>[A-Z]+) (?P<nonce>[0-9a-f]{16})>>>$", re.MULTILINE)
+_MARKER = re.compile(r"^<<<BEGIN (?P<name>[A-Z][A-Z0-9-]*) (?P<nonce>[0-9a-f]{16})>>>$", re.MULTILINE)
 
 
 class Artifact(BaseModel):
@@ -213,16 +213,19 @@ def _user_text(packet: Packet, rubric: Rubric) -> str:
         sections.append(_section("SPECIFICATION", nonce, packet.specification))
     if packet.context is not None:
         sections.append(_section("CONTEXT", nonce, packet.context))
-    sections += [_section("PROMPT", nonce, packet.prompt), _section("ANSWER", nonce, packet.answer)]
+    kind = get_kind(rubric.kind)
+    sections.append(_section("PROMPT", nonce, packet.prompt))
+    if kind.answer_in_packet:
+        sections.append(_section("ANSWER", nonce, packet.answer))
     if packet.artifact is not None and packet.artifact.text is not None:
         sections.append(_section("ARTIFACT", nonce, packet.artifact.text))
     if packet.gold_standard is not None:
         sections.append(_gold(packet.gold_standard, nonce))
     if packet.material is not None:
-        name, body = get_kind(rubric.kind).material_section(packet.material)
-        sections.append(_section(name, nonce, body))
+        sections += [_section(name, nonce, body) for name, body in kind.material_sections(packet.material)]
     under = "" if blind else f" under configuration {packet.configuration}"
-    footer = f"Score the ANSWER for {packet.entry_key}{under}. Reply with the JSON object only."
+    task = f"Score the ANSWER for {packet.entry_key}{under}" if kind.answer_in_packet else f"Compare the two responses for {packet.entry_key}"
+    footer = f"{task}. Reply with the JSON object only."
     return "\n".join(header) + "\n\n" + "\n\n".join(sections) + "\n\n" + footer
 
 

@@ -137,6 +137,8 @@ class Rubric:
     """The judge's task, first paragraph of the judge prompt."""
     scoring_note: str | None = None
     """What the prompt says about allowed values; derived from the step when absent."""
+    compare: tuple[tuple[str, str], ...] = ()
+    """Configuration pairs a compare rubric names (bundle.yaml and --ora-compare override)."""
     params: tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...] = ()
     """A kind's own numbers, by group (checklist: severity_weights, detection), exact, in file order."""
     digest: str = ""

@@ -137,6 +137,8 @@ class RubricFile(_Model):
     task: str = "You are an independent judge scoring one answer. You see one packet; no other judge's scores or notes."
     scoring_note: str | None = None
     rounding: _Rounding = Field(default_factory=_Rounding)
+    compare: list[Annotated[list[str], Field(min_length=2, max_length=2)]] = Field(default_factory=list)
+    """Configuration pairs [A, B] (kind compare)."""
     params: dict[Name, dict[str, Exact]] = Field(default_factory=dict)
     """The kind's own numbers by group (checklist: severity_weights, detection)."""
     history: list[_History] = Field(min_length=1)
@@ -234,6 +236,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         task=parsed.task.strip(),
         scoring_note=parsed.scoring_note,
         params=tuple((group, tuple(values.items())) for group, values in parsed.params.items()),
+        compare=tuple((pair[0], pair[1]) for pair in parsed.compare),
         digest=digest,
         source=source,
     )

@@ -143,7 +143,7 @@ class OutputDir:
         order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
         ordered = sorted(records, key=lambda record: order.get(record["capture_id"], len(order)))
         rows = [ledger_row(record, rubric) for record in ordered]
-        summary = summarize(ordered, plan.bundle.manifest.configurations, rubric)
+        summary = summarize(ordered, plan.lanes, rubric)
         table = [public_row(row, values, rubric) for row, values in summary]
         if self._journal is not None:
             self._journal.close()

@@ -11,7 +11,7 @@ import hashlib
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..judges.packet import read_header, read_sections
@@ -197,6 +197,8 @@ class Shape:
     echo_configuration: bool
     checklist: bool = False
     """The schema asks for per-item findings (kind checklist)."""
+    compare: bool = False
+    """The schema asks for two contestants and a winner (kind compare)."""
 
 
 ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
@@ -213,13 +215,14 @@ def reply_shape(body: Any) -> Shape:
     kind = str(first.get("type", "number")).lower()
     step = 1.0 if kind == "integer" else float(first.get("multipleOf", 0.5))
     low, high = float(first.get("minimum", 0)), float(first.get("maximum", 10))
-    return Shape(names or CRITERIA, low, high, step, "configuration" in schema["properties"], "findings" in schema["properties"])
+    echo, checklist = "configuration" in schema["properties"], "findings" in schema["properties"]
+    return Shape(names or CRITERIA, low, high, step, echo, checklist, _find_schema(body, "contestants") is not None)
 
 
-def _find_schema(node: Any) -> dict[str, Any] | None:
+def _find_schema(node: Any, key: str = "scores") -> dict[str, Any] | None:
     if isinstance(node, dict):
         properties = node.get("properties")
-        if isinstance(properties, dict) and isinstance(properties.get("scores"), dict):
+        if isinstance(properties, dict) and isinstance(properties.get(key), dict):
             return node
         children: Any = node.values()
     elif isinstance(node, list):
@@ -227,7 +230,7 @@ def _find_schema(node: Any) -> dict[str, Any] | None:
     else:
         return None
     for child in children:
-        found = _find_schema(child)
+        found = _find_schema(child, key)
         if found is not None:
             return found
     return None
@@ -244,12 +247,16 @@ def _number(value: float) -> float | int:
     return int(value) if value == int(value) else value
 
 
-def judge_reply(text: str, model: str, images: Sequence[bytes] = (), shape: Shape = ORA_SHAPE) -> dict[str, Any]:
+def judge_reply(
+    text: str, model: str, images: Sequence[bytes] = (), shape: Shape = ORA_SHAPE, prefer_first: bool = False
+) -> dict[str, Any]:
     """The reply object for a rendered judge packet, echoing its entry_key and configuration.
 
     Other rubrics (any criteria, scale, step; blind) are answered from the request's reply schema:
     each criterion takes one of seed 000's five base scores in turn, mapped onto the scale.
     """
+    if shape.compare:
+        return compare_reply(text, model, shape, prefer_first)
     if shape != ORA_SHAPE:
         return _other_reply(text, model, images, shape)
     # The packet leads the user turn; tolerate a client that put other text before it.
@@ -338,3 +345,31 @@ def checklist_answers(text: str, model: str, entry_key: str, configuration: str)
         elif tag not in listed:
             false.append({"claim": claim, "why_invalid": f"{tag} names no defect in the code under review"})
     return {"findings": findings, "novel": novel, "false_positives": false}
+
+
+def compare_reply(text: str, model: str, shape: Shape, prefer_first: bool = False) -> dict[str, Any]:
+    """Both responses scored as single answers would be, the higher weighted sum winning (equal: a tie).
+
+    prefer_first makes a position-biased judge: it names response-1 the winner whatever is shown.
+    """
+    sections = read_sections(text)
+    single = replace(shape, compare=False, echo_configuration=False)
+    contestants, totals = {}, []
+    for label in ("response-1", "response-2"):
+        # Each response is scored as the ANSWER of the same packet (the compare packet has none).
+        answer = f"\n\n<<<BEGIN ANSWER {_NONCE}>>>\n{sections.get(label.upper(), '')}\n<<<END ANSWER {_NONCE}>>>"
+        scored = _other_reply(text + answer, model, (), single)
+        contestants[label] = {"scores": scored["scores"], "notes": scored["notes"]}
+        totals.append(sum(scored["scores"].values()))
+    if prefer_first:
+        winner, why = "response-1", "Response-1 is better (this reference judge always prefers the first answer shown)."
+    elif totals[0] == totals[1]:
+        winner, why = "tie", f"Both responses sum to {totals[0]:g} over the criteria."
+    else:
+        winner = "response-1" if totals[0] > totals[1] else "response-2"
+        why = f"{winner} sums to {max(totals):g} over the criteria against {min(totals):g}."
+    entry_key = read_header(text).get("entry_key", "")
+    return {"entry_key": entry_key, "judge_model": model, "contestants": contestants, "winner": winner, "justification": why}
+
+
+_NONCE = "0" * 16

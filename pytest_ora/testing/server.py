@@ -272,9 +272,11 @@ class ReferenceJudge:
         host: str = "127.0.0.1",
         port: int = 0,
         verbose: bool = False,
+        prefer_first: bool = False,
     ) -> None:
         """keys: provider -> the one accepted key (providers not listed, or keys=None, accept any
-        non-empty key); models: an allowlist of model ids (others get 404), or None for any."""
+        non-empty key); models: an allowlist of model ids (others get 404), or None for any;
+        prefer_first: a position-biased judge that names the first compared response the winner."""
         unknown = sorted(set(keys or {}) - set(PROVIDERS))
         if unknown:
             raise ValueError(f"unknown provider in keys: {', '.join(unknown)}; known: {', '.join(PROVIDERS)}")
@@ -282,6 +284,7 @@ class ReferenceJudge:
         self.latency = latency
         self.models = tuple(models) if models is not None else None
         self.verbose = verbose
+        self.prefer_first = prefer_first
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []
@@ -483,7 +486,7 @@ class ReferenceJudge:
         if fault is not None and fault.kind == "slow":
             self._stopping.wait(fault.delay)
         spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS else None
-        reply = _spoil(judge_reply(call.text, call.model, call.images, reply_shape(body)), spoiler)
+        reply = _spoil(judge_reply(call.text, call.model, call.images, reply_shape(body), self.prefer_first), spoiler)
         kind = fault.kind if fault is not None else None
         limit = call.max_tokens
         if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:
@@ -551,6 +554,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--model", action="append", default=None, metavar="MODEL", help="allow only these model ids")
     parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument("--prefer-first", action="store_true", help="position-biased: always prefer the first compared response")
     options = parser.parse_args(argv)
     keys = {}
     for item in options.key:
@@ -560,7 +564,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         keys[provider] = key
     try:
         judge = ReferenceJudge(
-            keys, options.latency, models=options.model, host=options.host, port=options.port, verbose=options.verbose
+            keys, options.latency, models=options.model, host=options.host, port=options.port, verbose=options.verbose,
+            prefer_first=options.prefer_first,
         )
     except ValueError as error:
         parser.error(str(error))

@@ -11,8 +11,9 @@ __all__ = ["KINDS", "Kind", "ReplyProblem", "get_kind"]
 KINDS: dict[str, str] = {
     "scores": "pytest_ora.method.kinds.scores",
     "checklist": "pytest_ora.method.kinds.checklist",
+    "compare": "pytest_ora.method.kinds.compare",
 }
-"""Kind name -> the module defining KIND. Later kinds (checklist, behavior, compare, ...) add a line."""
+"""Kind name -> the module defining KIND. A new kind adds a line."""
 
 
 def get_kind(name: str) -> Kind:

@@ -12,10 +12,15 @@ from ..rubric import Rubric
 from ..scoring import Scores
 
 if TYPE_CHECKING:  # the record and the capture models import the judges, which import the kinds
-    from ...models import Capture
-    from ...record import CaptureRecord
+    from pathlib import Path
 
-__all__ = ["Kind", "ReplyProblem"]
+    from ...bundle.intake import PlannedCapture
+    from ...errors import Problem
+    from ...judges.packet import Packet
+    from ...models import Capture
+    from ...record import CaptureRecord, JudgeRecord
+
+__all__ = ["Kind", "OneAnswer", "ReplyProblem"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,27 @@ class Kind(Protocol):
     """A rubric kind (SPEC 8 `kind:`); the runner, packet and reports only talk to this."""
 
     name: str
+    answer_in_packet: bool
+    """Whether the packet's ANSWER section holds the capture's answer (compare shows two responses instead)."""
+
+    def items(
+        self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
+        problems: list[Problem],
+    ) -> list[PlannedCapture]:
+        """The run's items from intake's planned captures (compare: one per entry and pair); problems stop intake."""
+        ...
+
+    def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+        """The summary's rows in table order (compare: one per pair, `A+B`)."""
+        ...
+
+    def packets(self, planned: PlannedCapture, root: Path, rubric: Rubric) -> list[tuple[str, Packet, bytes | None]]:
+        """The packets every judge answers for one item, each tagged ("" when there is one)."""
+        ...
+
+    def merge(self, replies: Sequence[Sequence[JudgeRecord]], rubric: Rubric) -> list[JudgeRecord]:
+        """Each judge's records over the item's packets (packets order, then panel order) as one record per judge."""
+        ...
 
     def check_rubric(self, rubric: Rubric) -> str | None:
         """Why a rubric file of this kind cannot be used (its params, its criteria), or None."""
@@ -51,8 +77,8 @@ class Kind(Protocol):
         """(field, what is wrong) when a capture lacks what this kind judges; intake stops on it."""
         ...
 
-    def material_section(self, material: Mapping[str, Any]) -> tuple[str, str]:
-        """The packet section (NAME, text) that shows the material to the judge."""
+    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
+        """The packet sections (NAME, text) that show the material to the judge."""
         ...
 
     def instructions(self, rubric: Rubric) -> str:
@@ -101,3 +127,28 @@ class Kind(Protocol):
     def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
         """Report files of this kind beside the ledger and the tables: name -> text."""
         ...
+
+
+class OneAnswer:
+    """What most kinds share: one item per capture, one packet, one reply per judge."""
+
+    answer_in_packet = True
+
+    def items(
+        self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
+        problems: list[Problem],
+    ) -> list[PlannedCapture]:
+        return planned
+
+    def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+        return tuple(configurations)
+
+    def packets(self, planned: PlannedCapture, root: Path, rubric: Rubric) -> list[tuple[str, Packet, bytes | None]]:
+        from ...judges.packet import build_packet
+
+        packet, image = build_packet(planned.capture, root, rubric)
+        return [("", packet, image)]
+
+    def merge(self, replies: Sequence[Sequence[JudgeRecord]], rubric: Rubric) -> list[JudgeRecord]:
+        (only,) = replies
+        return list(only)

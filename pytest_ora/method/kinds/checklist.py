@@ -19,7 +19,7 @@ from ..checklist import METRICS, JudgeChecklist, judge_checklist
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
 from ..votes import verdict, votes
-from .base import ReplyProblem
+from .base import OneAnswer, ReplyProblem
 from .scores import check_scale, first_error
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ class ChecklistReply(_Strict):
         return value
 
 
-class ChecklistKind:
+class ChecklistKind(OneAnswer):
     """Expected findings weighted by severity; the weights and the detection formula come from the rubric."""
 
     name = "checklist"
@@ -114,11 +114,11 @@ class ChecklistKind:
             return "checklist", "is missing: kind checklist judges each answer against its checklist of expected findings"
         return None
 
-    def material_section(self, material: Mapping[str, Any]) -> tuple[str, str]:
+    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
         lines = [f"- {issue['id']} [{issue['severity']}]: {issue['description']}" for issue in material["issues"]]
         if material["bonus"]:
             lines += ["Bonus (extra credit):", *(f"- {item['id']} [bonus]: {item['description']}" for item in material["bonus"])]
-        return "CHECKLIST", "\n".join(lines)
+        return [("CHECKLIST", "\n".join(lines))]
 
     def instructions(self, rubric: Rubric) -> str:
         echo = "entry_key copied exactly from the packet" + ("" if rubric.blind else " and configuration")

@@ -12,7 +12,7 @@ from ...errors import show_value
 from ...models import JudgeReply
 from ..rubric import Rubric
 from ..scoring import Scores, combine, judge_overall
-from .base import ReplyProblem
+from .base import OneAnswer, ReplyProblem
 
 if TYPE_CHECKING:
     from ...models import Capture
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["KIND", "ScoresKind", "check_scale", "first_error"]
 
 
-class ScoresKind:
+class ScoresKind(OneAnswer):
     """Per-criterion scores, weighted; the cap, votes and verdicts come from the rubric."""
 
     name = "scores"
@@ -38,8 +38,8 @@ class ScoresKind:
     def capture_problem(self, capture: Capture) -> tuple[str, str] | None:
         return None
 
-    def material_section(self, material: Mapping[str, Any]) -> tuple[str, str]:
-        raise NotImplementedError("kind scores carries no material")
+    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
+        return []
 
     def instructions(self, rubric: Rubric) -> str:
         echo = (
