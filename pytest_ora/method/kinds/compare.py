@@ -8,6 +8,7 @@ panel majority, else a tie.
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
@@ -27,11 +28,12 @@ if TYPE_CHECKING:
     from ...bundle.intake import PlannedCapture
     from ...judges.packet import Packet
     from ...models import Capture
-    from ...record import CaptureRecord, JudgeRecord
+    from ...record import CaptureRecord, JudgeRecord, Usage
 
 __all__ = ["COLUMNS", "KIND", "CompareKind", "CompareReply", "pair_names"]
 
-LABELS = ("response-1", "response-2")
+Label = Literal["response-1", "response-2"]
+LABELS: tuple[Label, Label] = ("response-1", "response-2")
 ORDERS = ("first-second", "second-first")
 COLUMNS = ("first_score", "second_score", "first_win", "tie", "second_win")
 """Per item: each contestant's weighted score (mean over judges and orders) and the result as 0/1."""
@@ -51,7 +53,7 @@ class CompareReply(BaseModel):
 
     entry_key: str
     judge_model: str
-    contestants: dict[Literal["response-1", "response-2"], _Contestant] = Field(min_length=2)
+    contestants: dict[Label, _Contestant] = Field(min_length=2)
     winner: Literal["response-1", "response-2", "tie"]
     justification: str
 
@@ -78,9 +80,7 @@ class CompareKind:
     def check_rubric(self, rubric: Rubric) -> str | None:
         if not rubric.blind:
             return "field 'blind': kind compare must be blind (the judges never see configuration names)"
-        try:
-            import statsmodels.stats.proportion  # noqa: F401
-        except ImportError:
+        if importlib.util.find_spec("statsmodels") is None:  # imported only where the report is written
             return "kind compare needs statsmodels for the Wilson interval: pip install 'pytest-ora[compare]'"
         return None
 
@@ -114,7 +114,7 @@ class CompareKind:
         for item in planned:
             by_entry.setdefault(item.capture.entry_key, {})[item.capture.configuration] = item
         items = []
-        for entry, lanes in by_entry.items():
+        for lanes in by_entry.values():
             for first, second in pairs:
                 a, b = lanes.get(first), lanes.get(second)
                 if a is None or b is None:
@@ -157,7 +157,7 @@ class CompareKind:
                 "impression": str(one["answers"]["justification"]),
                 "asks": one["asks"] + two["asks"],
                 "attempts": one["attempts"] + two["attempts"],
-                "usage": {key: one["usage"][key] + two["usage"][key] for key in one["usage"]},  # type: ignore[typeddict-item]
+                "usage": _usage(one, two),
                 "answers": {"orders": orders, "consistent": consistent,
                             "winner": orders[0]["winner"] if consistent else "tie"},
             }
@@ -297,6 +297,16 @@ def _order(order: str, record: JudgeRecord) -> dict[str, Any]:
         "scores": {side[label]: answers["contestants"][label]["scores"] for label in LABELS},
         "notes": {side[label]: answers["contestants"][label]["notes"] for label in LABELS},
         "justification": answers["justification"],
+    }
+
+
+def _usage(one: JudgeRecord, two: JudgeRecord) -> Usage:
+    first, second = one["usage"], two["usage"]
+    return {
+        "input_tokens": first["input_tokens"] + second["input_tokens"],
+        "output_tokens": first["output_tokens"] + second["output_tokens"],
+        "cached_input_tokens": first["cached_input_tokens"] + second["cached_input_tokens"],
+        "reasoning_tokens": first["reasoning_tokens"] + second["reasoning_tokens"],
     }
 
 
