@@ -18,6 +18,8 @@ __all__ = [
     "Acceptance",
     "BundleManifest",
     "Capture",
+    "Behaviors",
+    "BehaviorItem",
     "Checklist",
     "ChecklistBonus",
     "ChecklistIssue",
@@ -187,6 +189,29 @@ class Checklist(_Record):
         return tuple(item.id for item in self.issues) + tuple(item.id for item in self.bonus)
 
 
+class BehaviorItem(_Record):
+    """A behaviour a good answer demonstrates (seed 002 SM scenarios): its id, category, what it is."""
+
+    id: ItemId
+    category: str = ""
+    description: str = Field(min_length=1)
+
+
+class Behaviors(_Record):
+    """A capture's behaviour checklist: baseline criteria and bonus behaviours (kind behavior, SPEC 9)."""
+
+    criteria: list[BehaviorItem] = Field(min_length=1)
+    bonus: list[BehaviorItem] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Behaviors:
+        ids = [item.id for item in self.criteria] + [item.id for item in self.bonus]
+        repeated = sorted({name for name in ids if ids.count(name) > 1})
+        if repeated:
+            raise ValueError(f"repeats the id {', '.join(repeated)}: every criterion and bonus id must be unique")
+        return self
+
+
 class Capture(_Record):
     """One line of captures.jsonl: one configuration's answer to one entry's prompt."""
 
@@ -214,6 +239,8 @@ class Capture(_Record):
     """An expert response and its score: a calibration anchor in the packet (seed 002)."""
     checklist: Checklist | None = None
     """Expected findings with severities (kind: checklist, SPEC 9)."""
+    behaviors: Behaviors | None = None
+    """Behaviours to demonstrate (kind: behavior, SPEC 9)."""
 
     @property
     def family(self) -> str:

@@ -199,6 +199,8 @@ class Shape:
     """The schema asks for per-item findings (kind checklist)."""
     compare: bool = False
     """The schema asks for two contestants and a winner (kind compare)."""
+    behavior: bool = False
+    """The schema asks for per-behaviour answers (kind behavior)."""
 
 
 ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
@@ -216,7 +218,8 @@ def reply_shape(body: Any) -> Shape:
     step = 1.0 if kind == "integer" else float(first.get("multipleOf", 0.5))
     low, high = float(first.get("minimum", 0)), float(first.get("maximum", 10))
     echo, checklist = "configuration" in schema["properties"], "findings" in schema["properties"]
-    return Shape(names or CRITERIA, low, high, step, echo, checklist, _find_schema(body, "contestants") is not None)
+    compare = _find_schema(body, "contestants") is not None
+    return Shape(names or CRITERIA, low, high, step, echo, checklist, compare, "behaviors" in schema["properties"])
 
 
 def _find_schema(node: Any, key: str = "scores") -> dict[str, Any] | None:
@@ -310,6 +313,10 @@ def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -
         reply.update(judge_model=model, **checklist_answers(text, model, entry_key, configuration), scores=scores,
                      assessment=seed000["impression"])
         return reply
+    if shape.behavior:
+        reply.update(judge_model=model, **behavior_answers(text, model, entry_key, configuration), scores=scores,
+                     assessment=seed000["impression"])
+        return reply
     reply.update(judge_model=model, scores=scores, notes=notes, impression=seed000["impression"])
     return reply
 
@@ -328,15 +335,7 @@ def checklist_answers(text: str, model: str, entry_key: str, configuration: str)
     sections = read_sections(text)
     listed = [match.group("id") for match in _LISTED.finditer(sections.get("CHECKLIST", ""))]
     answer = sections.get("ANSWER", "")
-    tagged = {match.group("tag"): match.group(0).strip() for match in _TAGGED.finditer(answer)}
-    findings = []
-    for name in listed:
-        if name in tagged:
-            findings.append({"id": name, "found": True, "evidence": tagged[name]})
-            continue
-        bare = re.search(rf"(?<![\w\[]){re.escape(name)}(?![\w\]])", answer) is not None
-        found = bare and judge_offset(model, entry_key, configuration, name) >= 0
-        findings.append({"id": name, "found": found, "evidence": f"mentioned in passing: {name}" if found else ""})
+    findings = [{"id": name, "found": hit, "evidence": quote} for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)]
     novel, false = [], []
     for match in _TAGGED.finditer(answer):
         tag, claim = match.group("tag"), match.group("text").strip()
@@ -373,3 +372,31 @@ def compare_reply(text: str, model: str, shape: Shape, prefer_first: bool = Fals
 
 
 _NONCE = "0" * 16
+
+
+def _seen(listed: Sequence[str], answer: str, model: str, entry_key: str, configuration: str) -> list[tuple[str, bool, str]]:
+    """(id, seen, evidence): `[ID]` lines are seen by every judge; a bare mention only when the judge's offset allows."""
+    tagged = {match.group("tag"): match.group(0).strip() for match in _TAGGED.finditer(answer)}
+    seen = []
+    for name in listed:
+        if name in tagged:
+            seen.append((name, True, tagged[name]))
+            continue
+        bare = re.search(rf"(?<![\w\[]){re.escape(name)}(?![\w\]])", answer) is not None
+        hit = bare and judge_offset(model, entry_key, configuration, name) >= 0
+        seen.append((name, hit, f"mentioned in passing: {name}" if hit else ""))
+    return seen
+
+
+def behavior_answers(text: str, model: str, entry_key: str, configuration: str) -> dict[str, Any]:
+    """A behaviour judge's per-item answers: demonstrated as checklist_answers reads found."""
+    sections = read_sections(text)
+    body = sections.get("BEHAVIORS", "")
+    baseline_text, _, bonus_text = body.partition("\nBonus:")
+    answer = sections.get("ANSWER", "")
+    groups = {}
+    for field, part in (("behaviors", baseline_text), ("bonus", bonus_text)):
+        listed = [match.group("id") for match in _LISTED.finditer(part)]
+        groups[field] = [{"id": name, "demonstrated": hit, "evidence": quote}
+                         for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)]
+    return groups

@@ -12,6 +12,7 @@ KINDS: dict[str, str] = {
     "scores": "pytest_ora.method.kinds.scores",
     "checklist": "pytest_ora.method.kinds.checklist",
     "compare": "pytest_ora.method.kinds.compare",
+    "behavior": "pytest_ora.method.kinds.behavior",
 }
 """Kind name -> the module defining KIND. A new kind adds a line."""
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ...models import Capture
     from ...record import CaptureRecord, JudgeRecord
 
-__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "issue_disagreements", "judge_results"]
+__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "array", "check_ids", "closed", "issue_disagreements", "judge_results"]
 
 _DETECTION = ("recall", "precision", "novel_each", "novel_cap")
 
@@ -140,15 +140,15 @@ class ChecklistKind(OneAnswer):
             "entry_key": {"type": "string"},
             "configuration": {"type": "string"},
             "judge_model": {"type": "string"},
-            "findings": _array({"id": {"type": "string"}, "found": {"type": "boolean"}, "evidence": {"type": "string"}}),
-            "novel": _array({"description": {"type": "string"}, "valid": {"type": "boolean"}, "reasoning": {"type": "string"}}),
-            "false_positives": _array({"claim": {"type": "string"}, "why_invalid": {"type": "string"}}),
-            "scores": _closed({name: dict(score) for name in names}),
+            "findings": array({"id": {"type": "string"}, "found": {"type": "boolean"}, "evidence": {"type": "string"}}),
+            "novel": array({"description": {"type": "string"}, "valid": {"type": "boolean"}, "reasoning": {"type": "string"}}),
+            "false_positives": array({"claim": {"type": "string"}, "why_invalid": {"type": "string"}}),
+            "scores": closed({name: dict(score) for name in names}),
             "assessment": {"type": "string"},
         }
         if rubric.blind:
             del properties["configuration"]
-        return _closed(properties)
+        return closed(properties)
 
     def check(
         self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
@@ -162,16 +162,9 @@ class ChecklistKind(OneAnswer):
             return first_error(error, payload)
         assert material is not None, "a checklist packet carries its checklist"
         listed = [issue["id"] for issue in material["issues"]] + [item["id"] for item in material["bonus"]]
-        seen: set[str] = set()
-        for index, finding in enumerate(reply.findings):
-            if finding.id not in listed:
-                return ReplyProblem(f"findings.{index}.id", show_value(finding.id), "is not a listed id of this capture's checklist")
-            if finding.id in seen:
-                return ReplyProblem(f"findings.{index}.id", show_value(finding.id), "answers a listed id a second time")
-            seen.add(finding.id)
-        for name in listed:
-            if name not in seen:
-                return ReplyProblem(f"findings[{name}]", "nothing", "is missing: every listed id needs found and evidence")
+        problem = check_ids("findings", [f.id for f in reply.findings], listed, "found")
+        if problem is not None:
+            return problem
         problem = check_scale(reply.scores, rubric)
         if problem is not None:
             return problem
@@ -282,9 +275,26 @@ def _judge_row(label: str, result: JudgeChecklist) -> dict[str, Any]:
     return row
 
 
-def _array(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "array", "items": _closed(properties)}
+def check_ids(field: str, answered: Sequence[str], listed: Sequence[str], verdict: str) -> ReplyProblem | None:
+    """Exactly the listed ids, each once: an invented, repeated or missing id makes the reply invalid."""
+    seen: set[str] = set()
+    for index, name in enumerate(answered):
+        if name not in listed:
+            return ReplyProblem(f"{field}.{index}.id", show_value(name), "is not a listed id of this capture")
+        if name in seen:
+            return ReplyProblem(f"{field}.{index}.id", show_value(name), "answers a listed id a second time")
+        seen.add(name)
+    for name in listed:
+        if name not in seen:
+            return ReplyProblem(f"{field}[{name}]", "nothing", f"is missing: every listed id needs {verdict} and evidence")
+    return None
 
 
-def _closed(properties: dict[str, Any]) -> dict[str, Any]:
+def array(properties: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema array of closed objects."""
+    return {"type": "array", "items": closed(properties)}
+
+
+def closed(properties: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema object with exactly these properties, all required."""
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}

@@ -20,6 +20,7 @@ from ...models import ExactNumber
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
 from .base import ReplyProblem
+from .checklist import closed
 from .scores import check_scale, first_error
 
 if TYPE_CHECKING:
@@ -185,12 +186,12 @@ class CompareKind:
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
         names = list(rubric.names)
         score = {"type": "integer", "minimum": int(rubric.scale_min), "maximum": int(rubric.scale_max)}
-        contestant = _closed({"scores": _closed({n: dict(score) for n in names}),
-                              "notes": _closed({n: {"type": "string"} for n in names})})
-        return _closed({
+        contestant = closed({"scores": closed({n: dict(score) for n in names}),
+                              "notes": closed({n: {"type": "string"} for n in names})})
+        return closed({
             "entry_key": {"type": "string"},
             "judge_model": {"type": "string"},
-            "contestants": _closed({label: contestant for label in LABELS}),
+            "contestants": closed({label: contestant for label in LABELS}),
             "winner": {"type": "string", "enum": [*LABELS, "tie"]},
             "justification": {"type": "string"},
         })
@@ -308,7 +309,3 @@ def _usage(one: JudgeRecord, two: JudgeRecord) -> Usage:
         "cached_input_tokens": first["cached_input_tokens"] + second["cached_input_tokens"],
         "reasoning_tokens": first["reasoning_tokens"] + second["reasoning_tokens"],
     }
-
-
-def _closed(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
