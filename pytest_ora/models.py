@@ -20,6 +20,7 @@ __all__ = [
     "Capture",
     "Behaviors",
     "BehaviorItem",
+    "Chain",
     "Checklist",
     "ChecklistBonus",
     "ChecklistIssue",
@@ -212,6 +213,24 @@ class Behaviors(_Record):
         return self
 
 
+class Chain(_Record):
+    """A relay chain's four answers (kind coherence, seed 002): SM, TEA, Dev, Reviewer."""
+
+    sm: str
+    tea: str
+    dev: str
+    reviewer: str
+
+
+class PhaseScores(_Record):
+    """The chain's four phase scores (each phase rubric's overall, 0-100), when the bundle holds them."""
+
+    sm: NonNegative
+    tea: NonNegative
+    dev: NonNegative
+    reviewer: NonNegative
+
+
 class Capture(_Record):
     """One line of captures.jsonl: one configuration's answer to one entry's prompt."""
 
@@ -241,6 +260,10 @@ class Capture(_Record):
     """Expected findings with severities (kind: checklist, SPEC 9)."""
     behaviors: Behaviors | None = None
     """Behaviours to demonstrate (kind: behavior, SPEC 9)."""
+    chain: Chain | None = None
+    """A relay chain's four answers (kind: coherence, SPEC 9)."""
+    phase_scores: PhaseScores | None = None
+    """The chain's phase scores (0-100); kind coherence multiplies their mean by the chain's multiplier."""
 
     @property
     def family(self) -> str:

@@ -201,6 +201,8 @@ class Shape:
     """The schema asks for two contestants and a winner (kind compare)."""
     behavior: bool = False
     """The schema asks for per-behaviour answers (kind behavior)."""
+    coherence: bool = False
+    """The schema asks for a chain rating (kind coherence)."""
 
 
 ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
@@ -208,6 +210,9 @@ ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
 
 def reply_shape(body: Any) -> Shape:
     """The reply schema a request carries (tool input schema, json_schema, responseSchema), else seed 000's."""
+    rating = _find_schema(body, "rating")
+    if rating is not None:
+        return Shape(("coherence",), 0.0, 10.0, 1.0, "configuration" in rating["properties"], coherence=True)
     schema = _find_schema(body)
     if schema is None:
         return ORA_SHAPE
@@ -260,6 +265,8 @@ def judge_reply(
     """
     if shape.compare:
         return compare_reply(text, model, shape, prefer_first)
+    if shape.coherence:
+        return coherence_reply(text, model, shape)
     if shape != ORA_SHAPE:
         return _other_reply(text, model, images, shape)
     # The packet leads the user turn; tolerate a client that put other text before it.
@@ -400,3 +407,28 @@ def behavior_answers(text: str, model: str, entry_key: str, configuration: str) 
         groups[field] = [{"id": name, "demonstrated": hit, "evidence": quote}
                          for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)]
     return groups
+
+
+_STORY = re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b")
+_LEVELS = ("excellent", "good", "poor")
+
+
+def coherence_reply(text: str, model: str, shape: Shape) -> dict[str, Any]:
+    """A chain rating: the SM phase's first story id (ABC-123) carried by the three later phases.
+
+    All three carry it: excellent; two: good; fewer: poor. A judge whose offset for the chain is
+    negative rates one level lower, so judges sometimes split and the panel falls back to good.
+    """
+    header, sections = read_header(text), read_sections(text)
+    entry_key, configuration = header.get("entry_key", ""), header.get("configuration", "")
+    story = _STORY.search(sections.get("SM", ""))
+    carried = 0 if story is None else sum(story.group(0) in sections.get(name, "") for name in ("TEA", "DEV", "REVIEWER"))
+    level = {3: 0, 2: 1}.get(carried, 2)
+    if judge_offset(model, entry_key, configuration, "coherence") < 0:
+        level = min(level + 1, 2)
+    reply: dict[str, Any] = {"entry_key": entry_key}
+    if shape.echo_configuration:
+        reply["configuration"] = configuration
+    reasoning = f"{carried} of the 3 later phases carry the story id {story.group(0) if story else '(none)'}."
+    reply.update(judge_model=model, rating=_LEVELS[level], reasoning=reasoning)
+    return reply

@@ -13,6 +13,7 @@ KINDS: dict[str, str] = {
     "checklist": "pytest_ora.method.kinds.checklist",
     "compare": "pytest_ora.method.kinds.compare",
     "behavior": "pytest_ora.method.kinds.behavior",
+    "coherence": "pytest_ora.method.kinds.coherence",
 }
 """Kind name -> the module defining KIND. A new kind adds a line."""
 
