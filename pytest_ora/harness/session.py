@@ -20,6 +20,7 @@ from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_fo
 from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
+from ..method.kinds import get_kind
 from ..record import CaptureRecord, base_record
 from ..reports.methodology import RunFacts
 from ..reports.output import SPEND_DIR, OutputDir, estimate_table
@@ -214,7 +215,10 @@ class OraSession:
         rows = summarize(self._records.values(), plan.lanes, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        return [*summary_table(table, fmt="simple", rubric=plan.rubric).splitlines(), "", written]
+        order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
+        ordered = sorted(self._records.values(), key=lambda record: order.get(record["capture_id"], len(order)))
+        extra = get_kind(plan.rubric.kind).terminal(ordered, plan.rubric)
+        return [*summary_table(table, fmt="simple", rubric=plan.rubric).splitlines(), *extra, "", written]
 
     # any process that runs items ----------------------------------------------------------
 

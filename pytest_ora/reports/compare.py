@@ -16,7 +16,7 @@ from ..method.rubric import Rubric
 from ..record import CaptureRecord
 from .tables import combined, round_half_away
 
-__all__ = ["compare_files", "wilson"]
+__all__ = ["compare_files", "compare_table", "wilson"]
 
 
 def wilson(successes: Fraction, n: int) -> tuple[float, float]:
@@ -74,10 +74,12 @@ def _pairs(rows: Sequence[dict[str, Any]], rubric: Rubric) -> list[dict[str, Any
     return pairs
 
 
-def compare_files(records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-    """The three compare files, machine-written from the records."""
-    rows = _rows(records, rubric)
-    pairs = _pairs(rows, rubric)
+def compare_table(records: Sequence[CaptureRecord], rubric: Rubric, fmt: str = "github") -> str:
+    """Per pair: items, wins, ties, losses, win rate, Wilson interval, position consistency."""
+    return _table(_pairs(_rows(records, rubric), rubric), fmt)
+
+
+def _table(pairs: Sequence[dict[str, Any]], fmt: str) -> str:
     table = []
     for pair in pairs:
         consistency = ", ".join(f"{label} {round_half_away(Fraction(share) * 100, 0)}%"
@@ -89,12 +91,19 @@ def compare_files(records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str,
                       f"{round_half_away(Fraction(high) * 100, 0)}%",
                       consistency])
     headers = ["Pair (first vs second)", "Items", "Wins", "Ties", "Losses", "Win rate", "95% Wilson", "Position consistency"]
+    return tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True)
+
+
+def compare_files(records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
+    """The three compare files, machine-written from the records."""
+    rows = _rows(records, rubric)
+    pairs = _pairs(rows, rubric)
     markdown = (
         "# Head-to-head comparison\n\n"
         f"Rubric {rubric.version}, digest {rubric.digest}. {rubric.formula()}. Wins, ties and losses are the "
         "first configuration's; position consistency is the share of items whose two orders a judge decided "
         "alike. Machine-written: do not edit.\n\n"
-        + tabulate(table, headers=headers, tablefmt="github", disable_numparse=True) + "\n"
+        + _table(pairs, "github") + "\n"
     )
     return {
         "compare.jsonl": "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),

@@ -252,7 +252,8 @@ def _headings(rubric: Rubric) -> list[str]:
     titles = {c.name: c.title for c in rubric.criteria}
     names = get_kind(rubric.kind).summary_columns(rubric)
     return [
-        "Configuration", "Judged", "Unscorable", "Excluded", "Errors", "Overall", *(titles.get(n, n) for n in names),
+        "Configuration", "Judged", "Unscorable", "Excluded", "Errors", "Overall",
+        *(titles.get(n, n.replace("_", " ").capitalize()) for n in names),
         "Failure rate", "Cost / 100 queries", "Minutes / run", *_counts(rubric),
     ]
 

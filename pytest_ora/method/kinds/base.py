@@ -128,6 +128,10 @@ class Kind(Protocol):
         """Report files of this kind beside the ledger and the tables: name -> text."""
         ...
 
+    def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
+        """Lines the terminal shows after the summary table (records in plan order)."""
+        ...
+
 
 class OneAnswer:
     """What most kinds share: one item per capture, one packet, one reply per judge."""
@@ -152,3 +156,6 @@ class OneAnswer:
     def merge(self, replies: Sequence[Sequence[JudgeRecord]], rubric: Rubric) -> list[JudgeRecord]:
         (only,) = replies
         return list(only)
+
+    def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
+        return []

@@ -227,6 +227,11 @@ class ChecklistKind(OneAnswer):
 
         return {"checklist.md": checklist_markdown(records, rubric)}
 
+    def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
+        scored = [r for r in records if r["status"] == "scored"]
+        split = sum(len(issue_disagreements(r["judges"], r["material"])) for r in scored)
+        return ["", f"ora: checklist: {split} listed ids with judge disagreement over {len(scored)} captures (checklist.md)"]
+
 
 KIND = ChecklistKind()
 

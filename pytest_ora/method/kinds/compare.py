@@ -283,6 +283,11 @@ class CompareKind:
 
         return compare_files(records, rubric)
 
+    def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
+        from ...reports.compare import compare_table
+
+        return ["", *compare_table(records, rubric, "simple").splitlines()]
+
 
 KIND = CompareKind()
 
