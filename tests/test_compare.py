@@ -136,3 +136,13 @@ def test_a_bad_pair_stops_the_run(pytester: pytest.Pytester, args: list[str], me
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
     assert result.ret == 4
     result.stderr.fnmatch_lines([message])
+
+
+def test_pairs_with_a_rubric_of_another_kind_stop_the_run(pytester: pytest.Pytester) -> None:
+    checklist = EXAMPLE.parent / "checklist"
+    shutil.copytree(checklist / "bundle", pytester.path / "bundle")
+    shutil.copy(checklist / "conftest.py", pytester.path / "conftest.py")
+    pytester.makepyfile(test_x="def test_capture(ora_capture):\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-compare", "thorough:noisy")
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["*field 'compare'*only a rubric of kind compare judges*"])

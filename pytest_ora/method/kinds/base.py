@@ -142,6 +142,11 @@ class OneAnswer:
         self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
         problems: list[Problem],
     ) -> list[PlannedCapture]:
+        if pairs:
+            from ...errors import Problem
+
+            problems.append(Problem("bundle.yaml", "names configuration pairs, which only a rubric of kind compare judges",
+                                    field="compare", fix="drop compare: / --ora-compare, or use a compare rubric"))
         return planned
 
     def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
