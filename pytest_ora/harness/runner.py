@@ -156,20 +156,27 @@ class CaptureRunner:
         return total
 
     def estimate(self, planned: PlannedCapture, prices: dict[str, Price]) -> dict[str, Any]:
-        """A dry run: the packet is built and written, each judge's first request sized, nothing sent."""
+        """A dry run: the packets are built and written, each judge's first requests sized, nothing sent."""
         capture = planned.capture
-        tag, packet, image = get_kind(self.judging.rubric.kind).packets(planned, self.root, self.judging.rubric)[0]
-        self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
-        prompt = judge_prompt(packet, image, self.judging.rubric)
-        images = sum(isinstance(part, ImagePart) for part in prompt.parts)
+        rubric = self.judging.rubric
+        packets = get_kind(rubric.kind).packets(planned, self.root, rubric)
+        sized = []
+        for tag, packet, image in packets:
+            self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
+            prompt = judge_prompt(packet, image, rubric)
+            sized.append((prompt, sum(isinstance(part, ImagePart) for part in prompt.parts)))
         judges = []
         for judge in self.judging.panel.judges:
-            request = client_for(judge.spec).build_request(judge.spec, prompt, None)
-            tokens = estimate_input_tokens(len(request.content), images)
+            # one call per packet (compare: both orders)
+            tokens = sum(
+                estimate_input_tokens(len(client_for(judge.spec).build_request(judge.spec, prompt, None).content), images)
+                for prompt, images in sized
+            )
+            output = OUTPUT_TOKENS_ESTIMATE * len(sized)
             price = price_for(judge.spec.model, prices)
-            usd = None if price is None else str(cost(price, tokens, OUTPUT_TOKENS_ESTIMATE))
+            usd = None if price is None else str(cost(price, tokens, output))
             judges.append({"label": judge.label, "model": judge.spec.model, "input_tokens": tokens,
-                           "output_tokens": OUTPUT_TOKENS_ESTIMATE, "usd": usd})
+                           "output_tokens": output, "usd": usd})
         return {"capture_id": capture.capture_id, "configuration": capture.configuration, "judges": judges}
 
     def close(self) -> list[str]:
