@@ -6,8 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+
+from ...errors import show_value
 from ..rubric import Rubric
 from ..scoring import Scores
 
@@ -20,7 +23,7 @@ if TYPE_CHECKING:  # the record and the capture models import the judges, which 
     from ...models import Capture
     from ...record import CaptureRecord, JudgeRecord
 
-__all__ = ["Kind", "OneAnswer", "ReplyProblem"]
+__all__ = ["Kind", "OneAnswer", "ReplyObject", "ReplyProblem", "check_echo", "first_error", "parse_reply"]
 
 
 @dataclass(frozen=True)
@@ -164,3 +167,52 @@ class OneAnswer:
 
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
         return []
+
+
+class ReplyObject(BaseModel):
+    """A kind's reply model: closed, frozen, and only ever a JSON object."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _object(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError("the reply must be a JSON object")
+        return value
+
+
+_Reply = TypeVar("_Reply", bound=BaseModel)
+
+
+def first_error(error: ValidationError, payload: Any) -> ReplyProblem:
+    """The first validation error of a reply as a ReplyProblem naming its field."""
+    first = error.errors(include_url=False)[0]
+    location = ".".join(str(part) for part in first["loc"]) or "(reply)"
+    if first["type"] == "missing":
+        return ReplyProblem(location, "nothing", "is missing")
+    if first["type"] == "extra_forbidden":
+        return ReplyProblem(location, show_value(first.get("input")), "is not a field of the reply schema")
+    if not isinstance(payload, dict):
+        return ReplyProblem("(reply)", show_value(payload), "is not a JSON object")
+    message = str(first["msg"]).removeprefix("Value error, ").lower()
+    return ReplyProblem(location, show_value(first.get("input")), message)
+
+
+def parse_reply(model: type[_Reply], payload: Any, rubric: Rubric) -> _Reply | ReplyProblem:
+    """The payload as the kind's reply model; a blind rubric's reply may not carry a configuration."""
+    if rubric.blind and isinstance(payload, dict) and "configuration" in payload:
+        return ReplyProblem("configuration", show_value(payload["configuration"]), "is not a field of a blind reply")
+    try:
+        return model.model_validate(payload)
+    except ValidationError as error:
+        return first_error(error, payload)
+
+
+def check_echo(entry_key: str, configuration: str, rubric: Rubric, packet_key: str, packet_configuration: str | None) -> ReplyProblem | None:
+    """The reply's echoed entry_key (and configuration, unless blind) must be the packet's."""
+    if entry_key != packet_key:
+        return ReplyProblem("entry_key", show_value(entry_key), f"does not match the packet's {packet_key!r}")
+    if not rubric.blind and packet_configuration is not None and configuration != packet_configuration:
+        return ReplyProblem("configuration", show_value(configuration), f"does not match the packet's {packet_configuration!r}")
+    return None

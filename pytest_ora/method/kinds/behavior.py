@@ -11,17 +11,16 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, StrictBool
 
-from ...errors import show_value
 from ...models import ExactNumber
 from ..checklist import pair_scores
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
 from ..votes import verdict, votes
-from .base import OneAnswer, ReplyProblem
+from .base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
 from .checklist import array, check_ids, closed
-from .scores import check_scale, first_error
+from .scores import check_scale
 
 if TYPE_CHECKING:
     from ...models import Capture
@@ -45,7 +44,7 @@ class Shown(_Strict):
     evidence: str | None = None
 
 
-class BehaviorReply(_Strict):
+class BehaviorReply(ReplyObject):
     """A judge's behaviour reply (SPEC 9); configuration is empty when the rubric is blind."""
 
     entry_key: str
@@ -56,12 +55,6 @@ class BehaviorReply(_Strict):
     scores: dict[str, ExactNumber]
     assessment: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _object(cls, value: Any) -> Any:
-        if not isinstance(value, dict):
-            raise ValueError("the reply must be a JSON object")
-        return value
 
 
 def judge_behavior(baseline: int, bonus: int, scores: Mapping[str, Fraction], rubric: Rubric) -> dict[str, Fraction]:
@@ -139,12 +132,9 @@ class BehaviorKind(OneAnswer):
         self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> BehaviorReply | ReplyProblem:
-        if rubric.blind and isinstance(payload, dict) and "configuration" in payload:
-            return ReplyProblem("configuration", show_value(payload["configuration"]), "is not a field of a blind reply")
-        try:
-            reply = BehaviorReply.model_validate(payload)
-        except ValidationError as error:
-            return first_error(error, payload)
+        reply = parse_reply(BehaviorReply, payload, rubric)
+        if isinstance(reply, ReplyProblem):
+            return reply
         assert material is not None, "a behavior packet carries its behaviours"
         for field, group in (("behaviors", "criteria"), ("bonus", "bonus")):
             answered = [item.id for item in getattr(reply, field)]
@@ -154,11 +144,7 @@ class BehaviorKind(OneAnswer):
         problem = check_scale(reply.scores, rubric)
         if problem is not None:
             return problem
-        if reply.entry_key != entry_key:
-            return ReplyProblem("entry_key", show_value(reply.entry_key), f"does not match the packet's {entry_key!r}")
-        if not rubric.blind and configuration is not None and reply.configuration != configuration:
-            return ReplyProblem("configuration", show_value(reply.configuration), f"does not match the packet's {configuration!r}")
-        return reply
+        return check_echo(reply.entry_key, reply.configuration, rubric, entry_key, configuration) or reply
 
     def record_fields(self, reply: BehaviorReply, rubric: Rubric) -> dict[str, Any]:
         def shown(items: list[Shown]) -> dict[str, Any]:

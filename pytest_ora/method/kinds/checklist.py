@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, StrictBool
 
 from ...errors import show_value
 from ...models import ExactNumber
@@ -19,8 +19,8 @@ from ..checklist import METRICS, JudgeChecklist, judge_checklist
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
 from ..votes import verdict, votes
-from .base import OneAnswer, ReplyProblem
-from .scores import check_scale, first_error
+from .base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
+from .scores import check_scale
 
 if TYPE_CHECKING:
     from ...models import Capture
@@ -58,7 +58,7 @@ class FalsePositive(_Strict):
     why_invalid: str
 
 
-class ChecklistReply(_Strict):
+class ChecklistReply(ReplyObject):
     """A judge's checklist reply (SPEC 9); configuration is empty when the rubric is blind."""
 
     entry_key: str
@@ -70,12 +70,6 @@ class ChecklistReply(_Strict):
     scores: dict[str, ExactNumber]
     assessment: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _object(cls, value: Any) -> Any:
-        if not isinstance(value, dict):
-            raise ValueError("the reply must be a JSON object")
-        return value
 
 
 class ChecklistKind(OneAnswer):
@@ -154,12 +148,9 @@ class ChecklistKind(OneAnswer):
         self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> ChecklistReply | ReplyProblem:
-        if rubric.blind and isinstance(payload, dict) and "configuration" in payload:
-            return ReplyProblem("configuration", show_value(payload["configuration"]), "is not a field of a blind reply")
-        try:
-            reply = ChecklistReply.model_validate(payload)
-        except ValidationError as error:
-            return first_error(error, payload)
+        reply = parse_reply(ChecklistReply, payload, rubric)
+        if isinstance(reply, ReplyProblem):
+            return reply
         assert material is not None, "a checklist packet carries its checklist"
         listed = [issue["id"] for issue in material["issues"]] + [item["id"] for item in material["bonus"]]
         problem = check_ids("findings", [f.id for f in reply.findings], listed, "found")
@@ -168,11 +159,7 @@ class ChecklistKind(OneAnswer):
         problem = check_scale(reply.scores, rubric)
         if problem is not None:
             return problem
-        if reply.entry_key != entry_key:
-            return ReplyProblem("entry_key", show_value(reply.entry_key), f"does not match the packet's {entry_key!r}")
-        if not rubric.blind and configuration is not None and reply.configuration != configuration:
-            return ReplyProblem("configuration", show_value(reply.configuration), f"does not match the packet's {configuration!r}")
-        return reply
+        return check_echo(reply.entry_key, reply.configuration, rubric, entry_key, configuration) or reply
 
     def record_fields(self, reply: ChecklistReply, rubric: Rubric) -> dict[str, Any]:
         return {

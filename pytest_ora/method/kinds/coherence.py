@@ -11,14 +11,10 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
-
-from ...errors import show_value
 from ..rubric import Rubric
 from ..scoring import Scores, is_failure
-from .base import OneAnswer, ReplyProblem
+from .base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
 from .checklist import closed
-from .scores import first_error
 
 if TYPE_CHECKING:
     from ...models import Capture
@@ -32,10 +28,8 @@ FALLBACK = "good"
 """The panel's rating when no rating has a majority (seed 002's neutral multiplier)."""
 
 
-class CoherenceReply(BaseModel):
+class CoherenceReply(ReplyObject):
     """A judge's coherence reply: a rating and its reasoning."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     entry_key: str
     configuration: str = ""
@@ -43,12 +37,6 @@ class CoherenceReply(BaseModel):
     rating: Literal["excellent", "good", "poor"]
     reasoning: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _object(cls, value: Any) -> Any:
-        if not isinstance(value, dict):
-            raise ValueError("the reply must be a JSON object")
-        return value
 
 
 def panel_rating(ratings: Sequence[str]) -> str:
@@ -119,15 +107,10 @@ class CoherenceKind(OneAnswer):
         self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> CoherenceReply | ReplyProblem:
-        try:
-            reply = CoherenceReply.model_validate(payload)
-        except ValidationError as error:
-            return first_error(error, payload)
-        if reply.entry_key != entry_key:
-            return ReplyProblem("entry_key", show_value(reply.entry_key), f"does not match the packet's {entry_key!r}")
-        if not rubric.blind and configuration is not None and reply.configuration != configuration:
-            return ReplyProblem("configuration", show_value(reply.configuration), f"does not match the packet's {configuration!r}")
-        return reply
+        reply = parse_reply(CoherenceReply, payload, rubric)
+        if isinstance(reply, ReplyProblem):
+            return reply
+        return check_echo(reply.entry_key, reply.configuration, rubric, entry_key, configuration) or reply
 
     def record_fields(self, reply: CoherenceReply, rubric: Rubric) -> dict[str, Any]:
         return {"scores": {}, "notes": {}, "impression": reply.reasoning, "answers": {"rating": reply.rating}}

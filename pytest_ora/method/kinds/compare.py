@@ -13,15 +13,15 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import Problem, show_value
 from ...models import ExactNumber
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
-from .base import ReplyProblem
+from .base import ReplyObject, ReplyProblem, parse_reply
 from .checklist import closed
-from .scores import check_scale, first_error
+from .scores import check_scale
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -47,10 +47,8 @@ class _Contestant(BaseModel):
     notes: dict[str, str]
 
 
-class CompareReply(BaseModel):
+class CompareReply(ReplyObject):
     """A judge's compare reply (SPEC 9): both responses scored, a winner or a tie."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     entry_key: str
     judge_model: str
@@ -58,12 +56,6 @@ class CompareReply(BaseModel):
     winner: Literal["response-1", "response-2", "tie"]
     justification: str
 
-    @model_validator(mode="before")
-    @classmethod
-    def _object(cls, value: Any) -> Any:
-        if not isinstance(value, dict):
-            raise ValueError("the reply must be a JSON object")
-        return value
 
 
 def pair_names(configuration: str) -> tuple[str, str]:
@@ -200,10 +192,9 @@ class CompareKind:
         self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> CompareReply | ReplyProblem:
-        try:
-            reply = CompareReply.model_validate(payload)
-        except ValidationError as error:
-            return first_error(error, payload)
+        reply = parse_reply(CompareReply, payload, rubric)
+        if isinstance(reply, ReplyProblem):
+            return reply
         for label in LABELS:
             if label not in reply.contestants:
                 return ReplyProblem(f"contestants.{label}", "nothing", "is missing")

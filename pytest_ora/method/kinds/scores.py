@@ -12,13 +12,13 @@ from ...errors import show_value
 from ...models import JudgeReply
 from ..rubric import Rubric
 from ..scoring import Scores, combine, judge_overall
-from .base import OneAnswer, ReplyProblem
+from .base import OneAnswer, ReplyProblem, first_error
 
 if TYPE_CHECKING:
     from ...models import Capture
     from ...record import CaptureRecord
 
-__all__ = ["KIND", "ScoresKind", "check_scale", "first_error"]
+__all__ = ["KIND", "ScoresKind", "check_scale"]
 
 
 class ScoresKind(OneAnswer):
@@ -131,20 +131,6 @@ def _object_of(names: list[str], item: dict[str, Any]) -> dict[str, Any]:
         "required": names,
         "additionalProperties": False,
     }
-
-
-def first_error(error: ValidationError, payload: Any) -> ReplyProblem:
-    """The first validation error of a reply as a ReplyProblem naming its field."""
-    first = error.errors(include_url=False)[0]
-    location = ".".join(str(part) for part in first["loc"]) or "(reply)"
-    if first["type"] == "missing":
-        return ReplyProblem(location, "nothing", "is missing")
-    if first["type"] == "extra_forbidden":
-        return ReplyProblem(location, show_value(first.get("input")), "is not a field of the reply schema")
-    if not isinstance(payload, dict):
-        return ReplyProblem("(reply)", show_value(payload), "is not a JSON object")
-    message = str(first["msg"]).removeprefix("Value error, ").lower()
-    return ReplyProblem(location, show_value(first.get("input")), message)
 
 
 def _check_against(
