@@ -121,6 +121,8 @@ class RoleSpec(_Record):
     """The full endpoint URL; always honoured, loopback included."""
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The environment variable holding the key; default by provider."""
+    max_input_tokens: int | None = Field(default=None, gt=0)
+    """The judge model's context window; larger packets are unscorable, never sent (default by model)."""
 
 
 class OptimumSnapshot(_Record):
@@ -307,7 +309,8 @@ def capture_json_schema() -> dict[str, Any]:
     return Capture.model_json_schema(mode="validation")
 
 
-Status = Literal["scored", "excluded", "unscorable", "error"]
+Status = Literal["scored", "excluded", "unscorable", "error", "budget"]
+"""budget: not started because the run's judge spend reached --ora-budget-usd."""
 
 
 class JudgeColumn(BaseModel):

@@ -327,6 +327,9 @@ def _check_scored_set(
     expected_set: dict[str, int | list[str]] = {str(k): v for k, v in (default_scored_set() if given is None else given).items()}
     if rubric.families is not None:
         expected_set = {family: expected_set.get(family, 0) for family in rubric.families}
+    if given is None:
+        _check_default_scored_set(expected_set, entries, problems)
+        return
     for family in expected_set:
         expected = expected_set[family]
         found = [key.partition(":")[2] for key in entries.get(family, ())]
@@ -343,6 +346,26 @@ def _check_scored_set(
             missing = uncaptured if len(found) < expected else []
             extra = [] if len(found) < expected else ["(name the expected techniques as a list in scored_set to see which)"]
             problems.append(_set_problem(family, len(found), expected, missing, extra))
+
+
+def _check_default_scored_set(
+    expected: dict[str, int | list[str]], entries: dict[str, tuple[str, ...]], problems: list[Problem]
+) -> None:
+    """A bundle without scored_set is held to the full campaign's: say so, and how to score a smaller set."""
+    found = {family: len(entries.get(family, ())) for family in expected}
+    if all(found[family] == expected[family] for family in expected):
+        return
+    counts = ", ".join(f"{found[f]} {f}" for f in expected)
+    defaults = ", ".join(f"{expected[f]} {f}" for f in expected)
+    yours = ", ".join(f"{f}: {found[f]}" for f in expected)
+    problems.append(
+        Problem(
+            "bundle.yaml",
+            f"declares no scored_set, so the full campaign's default applies ({defaults} entries after "
+            f"collision resolution); this bundle has {counts}",
+            fix=f"to score this smaller set, add to bundle.yaml: scored_set: {{{yours}}}",
+        )
+    )
 
 
 def _set_problem(family: str, found: int, expected: int, missing: list[str], extra: list[str]) -> Problem:

@@ -65,7 +65,7 @@ def read_bundle(root: Path, problems: list[Problem]) -> Bundle | None:
 
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
     """A YAML file's data and node tree; aliases are bounded, so a bomb is refused unread."""
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # editors on Windows may start the file with a BOM
     events = list(yaml.parse(text, Loader=_Loader))
     aliases = sum(isinstance(event, yaml.AliasEvent) for event in events)
     if aliases > MAX_YAML_ALIASES:
@@ -138,13 +138,19 @@ def _read_captures(path: Path, problems: list[Problem]) -> list[CaptureLine]:
     except FileNotFoundError:
         problems.append(Problem(name, "is missing", fix="a bundle holds its captures in captures.jsonl"))
         return []
+    lines = 0
     with stream:  # line by line: a large bundle is never held twice in memory
         for number, data in enumerate(stream, start=1):
+            if number == 1 and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]  # a UTF-8 byte order mark, as some editors write
             if not data.strip():
                 continue
+            lines += 1
             capture = _read_capture_line(name, number, data.rstrip(b"\r\n"), problems)
             if capture is not None:
                 captures.append(CaptureLine(capture, number))
+    if lines == 0:
+        problems.append(Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture"))
     return captures
 
 

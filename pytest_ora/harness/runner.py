@@ -23,6 +23,7 @@ import pytest
 from ..bundle.intake import PlannedCapture
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
+from ..judges.context import over_window
 from ..judges.packet import judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
@@ -31,13 +32,31 @@ from ..method.kinds import get_kind
 from ..record import CaptureRecord, base_record
 from ..reports.output import OutputDir
 
-__all__ = ["Budget", "BudgetReached", "CaptureRunner"]
+__all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContextWindow"]
 
 _T = TypeVar("_T")
 
 
-class BudgetReached(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+class NotJudged(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+    """A capture the runner decided not to send: skipped, with a ledger status and a reason of its own."""
+
+    status = "unscorable"
+    shown = "unscorable: "
+
+    def __init__(self, capture_id: str, reason: str) -> None:
+        super().__init__(f"{capture_id}: {self.shown}{reason}", allow_module_level=False)
+        self.reason = reason
+
+
+class BudgetReached(NotJudged):
     """The run's judge spend reached --ora-budget-usd: this capture is not started."""
+
+    status = "budget"
+    shown = ""  # the reason says "not judged" itself
+
+
+class OverContextWindow(NotJudged):
+    """The packet is larger than a judge's context window: unscorable, never sent."""
 
 
 @dataclass(frozen=True)
@@ -116,8 +135,11 @@ class CaptureRunner:
         rubric = self.judging.rubric
         kind = get_kind(rubric.kind)
         packets = kind.packets(planned, self.root, rubric)
-        for tag, packet, _ in packets:
+        for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
+            too_large = over_window(self.judging.panel, judge_prompt(packet, image, rubric))
+            if too_large is not None:
+                raise OverContextWindow(capture.capture_id, too_large)
         cassette = self.cassettes.open(capture.capture_id)
         cassette.activate()  # this task's context only: concurrent captures keep their own cassette
         replies = [await judge_packet(self.judging, client, packet, image) for _, packet, image in packets]
@@ -142,8 +164,7 @@ class CaptureRunner:
         spent = self.budget.log.total()
         if spent >= self.budget.limit:
             raise BudgetReached(
-                f"{capture_id}: not judged: judge spend ${spent:.2f} reached --ora-budget-usd {self.budget.limit}",
-                allow_module_level=False,
+                capture_id, f"not judged: judge spend ${spent:.2f} reached --ora-budget-usd {self.budget.limit}"
             )
 
     def _spent(self, record: CaptureRecord) -> Decimal:

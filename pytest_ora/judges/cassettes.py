@@ -29,6 +29,7 @@ from vcr.record_mode import RecordMode
 from vcr.request import Request
 
 from ..errors import MissingCassette, OraError, PacketDrift
+from ..fileio import file_mode
 from ..vocabulary import RECORD_MODES
 
 __all__ = [
@@ -150,6 +151,7 @@ class _SafePersister:
         target.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
+            os.fchmod(handle, file_mode())  # mkstemp's 0600 would ignore the user's umask
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(data)
             os.replace(temporary, target)

@@ -22,6 +22,10 @@ class RunFacts:
     selected: int
     """Captures in this run's selection (after -k / -m)."""
     deviations: tuple[str, ...] = field(default_factory=tuple)
+    selection: str = ""
+    """A partial run's banner ('selection: 1 of 1,185 captures, -k ...'); empty for a full run."""
+    spend: tuple[str, ...] = field(default_factory=tuple)
+    """Live judge spend this run, one line per judge and a total; empty when every call replayed."""
 
 
 def safe_route(route: str) -> str:
@@ -75,11 +79,14 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
     status = Counter(record["status"] for record in records)
     lines.append(
         "- Outcomes: " + ", ".join(f"{status.get(name, 0)} {name}" for name in ("scored", "excluded", "unscorable", "error"))
+        + (f", {status['budget']} not started (budget reached)" if status.get("budget") else "")
     )
     lines += _reasked(records)
     lines += _section("Exclusions", [r for r in records if r["status"] == "excluded"])
     lines += _section("Unscorable captures", [r for r in records if r["status"] == "unscorable"])
     lines += _section("Errors", [r for r in records if r["status"] == "error"])
+    if facts.spend:
+        lines += ["", "## Judge spend (live calls this run, tokens x price)", *(f"- {line}" for line in facts.spend)]
     lines += ["", "## Lanes not captured"]
     if plan.lanes_missing:
         lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in sorted(plan.lanes_missing.items())]

@@ -17,20 +17,25 @@ from tabulate import tabulate
 
 from ..bundle.intake import Plan
 from ..errors import OutputError
+from ..fileio import file_mode
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind
 from ..record import CaptureRecord
+from .archive import archive_report
 from .methodology import RunFacts, methodology_markdown
+from .notes import summary_appendix, summary_preface
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 
-__all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
+__all__ = ["DRY_RUN_DIR", "ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
 KIND_FILES = ("checklist.md", "compare.jsonl", "compare.json", "compare.md")
-"""Report files some rubric kinds add (SPEC 9); a new run clears them like the others."""
+"""Report files some rubric kinds add (SPEC 9); a new run archives them like the others."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
+DRY_RUN_DIR = "dry-run"
+"""A dry run's packets: beside the last report, never over it."""
 """Live judge spend of the current run, one file per process (see budget.SpendLog)."""
 
 
@@ -46,6 +51,7 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(handle, file_mode())  # mkstemp's 0600 would ignore the user's umask
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         os.replace(temporary, path)
@@ -67,14 +73,22 @@ class OutputDir:
         self._writer: ThreadPoolExecutor | None = None
         self._write_errors: list[str] = []
 
-    def claim(self) -> None:
-        """Take the directory for this run: refuse a live concurrent run, clear the last run's report."""
+    def claim(self, estimate: bool = False) -> None:
+        """Take the directory for this run: refuse a live concurrent run, move the last report to runs/.
+
+        A dry run (`estimate`) writes only the estimate files and its packets under dry-run/: the
+        last report stays where it is.
+        """
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             lock = self.path / LOCK_NAME
             self._take_lock(lock)
-            for name in REPORT_FILES + KIND_FILES + ESTIMATE_FILES:
+            for name in ESTIMATE_FILES:
                 (self.path / name).unlink(missing_ok=True)
+            if estimate:
+                shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
+                return
+            archive_report(self.path, REPORT_FILES + KIND_FILES)
             for name in ("packets", "judges", SPEND_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("a", encoding="utf-8")
@@ -151,8 +165,11 @@ class OutputDir:
         files = {
             "ledger.jsonl": "".join(row.model_dump_json() + "\n" for row in rows),
             "ledger.csv": ledger_csv(rows, rubric),
-            "summary.json": summary_json([row for row, _ in summary]),
-            "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle),
+            "summary.json": summary_json([row for row, _ in summary], facts.selection),
+            "summary.md": summary_markdown(
+                table, rubric, plan.bundle.manifest.bundle,
+                summary_preface(plan, facts), summary_appendix(plan, ordered, facts),
+            ),
             "summary.csv": summary_csv(table, rubric),
             "methodology.md": methodology_markdown(plan, ordered, facts),
             **get_kind(rubric.kind).outputs(ordered, rubric),
@@ -172,10 +189,6 @@ class OutputDir:
         """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""
         order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
         ordered = sorted(estimates, key=lambda e: order.get(e["capture_id"], len(order)))
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
-        (self.path / "ledger.jsonl").unlink(missing_ok=True)
         totals = _estimate_totals(ordered)
         data = {"rubric": plan.rubric.version, "prices_as_of": PRICES_AS_OF, "judges": totals, "captures": ordered}
         text = (

@@ -77,6 +77,7 @@ def summary_model(rubric: Rubric) -> type[BaseModel]:
         fields[f"verdict_{band.name}"] = (int, 0)
     for vote in rubric.vote_names:
         fields[vote] = (int, 0)
+    fields["budget"] = (int, 0)  # captures not started once --ora-budget-usd was reached
     model: type[BaseModel] = create_model("SummaryRow", __config__=_FROZEN, **fields)
     return model
 
