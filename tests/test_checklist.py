@@ -245,7 +245,9 @@ def test_the_checklist_example_replays_identically_and_reports_the_worked_exampl
     ]
     assert "- MISSING-TESTS (low): found by A; missed by B" in (pytester.path / "n0" / "checklist.md").read_text()
     assert "recall = weighted found / weighted total" in (pytester.path / "n0" / "methodology.md").read_text()
-    serial.stdout.fnmatch_lines(["*Configuration*Recall*Precision*F2*Detection*Quality*Persona*"])
+    heading = next(line for line in (pytester.path / "n0" / "summary.md").read_text().splitlines() if line.startswith("| Configuration"))
+    assert [cell.strip() for cell in heading.split("|")[7:13]] == ["Recall", "Precision", "F2", "Detection", "Quality", "Persona"]
+    serial.stdout.fnmatch_lines(["ora: checklist: 2 listed ids with judge disagreement over 7 captures (checklist.md)"])
 
 
 def test_a_checklist_capture_without_a_checklist_stops_intake(pytester: pytest.Pytester) -> None:
