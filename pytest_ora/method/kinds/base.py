@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the record and the capture models import the judges, which 
     from ...models import Capture
     from ...record import CaptureRecord, JudgeRecord
 
-__all__ = ["Kind", "OneAnswer", "ReplyObject", "ReplyProblem", "check_echo", "first_error", "parse_reply"]
+__all__ = ["Kind", "OneAnswer", "ReplyObject", "ReplyProblem", "Strict", "check_echo", "first_error", "parse_reply"]
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,12 @@ class OneAnswer:
 
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
         return []
+
+
+class Strict(BaseModel):
+    """A closed, frozen part of a reply."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ReplyObject(BaseModel):

@@ -11,15 +11,15 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool
+from pydantic import StrictBool
 
 from ...models import ExactNumber
 from ..checklist import pair_scores
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
 from ..votes import verdict, votes
-from .base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
-from .checklist import array, check_ids, closed
+from .base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
+from .checklist import array, check_ids, closed, reply_object
 from .scores import check_scale
 
 if TYPE_CHECKING:
@@ -32,11 +32,7 @@ METRICS = ("execution", "quality", "persona")
 _EXECUTION = ("baseline_each", "baseline_cap", "bonus_each", "bonus_cap")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Shown(_Strict):
+class Shown(Strict):
     """The judge's answer for one listed behaviour."""
 
     id: str
@@ -124,9 +120,7 @@ class BehaviorKind(OneAnswer):
             "scores": closed({name: dict(score) for name in rubric.names}),
             "assessment": {"type": "string"},
         }
-        if rubric.blind:
-            del properties["configuration"]
-        return closed(properties)
+        return reply_object(properties, rubric)
 
     def check(
         self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, StrictBool
+from pydantic import StrictBool
 
 from ...errors import show_value
 from ...models import ExactNumber
@@ -19,23 +19,19 @@ from ..checklist import METRICS, JudgeChecklist, judge_checklist
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
 from ..votes import verdict, votes
-from .base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
+from .base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
 from .scores import check_scale
 
 if TYPE_CHECKING:
     from ...models import Capture
     from ...record import CaptureRecord, JudgeRecord
 
-__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "array", "check_ids", "closed", "issue_disagreements", "judge_results"]
+__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "array", "check_ids", "closed", "reply_object", "issue_disagreements", "judge_results"]
 
 _DETECTION = ("recall", "precision", "novel_each", "novel_cap")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Finding(_Strict):
+class Finding(Strict):
     """The judge's answer for one listed id."""
 
     id: str
@@ -43,7 +39,7 @@ class Finding(_Strict):
     evidence: str | None = None
 
 
-class Novel(_Strict):
+class Novel(Strict):
     """A finding beyond the checklist, and whether the judge holds it valid."""
 
     description: str
@@ -51,7 +47,7 @@ class Novel(_Strict):
     reasoning: str
 
 
-class FalsePositive(_Strict):
+class FalsePositive(Strict):
     """A claim in the answer the judge holds invalid."""
 
     claim: str
@@ -140,9 +136,7 @@ class ChecklistKind(OneAnswer):
             "scores": closed({name: dict(score) for name in names}),
             "assessment": {"type": "string"},
         }
-        if rubric.blind:
-            del properties["configuration"]
-        return closed(properties)
+        return reply_object(properties, rubric)
 
     def check(
         self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
@@ -285,6 +279,13 @@ def check_ids(field: str, answered: Sequence[str], listed: Sequence[str], verdic
 def array(properties: dict[str, Any]) -> dict[str, Any]:
     """A JSON Schema array of closed objects."""
     return {"type": "array", "items": closed(properties)}
+
+
+def reply_object(properties: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
+    """The reply's schema: closed, without configuration when the rubric is blind."""
+    if rubric.blind:
+        properties = {name: value for name, value in properties.items() if name != "configuration"}
+    return closed(properties)
 
 
 def closed(properties: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ..rubric import Rubric
 from ..scoring import Scores, is_failure
 from .base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
-from .checklist import closed
+from .checklist import reply_object
 
 if TYPE_CHECKING:
     from ...models import Capture
@@ -99,9 +99,7 @@ class CoherenceKind(OneAnswer):
             "rating": {"type": "string", "enum": list(RATINGS)},
             "reasoning": {"type": "string"},
         }
-        if rubric.blind:
-            del properties["configuration"]
-        return closed(properties)
+        return reply_object(properties, rubric)
 
     def check(
         self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
