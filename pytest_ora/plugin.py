@@ -56,6 +56,7 @@ def _configurations(session: Any) -> list[str]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     ora = _session(session.config)
+    ora.session = session
     if ora.active and not ora.is_worker:
         ora.start()
 
@@ -150,7 +151,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     try:
         if ora.active and not ora.is_worker:
             ora.finish(exitstatus)
-            if ora.report_error is not None:
+            if ora.report_error is not None or ora.journal_error is not None:
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
             elif ora.gate_failures and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -65,6 +65,8 @@ class CaptureRecord(TypedDict):
     """Judge calls sent to the network in this run (0 when every call replayed from its cassette)."""
     material: NotRequired[dict[str, Any]]
     """What the packet carried for the kind (checklist: the listed items), for the panel combination."""
+    grades: NotRequired[dict[str, str]]
+    """kind scorecard: axis -> its cell (PASS (0 blockers), N/A (telemetry unavailable), ...)."""
 
 
 def base_record(planned: PlannedCapture, status: str, reason: str | None = None) -> CaptureRecord:

@@ -160,7 +160,7 @@ def test_a_changed_packet_fails_loudly_instead_of_replaying_a_stale_score(projec
     result = project.runpytest("-k", "mode:argument-audit/optimum")
 
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*was recorded for a different packet*re-record with --ora-record all*"])
+    result.stdout.fnmatch_lines(["*was recorded for a different packet*(packet field 'prompt' changed): re-record with --ora-record new_episodes*only this capture*"])
 
 
 def test_bad_input_stops_the_run_with_one_clear_message(project: pytest.Pytester) -> None:

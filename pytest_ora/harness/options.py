@@ -23,7 +23,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("record", f"judge call recording: {', '.join(RECORD_MODES)}", "none"),
     ("reasks", "re-asks after an invalid judge reply", "1"),
     ("retries", "retries of a transport fault per judge call", "6"),
-    ("timeout", "seconds to wait for a judge's reply", "120"),
+    ("timeout", "seconds to wait for a judge's whole reply, body included", "120"),
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
     ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),

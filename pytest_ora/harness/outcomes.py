@@ -18,6 +18,8 @@ def score_properties(record: CaptureRecord, rubric: Rubric) -> list[tuple[str, s
     """record_property pairs: the outcome (LOWSCORE stands out in junitxml), overall, weighted, criterion means."""
     if record["status"] != "scored":
         return [("ora_outcome", record["status"])]
+    if "grades" in record:  # a scorecard grades axes; it has no scores to combine
+        return [("ora_outcome", "scored"), *((f"ora_grade_{axis}", cell) for axis, cell in record["grades"].items())]
     scores = combined(record, rubric)
     return [
         ("ora_outcome", "LOWSCORE" if scores.failure else "scored"),
@@ -29,7 +31,7 @@ def score_properties(record: CaptureRecord, rubric: Rubric) -> list[tuple[str, s
 
 def overall_text(record: CaptureRecord, rubric: Rubric) -> str | None:
     """The overall as the public table rounds it, for the -v word; None when the capture was not scored."""
-    if record["status"] != "scored":
+    if record["status"] != "scored" or "grades" in record:
         return None
     overall = combined(record, rubric).overall
     return str(round_half_away(overall, rubric.rounding.rating_places))

@@ -21,14 +21,16 @@ import httpx
 import pytest
 
 from ..bundle.intake import PlannedCapture
+from ..errors import OraError
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
 from ..judges.context import over_window
-from ..judges.packet import judge_prompt, packet_json
+from ..judges.packet import Packet, build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
 from ..method.kinds import get_kind
+from ..models import Capture
 from ..record import CaptureRecord, base_record
 from ..reports.output import OutputDir
 
@@ -134,17 +136,25 @@ class CaptureRunner:
         self._check_budget(capture.capture_id)
         rubric = self.judging.rubric
         kind = get_kind(rubric.kind)
-        packets = kind.packets(planned, self.root, rubric)
+        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in kind.packets(planned, self.root, rubric)]
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
             too_large = over_window(self.judging.panel, judge_prompt(packet, image, rubric))
             if too_large is not None:
                 raise OverContextWindow(capture.capture_id, too_large)
-        cassette = self.cassettes.open(capture.capture_id)
-        cassette.activate()  # this task's context only: concurrent captures keep their own cassette
-        replies = [await judge_packet(self.judging, client, packet, image) for _, packet, image in packets]
-        judges = kind.merge(replies, rubric)
-        cassette.save()
+        # one packet's fields, or each packet's (compare: both orders) under its tag
+        fields = packets[0][1].model_dump(mode="json") if len(packets) == 1 else {
+            tag: packet.model_dump(mode="json") for tag, packet, _ in packets
+        }
+        # Under the capture's lock when it may be recorded: another run on the same cassettes
+        # directory waits here, then replays what this one recorded instead of paying again.
+        async with self.cassettes.hold(capture.capture_id):
+            cassette = self.cassettes.open(capture.capture_id)
+            cassette.expect(fields)
+            cassette.activate()  # this task's context only: concurrent captures keep their own cassette
+            replies = [await judge_packet(self.judging, client, packet, image) for _, packet, image in packets]
+            judges = kind.merge(replies, rubric)
+            cassette.save()
         for judge in judges:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
@@ -157,6 +167,23 @@ class CaptureRunner:
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))
         return record
+
+    def _packet(self, capture: Capture) -> tuple[Packet, bytes | None]:
+        """The capture's packet; refused when the bundle's own text holds a configured key's value."""
+        packet, image = build_packet(capture, self.root, self.judging.rubric)
+        return self._checked(capture, packet, image)
+
+    def _checked(self, capture: Capture, packet: Packet, image: bytes | None) -> tuple[Packet, bytes | None]:
+        """The packet, unless the bundle's own text or artifact holds a configured key's value."""
+        text = packet.model_dump_json().encode("utf-8")
+        for secret in self.judging.secrets():
+            value = str.__str__(secret).encode("utf-8")
+            if value in text or (image is not None and value in image):
+                raise OraError(
+                    f"the packet of {capture.capture_id} holds the value of a configured API key (in the bundle's "
+                    "own text or artifact); it is neither sent to a judge nor written: remove the key from the bundle"
+                )
+        return packet, image
 
     def _check_budget(self, capture_id: str) -> None:
         if self.budget is None:
@@ -180,7 +207,7 @@ class CaptureRunner:
         """A dry run: the packets are built and written, each judge's first requests sized, nothing sent."""
         capture = planned.capture
         rubric = self.judging.rubric
-        packets = get_kind(rubric.kind).packets(planned, self.root, rubric)
+        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in get_kind(rubric.kind).packets(planned, self.root, rubric)]
         sized = []
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))

@@ -21,9 +21,9 @@ from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_fo
 from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
-from ..method.kinds import get_kind
+from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord, base_record
-from ..reports.methodology import RunFacts
+from ..reports.methodology import RunFacts, secret_lines
 from ..reports.output import DRY_RUN_DIR, SPEND_DIR, OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, ledger_row, public_row, round_half_away, summarize
@@ -32,6 +32,7 @@ from .options import Options
 from .outcomes import overall_text, score_properties
 from .runner import Budget, CaptureRunner, NotJudged
 from .selection import Selection, selection_for
+from .signals import SignalGuard
 
 __all__ = ["NO_BUNDLE", "OraSession"]
 
@@ -63,6 +64,11 @@ class OraSession:
         """Quality gates that failed (--ora-fail-under, --ora-fail-lowscore-pct): said on the terminal; exit 1."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
+        self.journal_error: str | None = None
+        """Why a ledger row could not be journaled mid-run (a full disk), if so; the run stopped there."""
+        self.session: pytest.Session | None = None
+        self.signals = SignalGuard()
+        self._finished = False
 
     @property
     def active(self) -> bool:
@@ -117,6 +123,7 @@ class OraSession:
         except OraError as error:
             raise pytest.UsageError(str(error)) from None
         self._claimed = True
+        self.signals.install()
 
     def prices(self) -> dict[str, Price]:
         """The price table: the defaults, overridden by --ora-prices."""
@@ -132,6 +139,8 @@ class OraSession:
     def _needs_network(self, plan: Plan) -> bool:
         if self.options.record in ("all", "new_episodes"):
             return True
+        if not plan.panel.judges:
+            return False
         judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
         return any(not cassette_path(self.options.cassettes, cid).is_file() for cid in judged)
 
@@ -154,10 +163,41 @@ class OraSession:
         self._records[record["capture_id"]] = record
         if record["status"] == "budget":
             self._unjudged.append(record["capture_id"])
-        self._output.append(ledger_row(record, self.plan().rubric))
+        if self.journal_error is not None:
+            return
+        try:
+            self._output.append(ledger_row(record, self.plan().rubric))
+        except OraError as error:
+            # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
+            # (their results could not be kept) and says why at the end, with exit code 4.
+            self.journal_error = str(error)
+            stop = "ora: the ledger journal could not be written (see the ora summary)"
+            if self.session is not None:
+                self.session.shouldstop = stop
+            dsession = self.config.pluginmanager.get_plugin("dsession")
+            if dsession is not None:
+                dsession.shouldstop = stop  # xdist's controller loop reads its own flag, not the session's
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Any:
+        """Around every plugin's session end: signals wait until the report is written and the lock released."""
+        self.signals.hold()
+        try:
+            return (yield)
+        finally:
+            if not self._finished and self.active and not self.is_worker:
+                self.finish(int(session.exitstatus))  # another plugin's hook raised before ours ran
+            self.signals.restore()
+            if self.signals.held is not None:
+                import signal
+
+                name = signal.Signals(self.signals.held).name
+                sys.stderr.write(f"ora: {name} arrived while the report was written; it was finished first\n")
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def finish(self, exitstatus: int) -> None:
         """Write the report from what was collected, even after an interruption (controller only)."""
+        self._finished = True
         if not self._claimed or self._output is None:
             return
         try:
@@ -264,7 +304,7 @@ class OraSession:
             f"ora: bundle {plan.bundle.manifest.bundle}: {plan.scored_entry_count} entries, "
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
             f"ora: rubric {rubric.version}: {rubric.formula()}",
-            f"ora: panel {plan.panel.label}: {judges}",
+            f"ora: panel {plan.panel.label}" + (f": {judges}" if judges else ""),
             f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
         ]
         if rubric.rules():
@@ -292,18 +332,24 @@ class OraSession:
         order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
         ordered = sorted(self._records.values(), key=lambda record: order.get(record["capture_id"], len(order)))
         lines += get_kind(plan.rubric.kind).terminal(ordered, plan.rubric)
-        return [*lines, "", written]
+        stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
+        return [*lines, "", *secret_lines(self._records.values()), *stopped, written]
 
     # any process that runs items ----------------------------------------------------------
 
     def run_capture(self, planned: PlannedCapture) -> CaptureRecord:
         """Judge one capture in this process, and start judging the next ones if allowed."""
+        kind = mechanical(get_kind(self.plan().rubric.kind))
+        if kind is not None:  # graded here: no judge, no network, no cassette
+            return kind.score_capture(self.plan(), planned, self.config.rootpath)
         position = self._position.get(planned.capture.capture_id)
         upcoming = self._order[position + 1 :] if position is not None else []
         return self._capture_runner().run(planned, upcoming)
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
         """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
+        if mechanical(get_kind(self.plan().rubric.kind)) is not None:  # nothing would be sent: nothing to estimate
+            return {"capture_id": planned.capture.capture_id, "configuration": planned.capture.configuration, "judges": []}
         return self._capture_runner().estimate(planned, self.prices())
 
     def annotate(

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from ..bundle.intake import JudgeSlot, Panel
+from ..credentials import redact
 from ..errors import InvalidReplyError, JudgeError
 from ..method.kinds import get_kind
 from ..method.rubric import Rubric
@@ -79,9 +80,9 @@ async def _judge(
         try:
             reply = provider.parse_reply(sent.response)
         except ValueError as error:
-            raw = sent.response.text
+            raw = _body_text(sent.response)
             problem = ReplyProblem("(reply)", "the response body", f"is not a {provider.name} response ({error})")
-            correction = problem.sentence()
+            correction = _redacted(problem, secrets).sentence()
             continue
         _add_usage(usage, reply)
         raw = reply.raw
@@ -89,12 +90,26 @@ async def _judge(
         if not isinstance(checked, ReplyProblem):
             checked = check_usage(reply) or checked
         if not isinstance(checked, ReplyProblem):
-            return _record(judge, judging.rubric, reply, checked, ask, attempts, usage)
+            return _record(judge, judging.rubric, reply, checked, ask, attempts, usage, secrets)
         problem = checked
-        correction = problem.sentence()
+        correction = _redacted(problem, secrets).sentence()
+    # Judge text reaches the item's reason, the ledger, the methodology note and junit: redacted
+    # whole before show_value cuts it, so no part of a key survives at either end.
+    shown = _redacted(problem, secrets)
     raise InvalidReplyError(
-        judge=name, field=problem.field, value=problem.value, reason=problem.reason, raw=raw, asks=judging.reasks + 1
+        judge=name, field=shown.field, value=shown.value, reason=shown.reason, raw=redact(raw, secrets),
+        asks=judging.reasks + 1,
     )
+
+
+def _redacted(problem: ReplyProblem, secrets: tuple[str, ...]) -> ReplyProblem:
+    """The problem with every configured key removed from what the judge sent."""
+    return ReplyProblem(redact(problem.field, secrets), redact(problem.value, secrets), redact(problem.reason, secrets))
+
+
+def _body_text(response: httpx.Response) -> str:
+    """A 2xx body as text for a message; bytes that are not UTF-8 are shown escaped, never raised on."""
+    return response.content.decode("utf-8", errors="backslashreplace")
 
 
 def _add_usage(total: Usage, reply: ProviderReply) -> None:
@@ -107,7 +122,7 @@ def _add_usage(total: Usage, reply: ProviderReply) -> None:
 def _record(
     judge: JudgeSlot,
     rubric: Rubric,
-    reply: ProviderReply, parsed: Any, asks: int, attempts: int, usage: Usage
+    reply: ProviderReply, parsed: Any, asks: int, attempts: int, usage: Usage, secrets: tuple[str, ...]
 ) -> JudgeRecord:
     fields = get_kind(rubric.kind).record_fields(parsed, rubric)
     record = JudgeRecord(
@@ -117,17 +132,28 @@ def _record(
         provider=judge.spec.provider,
         model=judge.spec.model,
         resolved_model=reply.model,
-        judge_model=parsed.judge_model,
+        judge_model=redact(parsed.judge_model, secrets),
         scores=fields["scores"],
-        notes=fields["notes"],
-        impression=fields["impression"],
+        notes={name: redact(text, secrets) for name, text in fields["notes"].items()},
+        impression=redact(fields["impression"], secrets),
         asks=asks,
         attempts=attempts,
         usage=usage,
     )
     if "answers" in fields:
-        record["answers"] = fields["answers"]
+        record["answers"] = _redact_all(fields["answers"], secrets)
     return record
+
+
+def _redact_all(value: Any, secrets: tuple[str, ...]) -> Any:
+    """Every text inside a kind's per-item answers, redacted like notes."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {key: _redact_all(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_all(item, secrets) for item in value]
+    return value
 
 
 def describe(error: BaseException) -> str:

@@ -144,6 +144,12 @@ class Rubric:
     digest: str = ""
     source: str = ""
     """Where the rubric was read from: builtin:<id> or a path."""
+    axes: tuple[Any, ...] = ()
+    """kind scorecard: the axes (pytest_ora.scorecard.axes.Axis), graded mechanically."""
+    baseline: str | None = None
+    """kind scorecard: the configuration paired ratios compare against."""
+    scorer: str | None = None
+    """kind python: `module:function` in the eval suite's directory."""
 
     @property
     def names(self) -> tuple[str, ...]:

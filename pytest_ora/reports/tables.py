@@ -96,7 +96,9 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
             fields["judge_a"] = _judge_column(judges[0])
         if len(judges) >= 2:
             fields["judge_b"] = _judge_column(judges[1])
-    if record["status"] == "scored":
+    if "grades" in record:
+        fields.update(grades=record["grades"], failure=record["failure"])
+    if record["status"] == "scored" and judges:
         kind = get_kind(rubric.kind)
         scores = kind.panel(record, rubric)
         fields.update(kind.ledger_fields(scores, rubric))
@@ -122,6 +124,7 @@ def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
     header += ["weighted", "overall", "failure", "rubric", "rubric_digest"]
     header += [f"{label}_overall" for label in labels]
     header += (["verdict"] if rubric.verdicts else []) + list(rubric.vote_names)
+    header += [f"grade_{axis.name}" for axis in rubric.axes]  # kind scorecard: each axis's cell
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -135,7 +138,11 @@ def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
         line += [_cell(data[n]) for n in names]
         line += [_cell(data["weighted"]), _cell(data["overall"]), _cell(data["failure"]), data["rubric"], data["rubric_digest"]]
         line += [_cell(panel[label]["overall"] if label in panel else None) for label in labels]
-        line += [_cell(data.get(key)) for key in header[len(line):]]
+        grades = data.get("grades") or {}
+        line += [
+            _cell(grades.get(key.removeprefix("grade_")) if key.startswith("grade_") else data.get(key))
+            for key in header[len(line):]
+        ]
         writer.writerow(line)
     return out.getvalue()
 
@@ -167,7 +174,8 @@ def summarize(
     model = summary_model(rubric)
     rows = []
     for name, group in by_config.items():
-        scored = [combined(r, rubric) for r in group if r["status"] == "scored"]
+        graded = [r for r in group if r["status"] == "scored"]
+        scored = [combined(r, rubric) for r in graded if r["judges"]]  # a scorecard grades axes: no scores
         accepted = [r for r in group if r["status"] != "excluded"]
         costs = [exact(r["cost_usd"]) for r in accepted if r["cost_usd"] is not None]
         minutes = [exact(r["wall_clock_minutes"]) for r in accepted if r["wall_clock_minutes"] is not None]
@@ -184,7 +192,7 @@ def summarize(
         values.update({key: Fraction(count) for key, count in counts.items()})
         row = model(
             configuration=name,
-            judged=len(scored),
+            judged=len(graded),
             unscorable=sum(r["status"] == "unscorable" for r in group),
             excluded=sum(r["status"] == "excluded" for r in group),
             errors=sum(r["status"] == "error" for r in group),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import importlib
 
 from .base import Kind, ReplyProblem
+from .mechanical import Mechanical, calls_judges, mechanical
 
-__all__ = ["KINDS", "Kind", "ReplyProblem", "get_kind"]
+__all__ = ["KINDS", "Kind", "Mechanical", "ReplyProblem", "calls_judges", "get_kind", "mechanical"]
 
 KINDS: dict[str, str] = {
     "scores": "pytest_ora.method.kinds.scores",
@@ -14,6 +15,8 @@ KINDS: dict[str, str] = {
     "compare": "pytest_ora.method.kinds.compare",
     "behavior": "pytest_ora.method.kinds.behavior",
     "coherence": "pytest_ora.method.kinds.coherence",
+    "scorecard": "pytest_ora.method.kinds.scorecard",
+    "python": "pytest_ora.method.kinds.python",
 }
 """Kind name -> the module defining KIND. A new kind adds a line."""
 

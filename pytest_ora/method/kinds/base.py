@@ -168,6 +168,27 @@ class OneAnswer:
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
         return []
 
+    def check_rubric(self, rubric: Rubric) -> str | None:
+        return None
+
+    def formula(self, rubric: Rubric) -> str:
+        return rubric.scores_formula()
+
+    def material(self, capture: Capture) -> dict[str, Any] | None:
+        return None
+
+    def capture_problem(self, capture: Capture) -> tuple[str, str] | None:
+        return None
+
+    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
+        return []
+
+    def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
+        return {}
+
+    def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
+        return {}
+
 
 class Strict(BaseModel):
     """A closed, frozen part of a reply."""
