@@ -15,7 +15,6 @@ from ..scoring import Scores, combine, judge_overall
 from .base import OneAnswer, ReplyProblem, first_error
 
 if TYPE_CHECKING:
-    from ...models import Capture
     from ...record import CaptureRecord
 
 __all__ = ["KIND", "ScoresKind", "check_scale"]
@@ -25,21 +24,6 @@ class ScoresKind(OneAnswer):
     """Per-criterion scores, weighted; the cap, votes and verdicts come from the rubric."""
 
     name = "scores"
-
-    def check_rubric(self, rubric: Rubric) -> str | None:
-        return None
-
-    def formula(self, rubric: Rubric) -> str:
-        return rubric.scores_formula()
-
-    def material(self, capture: Capture) -> dict[str, Any] | None:
-        return None
-
-    def capture_problem(self, capture: Capture) -> tuple[str, str] | None:
-        return None
-
-    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
-        return []
 
     def instructions(self, rubric: Rubric) -> str:
         echo = (
@@ -108,17 +92,11 @@ class ScoresKind(OneAnswer):
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         return combine([judge["scores"] for judge in record["judges"]], rubric)
 
-    def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
-        return {}
-
     def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
         return {name: float(mean) for name, mean in scores.means.items()}
 
     def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
         return rubric.names
-
-    def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-        return {}
 
 
 KIND = ScoresKind()
