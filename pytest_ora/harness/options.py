@@ -69,6 +69,8 @@ class Options:
     """--ora-tpm ROLE=N: input tokens per minute per judge role, shared likewise."""
     batch: bool = False
     """--ora-batch: first asks through the providers' batch APIs."""
+    compare: tuple[tuple[str, str], ...] = ()
+    """--ora-compare A:B pairs (kind compare), in the order given."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -99,6 +101,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
         help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
+    )
+    group.addoption(
+        "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
+        help="a configuration pair to compare head to head (kind compare); repeatable",
     )
 
 
@@ -134,6 +140,7 @@ def read_options(config: pytest.Config) -> Options:
         fail_under=source.amount("fail-under", allow_zero=True),
         fail_lowscore_pct=source.amount("fail-lowscore-pct", allow_zero=True),
         rubric=(str(rubric_value), source.base("rubric")) if rubric_value else None,
+        compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
     )
 
 
@@ -158,6 +165,13 @@ def _role_numbers(config: pytest.Config, unit: str) -> tuple[tuple[str, float], 
             raise pytest.UsageError(f"--ora-{unit} takes ROLE=N with N a positive number, got {text!r}")
         pairs.append((role.strip(), number))
     return tuple(pairs)
+
+
+def _pair(text: str) -> tuple[str, str]:
+    first, sep, second = text.partition(":")
+    if not sep or not first or not second or first == second:
+        raise pytest.UsageError(f"--ora-compare takes two different configurations as A:B, got {text!r}")
+    return first, second
 
 
 class _Source:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..method.kinds import get_kind
 from ..method.rubric import Rubric
@@ -94,15 +94,15 @@ class Statistics(_Section):
 
 
 class CompareRow(_Section):
-    """Head-to-head results of one configuration pair."""
+    """Head-to-head results of one configuration pair (compare.json of kind compare)."""
 
-    a: str
-    b: str
+    a: str = Field(validation_alias=AliasChoices("a", "first"))
+    b: str = Field(validation_alias=AliasChoices("b", "second"))
     wins: int
     ties: int
     losses: int
     win_rate: float
-    interval: Interval | None = None
+    interval: Interval | None = Field(default=None, validation_alias=AliasChoices("interval", "wilson_95"))
 
 
 _COMPARE = TypeAdapter(list[CompareRow])
