@@ -224,7 +224,9 @@ def _families(data: Mapping[str, Any]) -> Any:
         offsets = [x + (index - (len(names) - 1) / 2) * width for x in range(len(families))]
         axes.bar(offsets, values, width=width, label=name, color=_PALETTE[index % len(_PALETTE)])
     axes.set_xticks(range(len(families)), families)
-    axes.set_ylim(*data["rubric"]["scale"])
+    low, high = data["rubric"]["scale"]
+    reach = max(high, *(cell["overall"] for f in families for cell in data["by_family"][f].values()))
+    axes.set_ylim(min(low, 0.0), reach * 1.08 if reach > high else high)
     _threshold(axes, data, "y")
     axes.set_ylabel("mean overall")
     axes.legend(frameon=False, fontsize=8, ncols=min(6, len(names)), loc="lower center", bbox_to_anchor=(0.5, 1.0))
