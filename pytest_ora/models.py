@@ -14,6 +14,8 @@ from .vocabulary import FAMILIES
 __all__ = [
     "FAMILIES",
     "PROVIDERS",
+    "Hypothesis",
+    "VerdictRule",
     "SLUG_PATTERN",
     "Acceptance",
     "BundleManifest",
@@ -67,6 +69,25 @@ def _default_collisions() -> dict[str, Family]:
     return {"causal-dag": "mode", "fishbone-diagram": "visual"}
 
 
+class Hypothesis(_Record):
+    """A pre-registered comparison (seed 003): configuration `better` beats `worse` by at least `margin`."""
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    better: Slug
+    worse: Slug
+    margin: ExactNumber = Decimal(0)
+    """On the overall score's scale; delta >= margin meets it."""
+
+
+class VerdictRule(_Record):
+    """The pilot verdict (seed 003): PASS when enough per-entry deltas point the right way."""
+
+    directional_at_least: Annotated[int, Field(ge=0)]
+    """Directional (entry, hypothesis) pairs needed, counted over every hypothesis and entry."""
+    no_critical: bool = False
+    """Also require that no capture has the rubric's `critical` vote."""
+
+
 class BundleManifest(_Record):
     """bundle.yaml: the bundle's id and its lanes, in table order."""
 
@@ -79,6 +100,9 @@ class BundleManifest(_Record):
     """Technique ids present in two families, and the family that keeps each."""
     rubric: str = "ora-1.0"
     """The scoring definition version this bundle is judged with."""
+    hypotheses: list[Hypothesis] | None = None
+    """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
+    verdict: VerdictRule | None = None
 
     @field_validator("configurations")
     @classmethod

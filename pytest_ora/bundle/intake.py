@@ -16,6 +16,7 @@ from ..errors import IntakeError, Problem, show_value
 from ..judges.packet import IMAGE_TYPES
 from ..method.rubric import Rubric, get_rubric
 from ..models import FAMILIES, Capture, RoleSpec
+from .hypotheses import check_hypotheses
 from .read import Bundle, CaptureLine, read_bundle
 
 __all__ = [
@@ -130,6 +131,8 @@ def intake(root: Path, substitutions: tuple[Substitution, ...] = (), panel_label
     rubric = _rubric(bundle, problems)
     panel = _panel(bundle, substitutions, panel_label, problems)
     _check_configurations(bundle, problems)
+    if rubric is not None:
+        check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
     _check_duplicates(bundle, problems)
     losers = _collision_losers(bundle)
     entries = _scored_entries(bundle, losers)

@@ -29,6 +29,8 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
     ("concurrency", "captures judged at once in one process (judging ahead; without xdist)", "1"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
+    ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
+    ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
 )
 
 
@@ -50,6 +52,10 @@ class Options:
     prices: Path | None = None
     dry_run: bool = False
     concurrency: int = 1
+    seed: int = 0
+    """Seed of the statistics' resampling; the same seed gives the same stats.json."""
+    disagreement: str = "30%"
+    """The spread that lists a judge disagreement: scale points ("3"), or a share of the scale's range ("30%")."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -123,7 +129,21 @@ def read_options(config: pytest.Config) -> Options:
         budget_usd=budget_usd,
         prices=path("prices"),
         dry_run=bool(config.getoption("ora_dry_run")),
+        seed=number("seed", int),
+        disagreement=_disagreement(get("disagreement")[0]),
     )
+
+
+def _disagreement(value: Any) -> str:
+    """A spread as given: a non-negative number of scale points, or a percentage of the scale's range."""
+    text = str(value).strip()
+    try:
+        amount = Decimal(text[:-1] if text.endswith("%") else text)
+    except ArithmeticError:
+        amount = Decimal(-1)
+    if not amount.is_finite() or amount < 0:
+        raise pytest.UsageError(f"--ora-disagreement takes scale points (3) or a share of the scale (30%), got {value!r}")
+    return text
 
 
 def today() -> str:

@@ -188,6 +188,8 @@ class OraSession:
             record_mode=self.options.record,
             selected=selected if selected is not None else len(self._records),
             deviations=tuple(deviations),
+            seed=self.options.seed,
+            disagreement=self.options.disagreement,
         )
 
     def header(self) -> list[str]:

@@ -22,6 +22,10 @@ class RunFacts:
     selected: int
     """Captures in this run's selection (after -k / -m)."""
     deviations: tuple[str, ...] = field(default_factory=tuple)
+    seed: int = 0
+    """--ora-seed: the statistics' resampling seed."""
+    disagreement: str = "30%"
+    """--ora-disagreement as given."""
 
 
 def safe_route(route: str) -> str:

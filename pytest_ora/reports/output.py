@@ -22,9 +22,10 @@ from ..record import CaptureRecord
 from .methodology import RunFacts, methodology_markdown
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 
-__all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "OutputDir", "capture_file", "estimate_table"]
+__all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "STATS_FILES", "OutputDir", "capture_file", "estimate_table"]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
+STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
@@ -70,7 +71,7 @@ class OutputDir:
             self.path.mkdir(parents=True, exist_ok=True)
             lock = self.path / LOCK_NAME
             self._take_lock(lock)
-            for name in REPORT_FILES + ESTIMATE_FILES:
+            for name in REPORT_FILES + STATS_FILES + ESTIMATE_FILES:
                 (self.path / name).unlink(missing_ok=True)
             for name in ("packets", "judges", SPEND_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
@@ -153,6 +154,7 @@ class OutputDir:
             "summary.csv": summary_csv(table, rubric),
             "methodology.md": methodology_markdown(plan, ordered, facts),
         }
+        files.update(_statistics_files(plan, rows, facts, files))
         try:
             for name, text in files.items():
                 write_atomic(self.path / name, text)
@@ -184,6 +186,29 @@ class OutputDir:
         )
         write_atomic(self.path / "estimate.json", _dump(data))
         write_atomic(self.path / "estimate.md", text)
+
+
+def _statistics_files(plan: Plan, rows: Sequence[LedgerRow], facts: RunFacts, files: dict[str, str]) -> dict[str, str]:
+    """stats.json, disagreements.csv, hypotheses.json, and the summary and methodology with their Statistics sections."""
+    # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
+    from ..stats.arrays import run_arrays
+    from ..stats.statistics import run_statistics
+    from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
+
+    rubric = plan.rubric
+    data = run_arrays([row.model_dump() for row in rows], rubric)
+    stats = run_statistics(
+        data, plan.bundle.manifest.configurations, plan.bundle.manifest, seed=facts.seed, disagreement=facts.disagreement
+    )
+    written = {
+        "stats.json": stable_json(stats.data, rubric.version),
+        "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),
+        "summary.md": files["summary.md"] + statistics_markdown(stats),
+        "methodology.md": files["methodology.md"] + statistics_method(stats),
+    }
+    if stats.hypotheses is not None:
+        written["hypotheses.json"] = stable_json(stats.hypotheses, rubric.version)
+    return written
 
 
 def _estimate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
