@@ -44,14 +44,12 @@ class Agreement:
 def discrete_grid(values: npt.NDArray[np.float64], scale: Scale) -> npt.NDArray[np.float64] | None:
     """The evenly spaced categories from the scale's minimum that hold every value, or None if too fine.
 
-    The spacing is the greatest common divisor of the declared step and every value's distance
-    from the minimum (0-10 judged in half points: 21 categories), so no value is rounded.
+    The spacing is the greatest common divisor of one scale step and every value's distance from
+    the minimum (0-10 judged in half points: 21 categories), so no value is rounded.
     """
     unique = np.unique(values)
     offsets = [decimal_fraction(float(value)) - scale.minimum for value in unique]
-    spacing = reduce(_gcd, offsets, scale.step if scale.step is not None else Fraction(0))
-    if spacing == 0:
-        spacing = scale.unit
+    spacing = reduce(_gcd, offsets, scale.unit)
     count = (scale.range / spacing) + 1
     if count.denominator != 1 or count > MAX_KAPPA_CATEGORIES or any(o < 0 or o > scale.range for o in offsets):
         return None
