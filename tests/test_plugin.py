@@ -17,6 +17,7 @@ KEY_A = "sk-ant-FAKE-KEY-never-written-4242"
 KEY_B = "sk-FAKE-KEY-never-written-8484"
 EXPECTED = {"passed": 6, "skipped": 5, "lowscore": 1, "failed": 0, "errors": 0}
 REPORT = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
+STATS = ("stats.json", "disagreements.csv")
 
 
 def low_and_excluded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -58,7 +59,7 @@ def outcomes(result: pytest.RunResult) -> dict[str, int]:
 
 
 def report(project: pytest.Pytester, out: str = "ora-results") -> dict[str, bytes]:
-    return {name: (project.path / out / name).read_bytes() for name in REPORT}
+    return {name: (project.path / out / name).read_bytes() for name in REPORT + STATS}
 
 
 def test_recording_scores_every_capture_and_writes_the_report(project: pytest.Pytester) -> None:

@@ -19,10 +19,12 @@ from statsmodels.stats.inter_rater import cohens_kappa
 
 from .arrays import Scale, decimal_fraction
 
-__all__ = ["MAX_KAPPA_CATEGORIES", "Agreement", "agreement", "discrete_grid"]
+__all__ = ["MAX_ALPHA_CELLS", "MAX_KAPPA_CATEGORIES", "Agreement", "agreement", "discrete_grid"]
 
 MAX_KAPPA_CATEGORIES = 101
 """A scale finer than this (0-10 in tenths) is treated as continuous: no kappa."""
+MAX_ALPHA_CELLS = 6_000_000
+"""krippendorff.alpha holds several captures x values x values arrays at once (48 MB each at this bound)."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,8 @@ class Agreement:
     """Share of captures on which the judges' spread is at most one scale step."""
     quadratic_kappa: float | None
     """Quadratic-weighted Cohen's kappa: two judges on a discrete scale only, else None."""
+    note: str | None = None
+    """Why a figure is missing, when one is."""
 
 
 def discrete_grid(values: npt.NDArray[np.float64], scale: Scale) -> npt.NDArray[np.float64] | None:
@@ -64,6 +68,9 @@ def _gcd(a: Fraction, b: Fraction) -> Fraction:
 
 
 def _alpha(ratings: npt.NDArray[np.float64]) -> float | None:
+    distinct = np.unique(ratings).size
+    if ratings.shape[0] * distinct * distinct > MAX_ALPHA_CELLS:
+        return None
     try:
         with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -95,10 +102,29 @@ def agreement(ratings: npt.NDArray[np.float64], scale: Scale) -> Agreement:
     spread = complete.max(axis=1) - complete.min(axis=1)
     # A small tolerance: spreads of decimal scores (7.3 - 6.3) are not exact in binary.
     within = float(scale.unit) + 1e-9
+    alpha = _alpha(complete) if n >= 2 else None
+    kappa = _kappa(complete, scale) if judges == 2 else None
     return Agreement(
         n=n,
-        krippendorff_alpha=_alpha(complete) if n >= 2 else None,
+        krippendorff_alpha=alpha,
         exact=float(np.mean(spread <= 1e-9)),
         within_one=float(np.mean(spread <= within)),
-        quadratic_kappa=_kappa(complete, scale) if judges == 2 else None,
+        quadratic_kappa=kappa,
+        note=_note(complete, scale, alpha, kappa),
     )
+
+
+def _note(ratings: npt.NDArray[np.float64], scale: Scale, alpha: float | None, kappa: float | None) -> str | None:
+    notes = []
+    distinct = int(np.unique(ratings).size)
+    if alpha is None:
+        if ratings.shape[0] * distinct * distinct > MAX_ALPHA_CELLS:
+            notes.append(f"alpha not computed: {distinct} distinct values over {ratings.shape[0]} captures exceed "
+                         "what krippendorff.alpha holds in memory (captures x values x values)")
+        else:
+            notes.append("alpha undefined: fewer than two captures or no variation")
+    if kappa is None and ratings.shape[1] == 2 and discrete_grid(ratings.ravel(), scale) is None:
+        notes.append(f"kappa not computed: {distinct} distinct values are not on a discrete scale")
+    elif kappa is None and ratings.shape[1] != 2:
+        notes.append("kappa needs exactly two judges")
+    return "; ".join(notes) or None

@@ -27,8 +27,8 @@ class Paired:
     """Two-sided sign-flip permutation p-value of the mean difference (exact when 2^n <= resamples)."""
 
 
-def _mean_difference(first: npt.NDArray[np.float64], second: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np.float64]:
-    return np.asarray(np.mean(first - second, axis=axis), dtype=np.float64)
+def _mean(difference: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np.float64]:
+    return np.asarray(np.mean(difference, axis=axis), dtype=np.float64)
 
 
 def paired(
@@ -43,9 +43,10 @@ def paired(
     if np.all(difference == 0):
         p_value = 1.0  # every sign flip gives the observed zero
     else:
-        # permutation_type="samples" swaps the two values within an entry: a sign flip of its difference.
+        # With one sample, permutation_type="samples" flips the sign of each entry's difference: the
+        # same null as swapping the two configurations' values within an entry.
         result = stats.permutation_test(
-            (first, second), _mean_difference, permutation_type="samples", vectorized=True,
+            (difference,), _mean, permutation_type="samples", vectorized=True,
             n_resamples=resamples, batch=BATCH, alternative="two-sided", rng=rng,
         )
         p_value = float(result.pvalue)
