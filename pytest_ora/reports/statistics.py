@@ -89,6 +89,9 @@ def statistics_markdown(stats: RunStatistics) -> str:
         for row in [*agree["criteria"], agree["overall"]]
     ]
     lines += [_table(rows, ["Criterion", "Krippendorff alpha", "Exact", "Within one step", "Quadratic kappa"]), ""]
+    notes = [f"- {row['criterion']}: {row['note']}" for row in [*agree["criteria"], agree["overall"]] if row["note"]]
+    if notes:
+        lines += ["Not computed:", *notes, ""]
     threshold = data["disagreements"]
     lines += [f"Disagreements (spread >= {threshold['threshold']:g} points): {threshold['count']}, listed in disagreements.csv.", ""]
     lines += ["### Mean overall and failure rate by configuration", ""]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from importlib.metadata import version
 from typing import Any
 
@@ -37,13 +37,13 @@ METHOD = {
 }
 
 
+@dataclass(frozen=True)
 class RunStatistics:
     """The statistics of one run: stats.json's data, the disagreements, the hypotheses."""
 
-    def __init__(self, data: dict[str, Any], listed: list[Disagreement], hypotheses: dict[str, Any] | None) -> None:
-        self.data = data
-        self.disagreements = listed
-        self.hypotheses = hypotheses
+    data: dict[str, Any]
+    disagreements: list[Disagreement]
+    hypotheses: dict[str, Any] | None
 
 
 def _interval(value: tuple[float, float] | None) -> list[float] | None:
