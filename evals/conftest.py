@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+# The examples are eval suites of their own (one bundle per pytest run): run them by their path.
+collect_ignore = ["examples"]
+
 
 def pytest_ora_bundle(config: pytest.Config) -> Path:
     return Path(__file__).parent / "bundle"

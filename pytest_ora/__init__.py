@@ -36,7 +36,8 @@ _HOMES = {
     "errors": ("CassetteError", "IntakeError", "InvalidReplyError", "JudgeError", "MissingCassette", "OraError",
                "PacketDrift", "TransportError", "UnreachableJudge"),
     "bundle.intake": ("Plan", "PlannedCapture", "intake"),
-    "models": ("Capture", "JudgeReply", "LedgerRow", "SummaryRow"),
+    "models": ("Capture", "JudgeReply"),
+    "reports.rows": ("LedgerRow", "SummaryRow"),
     "method.rubric": ("ORA_V1", "Rubric"),
     "method.scoring": ("Scores", "combine"),
 }
@@ -57,7 +58,8 @@ if TYPE_CHECKING:
     )
     from .method.rubric import ORA_V1, Rubric
     from .method.scoring import Scores, combine
-    from .models import Capture, JudgeReply, LedgerRow, SummaryRow
+    from .models import Capture, JudgeReply
+    from .reports.rows import LedgerRow, SummaryRow
 
 
 def __getattr__(name: str) -> Any:

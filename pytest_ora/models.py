@@ -21,15 +21,17 @@ __all__ = [
     "BundleManifest",
     "Capture",
     "Family",
+    "GoldStandard",
     "JudgeReply",
     "OptimumSnapshot",
+    "PanelJudge",
     "Provider",
     "RoleSpec",
     "JudgeColumn",
-    "LedgerRow",
     "Status",
-    "SummaryRow",
     "capture_json_schema",
+    "default_collisions",
+    "default_scored_set",
 ]
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
@@ -61,11 +63,13 @@ class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def _default_scored_set() -> dict[Family, int | list[str]]:
+def default_scored_set() -> dict[str, int | list[str]]:
+    """Seed 000's scored set (with ora-1.0 when bundle.yaml gives none)."""
     return {"mode": 60, "visual": 21, "lens": 115}
 
 
-def _default_collisions() -> dict[str, Family]:
+def default_collisions() -> dict[str, str]:
+    """Seed 000's collisions (with ora-1.0 when bundle.yaml gives none)."""
     return {"causal-dag": "mode", "fishbone-diagram": "visual"}
 
 
@@ -94,12 +98,15 @@ class BundleManifest(_Record):
     bundle: Slug
     created: dt.date | str
     configurations: list[Slug] = Field(min_length=1)
-    scored_set: dict[Family, Annotated[int, Field(ge=0)] | list[Slug]] = Field(default_factory=_default_scored_set)
-    """Entries expected in the scored set after collision resolution: a count, or the techniques."""
-    collisions: dict[Slug, Family] = Field(default_factory=_default_collisions)
-    """Technique ids present in two families, and the family that keeps each."""
-    rubric: str = "ora-1.0"
-    """The scoring definition version this bundle is judged with."""
+    scored_set: dict[Slug, Annotated[int, Field(ge=0)] | list[Slug]] | None = None
+    """Entries expected in the scored set after collision resolution: a count, or the techniques.
+    Absent: seed 000's counts with ora-1.0, no check with other rubrics."""
+    collisions: dict[Slug, Slug] | None = None
+    """Technique ids present in two families, and the family that keeps each (absent: seed 000's with ora-1.0)."""
+    rubric: str | None = None
+    """The rubric (a built-in id or a path under the bundle) when --ora-rubric does not name one; default ora-1.0."""
+    panel: list[str] | None = Field(default=None, min_length=1)
+    """optimum.yaml roles judging each capture, in judge-label order A, B, C, ...; default [big-1, big-2]."""
     hypotheses: list[Hypothesis] | None = None
     """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
     verdict: VerdictRule | None = None
@@ -112,10 +119,13 @@ class BundleManifest(_Record):
             raise ValueError(f"lists {', '.join(repeated)} more than once")
         return value
 
-    @field_validator("scored_set")
+    @field_validator("panel")
     @classmethod
-    def _all_families(cls, value: dict[str, int | list[str]]) -> dict[str, int | list[str]]:
-        return {family: value.get(family, 0) for family in FAMILIES}
+    def _distinct(cls, value: list[str] | None) -> list[str] | None:
+        repeated = sorted({name for name in value or [] if (value or []).count(name) > 1})
+        if repeated:
+            raise ValueError(f"names role {', '.join(repeated)} more than once: each judge is a different role")
+        return value
 
 
 class RoleSpec(_Record):
@@ -150,13 +160,21 @@ class Acceptance(_Record):
     notes: str = ""
 
 
+class GoldStandard(_Record):
+    """A capture's gold standard: an expert response, the score it earned, optional notes."""
+
+    response: str = Field(min_length=1)
+    score: ExactNumber
+    notes: str | None = None
+
+
 class Capture(_Record):
     """One line of captures.jsonl: one configuration's answer to one entry's prompt."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    entry_key: str = Field(pattern=r"^(mode|visual|lens):[a-z0-9][a-z0-9-]*$")
-    """family:technique."""
+    entry_key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*$")
+    """family:technique (with ora-1.0 the family is mode, visual or lens)."""
     configuration: Slug
     prompt: str
     answer: str
@@ -171,6 +189,10 @@ class Capture(_Record):
     acceptance: Acceptance
     cost_usd: NonNegative | None = None
     wall_clock_minutes: NonNegative | None = None
+    context: str | None = None
+    """Text shown to the judge beside the prompt: materials, code under review."""
+    gold_standard: GoldStandard | None = None
+    """An expert response and its score: a calibration anchor in the packet (seed 002)."""
 
     @property
     def family(self) -> str:
@@ -233,50 +255,17 @@ class JudgeColumn(BaseModel):
     """How many times the judge was asked; more than 1 means re-asks after invalid replies."""
 
 
-class LedgerRow(BaseModel):
-    """One capture in the per-capture score ledger."""
+class PanelJudge(BaseModel):
+    """One judge of the panel in a ledger row's `judges` list (SPEC 8), panel order."""
 
     model_config = ConfigDict(frozen=True)
 
-    capture_id: str
-    entry_key: str
-    family: str
-    technique: str
-    configuration: str
-    status: Status
-    reason: str | None = None
-    judge_a: JudgeColumn | None = None
-    judge_b: JudgeColumn | None = None
-    fidelity: float | None = None
-    soundness: float | None = None
-    completeness: float | None = None
-    relevance: float | None = None
-    calibration: float | None = None
-    weighted: float | None = None
-    overall: float | None = None
-    failure: bool | None = None
-    """overall below the failure threshold; null when the capture was not scored."""
-    rubric: str
-
-
-class SummaryRow(BaseModel):
-    """One configuration in the summary, at full precision."""
-
-    model_config = ConfigDict(frozen=True)
-
-    configuration: str
-    judged: int
-    unscorable: int
-    excluded: int
-    errors: int
-    mean_overall: float | None
-    mean_fidelity: float | None
-    mean_soundness: float | None
-    mean_completeness: float | None
-    mean_relevance: float | None
-    mean_calibration: float | None
-    failure_rate: float | None
-    """Scored captures with overall below the threshold, as a fraction of scored captures."""
-    cost_per_100_queries_usd: float | None
-    minutes_per_run: float | None
-    rubric: str
+    label: str
+    """A, B, C, ... in panel order."""
+    role: str
+    model: str
+    scores: dict[str, float]
+    notes: dict[str, str]
+    impression: str
+    overall: float
+    """This judge's own overall: the rubric's formula over its scores alone (votes count these)."""

@@ -71,6 +71,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     ora = _session(metafunc.config)
     if not ora.active:
         raise pytest.UsageError("ora_capture needs a capture bundle: pass --ora-bundle or set ora_bundle")
+    families = sorted({planned.capture.family for planned in ora.plan().captures} - set(FAMILIES))
+    for family in families:  # other rubrics' free family slugs are markers too
+        metafunc.config.addinivalue_line("markers", f"{family}: pytest-ora captures of the {family} family")
     params = [
         pytest.param(
             planned,

@@ -14,13 +14,14 @@ from typing import Literal
 
 from ..errors import IntakeError, Problem, show_value
 from ..judges.packet import IMAGE_TYPES
-from ..method.rubric import Rubric, get_rubric
-from ..models import FAMILIES, Capture, RoleSpec
+from ..method.rubric import DEFAULT_RUBRIC, Rubric, RubricError, get_rubric, resolve_rubric
+from ..models import Capture, RoleSpec, default_collisions, default_scored_set
 from .hypotheses import check_hypotheses
 from .read import Bundle, CaptureLine, read_bundle
 
 __all__ = [
     "IMAGE_LIMIT_BYTES",
+    "DEFAULT_PANEL",
     "JUDGE_SLOTS",
     "RESERVED_NAMES",
     "JudgeSlot",
@@ -33,7 +34,8 @@ __all__ = [
 ]
 
 JUDGE_SLOTS: tuple[tuple[str, str], ...] = (("Judge A", "big-1"), ("Judge B", "big-2"))
-"""Seed 000: Judge A is Optimum Big 1, Judge B is Optimum Big 2."""
+"""Seed 000: Judge A is Optimum Big 1, Judge B is Optimum Big 2 (the default panel)."""
+DEFAULT_PANEL: tuple[str, ...] = tuple(role for _, role in JUDGE_SLOTS)
 IMAGE_LIMIT_BYTES = 5 * 1024 * 1024
 """The smallest per-image limit among the providers (Anthropic: 5 MB)."""
 RESERVED_NAMES = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"})
@@ -93,7 +95,7 @@ class Plan:
     panel: Panel
     captures: tuple[PlannedCapture, ...]
     entries: dict[str, tuple[str, ...]]
-    """Family -> the entry keys of the scored set."""
+    """Family -> the entry keys of the scored set, families in table order."""
     collision_losers: tuple[str, ...]
     lanes_missing: dict[str, tuple[str, ...]]
     """Entry key -> the configurations it was not captured on."""
@@ -110,9 +112,8 @@ class Plan:
 def parse_substitution(text: str, roles: dict[str, RoleSpec]) -> Substitution:
     """SLOT=ROLE (another role of optimum.yaml) or SLOT=provider:model@route."""
     slot, sep, target = text.partition("=")
-    slots = [name for _, name in JUDGE_SLOTS]
-    if not sep or slot not in slots or not target:
-        raise ValueError(f"--ora-substitute takes {'|'.join(slots)}=ROLE or SLOT=provider:model@route, got {text!r}")
+    if not sep or not slot or not target:
+        raise ValueError(f"--ora-substitute takes SLOT=ROLE or SLOT=provider:model@route (SLOT a panel role), got {text!r}")
     if "@" not in target:
         if target not in roles:
             raise ValueError(f"--ora-substitute names role {target!r}, which optimum.yaml does not define")
@@ -122,27 +123,37 @@ def parse_substitution(text: str, roles: dict[str, RoleSpec]) -> Substitution:
     return Substitution(slot, None, RoleSpec(model=model, provider=provider, route=route))  # type: ignore[arg-type]
 
 
-def intake(root: Path, substitutions: tuple[Substitution, ...] = (), panel_label: str | None = None) -> Plan:
-    """Read and check a bundle; raise IntakeError with every problem found."""
+def intake(
+    root: Path,
+    substitutions: tuple[Substitution, ...] = (),
+    panel_label: str | None = None,
+    rubric_option: tuple[str, Path] | None = None,
+) -> Plan:
+    """Read and check a bundle; raise IntakeError with every problem found.
+
+    `rubric_option` is --ora-rubric / ini ora_rubric and the directory its path is relative to.
+    """
     problems: list[Problem] = []
     bundle = read_bundle(root, problems)
     if bundle is None:
         raise IntakeError(problems)
-    rubric = _rubric(bundle, problems)
-    panel = _panel(bundle, substitutions, panel_label, problems)
-    _check_configurations(bundle, problems)
-    if rubric is not None:
-        check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
+    rubric = _rubric(bundle, rubric_option, problems)
+    if rubric is None:
+        raise IntakeError(problems)
+    families = _families(bundle, rubric, problems)
+    panel = _panel(bundle, rubric, substitutions, panel_label, problems)
+    _check_configurations(bundle, families, problems)
+    check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
     _check_duplicates(bundle, problems)
-    losers = _collision_losers(bundle)
-    entries = _scored_entries(bundle, losers)
-    _check_scored_set(bundle, entries, problems)
-    collisions = dict(bundle.manifest.collisions)
-    planned = [_plan_capture(bundle.root, item, losers, collisions, problems) for item in bundle.captures]
-    if problems or rubric is None or panel is None:
+    collisions = _collisions(bundle, rubric)
+    losers = _collision_losers(bundle, collisions)
+    entries = _scored_entries(bundle, losers, families)
+    _check_scored_set(bundle, rubric, entries, collisions, problems)
+    planned = [_plan_capture(bundle.root, rubric, item, losers, collisions, problems) for item in bundle.captures]
+    if problems or panel is None:
         raise IntakeError(problems)
     order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
-    planned.sort(key=lambda p: (FAMILIES.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
+    planned.sort(key=lambda p: (families.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
     return Plan(
         bundle=bundle,
         rubric=rubric,
@@ -154,21 +165,69 @@ def intake(root: Path, substitutions: tuple[Substitution, ...] = (), panel_label
     )
 
 
-def _rubric(bundle: Bundle, problems: list[Problem]) -> Rubric | None:
+def _rubric(bundle: Bundle, option: tuple[str, Path] | None, problems: list[Problem]) -> Rubric | None:
+    """--ora-rubric (ini ora_rubric), else bundle.yaml `rubric:`, else ora-1.0."""
+    named = bundle.manifest.rubric
     try:
-        return get_rubric(bundle.manifest.rubric)
-    except KeyError as error:
-        problems.append(Problem("bundle.yaml", str(error.args[0]), field="rubric"))
+        if option is not None:
+            return resolve_rubric(*option)
+        if named is None:
+            return get_rubric(DEFAULT_RUBRIC)
+        if not _inside(bundle.root, named):
+            problems.append(Problem("bundle.yaml", "points outside the bundle", field="rubric", value=show_value(named),
+                                    fix="name a built-in rubric or a file under the bundle directory"))
+            return None
+        return resolve_rubric(named, bundle.root)
+    except RubricError as error:
+        where = "bundle.yaml" if error.where == "rubric" and option is None else error.where
+        field = "rubric" if error.where == "rubric" else None
+        problems.append(Problem(where, error.detail, field=field))
         return None
 
 
+def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[str]:
+    """The families in table order: the rubric's closed list, else as they first appear, sorted."""
+    present = sorted({item.capture.family for item in bundle.captures})
+    if rubric.families is None:
+        return present
+    allowed = ", ".join(rubric.families[:-1]) + f" or {rubric.families[-1]}" if len(rubric.families) > 1 else rubric.families[0]
+    for item in bundle.captures:
+        if item.capture.family not in rubric.families:
+            problems.append(
+                Problem("captures.jsonl", f"must be family:technique with family {allowed} (rubric {rubric.version})",
+                        line=item.line, capture_id=item.capture.capture_id, field="entry_key",
+                        value=show_value(item.capture.entry_key))
+            )
+    return list(rubric.families) + [family for family in present if family not in rubric.families]
+
+
+def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:
+    """bundle.yaml collisions; seed 000's defaults only with a rubric of closed families (ora-1.0)."""
+    if bundle.manifest.collisions is not None:
+        return dict(bundle.manifest.collisions)
+    return dict(default_collisions()) if rubric.families is not None else {}
+
+
 def _panel(
-    bundle: Bundle, substitutions: tuple[Substitution, ...], label: str | None, problems: list[Problem]
+    bundle: Bundle, rubric: Rubric, substitutions: tuple[Substitution, ...], label: str | None, problems: list[Problem]
 ) -> Panel | None:
     roles = bundle.optimum.roles
+    panel = tuple(bundle.manifest.panel or DEFAULT_PANEL)
+    if len(panel) != rubric.panel_size:
+        problems.append(
+            Problem("bundle.yaml", f"names {len(panel)} judges but rubric {rubric.version} needs panel_size {rubric.panel_size}",
+                    field="panel", value=show_value(list(panel)),
+                    fix=f"list {rubric.panel_size} roles of optimum.yaml under panel")
+        )
+        return None
+    for sub in substitutions:
+        if sub.slot not in panel:
+            problems.append(Problem("--ora-substitute", f"names slot {sub.slot!r}, which is not a panel role",
+                                    fix=f"use one of {', '.join(panel)}"))
     by_slot = {sub.slot: sub for sub in substitutions}
     judges: list[JudgeSlot] = []
-    for title, slot in JUDGE_SLOTS:
+    for index, slot in enumerate(panel):
+        title = f"Judge {chr(ord('A') + index)}"
         if slot in by_slot:
             sub = by_slot[slot]
             judges.append(JudgeSlot(title, slot, sub.role or f"substitute-{slot}", sub.spec, substituted=True))
@@ -184,16 +243,16 @@ def _panel(
                     f"--ora-substitute {slot}=... and --ora-panel-label",
                 )
             )
-    if len(judges) != len(JUDGE_SLOTS):
+    if len(judges) != len(panel):
         return None
-    default = "Optimum Big 1 / Big 2"
+    default = "Optimum Big 1 / Big 2" if panel == DEFAULT_PANEL else "Optimum " + " / ".join(panel)
     return Panel(tuple(judges), label or default)
 
 
-def _check_configurations(bundle: Bundle, problems: list[Problem]) -> None:
+def _check_configurations(bundle: Bundle, families: list[str], problems: list[Problem]) -> None:
     known = bundle.manifest.configurations
     for name in known:
-        if name in RESERVED_NAMES or name in FAMILIES:
+        if name in RESERVED_NAMES or name in families:
             problems.append(
                 Problem("bundle.yaml", "clashes with a pytest marker or family name", field="configurations",
                         value=show_value(name), fix="rename the configuration")
@@ -232,27 +291,36 @@ def _check_duplicates(bundle: Bundle, problems: list[Problem]) -> None:
             first[capture_id] = item.line
 
 
-def _collision_losers(bundle: Bundle) -> set[str]:
+def _collision_losers(bundle: Bundle, collisions: Mapping[str, str]) -> set[str]:
     families: dict[str, set[str]] = defaultdict(set)
     for item in bundle.captures:
         families[item.capture.technique].add(item.capture.family)
     losers: set[str] = set()
-    for technique, winner in bundle.manifest.collisions.items():
+    for technique, winner in collisions.items():
         present = families.get(technique, set())
         if winner in present and len(present) > 1:
             losers.update(f"{family}:{technique}" for family in present if family != winner)
     return losers
 
 
-def _scored_entries(bundle: Bundle, losers: set[str]) -> dict[str, tuple[str, ...]]:
+def _scored_entries(bundle: Bundle, losers: set[str], families: list[str]) -> dict[str, tuple[str, ...]]:
     keys = {item.capture.entry_key for item in bundle.captures} - losers
-    return {family: tuple(sorted(k for k in keys if k.startswith(f"{family}:"))) for family in FAMILIES}
+    return {family: tuple(sorted(k for k in keys if k.startswith(f"{family}:"))) for family in families}
 
 
-def _check_scored_set(bundle: Bundle, entries: dict[str, tuple[str, ...]], problems: list[Problem]) -> None:
-    for family in FAMILIES:
-        expected = bundle.manifest.scored_set[family]  # type: ignore[index]
-        found = [key.partition(":")[2] for key in entries[family]]
+def _check_scored_set(
+    bundle: Bundle, rubric: Rubric, entries: dict[str, tuple[str, ...]], collisions: Mapping[str, str],
+    problems: list[Problem],
+) -> None:
+    given = bundle.manifest.scored_set
+    if given is None and rubric.families is None:
+        return  # other rubrics check the scored set only where the bundle gives one
+    expected_set: dict[str, int | list[str]] = {str(k): v for k, v in (default_scored_set() if given is None else given).items()}
+    if rubric.families is not None:
+        expected_set = {family: expected_set.get(family, 0) for family in rubric.families}
+    for family in expected_set:
+        expected = expected_set[family]
+        found = [key.partition(":")[2] for key in entries.get(family, ())]
         if isinstance(expected, list):
             missing = sorted(set(expected) - set(found))
             extra = sorted(set(found) - set(expected))
@@ -260,7 +328,7 @@ def _check_scored_set(bundle: Bundle, entries: dict[str, tuple[str, ...]], probl
                 problems.append(_set_problem(family, len(found), len(expected), missing, extra))
         elif len(found) != expected:
             specs = bundle.root / "specs" / family
-            losing = {t for t, winner in bundle.manifest.collisions.items() if winner != family}
+            losing = {t for t, winner in collisions.items() if winner != family}
             candidates = (p.stem for p in specs.glob("*.md")) if specs.is_dir() else iter(())
             uncaptured = sorted(t for t in candidates if t not in found and t not in losing)
             missing = uncaptured if len(found) < expected else []
@@ -281,7 +349,7 @@ def _set_problem(family: str, found: int, expected: int, missing: list[str], ext
 
 
 def _plan_capture(
-    root: Path, item: CaptureLine, losers: set[str], collisions: Mapping[str, str], problems: list[Problem]
+    root: Path, rubric: Rubric, item: CaptureLine, losers: set[str], collisions: Mapping[str, str], problems: list[Problem]
 ) -> PlannedCapture:
     capture = item.capture
     for field, path in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
@@ -296,7 +364,7 @@ def _plan_capture(
     if not capture.acceptance.passed:
         reason = capture.acceptance.reason or "unspecified"
         return PlannedCapture(capture, item.line, "excluded", f"invalid capture ({reason}): returned to capture audit")
-    unscorable = _unscorable(root, capture)
+    unscorable = _unscorable(root, capture, rubric.requires_spec or capture.spec is not None)
     if unscorable:
         return PlannedCapture(capture, item.line, "unscorable", unscorable)
     return PlannedCapture(capture, item.line, "judge")
@@ -307,10 +375,10 @@ def _inside(root: Path, relative: str) -> bool:
     return not path.is_absolute() and ".." not in path.parts
 
 
-def _unscorable(root: Path, capture: Capture) -> str | None:
+def _unscorable(root: Path, capture: Capture, needs_spec: bool) -> str | None:
     if not _inside(root, capture.spec_path):
         return "specification path is outside the bundle"
-    if not (root / capture.spec_path).is_file():
+    if needs_spec and not (root / capture.spec_path).is_file():
         return f"no technique specification at {capture.spec_path}"
     if capture.visual_artifact is None:
         return None

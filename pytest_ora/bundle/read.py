@@ -205,8 +205,8 @@ def _message(detail: Any) -> str:
         return "is not a known field"
     if kind == "string_pattern_mismatch":
         pattern = detail.get("ctx", {}).get("pattern", "")
-        if "mode|visual|lens" in pattern:
-            return "must be family:technique with family mode, visual or lens and a slug technique ([a-z0-9][a-z0-9-]*)"
+        if ":" in pattern:
+            return "must be family:technique, both slugs ([a-z0-9][a-z0-9-]*)"
         if "https?" in pattern:
             return "must be a full http(s) URL"
         return "must be a slug: lowercase letters, digits and hyphens, starting with a letter or digit"

@@ -26,7 +26,7 @@ class CaptureTest:
             pytest.skip(f"{planned.capture.capture_id}: {planned.status}: {planned.reason}")
 
     def judge(self, planned: PlannedCapture) -> CaptureRecord:
-        """Build the packet, call Judge A and Judge B concurrently, validate, score exactly.
+        """Build the packet, call every judge of the panel concurrently, validate, score exactly.
 
         With --ora-dry-run the packet is built and the call estimated instead, and the test skips.
         """

@@ -29,6 +29,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
     ("concurrency", "captures judged at once in one process (judging ahead; without xdist)", "1"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
+    ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
     ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
     ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
 )
@@ -52,6 +53,8 @@ class Options:
     prices: Path | None = None
     dry_run: bool = False
     concurrency: int = 1
+    rubric: tuple[str, Path] | None = None
+    """--ora-rubric / ini ora_rubric and the directory a path in it is relative to."""
     seed: int = 0
     """Seed of the statistics' resampling; the same seed gives the same stats.json."""
     disagreement: str = "30%"
@@ -60,7 +63,7 @@ class Options:
 
 def add_options(parser: pytest.Parser) -> None:
     """The --ora- option group and its ini keys."""
-    group = parser.getgroup("ora", "pytest-ora: score a capture bundle with two API judges")
+    group = parser.getgroup("ora", "pytest-ora: score a capture bundle with a panel of API judges")
     for name, help_text, default in _OPTIONS:
         dest = f"ora_{name.replace('-', '_')}"
         choices = RECORD_MODES if name == "record" else None
@@ -72,7 +75,7 @@ def add_options(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
-        help="replace a judge: big-1|big-2=ROLE or =provider:model@route (needs --ora-panel-label)",
+        help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
     )
 
 
@@ -111,6 +114,7 @@ def read_options(config: pytest.Config) -> Options:
         raise pytest.UsageError(f"--ora-budget-usd takes an amount in USD, got {budget!r}") from None
     if budget_usd is not None and (not budget_usd.is_finite() or budget_usd <= 0):
         raise pytest.UsageError(f"--ora-budget-usd must be a positive amount, got {budget!r}")
+    rubric_value, rubric_base = get("rubric")
     record, _ = get("record")
     if record not in RECORD_MODES:
         raise pytest.UsageError(f"ora_record must be one of {', '.join(RECORD_MODES)}, got {record!r}")
@@ -129,6 +133,7 @@ def read_options(config: pytest.Config) -> Options:
         budget_usd=budget_usd,
         prices=path("prices"),
         dry_run=bool(config.getoption("ora_dry_run")),
+        rubric=(str(rubric_value), Path(rubric_base)) if rubric_value else None,
         seed=number("seed", int),
         disagreement=_disagreement(get("disagreement")[0]),
     )

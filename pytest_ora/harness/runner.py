@@ -1,4 +1,4 @@
-"""One process's capture runner: packet, cassette, both judges, exact scores, the record.
+"""One process's capture runner: packet, cassette, the panel's judges, exact scores, the record.
 
 Each pytest process (the only one, or each xdist worker) keeps one event loop, in a thread of
 its own, and one httpx.AsyncClient for all its captures. A test waits for its capture's result;
@@ -27,7 +27,7 @@ from ..judges.packet import build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
-from ..method.scoring import combine
+from ..method.kinds import get_kind
 from ..record import CaptureRecord, base_record
 from ..reports.output import OutputDir
 
@@ -123,7 +123,8 @@ class CaptureRunner:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
         record["judges"] = judges
-        record["failure"] = combine([judge["scores"] for judge in judges], self.judging.rubric).failure
+        rubric = self.judging.rubric
+        record["failure"] = get_kind(rubric.kind).combine([judge["scores"] for judge in judges], rubric).failure
         record["live_calls"] = sum(judge["asks"] for judge in judges) - cassette.play_count
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))

@@ -63,7 +63,7 @@ class OraSession:
             try:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                self._plan = intake(self.options.bundle, substitutions, self.options.panel_label)
+                self._plan = intake(self.options.bundle, substitutions, self.options.panel_label, self.options.rubric)
             except (IntakeError, ValueError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
@@ -195,12 +195,17 @@ class OraSession:
     def header(self) -> list[str]:
         plan = self.plan()
         judges = ", ".join(f"{j.label} = {j.role} {j.spec.model} ({j.spec.provider})" for j in plan.panel.judges)
-        return [
+        rubric = plan.rubric
+        lines = [
             f"ora: bundle {plan.bundle.manifest.bundle}: {plan.scored_entry_count} entries, "
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
-            f"ora: rubric {plan.rubric.version}: {plan.rubric.formula()}",
+            f"ora: rubric {rubric.version}: {rubric.formula()}",
             f"ora: panel {plan.panel.label}: {judges}",
+            f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
         ]
+        if rubric.rules():
+            lines.append(f"ora: rules: {rubric.rules()}")
+        return lines
 
     def summary_lines(self) -> list[str]:
         plan = self.plan()
@@ -209,7 +214,7 @@ class OraSession:
         rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        return [*summary_table(table, fmt="simple").splitlines(), "", written]
+        return [*summary_table(table, fmt="simple", rubric=plan.rubric).splitlines(), "", written]
 
     # any process that runs items ----------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Judging one capture (seed 000 Phase 2): both judges, concurrently, each reply validated.
+"""Judging one capture (seed 000 Phase 2, SPEC 8): every judge of the panel, concurrently, each reply validated.
 
 An invalid reply is asked again a bounded number of times, then fails the capture; it is never
 estimated, clamped or defaulted.
@@ -20,7 +20,7 @@ from ..record import JudgeRecord, Usage
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for
 from .providers.base import ProviderReply
-from .reply import ReplyProblem, check_reply
+from .reply import ReplyProblem, check_reply, check_usage
 from .transport import RetryPolicy, send
 
 __all__ = ["Judging", "judge_packet"]
@@ -47,7 +47,7 @@ class Judging:
 async def judge_packet(
     judging: Judging, client: httpx.AsyncClient, packet: Packet, image: bytes | None
 ) -> list[JudgeRecord]:
-    """Both judges' validated replies; both calls finish before any error is raised (a failed capture records nothing)."""
+    """Every panel judge's validated reply, judged concurrently; all calls finish before any error is raised (a failed capture records nothing)."""
     calls = [_judge(judging, client, judge, packet, image) for judge in judging.panel.judges]
     results = await asyncio.gather(*calls, return_exceptions=True)
     for result in results:
@@ -85,6 +85,8 @@ async def _judge(
         _add_usage(usage, reply)
         raw = reply.raw
         checked = check_reply(reply, judging.rubric, packet.entry_key, packet.configuration)
+        if isinstance(checked, JudgeReply):
+            checked = check_usage(reply) or checked
         if isinstance(checked, JudgeReply):
             return _record(judge, judging.rubric, reply, checked, ask, attempts, usage)
         problem = checked

@@ -1,30 +1,65 @@
-"""The scoring definition as versioned data: criteria, weights, scale, cap, threshold, rounding.
+"""The scoring definition as versioned data: criteria, weights, scale, cap, failure, votes, verdicts.
 
-Every number of the method lives here and nowhere else. A change to any of them is a new
-version with a line in its history; reports name the version that produced them.
+Every number of the method lives in a rubric file (YAML, SPEC section 8) and nowhere else. A
+change to any of them is a new version with a new line in its append-only history; the file's
+digest is checked against that line, and reports name the version and digest that produced them.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib import resources
+from pathlib import Path
+from typing import Any
 
-__all__ = ["Anchor", "Criterion", "ORA_V1", "Rounding", "Rubric", "get_rubric"]
+__all__ = [
+    "Anchor",
+    "Criterion",
+    "HistoryEntry",
+    "ORA_V1",  # noqa: F822 (loaded on first use, see __getattr__)
+    "Rounding",
+    "Rubric",
+    "RubricError",
+    "VerdictBand",
+    "VoteRule",
+    "builtin_ids",
+    "digest_of",
+    "get_rubric",
+    "load_rubric",
+    "resolve_rubric",
+]
+
+DEFAULT_RUBRIC = "ora-1.0"
+
+
+class RubricError(ValueError):
+    """A rubric that cannot be used as given: where (the file), and what is wrong there."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        self.where = where
+        self.detail = detail
+        super().__init__(f"{where}: {detail}")
 
 
 @dataclass(frozen=True)
 class Criterion:
-    """One scored criterion and its weight in the weighted score."""
+    """One scored criterion, its weight in the weighted score, its question and anchors."""
 
     name: str
     title: str
     weight: Fraction
     question: str
+    anchors: tuple[tuple[str, str], ...] = ()
+    """(score or band such as "9-10", what it means), highest first as the file lists them."""
 
 
 @dataclass(frozen=True)
 class Anchor:
-    """A band of the scale and what a score in it means."""
+    """A band of the scale and what a score in it means (rubric-wide anchors)."""
 
     low: int
     high: int
@@ -42,6 +77,38 @@ class Rounding:
 
 
 @dataclass(frozen=True)
+class VerdictBand:
+    """A verdict on overall: the first band (highest first) whose minimum holds."""
+
+    name: str
+    min: Fraction | None
+
+
+@dataclass(frozen=True)
+class VoteRule:
+    """A vote over the judges' own overalls: at least `judges` of them at/above min or below `below`."""
+
+    name: str
+    judges: int | str
+    """A count, or "majority" (more than half of the panel) or "all"."""
+    min: Fraction | None = None
+    below: Fraction | None = None
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One line of the append-only history."""
+
+    version: str
+    date: str
+    change: str
+    digest: str
+
+    def line(self) -> str:
+        return f"{self.version} ({self.date}): {self.change}"
+
+
+@dataclass(frozen=True)
 class Rubric:
     """A complete scoring definition."""
 
@@ -51,25 +118,69 @@ class Rubric:
     anchors: tuple[Anchor, ...]
     scale_min: Fraction
     scale_max: Fraction
-    cap_criterion: str
-    failure_below: Fraction
+    cap_criterion: str | None
+    failure_below: Fraction | None
     rounding: Rounding
     history: tuple[str, ...]
+    kind: str = "scores"
+    scale_step: Fraction | None = None
+    failure_vote: str | None = None
+    verdicts: tuple[VerdictBand, ...] = ()
+    votes: tuple[VoteRule, ...] = ()
+    panel_size: int = 2
+    blind: bool = False
+    requires_spec: bool = True
+    families: tuple[str, ...] | None = None
+    """Closed family list (ora-1.0: mode, visual, lens); None means any slug."""
+    task: str = ""
+    """The judge's task, first paragraph of the judge prompt."""
+    scoring_note: str | None = None
+    """What the prompt says about allowed values; derived from the step when absent."""
+    digest: str = ""
+    source: str = ""
+    """Where the rubric was read from: builtin:<id> or a path."""
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(criterion.name for criterion in self.criteria)
+
+    @property
+    def vote_names(self) -> tuple[str, ...]:
+        return tuple(vote.name for vote in self.votes)
 
     def weight(self, name: str) -> Fraction:
         return next(c.weight for c in self.criteria if c.name == name)
 
     def formula(self) -> str:
         """The formula as printed in the header and the methodology note."""
-        terms = " + ".join(f"{_plain(c.weight, 2)}*{c.name}" for c in self.criteria)
-        return (
-            f"weighted = {terms}; overall = min(weighted, {self.cap_criterion}); "
-            f"failure when overall < {_plain(self.failure_below, 1)}"
-        )
+        terms = " + ".join(f"{_weight_text(c.weight)}*{c.name}" for c in self.criteria)
+        overall = f"overall = min(weighted, {self.cap_criterion})" if self.cap_criterion else "overall = weighted"
+        if self.failure_vote is not None:
+            failure = f"failure when the {self.failure_vote} vote holds"
+        else:
+            assert self.failure_below is not None
+            failure = f"failure when overall < {_plain(self.failure_below, 1)}"
+        return f"weighted = {terms}; {overall}; {failure}"
+
+    def rules(self) -> str:
+        """Verdict bands and votes in one line (empty when the rubric has none)."""
+        parts = []
+        if self.verdicts:
+            bands = ", ".join(f"{v.name} >= {_plain(v.min, 1)}" if v.min is not None else v.name for v in self.verdicts)
+            parts.append(f"verdicts {bands}")
+        for vote in self.votes:
+            test = f">= {_plain(vote.min, 1)}" if vote.min is not None else f"< {_plain(vote.below or Fraction(0), 1)}"
+            parts.append(f"{vote.name}: {vote.judges} judges {test}")
+        return "; ".join(parts)
+
+
+def _weight_text(value: Fraction) -> str:
+    """A weight as written: a terminating fraction as a decimal (0.35), else n/d (1/6)."""
+    denominator = value.denominator
+    for prime in (2, 5):
+        while denominator % prime == 0:
+            denominator //= prime
+    return _plain(value, 2 if value < 1 else 0) if denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
 def _plain(value: Fraction, min_places: int = 0) -> str:
@@ -80,73 +191,64 @@ def _plain(value: Fraction, min_places: int = 0) -> str:
     return f"{whole}.{places}" if places else whole
 
 
-ORA_V1 = Rubric(
-    version="ora-1.0",
-    title="Ora Performance Judging and Scoring v1.0",
-    criteria=(
-        Criterion(
-            "fidelity",
-            "Fidelity",
-            Fraction("0.35"),
-            "Did the answer actually execute the technique's method and structure, or merely "
-            "describe it, name-drop it, or write a generic essay? This is the test of whether the "
-            "analysis was performed at all, which is why Fidelity sets the hard cap.",
-        ),
-        Criterion(
-            "soundness",
-            "Soundness",
-            Fraction("0.25"),
-            "Are the claims and inferences correct and logically valid, with evidence kept distinct "
-            "from assumption? This judges reasoning inside the answer, not external fact-checking "
-            "beyond the provided or retrieved material.",
-        ),
-        Criterion(
-            "completeness",
-            "Completeness",
-            Fraction("0.18"),
-            "Does the answer surface what this technique should surface for this prompt, or does it "
-            "leave major gaps?",
-        ),
-        Criterion(
-            "relevance",
-            "Relevance",
-            Fraction("0.12"),
-            "Does the answer engage this specific prompt and material, or drift into a generic "
-            "treatment?",
-        ),
-        Criterion(
-            "calibration",
-            "Calibration",
-            Fraction("0.10"),
-            "Is the answer honest about uncertainty, explicit about assumptions, and free of "
-            "overclaiming?",
-        ),
-    ),
-    anchors=(
-        Anchor(9, 10, "exemplary execution of the actual technique"),
-        Anchor(7, 8, "strong and usable with minor omissions or calibration issues"),
-        Anchor(5, 6, "competent but flawed; the technique is recognizable but partial"),
-        Anchor(3, 4, "mostly gestures at the technique; substantial non-execution"),
-        Anchor(0, 2, "wrong task, empty answer, unusable output, or nearly no method execution"),
-    ),
-    scale_min=Fraction(0),
-    scale_max=Fraction(10),
-    cap_criterion="fidelity",
-    failure_below=Fraction(4),
-    rounding=Rounding(),
-    history=("ora-1.0 (2026-06-20): the Ora Performance Judging and Scoring framework v1.0.",),
-)
-
-_RUBRICS = {ORA_V1.version: ORA_V1}
+# --- files ----------------------------------------------------------------------------------
 
 
+def digest_of(data: dict[str, Any]) -> str:
+    """sha256 over the canonical JSON (sorted keys, `,` `:`, UTF-8) of the content without history."""
+    content = {key: value for key, value in data.items() if key != "history"}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def builtin_ids() -> tuple[str, ...]:
+    """The ids of the rubrics shipped in the package."""
+    folder = resources.files("pytest_ora.method").joinpath("rubrics")
+    return tuple(sorted(entry.name.removesuffix(".yaml") for entry in folder.iterdir() if entry.name.endswith(".yaml")))
+
+
+def builtin_text(version: str) -> str:
+    """A built-in rubric file's text."""
+    if version not in builtin_ids():
+        raise RubricError("rubric", f"unknown rubric {version!r}; built-ins: {', '.join(builtin_ids())}, or give a file path")
+    return resources.files("pytest_ora.method").joinpath("rubrics").joinpath(f"{version}.yaml").read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=32)
 def get_rubric(version: str) -> Rubric:
     """The built-in rubric of that version."""
+    return _parse(builtin_text(version), f"builtin:{version}", f"rubric {version}")
+
+
+def load_rubric(path: Path) -> Rubric:
+    """A rubric file from disk, checked."""
     try:
-        return _RUBRICS[version]
-    except KeyError:
-        known = ", ".join(sorted(_RUBRICS))
-        raise KeyError(f"unknown rubric version {version!r}; known: {known}") from None
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise RubricError(str(path), f"cannot read the rubric file ({error.strerror or error})") from None
+    return _parse(text, str(path), str(path))
 
 
-assert sum(c.weight for c in ORA_V1.criteria) == 1, "Ora v1.0 weights must sum to 1"
+def resolve_rubric(reference: str, base: Path) -> Rubric:
+    """An id of a built-in, or a path (relative to base) of a rubric file."""
+    if reference in builtin_ids():
+        return get_rubric(reference)
+    candidate = Path(reference)
+    if not candidate.is_absolute():
+        candidate = base / candidate
+    if reference.endswith((".yaml", ".yml")) or candidate.is_file():
+        return load_rubric(candidate)
+    raise RubricError("rubric", f"unknown rubric {reference!r}; built-ins: {', '.join(builtin_ids())}, or give a file path")
+
+
+def _parse(text: str, source: str, where: str) -> Rubric:
+    from .rubric_file import parse_rubric
+
+    return parse_rubric(text, source, where)
+
+
+def __getattr__(name: str) -> Rubric:
+    # ORA_V1 loads on first use: parsing a rubric needs the kinds, which need this module.
+    if name == "ORA_V1":
+        return get_rubric(DEFAULT_RUBRIC)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Exact scoring (seed 000 Phases 3-5): judge means, the weighted score, the cap, the failure flag.
+"""Exact scoring (seed 000 Phases 3-5, SPEC 8): judge means, the weighted score, the cap, votes, the verdict.
 
 All arithmetic is rational: a weighted score of exactly 4.0 is 4, not 3.9999999999999996.
 """
@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 
 from .rubric import Rubric
+from .votes import verdict, votes
 
-__all__ = ["Scores", "combine", "exact"]
+__all__ = ["Scores", "combine", "exact", "judge_overall"]
 
 
 def exact(value: Decimal | int | str | Fraction) -> Fraction:
@@ -29,13 +30,28 @@ class Scores:
     """Criterion -> the mean of the judges' scores."""
     weighted: Fraction
     overall: Fraction
-    """min(weighted, the cap criterion's mean)."""
+    """min(weighted, the cap criterion's mean), or weighted when the rubric has no cap."""
     failure: bool
-    """overall below the rubric's failure threshold."""
+    """overall below the rubric's failure threshold, or the rubric's failure vote holds."""
+    judge_overalls: tuple[Fraction, ...] = ()
+    """Each judge's own overall: the same formula over that judge's scores alone, panel order."""
+    votes: dict[str, bool] = field(default_factory=dict)
+    verdict: str | None = None
+
+
+def _formula(means: Mapping[str, Fraction], rubric: Rubric) -> tuple[Fraction, Fraction]:
+    weighted = sum((c.weight * means[c.name] for c in rubric.criteria), Fraction(0))
+    overall = min(weighted, means[rubric.cap_criterion]) if rubric.cap_criterion else weighted
+    return weighted, overall
+
+
+def judge_overall(scores: Mapping[str, Decimal | str | Fraction], rubric: Rubric) -> Fraction:
+    """One judge's own overall (SPEC 8): the rubric's formula over that judge's scores alone."""
+    return _formula({name: Fraction(scores[name]) for name in rubric.names}, rubric)[1]
 
 
 def combine(judges: Sequence[Mapping[str, Decimal | str | Fraction]], rubric: Rubric) -> Scores:
-    """Average the judges per criterion, weigh, cap at the cap criterion, classify."""
+    """Average the judges per criterion, weigh, cap, vote over the judges' own overalls, classify."""
     if not judges:
         raise ValueError("at least one judge's scores are needed")
     key = tuple(tuple(str(judge[name]) for name in rubric.names) for judge in judges)
@@ -47,6 +63,15 @@ def _combine(judges: tuple[tuple[str, ...], ...], rubric: Rubric) -> Scores:
     # Pure and called for every capture by the runner, the ledger and the tables: computed once.
     columns = list(zip(*judges))
     means = {name: sum(map(Fraction, column), Fraction(0)) / len(judges) for name, column in zip(rubric.names, columns)}
-    weighted = sum((c.weight * means[c.name] for c in rubric.criteria), Fraction(0))
-    overall = min(weighted, means[rubric.cap_criterion])
-    return Scores(means=means, weighted=weighted, overall=overall, failure=overall < rubric.failure_below)
+    weighted, overall = _formula(means, rubric)
+    own = tuple(_formula(dict(zip(rubric.names, map(Fraction, judge))), rubric)[1] for judge in judges)
+    voted = votes(rubric, own)
+    if rubric.failure_vote is not None:
+        failure = voted[rubric.failure_vote]
+    else:
+        assert rubric.failure_below is not None
+        failure = overall < rubric.failure_below
+    return Scores(
+        means=means, weighted=weighted, overall=overall, failure=failure,
+        judge_overalls=own, votes=voted, verdict=verdict(rubric, overall),
+    )

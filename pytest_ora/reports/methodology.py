@@ -63,8 +63,12 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
         f"- Scoring date: {facts.scoring_date}",
         f"- Rubric: {rubric.version} ({rubric.title})",
         f"- Formula: {rubric.formula()}",
-        "- Criterion scores are the mean of the two judges; arithmetic is exact (rational).",
+        f"- Criterion scores are the mean of the {_count(len(plan.panel.judges))} judges; arithmetic is exact (rational).",
         f"- Judge calls: record mode `{facts.record_mode}`",
+        f"- Rubric digest: {rubric.digest} ({rubric.source}); kind {rubric.kind}",
+        *([f"- Rules: {rubric.rules()} (votes count each judge's own overall)"] if rubric.rules() else []),
+        *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
+          if rubric.blind else []),
         "",
         "## Counts",
         f"- Scored set: {plan.scored_entry_count} entries "
@@ -94,6 +98,11 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
     lines += [f"- {text}" for text in deviations] or ["- none"]
     lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric.history), ""]
     return "\n".join(lines)
+
+
+def _count(number: int) -> str:
+    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    return words[number] if number < len(words) else str(number)
 
 
 def _reasked(records: Sequence[CaptureRecord]) -> list[str]:

@@ -12,12 +12,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
 from tabulate import tabulate
 
 from ..bundle.intake import Plan
 from ..errors import OutputError
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
-from ..models import LedgerRow
 from ..record import CaptureRecord
 from .methodology import RunFacts, methodology_markdown
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
@@ -103,7 +103,7 @@ class OutputDir:
             self._journal = None
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
-    def append(self, row: LedgerRow) -> None:
+    def append(self, row: BaseModel) -> None:
         """Journal a ledger row as it arrives, so an interrupted run keeps what was judged."""
         if self._journal is not None:
             self._journal.write(row.model_dump_json() + "\n")
@@ -188,7 +188,7 @@ class OutputDir:
         write_atomic(self.path / "estimate.md", text)
 
 
-def _statistics_files(plan: Plan, rows: Sequence[LedgerRow], facts: RunFacts, files: dict[str, str]) -> dict[str, str]:
+def _statistics_files(plan: Plan, rows: Sequence[BaseModel], facts: RunFacts, files: dict[str, str]) -> dict[str, str]:
     """stats.json, disagreements.csv, hypotheses.json, and the summary and methodology with their Statistics sections."""
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays

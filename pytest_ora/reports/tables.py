@@ -13,17 +13,21 @@ from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 from typing import Any
 
+from pydantic import BaseModel
 from tabulate import tabulate
 
-from ..method.rubric import Rubric
-from ..method.scoring import combine, exact
-from ..models import JudgeColumn, LedgerRow, SummaryRow
+from ..method.kinds import get_kind
+from ..method.rubric import ORA_V1, Rubric
+from ..method.scoring import Scores, exact
+from ..models import JudgeColumn, PanelJudge
 from ..record import CaptureRecord, JudgeRecord
+from .rows import ledger_model, summary_model
 
 __all__ = [
     "PUBLIC_COLUMNS",
     "ledger_csv",
     "ledger_row",
+    "public_columns",
     "public_row",
     "round_half_away",
     "summarize",
@@ -62,42 +66,75 @@ def _judge_column(judge: JudgeRecord) -> JudgeColumn:
     )
 
 
-def ledger_row(record: CaptureRecord, rubric: Rubric) -> LedgerRow:
+def _panel_judge(judge: JudgeRecord, overall: Fraction) -> PanelJudge:
+    return PanelJudge(
+        label=judge["label"].removeprefix("Judge "),
+        role=judge["role"],
+        model=judge["model"],
+        scores={name: float(exact(score)) for name, score in judge["scores"].items()},
+        notes=judge["notes"],
+        impression=judge["impression"],
+        overall=float(overall),
+    )
+
+
+def combined(record: CaptureRecord, rubric: Rubric) -> Scores:
+    """A scored capture's panel combination, recomputed exactly from its judges' replies."""
+    return get_kind(rubric.kind).combine([judge["scores"] for judge in record["judges"]], rubric)
+
+
+def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
     """The ledger row of one capture; scores are recomputed exactly from the judges' replies."""
     fields: dict[str, Any] = {
         key: record[key]
         for key in ("capture_id", "entry_key", "family", "technique", "configuration", "status", "reason")
     }
     judges = record["judges"]
-    if len(judges) >= 1:
-        fields["judge_a"] = _judge_column(judges[0])
-    if len(judges) >= 2:
-        fields["judge_b"] = _judge_column(judges[1])
+    if rubric.panel_size == 2:
+        if len(judges) >= 1:
+            fields["judge_a"] = _judge_column(judges[0])
+        if len(judges) >= 2:
+            fields["judge_b"] = _judge_column(judges[1])
     if record["status"] == "scored":
-        scores = combine([judge["scores"] for judge in judges], rubric)
-        fields.update({name: float(mean) for name, mean in scores.means.items()})
+        kind = get_kind(rubric.kind)
+        scores = kind.combine([judge["scores"] for judge in judges], rubric)
+        fields.update(kind.ledger_fields(scores, rubric))
         fields.update(weighted=float(scores.weighted), overall=float(scores.overall), failure=scores.failure)
-    return LedgerRow(rubric=rubric.version, **fields)
+        fields["judges"] = [_panel_judge(judge, own) for judge, own in zip(judges, scores.judge_overalls)]
+        if rubric.verdicts:
+            fields["verdict"] = scores.verdict
+        fields.update(scores.votes)
+    return ledger_model(rubric)(rubric=rubric.version, rubric_digest=rubric.digest, **fields)
 
 
-def ledger_csv(rows: Sequence[LedgerRow], rubric: Rubric) -> str:
-    """ledger.csv: one flat row per capture, a_<criterion> and b_<criterion> beside the means."""
-    names = list(rubric.names)
+def _labels(rubric: Rubric) -> list[str]:
+    return [chr(ord("a") + index) for index in range(rubric.panel_size)]
+
+
+def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
+    """ledger.csv: one flat row per capture, <label>_<criterion> per judge beside the means."""
+    names = list(get_kind(rubric.kind).summary_columns(rubric))
+    labels = _labels(rubric)
     header = ["capture_id", "entry_key", "family", "technique", "configuration", "status", "reason"]
-    header += ["judge_a_model", "judge_b_model"]
-    header += [f"a_{n}" for n in names] + [f"b_{n}" for n in names] + names
-    header += ["weighted", "overall", "failure", "rubric"]
+    header += [f"judge_{label}_model" for label in labels]
+    header += [f"{label}_{n}" for label in labels for n in names] + names
+    header += ["weighted", "overall", "failure", "rubric", "rubric_digest"]
+    header += [f"{label}_overall" for label in labels]
+    header += (["verdict"] if rubric.verdicts else []) + list(rubric.vote_names)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
     for row in rows:
         data = row.model_dump()
+        panel = {judge["label"].lower(): judge for judge in data["judges"]}
+        columns: dict[str, Any] = {label: data.get(f"judge_{label}") or panel.get(label) for label in labels}
         line = [data[key] for key in header[:7]]
-        line += [row.judge_a.model if row.judge_a else "", row.judge_b.model if row.judge_b else ""]
-        line += [_cell(row.judge_a.scores.get(n) if row.judge_a else None) for n in names]
-        line += [_cell(row.judge_b.scores.get(n) if row.judge_b else None) for n in names]
+        line += [columns[label]["model"] if columns[label] else "" for label in labels]
+        line += [_cell(columns[label]["scores"].get(n) if columns[label] else None) for label in labels for n in names]
         line += [_cell(data[n]) for n in names]
-        line += [_cell(row.weighted), _cell(row.overall), _cell(row.failure), row.rubric]
+        line += [_cell(data["weighted"]), _cell(data["overall"]), _cell(data["failure"]), data["rubric"], data["rubric_digest"]]
+        line += [_cell(panel[label]["overall"] if label in panel else None) for label in labels]
+        line += [_cell(data.get(key)) for key in header[len(line):]]
         writer.writerow(line)
     return out.getvalue()
 
@@ -118,61 +155,85 @@ def _float(value: Fraction | None) -> float | None:
     return None if value is None else float(value)
 
 
-def summarize(records: Iterable[CaptureRecord], configurations: Sequence[str], rubric: Rubric) -> list[tuple[SummaryRow, dict[str, Fraction | None]]]:
+def summarize(
+    records: Iterable[CaptureRecord], configurations: Sequence[str], rubric: Rubric
+) -> list[tuple[BaseModel, dict[str, Fraction | None]]]:
     """One row per configuration (table order), with the exact values the public table rounds."""
     by_config: dict[str, list[CaptureRecord]] = {name: [] for name in configurations}
     for record in records:
         by_config.setdefault(record["configuration"], []).append(record)
+    columns = get_kind(rubric.kind).summary_columns(rubric)
+    model = summary_model(rubric)
     rows = []
     for name, group in by_config.items():
-        scored = [combine([j["scores"] for j in r["judges"]], rubric) for r in group if r["status"] == "scored"]
+        scored = [combined(r, rubric) for r in group if r["status"] == "scored"]
         accepted = [r for r in group if r["status"] != "excluded"]
         costs = [exact(r["cost_usd"]) for r in accepted if r["cost_usd"] is not None]
         minutes = [exact(r["wall_clock_minutes"]) for r in accepted if r["wall_clock_minutes"] is not None]
         mean_cost = _mean(costs)
         values: dict[str, Fraction | None] = {
             "overall": _mean([s.overall for s in scored]),
-            **{c: _mean([s.means[c] for s in scored]) for c in rubric.names},
+            **{c: _mean([s.means[c] for s in scored]) for c in columns},
             "failure_rate": Fraction(sum(s.failure for s in scored), len(scored)) if scored else None,
             "cost_per_100": None if mean_cost is None else mean_cost * 100,
             "minutes": _mean(minutes),
         }
-        row = SummaryRow(
+        counts = {f"verdict_{band.name}": sum(s.verdict == band.name for s in scored) for band in rubric.verdicts}
+        counts.update({vote: sum(s.votes[vote] for s in scored) for vote in rubric.vote_names})
+        values.update({key: Fraction(count) for key, count in counts.items()})
+        row = model(
             configuration=name,
             judged=len(scored),
             unscorable=sum(r["status"] == "unscorable" for r in group),
             excluded=sum(r["status"] == "excluded" for r in group),
             errors=sum(r["status"] == "error" for r in group),
             mean_overall=_float(values["overall"]),
-            **{f"mean_{c}": _float(values[c]) for c in rubric.names},
+            **{f"mean_{c}": _float(values[c]) for c in columns},
             failure_rate=_float(values["failure_rate"]),
             cost_per_100_queries_usd=_float(values["cost_per_100"]),
             minutes_per_run=_float(values["minutes"]),
             rubric=rubric.version,
+            rubric_digest=rubric.digest,
+            **counts,
         )
         rows.append((row, values))
     return rows
 
 
-def public_row(row: SummaryRow, values: dict[str, Fraction | None], rubric: Rubric) -> list[str]:
-    """A configuration's public-table cells, rounded half away from zero, in PUBLIC_COLUMNS order."""
+def _counts(rubric: Rubric) -> list[str]:
+    return [f"verdict_{band.name}" for band in rubric.verdicts] + list(rubric.vote_names)
+
+
+def public_columns(rubric: Rubric) -> tuple[str, ...]:
+    """The public table's columns for this rubric (PUBLIC_COLUMNS with ora-1.0), counts last."""
+    names = get_kind(rubric.kind).summary_columns(rubric)
+    return (
+        "configuration", "judged", "unscorable", "excluded", "errors", "overall", *names,
+        "failure_rate_pct", "cost_per_100_usd", "minutes_per_run", *_counts(rubric),
+    )
+
+
+def public_row(row: BaseModel, values: dict[str, Fraction | None], rubric: Rubric) -> list[str]:
+    """A configuration's public-table cells, rounded half away from zero, in public_columns order."""
     rounding = rubric.rounding
+    data = row.model_dump()
 
     def fmt(key: str, places: int, scale: int = 1) -> str:
         value = values[key]
         return "" if value is None else str(round_half_away(value * scale, places))
 
     return [
-        row.configuration, str(row.judged), str(row.unscorable), str(row.excluded), str(row.errors),
+        data["configuration"], str(data["judged"]), str(data["unscorable"]), str(data["excluded"]), str(data["errors"]),
         fmt("overall", rounding.rating_places),
-        *(fmt(name, rounding.rating_places) for name in rubric.names),
+        *(fmt(name, rounding.rating_places) for name in get_kind(rubric.kind).summary_columns(rubric)),
         fmt("failure_rate", rounding.percent_places, 100),
         fmt("cost_per_100", rounding.dollar_places),
         fmt("minutes", rounding.minute_places),
+        *(str(data[key]) for key in _counts(rubric)),
     ]
 
 
-def summary_json(rows: Sequence[SummaryRow]) -> str:
+def summary_json(rows: Sequence[BaseModel]) -> str:
     """summary.json: one object per configuration at full precision."""
     return json.dumps([row.model_dump() for row in rows], indent=2) + "\n"
 
@@ -181,22 +242,34 @@ def summary_csv(table: Sequence[Sequence[str]], rubric: Rubric) -> str:
     """summary.csv: the public table as plain numbers; the last column names the rubric."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*PUBLIC_COLUMNS, "rubric"])
+    writer.writerow([*public_columns(rubric), "rubric", "rubric_digest"])
     for line in table:
-        writer.writerow([*line, rubric.version])
+        writer.writerow([*line, rubric.version, rubric.digest])
     return out.getvalue()
 
 
-_HEADINGS = (
-    "Configuration", "Judged", "Unscorable", "Excluded", "Errors", "Overall", "Fidelity", "Soundness",
-    "Completeness", "Relevance", "Calibration", "Failure rate", "Cost / 100 queries", "Minutes / run",
-)
+def _headings(rubric: Rubric) -> list[str]:
+    titles = {c.name: c.title for c in rubric.criteria}
+    names = get_kind(rubric.kind).summary_columns(rubric)
+    return [
+        "Configuration", "Judged", "Unscorable", "Excluded", "Errors", "Overall", *(titles.get(n, n) for n in names),
+        "Failure rate", "Cost / 100 queries", "Minutes / run", *_counts(rubric),
+    ]
 
 
-def summary_table(table: Sequence[Sequence[str]], fmt: str = "github") -> str:
+def summary_table(table: Sequence[Sequence[str]], fmt: str = "github", rubric: Rubric = ORA_V1) -> str:
     """The public table as text (markdown for summary.md, plain for the terminal)."""
-    shown = [[*line[:11], f"{line[11]}%" if line[11] else "", f"${line[12]}" if line[12] else "", line[13]] for line in table]
-    return tabulate(shown, headers=_HEADINGS, tablefmt=fmt, disable_numparse=True, colalign=("left",) + ("right",) * 13)
+    rate = 6 + len(get_kind(rubric.kind).summary_columns(rubric))
+    shown = [
+        [*line[:rate], f"{line[rate]}%" if line[rate] else "", f"${line[rate + 1]}" if line[rate + 1] else "", *line[rate + 2 :]]
+        for line in table
+    ]
+    headings = _headings(rubric)
+    return tabulate(shown, headers=headings, tablefmt=fmt, disable_numparse=True, colalign=("left",) + ("right",) * (len(headings) - 1))
+
+
+def _failing(rubric: Rubric) -> str:
+    return "below the threshold" if rubric.failure_vote is None else f"whose {rubric.failure_vote} vote holds"
 
 
 def summary_markdown(table: Sequence[Sequence[str]], rubric: Rubric, bundle: str) -> str:
@@ -204,8 +277,10 @@ def summary_markdown(table: Sequence[Sequence[str]], rubric: Rubric, bundle: str
     return (
         f"# Configuration summary: {bundle}\n\n"
         f"Rubric {rubric.version} ({rubric.title}). {rubric.formula()}.\n"
+        + (f"Rules: {rubric.rules()}.\n" if rubric.rules() else "")
+        + f"Rubric digest {rubric.digest}.\n"
         "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "
-        "failure rate is the share of scored captures below the threshold; cost and minutes are "
+        f"failure rate is the share of scored captures {_failing(rubric)}; cost and minutes are "
         "means over the configuration's accepted captures. Machine-written: do not edit.\n\n"
-        f"{summary_table(table)}\n"
+        f"{summary_table(table, rubric=rubric)}\n"
     )

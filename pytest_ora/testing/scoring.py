@@ -21,12 +21,15 @@ __all__ = [
     "CRITERIA",
     "HEDGES",
     "REASONING_MARKERS",
+    "ORA_SHAPE",
     "Features",
+    "Shape",
     "features",
     "half_point",
     "judge_offset",
     "judge_reply",
     "method_steps",
+    "reply_shape",
 ]
 
 CRITERIA: tuple[str, ...] = ORA_V1.names
@@ -183,8 +186,70 @@ def _impression(technique: str, scores: dict[str, float]) -> str:
     return f"Reference judge view of {technique or 'this entry'}: {band.meaning}."
 
 
-def judge_reply(text: str, model: str, images: Sequence[bytes] = ()) -> dict[str, Any]:
-    """The reply object for a rendered judge packet, echoing its entry_key and configuration."""
+@dataclass(frozen=True)
+class Shape:
+    """What the request's reply schema asks for: criteria, scale, step, whether to echo the configuration."""
+
+    criteria: tuple[str, ...]
+    low: float
+    high: float
+    step: float
+    echo_configuration: bool
+
+
+ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
+
+
+def reply_shape(body: Any) -> Shape:
+    """The reply schema a request carries (tool input schema, json_schema, responseSchema), else seed 000's."""
+    schema = _find_schema(body)
+    if schema is None:
+        return ORA_SHAPE
+    scores = schema["properties"]["scores"]
+    names = tuple(scores.get("required") or scores.get("properties", {}))
+    first: dict[str, Any] = next(iter(scores.get("properties", {}).values()), {})
+    kind = str(first.get("type", "number")).lower()
+    step = 1.0 if kind == "integer" else float(first.get("multipleOf", 0.5))
+    low, high = float(first.get("minimum", 0)), float(first.get("maximum", 10))
+    return Shape(names or CRITERIA, low, high, step, "configuration" in schema["properties"])
+
+
+def _find_schema(node: Any) -> dict[str, Any] | None:
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict) and isinstance(properties.get("scores"), dict):
+            return node
+        children: Any = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return None
+    for child in children:
+        found = _find_schema(child)
+        if found is not None:
+            return found
+    return None
+
+
+def _on_scale(value: float, shape: Shape) -> float:
+    """A 0-10 base value mapped onto the shape's scale, on its step, within its range."""
+    raw = shape.low + (shape.high - shape.low) * value / 10
+    steps = math.floor((raw - shape.low) / shape.step + 0.5)
+    return min(shape.high, max(shape.low, shape.low + steps * shape.step))
+
+
+def _number(value: float) -> float | int:
+    return int(value) if value == int(value) else value
+
+
+def judge_reply(text: str, model: str, images: Sequence[bytes] = (), shape: Shape = ORA_SHAPE) -> dict[str, Any]:
+    """The reply object for a rendered judge packet, echoing its entry_key and configuration.
+
+    Other rubrics (any criteria, scale, step; blind) are answered from the request's reply schema:
+    each criterion takes one of seed 000's five base scores in turn, mapped onto the scale.
+    """
+    if shape != ORA_SHAPE:
+        return _other_reply(text, model, images, shape)
     # The packet leads the user turn; tolerate a client that put other text before it.
     start = text.find(_PACKET_TITLE)
     if start > 0 and not text.startswith(_PACKET_TITLE):
@@ -215,3 +280,22 @@ def judge_reply(text: str, model: str, images: Sequence[bytes] = ()) -> dict[str
         "notes": notes,
         "impression": _impression(technique, scores),
     }
+
+
+def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -> dict[str, Any]:
+    seed000 = judge_reply(text, model, images)
+    entry_key, configuration = seed000["entry_key"], seed000["configuration"]
+    bases = seed000["scores"]
+    scores: dict[str, float | int] = {}
+    notes: dict[str, str] = {}
+    for index, name in enumerate(shape.criteria):
+        source = CRITERIA[index % len(CRITERIA)]
+        nudge = judge_offset(model, entry_key, configuration, name) * 2 * shape.step
+        value = _on_scale(bases[source], shape) + nudge
+        scores[name] = _number(min(shape.high, max(shape.low, value)))
+        notes[name] = f"{name}: read as {source}. {seed000['notes'][source]}"
+    reply: dict[str, Any] = {"entry_key": entry_key}
+    if shape.echo_configuration:
+        reply["configuration"] = configuration
+    reply.update(judge_model=model, scores=scores, notes=notes, impression=seed000["impression"])
+    return reply

@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from .scoring import CRITERIA, judge_reply
+from .scoring import CRITERIA, judge_reply, reply_shape
 from .wire import (
     BAD_GATEWAY,
     WIRES,
@@ -483,7 +483,7 @@ class ReferenceJudge:
         if fault is not None and fault.kind == "slow":
             self._stopping.wait(fault.delay)
         spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS else None
-        reply = _spoil(judge_reply(call.text, call.model, call.images), spoiler)
+        reply = _spoil(judge_reply(call.text, call.model, call.images, reply_shape(body)), spoiler)
         kind = fault.kind if fault is not None else None
         limit = call.max_tokens
         if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:

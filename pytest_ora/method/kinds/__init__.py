@@ -1,0 +1,22 @@
+"""Rubric kinds, one module each, registered by name: a new kind never touches the runner."""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Kind, ReplyProblem
+
+__all__ = ["KINDS", "Kind", "ReplyProblem", "get_kind"]
+
+KINDS: dict[str, str] = {"scores": "pytest_ora.method.kinds.scores"}
+"""Kind name -> the module defining KIND. Later kinds (checklist, behavior, compare, ...) add a line."""
+
+
+def get_kind(name: str) -> Kind:
+    """The kind of that name; ValueError naming the known ones otherwise."""
+    try:
+        module = KINDS[name]
+    except KeyError:
+        raise ValueError(f"unknown rubric kind {name!r}; known: {', '.join(sorted(KINDS))}") from None
+    kind: Kind = importlib.import_module(module).KIND
+    return kind

@@ -1,0 +1,124 @@
+"""`kind: scores`: judges score every criterion on the rubric's scale (seed 000 schema, SPEC 8)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from pydantic import ValidationError
+
+from ...errors import show_value
+from ...models import JudgeReply
+from ..rubric import Rubric
+from ..scoring import Scores, combine, judge_overall
+from .base import ReplyProblem
+
+__all__ = ["KIND", "ScoresKind"]
+
+
+class ScoresKind:
+    """Per-criterion scores, weighted; the cap, votes and verdicts come from the rubric."""
+
+    name = "scores"
+
+    def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
+        low, high = float(rubric.scale_min), float(rubric.scale_max)
+        score: dict[str, Any] = {"type": "number", "minimum": low, "maximum": high}
+        if rubric.scale_step == 1 and rubric.scale_min.denominator == 1:
+            score = {"type": "integer", "minimum": int(low), "maximum": int(high)}
+        elif rubric.scale_step is not None:
+            score["multipleOf"] = float(rubric.scale_step)
+        names = list(rubric.names)
+        properties: dict[str, Any] = {
+            "entry_key": {"type": "string"},
+            "configuration": {"type": "string"},
+            "judge_model": {"type": "string"},
+            "scores": _object_of(names, score),
+            "notes": _object_of(names, {"type": "string"}),
+            "impression": {"type": "string"},
+        }
+        if rubric.blind:
+            del properties["configuration"]
+        return {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        }
+
+    def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> JudgeReply | ReplyProblem:
+        if rubric.blind and isinstance(payload, dict) and "configuration" in payload:
+            return ReplyProblem("configuration", show_value(payload["configuration"]), "is not a field of a blind reply")
+        if rubric.blind and isinstance(payload, dict):
+            payload = {**payload, "configuration": ""}
+        try:
+            parsed = JudgeReply.model_validate(payload)
+        except ValidationError as error:
+            return _first_error(error, payload)
+        return _check_against(parsed, rubric, entry_key, None if rubric.blind else configuration)
+
+    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
+        return judge_overall(scores, rubric)
+
+    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
+        return combine(judges, rubric)
+
+    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
+        return {name: float(mean) for name, mean in scores.means.items()}
+
+    def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
+        return rubric.names
+
+
+KIND = ScoresKind()
+
+
+def _object_of(names: list[str], item: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {name: dict(item) for name in names},
+        "required": names,
+        "additionalProperties": False,
+    }
+
+
+def _first_error(error: ValidationError, payload: Any) -> ReplyProblem:
+    first = error.errors(include_url=False)[0]
+    location = ".".join(str(part) for part in first["loc"]) or "(reply)"
+    if first["type"] == "missing":
+        return ReplyProblem(location, "nothing", "is missing")
+    if first["type"] == "extra_forbidden":
+        return ReplyProblem(location, show_value(first.get("input")), "is not a field of the reply schema")
+    if not isinstance(payload, dict):
+        return ReplyProblem("(reply)", show_value(payload), "is not a JSON object")
+    message = str(first["msg"]).removeprefix("Value error, ").lower()
+    return ReplyProblem(location, show_value(first.get("input")), message)
+
+
+def _check_against(
+    reply: JudgeReply, rubric: Rubric, entry_key: str, configuration: str | None
+) -> JudgeReply | ReplyProblem:
+    for group, values in (("scores", reply.scores), ("notes", reply.notes)):
+        for name in rubric.names:
+            if name not in values:
+                return ReplyProblem(f"{group}.{name}", "nothing", "is missing")
+        for name in values:
+            if name not in rubric.names:
+                return ReplyProblem(f"{group}.{name}", show_value(values[name]), f"is not a criterion of rubric {rubric.version}")
+    for name in rubric.names:
+        score = Fraction(reply.scores[name])
+        if not rubric.scale_min <= score <= rubric.scale_max:
+            scale = f"{rubric.scale_min}-{rubric.scale_max}"
+            return ReplyProblem(f"scores.{name}", str(reply.scores[name]), f"is outside the scale {scale}")
+        if rubric.scale_step is not None and (score / rubric.scale_step).denominator != 1:
+            return ReplyProblem(
+                f"scores.{name}", str(reply.scores[name]), f"is not a multiple of the scale step {rubric.scale_step}"
+            )
+    if reply.entry_key != entry_key:
+        return ReplyProblem("entry_key", show_value(reply.entry_key), f"does not match the packet's {entry_key!r}")
+    if configuration is not None and reply.configuration != configuration:
+        return ReplyProblem(
+            "configuration", show_value(reply.configuration), f"does not match the packet's {configuration!r}"
+        )
+    return reply

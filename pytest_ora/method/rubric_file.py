@@ -1,0 +1,244 @@
+"""Reading a rubric file (YAML): its fields checked, its digest checked against its history."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from fractions import Fraction
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from .rubric import (
+    Anchor,
+    Criterion,
+    HistoryEntry,
+    Rounding,
+    Rubric,
+    RubricError,
+    VerdictBand,
+    VoteRule,
+    digest_of,
+)
+
+__all__ = ["parse_rubric"]
+
+_BAND = re.compile(r"^(?P<low>\d+)(?:-(?P<high>\d+))?$")
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _fraction(value: Any) -> Fraction:
+    """A number or a fraction string ("1/6"), exactly; floats through their decimal text."""
+    if isinstance(value, bool):
+        raise ValueError("must be a number or a fraction string such as 1/6")
+    if isinstance(value, float):
+        return Fraction(repr(value))
+    if isinstance(value, (int, str)):
+        try:
+            return Fraction(str(value).strip())
+        except (ValueError, ZeroDivisionError):
+            pass
+    raise ValueError("must be a number or a fraction string such as 1/6")
+
+
+Exact = Annotated[Fraction, BeforeValidator(_fraction)]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+
+class _Scale(_Model):
+    min: Exact
+    max: Exact
+    step: Exact | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> _Scale:
+        if self.min >= self.max:
+            raise ValueError("min must be below max")
+        if self.step is not None and self.step <= 0:
+            raise ValueError("step must be positive")
+        return self
+
+
+class _Criterion(_Model):
+    name: Name
+    title: str
+    weight: Exact
+    question: str
+    anchors: dict[str, str] = Field(default_factory=dict)
+
+
+class _Failure(_Model):
+    below: Exact | None = None
+    vote: str | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> _Failure:
+        if (self.below is None) == (self.vote is None):
+            raise ValueError("give exactly one of below (a threshold on overall) or vote (a vote's name)")
+        return self
+
+
+class _Verdict(_Model):
+    name: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")]
+    min: Exact | None = None
+
+
+class _Vote(_Model):
+    judges: int | Literal["majority", "all"]
+    min: Exact | None = None
+    below: Exact | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> _Vote:
+        if (self.min is None) == (self.below is None):
+            raise ValueError("give exactly one of min (overall at least) or below (overall under)")
+        if isinstance(self.judges, int) and self.judges < 1:
+            raise ValueError("judges must be at least 1")
+        return self
+
+
+class _History(_Model):
+    version: str
+    date: dt.date | str
+    change: str
+    digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+
+
+class _Rounding(_Model):
+    rating_places: int = 1
+    percent_places: int = 0
+    dollar_places: int = 0
+    minute_places: int = 1
+
+
+class RubricFile(_Model):
+    """A rubric file as written (SPEC section 8)."""
+
+    rubric: Annotated[str, Field(min_length=1)]
+    title: str
+    kind: str = "scores"
+    scale: _Scale
+    criteria: list[_Criterion] = Field(min_length=1)
+    anchors: dict[str, str] = Field(default_factory=dict)
+    """Rubric-wide bands ("9-10": meaning) shown to the judges."""
+    cap: str | None = None
+    failure: _Failure
+    verdicts: list[_Verdict] = Field(default_factory=list)
+    votes: dict[Name, _Vote] = Field(default_factory=dict)
+    panel_size: Annotated[int, Field(ge=1, le=26)] = 2
+    blind: bool = False
+    requires_spec: bool = False
+    families: list[str] | None = None
+    task: str = "You are an independent judge scoring one answer. You see one packet; no other judge's scores or notes."
+    scoring_note: str | None = None
+    rounding: _Rounding = Field(default_factory=_Rounding)
+    history: list[_History] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RubricFile:
+        names = [c.name for c in self.criteria]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"criteria repeat {', '.join(repeated)}")
+        if self.cap is not None and self.cap not in names:
+            raise ValueError(f"cap names {self.cap!r}, which is not a criterion")
+        if self.failure.vote is not None and self.failure.vote not in self.votes:
+            raise ValueError(f"failure.vote names {self.failure.vote!r}, which is not one of the votes")
+        for band in self.verdicts[:-1]:
+            if band.min is None:
+                raise ValueError(f"verdict {band.name} needs a min (only the last band may omit it)")
+        minimums = [band.min for band in self.verdicts if band.min is not None]
+        if minimums != sorted(minimums, reverse=True):
+            raise ValueError("verdicts must be listed highest first")
+        return self
+
+
+def _bands(anchors: dict[str, str], where: str) -> tuple[tuple[str, str], ...]:
+    for key in anchors:
+        if not _BAND.match(str(key)):
+            raise RubricError(where, f"anchors key {key!r} must be a score (5) or a band (9-10)")
+    return tuple((str(key), text) for key, text in anchors.items())
+
+
+def parse_rubric(text: str, source: str, where: str) -> Rubric:
+    """A Rubric from a file's text; RubricError names the file, the field and the fix."""
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as error:
+        raise RubricError(where, f"not valid YAML ({error})") from None
+    if not isinstance(data, dict):
+        raise RubricError(where, "a rubric file is a YAML mapping (rubric, title, scale, criteria, ...)")
+    try:
+        parsed = RubricFile.model_validate(data)
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(file)"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise RubricError(where, f"field '{field}': {message}") from None
+    from .kinds import get_kind
+
+    try:
+        get_kind(parsed.kind)
+    except ValueError as error:
+        raise RubricError(where, f"field 'kind': {error}") from None
+    digest = digest_of(data)
+    last = parsed.history[-1]
+    if last.version != parsed.rubric:
+        raise RubricError(
+            where,
+            f"the last history entry is version {last.version!r} but the file says rubric {parsed.rubric!r}: "
+            "a changed rubric needs a new version and a new history line naming it"
+        )
+    if last.digest != digest:
+        raise RubricError(
+            where,
+            f"rubric {parsed.rubric} changed without a new version: its content digest is {digest}, "
+            f"but its last history line records {last.digest}. A changed number needs a new version and a new "
+            "history line (python -m pytest_ora rubric digest FILE prints the digest to record)"
+        )
+    versions = [entry.version for entry in parsed.history]
+    if len(set(versions)) != len(versions):
+        raise RubricError(where, "history repeats a version; the history is append-only, one line per version")
+    wide = tuple(_anchor(key, meaning, where) for key, meaning in _bands(parsed.anchors, where))
+    criteria = tuple(
+        Criterion(c.name, c.title, c.weight, c.question, _bands(c.anchors, where))
+        for c in parsed.criteria
+    )
+    return Rubric(
+        version=parsed.rubric,
+        title=parsed.title,
+        criteria=criteria,
+        anchors=wide,
+        scale_min=parsed.scale.min,
+        scale_max=parsed.scale.max,
+        cap_criterion=parsed.cap,
+        failure_below=parsed.failure.below,
+        rounding=Rounding(**parsed.rounding.model_dump()),
+        history=tuple(HistoryEntry(h.version, str(h.date), h.change, h.digest).line() for h in parsed.history),
+        kind=parsed.kind,
+        scale_step=parsed.scale.step,
+        failure_vote=parsed.failure.vote,
+        verdicts=tuple(VerdictBand(v.name, v.min) for v in parsed.verdicts),
+        votes=tuple(VoteRule(name, v.judges, v.min, v.below) for name, v in parsed.votes.items()),
+        panel_size=parsed.panel_size,
+        blind=parsed.blind,
+        requires_spec=parsed.requires_spec,
+        families=tuple(parsed.families) if parsed.families is not None else None,
+        task=parsed.task.strip(),
+        scoring_note=parsed.scoring_note,
+        digest=digest,
+        source=source,
+    )
+
+
+def _anchor(key: str, meaning: str, where: str) -> Anchor:
+    match = _BAND.match(key)
+    assert match is not None
+    low = int(match.group("low"))
+    high = int(match.group("high") or low)
+    return Anchor(low, high, meaning)

@@ -1,0 +1,86 @@
+"""The ledger and summary row models of a rubric (SPEC 7 and 8): fixed fields first, in contract order.
+
+The criterion fields take the rubric's names; the fields SPEC 8 adds (digest, the `judges` list,
+verdict, votes, their counts) follow the fixed ones, so an ora-1.0 row keeps its old prefix.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, create_model
+
+from ..method.kinds import get_kind
+from ..method.rubric import ORA_V1, Rubric
+from ..models import JudgeColumn, PanelJudge, Status
+
+__all__ = ["LedgerRow", "SummaryRow", "ledger_model", "summary_model"]
+
+_FROZEN = ConfigDict(frozen=True)
+
+
+@functools.lru_cache(maxsize=32)
+def ledger_model(rubric: Rubric) -> type[BaseModel]:
+    """One capture in the per-capture ledger of this rubric."""
+    fields: dict[str, Any] = {
+        "capture_id": (str, ...),
+        "entry_key": (str, ...),
+        "family": (str, ...),
+        "technique": (str, ...),
+        "configuration": (str, ...),
+        "status": (Status, ...),
+        "reason": (str | None, None),
+    }
+    if rubric.panel_size == 2:
+        fields.update(judge_a=(JudgeColumn | None, None), judge_b=(JudgeColumn | None, None))
+    for name in get_kind(rubric.kind).summary_columns(rubric):
+        fields[name] = (float | None, None)
+    fields.update(
+        weighted=(float | None, None),
+        overall=(float | None, None),
+        failure=(bool | None, None),
+        rubric=(str, ...),
+        rubric_digest=(str, ...),
+        judges=(list[PanelJudge], []),
+    )
+    if rubric.verdicts:
+        fields["verdict"] = (str | None, None)
+    for vote in rubric.vote_names:
+        fields[vote] = (bool | None, None)
+    model: type[BaseModel] = create_model("LedgerRow", __config__=_FROZEN, **fields)
+    return model
+
+
+@functools.lru_cache(maxsize=32)
+def summary_model(rubric: Rubric) -> type[BaseModel]:
+    """One configuration in the summary of this rubric, at full precision."""
+    fields: dict[str, Any] = {
+        "configuration": (str, ...),
+        "judged": (int, ...),
+        "unscorable": (int, ...),
+        "excluded": (int, ...),
+        "errors": (int, ...),
+        "mean_overall": (float | None, ...),
+    }
+    for name in get_kind(rubric.kind).summary_columns(rubric):
+        fields[f"mean_{name}"] = (float | None, ...)
+    fields.update(
+        failure_rate=(float | None, ...),
+        cost_per_100_queries_usd=(float | None, ...),
+        minutes_per_run=(float | None, ...),
+        rubric=(str, ...),
+        rubric_digest=(str, ...),
+    )
+    for band in rubric.verdicts:
+        fields[f"verdict_{band.name}"] = (int, 0)
+    for vote in rubric.vote_names:
+        fields[vote] = (int, 0)
+    model: type[BaseModel] = create_model("SummaryRow", __config__=_FROZEN, **fields)
+    return model
+
+
+LedgerRow = ledger_model(ORA_V1)
+"""The ora-1.0 ledger row."""
+SummaryRow = summary_model(ORA_V1)
+"""The ora-1.0 summary row."""
