@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,3 +108,43 @@ def test_a_bad_hypothesis_stops_the_run_before_judging(pytester: pytest.Pytester
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*bundle.yaml:13: field 'hypotheses.0.worse': names a configuration that bundle.yaml does not list*"])
+
+
+TRIO = Path(__file__).parent.parent / "evals" / "examples" / "trio"
+
+
+def test_the_trio_example_hypothesis_table_and_verdict_by_hand(pytester: pytest.Pytester) -> None:
+    # Given seed 003's pilot example: 3 tasks x 4 cells, three judges, H2, H3, H4 and the verdict
+    for name in ("bundle", "cassettes"):
+        shutil.copytree(TRIO / name, pytester.path / name)
+    for name in ("conftest.py", "test_trio.py", "pytest.ini"):
+        shutil.copy(TRIO / name, pytester.path / name)
+
+    # When it replays
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-out", "out")
+    assert result.ret == 0
+
+    # Then each delta is the trio means' difference per task, counted by hand from the ledger
+    ledger = [json.loads(line) for line in read(pytester, "ledger.jsonl", "out").splitlines()]
+    mean = {(r["entry_key"], r["configuration"]): r["overall"] for r in ledger}
+    tasks = ["task:board-memo", "task:pricing-review", "task:vendor-exit"]
+    claims = {"H2": ("cell-b", "cell-a", 0.30), "H3": ("cell-d", "cell-c", 0.30), "H4": ("cell-d", "cell-a", 0.0)}
+    data = read(pytester, "hypotheses.json", "out")
+    directional = 0
+    for row in data["hypotheses"]:
+        better, worse, margin = claims[row["id"]]
+        deltas = [mean[(task, better)] - mean[(task, worse)] for task in tasks]
+        assert [e["delta"] for e in row["entries"]] == pytest.approx(deltas)
+        counted = sum(d >= 0 if margin == 0 else d > 0 for d in deltas)
+        assert (row["directional"], row["meets_margin"]) == (counted, sum(d >= margin for d in deltas))
+        assert row["mean_delta"] == pytest.approx(sum(deltas) / 3)
+        directional += counted
+    # And the verdict: a capture is critical when a majority (2 of 3) of its judges' own overalls are below 2.0
+    critical = [r["capture_id"] for r in ledger if sum(j["overall"] < 2.0 for j in r["judges"]) >= 2]
+    assert [r["capture_id"] for r in ledger if r["critical"]] == critical
+    verdict = data["verdict"]
+    assert verdict["critical_captures"] == critical
+    assert verdict["result"] == ("PASS" if directional >= 6 and not critical else "FAIL")
+    # As recorded: every delta points the right way (9 of 9), but two Qwen-solo cells are critical
+    assert (directional, critical, verdict["result"]) == (9, ["task:board-memo/cell-c", "task:pricing-review/cell-c"], "FAIL")
+    assert "Verdict: **FAIL** (9 of 9 deltas directional, 6 required; 2 captures with the critical vote:" in read(pytester, "summary.md", "out")

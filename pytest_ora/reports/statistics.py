@@ -89,9 +89,13 @@ def statistics_markdown(stats: RunStatistics) -> str:
         for row in [*agree["criteria"], agree["overall"]]
     ]
     lines += [_table(rows, ["Criterion", "Krippendorff alpha", "Exact", "Within one step", "Quadratic kappa"]), ""]
-    notes = [f"- {row['criterion']}: {row['note']}" for row in [*agree["criteria"], agree["overall"]] if row["note"]]
+    notes: dict[str, list[str]] = {}
+    for row in [*agree["criteria"], agree["overall"]]:
+        for note in (row["note"] or "").split("; "):
+            if note:
+                notes.setdefault(note, []).append(row["criterion"])
     if notes:
-        lines += ["Not computed:", *notes, ""]
+        lines += ["Not computed:", *(f"- {', '.join(names)}: {note}" for note, names in notes.items()), ""]
     threshold = data["disagreements"]
     lines += [f"Disagreements (spread >= {threshold['threshold']:g} points): {threshold['count']}, listed in disagreements.csv.", ""]
     lines += ["### Mean overall and failure rate by configuration", ""]
@@ -116,7 +120,7 @@ def statistics_markdown(stats: RunStatistics) -> str:
 def hypotheses_markdown(data: dict[str, Any]) -> str:
     """The hypothesis table and the verdict."""
     rows = [
-        [row["id"], f"{row['better']} > {row['worse']}", f"{row['margin']:g}", str(row["n"]), _fmt(row["mean_delta"], 2),
+        [row["id"], f"{row['better']} {'>=' if row['margin'] == 0 else '>'} {row['worse']}", f"{row['margin']:g}", str(row["n"]), _fmt(row["mean_delta"], 2),
          _range(row["interval"]), f"{row['directional']}/{row['n']}", f"{row['meets_margin']}/{row['n']}"]
         for row in data["hypotheses"]
     ]
