@@ -64,3 +64,8 @@ def test_holm_matches_the_step_down_by_hand() -> None:
     adjusted = holm([0.03, 0.01, None, 0.04, 0.02])
 
     assert adjusted == pytest.approx([0.06, 0.04, None, 0.06, 0.06])
+
+
+def test_one_shared_entry_has_no_p_value_and_no_interval() -> None:
+    result = paired(np.array([7.0]), np.array([5.0]), generator(0, "one"))
+    assert (result.n, result.mean_difference, result.interval, result.p_value) == (1, 2.0, None, None)

@@ -17,6 +17,8 @@ from pytest_ora.stats.arrays import decimal_fraction, run_arrays, scale_of
 def test_two_judge_rows_are_read_from_judge_a_and_judge_b() -> None:
     scored = record("optimum", "scored", scores=("8", "7.5", "6", "9", "5"), key="mode:a")
     rows = [ledger_row(r, ORA_V1).model_dump() for r in (scored, record("big-1", "excluded", key="mode:a"))]
+    for row in rows:
+        del row["judges"]  # a ledger row written before N-judge panels
     rows[0]["judge_b"]["scores"]["fidelity"] = 6.0  # the judges differ on one criterion
 
     data = run_arrays(rows, ORA_V1)
@@ -29,6 +31,17 @@ def test_two_judge_rows_are_read_from_judge_a_and_judge_b() -> None:
     assert data.judge_overall[0, 1] == float(own_b.overall)
     assert data.overall.tolist() == [rows[0]["overall"]]
     assert data.critical is None  # ora-1.0 has no votes
+
+
+def test_a_two_judge_row_of_today_is_read_from_its_judges_list() -> None:
+    row = ledger_row(record("optimum", "scored", scores=("8", "7.5", "6", "9", "5")), ORA_V1).model_dump()
+    row["judges"][1]["scores"]["fidelity"] = 6.0
+    row["judge_b"]["scores"]["fidelity"] = 1.0  # the list wins where both are present
+
+    data = run_arrays([row], ORA_V1)
+
+    assert data.judges == ("A", "B")
+    assert data.scores[0, :, 0].tolist() == [8.0, 6.0]
 
 
 def test_n_judge_rows_are_read_from_the_judges_list_with_their_labels_and_overall() -> None:

@@ -154,9 +154,11 @@ class OutputDir:
             "summary.csv": summary_csv(table, rubric),
             "methodology.md": methodology_markdown(plan, ordered, facts),
         }
-        files.update(_statistics_files(plan, rows, facts, files))
         try:
             for name, text in files.items():
+                write_atomic(self.path / name, text)
+            # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
+            for name, text in _statistics_files(plan, rows, facts, files).items():
                 write_atomic(self.path / name, text)
         except OSError as error:
             raise OutputError(

@@ -40,7 +40,9 @@ def paired(
         return Paired(0, None, None, None)
     difference = first - second
     interval = mean_interval(difference, rng, resamples)
-    if np.all(difference == 0):
+    if n < 2:
+        p_value = None  # one shared entry says nothing about a difference: no test, and no Holm weight
+    elif np.all(difference == 0):
         p_value = 1.0  # every sign flip gives the observed zero
     else:
         # With one sample, permutation_type="samples" flips the sign of each entry's difference: the
