@@ -5,8 +5,8 @@ Usage: python benchmarks/stats.py [--repeat N] [--seed S]
 Records are synthetic, as in benchmarks/inprocess.py (two judges, half-point scores from a hash),
 so the 10x bundle needs no judging. Timed: ledger rows -> arrays (the adapter), and the whole
 run_statistics (agreement, bootstrap intervals, Wilson, paired comparisons with 10,000
-resamples, Holm, disagreements). Peak memory is tracemalloc's peak during run_statistics
-(numpy reports its buffers to tracemalloc).
+resamples, Holm, disagreements). With --memory, tracemalloc's peak during one more run of
+run_statistics (numpy reports its buffers to tracemalloc; tracing slows that run several-fold).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from pytest_ora.stats.arrays import run_arrays  # noqa: E402
 from pytest_ora.stats.statistics import LIBRARIES, run_statistics  # noqa: E402
 
 
-def measure(bundle: Path, repeat: int, seed: int) -> dict[str, Any]:
+def measure(bundle: Path, repeat: int, seed: int, memory: bool) -> dict[str, Any]:
     """Seconds (median) and peak MB of the statistics for one bundle's plan with synthetic records."""
     plan = intake(bundle)
     rows = [ledger_row(record, plan.rubric).model_dump() for record in synthetic_records(plan)]
@@ -47,15 +47,17 @@ def measure(bundle: Path, repeat: int, seed: int) -> dict[str, Any]:
     def statistics() -> Any:
         return run_statistics(data, configurations, plan.bundle.manifest, seed=seed, disagreement="30%")
 
-    tracemalloc.start()  # the traced run is also the warm-up of the timed ones
-    statistics()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
     arrays_s, _ = timed(arrays, repeat)
     stats_s, result = timed(statistics, repeat)
+    peak = None
+    if memory:
+        tracemalloc.start()
+        statistics()
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+        tracemalloc.stop()
     return {
         "rows": len(rows), "scored": len(data.capture_ids), "configurations": len(configurations),
-        "pairs": len(result.data["comparisons"]), "arrays_s": arrays_s, "stats_s": stats_s, "peak_mb": peak / 2**20,
+        "pairs": len(result.data["comparisons"]), "arrays_s": arrays_s, "stats_s": stats_s, "peak_mb": peak,
     }
 
 
@@ -63,13 +65,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--memory", action="store_true", help="also trace the peak memory of one more run")
     args = parser.parse_args()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ora-stats-bench-") as scratch:
         tenfold = Path(scratch) / "bundle-10x"
         subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--scale", "10", "--out", str(tenfold)],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        figures = {"sample": measure(ROOT / "evals" / "bundle", args.repeat, args.seed), "10x": measure(tenfold, args.repeat, args.seed)}
+        figures = {"sample": measure(ROOT / "evals" / "bundle", args.repeat, args.seed, args.memory),
+                   "10x": measure(tenfold, args.repeat, args.seed, args.memory)}
     print(f"pytest-ora statistics benchmark (medians of {args.repeat} runs; seed {args.seed}; 10,000 resamples)")
     print(f"machine: Python {platform.python_version()}, {platform.machine()}; "
           + ", ".join(f"{name} {version(name)}" for name in LIBRARIES))
@@ -79,7 +83,7 @@ def main() -> None:
         ("configurations / pairs", lambda f: f"{f['configurations']}/{f['pairs']}"),
         ("rows -> arrays (adapter) [s]", lambda f: f"{f['arrays_s']:.3f}"),
         ("run_statistics [s]", lambda f: f"{f['stats_s']:.3f}"),
-        ("run_statistics peak memory [MB]", lambda f: f"{f['peak_mb']:.0f}"),
+        ("run_statistics peak memory [MB]", lambda f: "-" if f["peak_mb"] is None else f"{f['peak_mb']:.0f}"),
     )
     for label, cell in rows:
         print(f"  {label:32}{cell(figures['sample']):>12}{cell(figures['10x']):>12}")
