@@ -1,4 +1,4 @@
-"""`python -m pytest_ora schema capture|reply` and `rubric list|show ID|digest FILE`."""
+"""`python -m pytest_ora schema capture|reply`, `rubric list|show ID|digest FILE` and `verify DIR`."""
 
 from __future__ import annotations
 
@@ -27,7 +27,11 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("id", help="a built-in rubric id")
     digest = actions.add_parser("digest", help="print a rubric file's content digest (for its history line)")
     digest.add_argument("file", type=Path)
+    check = commands.add_parser("verify", help="re-render every report of an --ora-out directory; fail naming any edited by hand")
+    check.add_argument("directory", type=Path)
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        return _verify(args.directory)
     try:
         if args.command == "schema":
             document = capture_json_schema() if args.which == "capture" else reply_schema(resolve_rubric(args.rubric, Path.cwd()))
@@ -45,6 +49,27 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"error: {error}\n")
         return 4
     return 0
+
+
+def _verify(directory: Path) -> int:
+    """0 when every report matches its rendering, 1 naming each that does not, 4 on unreadable data."""
+    from .reports.verify import VerifyError, verify
+
+    try:
+        matched, edited, unchecked = verify(directory)
+    except VerifyError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 4
+    for line in matched:
+        sys.stdout.write(f"verify: ok: {line}\n")
+    for name in unchecked:
+        sys.stdout.write(f"verify: not checked (no renderer): {name}\n")
+    for line in edited:
+        sys.stdout.write(f"verify: FAILED: {directory / line}\n")
+    if not matched and not edited:
+        sys.stderr.write(f"error: {directory}: no report to verify (is it an --ora-out directory?)\n")
+        return 4
+    return 1 if edited else 0
 
 
 def _digest(path: Path) -> str:

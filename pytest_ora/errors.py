@@ -14,11 +14,13 @@ OraError
 
 from __future__ import annotations
 
+import reprlib
 from dataclasses import dataclass
 from decimal import Decimal
 
 __all__ = [
     "CassetteError",
+    "CorruptCassette",
     "IntakeError",
     "InvalidReplyError",
     "JudgeError",
@@ -33,11 +35,22 @@ __all__ = [
 ]
 
 _VALUE_LIMIT = 160
+_SHORT = reprlib.Repr()
+# A bad value can be huge (an alias bomb's expansion, a 10**400 integer): its repr is built bounded.
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxtuple, _SHORT.maxset = 3, 8, 8, 8, 8
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlong = 4 * _VALUE_LIMIT, 4 * _VALUE_LIMIT, 60
 
 
 def show_value(value: object, limit: int = _VALUE_LIMIT) -> str:
     """A short repr of a bad value for a message, cut in the middle when long."""
-    text = str(value) if isinstance(value, Decimal) else repr(value)
+    if isinstance(value, Decimal):
+        text = str(value) if value.is_nan() or abs(value.adjusted()) < 1000 else f"{value:.3e}"
+    elif isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        text = f"<an integer of {len(str(value)) if value.bit_length() < 10000 else 'thousands of'} digits>"
+    elif isinstance(value, str) and len(value) > 4 * limit:
+        text = repr(value[: 2 * limit]) + " ... " + repr(value[-2 * limit :])
+    else:
+        text = _SHORT.repr(value)
     if len(text) <= limit:
         return text
     half = (limit - 5) // 2
@@ -140,6 +153,10 @@ class MissingCassette(CassetteError):
 
 class PacketDrift(CassetteError):
     """A recording exists for this capture, but for a different request."""
+
+
+class CorruptCassette(CassetteError):
+    """A cassette file is not a readable cassette, or its recorded responses were edited."""
 
 
 class UnreachableJudge(OraError):

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections import Counter
 from decimal import Decimal
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
 
 from .vocabulary import FAMILIES
 
@@ -42,21 +53,34 @@ Provider = Literal["anthropic", "openai", "openai-compatible", "google"]
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 
 
+MAX_EXPONENT = 100
+"""Numbers whose magnitude is beyond 10**+-100 are refused before any exact arithmetic touches them."""
+MAX_INTAKE_NUMBER = 1_000_000
+"""Upper bound of a capture's cost (USD) and wall-clock minutes: a larger value is a typo, not a run."""
+
+
 def _exact_number(value: Any) -> Any:
-    """Numbers stay exact (Decimal); booleans, strings and non-finite values are refused."""
+    """Numbers stay exact (Decimal); booleans, strings, non-finite and absurd values are refused cheaply."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         raise ValueError("must be a number")
     if isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError("must be a finite number")
-        return Decimal(repr(value))
-    if isinstance(value, Decimal) and not value.is_finite():
+        value = Decimal(repr(value))
+    elif isinstance(value, int):
+        if value.bit_length() > 4 * MAX_EXPONENT:
+            raise ValueError(f"is out of range (beyond 10**{MAX_EXPONENT})")
+        value = Decimal(value)
+    if not value.is_finite():
         raise ValueError("must be a finite number")
-    return Decimal(value)
+    # adjusted() reads the exponent; comparing or converting 1e-99999999 exactly would not return.
+    if value and abs(value.adjusted()) > MAX_EXPONENT:
+        raise ValueError(f"is out of range (beyond 10**+-{MAX_EXPONENT})")
+    return value
 
 
 ExactNumber = Annotated[Decimal, BeforeValidator(_exact_number)]
-NonNegative = Annotated[Decimal, BeforeValidator(_exact_number), Field(ge=0)]
+NonNegative = Annotated[Decimal, BeforeValidator(_exact_number), Field(ge=0, le=MAX_INTAKE_NUMBER)]
 
 
 class _Record(BaseModel):
@@ -97,10 +121,10 @@ class BundleManifest(_Record):
 
     bundle: Slug
     created: dt.date | str
-    configurations: list[Slug] = Field(min_length=1)
-    scored_set: dict[Slug, Annotated[int, Field(ge=0)] | list[Slug]] | None = None
-    """Entries expected in the scored set after collision resolution: a count, or the techniques.
-    Absent: seed 000's counts with ora-1.0, no check with other rubrics."""
+    configurations: list[Slug] = Field(min_length=1, max_length=1000)
+    scored_set: dict[Slug, Annotated[StrictInt, Field(ge=0, le=100_000)] | list[Slug]] | None = None
+    """Entries expected in the scored set after collision resolution: a count (an integer, never
+    true or 2.0), or the techniques. Absent: seed 000's counts with ora-1.0, no check with other rubrics."""
     collisions: dict[Slug, Slug] | None = None
     """Technique ids present in two families, and the family that keeps each (absent: seed 000's with ora-1.0)."""
     rubric: str | None = None
@@ -114,7 +138,7 @@ class BundleManifest(_Record):
     @field_validator("configurations")
     @classmethod
     def _unique(cls, value: list[str]) -> list[str]:
-        repeated = sorted({name for name in value if value.count(name) > 1})
+        repeated = sorted(name for name, seen in Counter(value).items() if seen > 1)  # linear, not quadratic
         if repeated:
             raise ValueError(f"lists {', '.join(repeated)} more than once")
         return value
@@ -137,6 +161,20 @@ class RoleSpec(_Record):
     """The full endpoint URL; always honoured, loopback included."""
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The environment variable holding the key; default by provider."""
+    max_input_tokens: int | None = Field(default=None, gt=0)
+    """The judge model's context window; larger packets are unscorable, never sent (default by model)."""
+
+    @field_validator("route")
+    @classmethod
+    def _usable_url(cls, value: str) -> str:
+        try:
+            parts = urlsplit(value)
+            port = parts.port  # raises for a port out of 0-65535 or not a number
+        except ValueError as error:
+            raise ValueError(f"is not a usable URL ({error})") from None
+        if not parts.hostname or port == 0:
+            raise ValueError("is not a usable URL (no host, or port 0)")
+        return value
 
 
 class OptimumSnapshot(_Record):
@@ -154,7 +192,8 @@ class Acceptance(_Record):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    passed: bool
+    passed: StrictBool
+    """true or false only: "no" or 1 is refused, never read as a boolean."""
     reason: str | None = None
     """Why a capture failed the gate: fallback, wrong-model, private-context, prompt-drift, ..."""
     notes: str = ""
@@ -180,9 +219,9 @@ class Capture(_Record):
     answer: str
     target: str | None = None
     """Intended mode, visual route or lens host."""
-    spec: str | None = None
+    spec: str | None = Field(default=None, min_length=1)
     """Path of the technique specification under the bundle; default specs/<family>/<technique>.md."""
-    visual_artifact: str | None = None
+    visual_artifact: str | None = Field(default=None, min_length=1)
     """Path of the visual artifact under the bundle; null means text-only."""
     model_snapshot: dict[str, str] = Field(default_factory=dict)
     """Role -> model id used by this configuration."""
@@ -193,6 +232,8 @@ class Capture(_Record):
     """Text shown to the judge beside the prompt: materials, code under review."""
     gold_standard: GoldStandard | None = None
     """An expert response and its score: a calibration anchor in the packet (seed 002)."""
+    evidence: dict[str, Any] | None = None
+    """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade (SPEC 11)."""
 
     @property
     def family(self) -> str:
@@ -236,7 +277,8 @@ def capture_json_schema() -> dict[str, Any]:
     return Capture.model_json_schema(mode="validation")
 
 
-Status = Literal["scored", "excluded", "unscorable", "error"]
+Status = Literal["scored", "excluded", "unscorable", "error", "budget"]
+"""budget: not started because the run's judge spend reached --ora-budget-usd."""
 
 
 class JudgeColumn(BaseModel):

@@ -56,6 +56,7 @@ def _configurations(session: Any) -> list[str]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     ora = _session(session.config)
+    ora.session = session
     if ora.active and not ora.is_worker:
         ora.start()
 
@@ -70,7 +71,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     ora = _session(metafunc.config)
     if not ora.active:
-        raise pytest.UsageError("ora_capture needs a capture bundle: pass --ora-bundle or set ora_bundle")
+        # pytest shows a CollectError as its message alone (a UsageError here prints a traceback);
+        # the run then exits as a usage error.
+        from .harness.session import NO_BUNDLE
+
+        ora.usage_errors.append(NO_BUNDLE)
+        raise pytest.Collector.CollectError(
+            f"{metafunc.definition.nodeid} {NO_BUNDLE}: pass --ora-bundle=PATH, "
+            "set ora_bundle in the ini file, or implement pytest_ora_bundle in a conftest.py"
+        )
     families = sorted({planned.capture.family for planned in ora.plan().captures} - set(FAMILIES))
     for family in families:  # other rubrics' free family slugs are markers too
         metafunc.config.addinivalue_line("markers", f"{family}: pytest-ora captures of the {family} family")
@@ -108,27 +117,42 @@ def pytest_runtest_makereport(
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, Any] | None:
-    if report.when == "call" and report.passed and getattr(report, "ora_failure", False):
-        return "lowscore", "L", ("LOWSCORE", {"yellow": True})
-    return None
+    from .harness.outcomes import verbose_word
+
+    return verbose_word(report)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    from .harness.outcomes import lowscore_lines, shows_lowscores
+
     ora = _session(config)
-    if ora.active and not ora.is_worker:
-        terminalreporter.write_sep("=", "ora summary")
-        for line in ora.summary_lines():
+    if not ora.active or ora.is_worker:
+        return
+    lines = ora.summary_lines(config.get_terminal_writer().fullwidth)
+    if not lines:
+        return  # --collect-only, or a run stopped before it started: nothing was written
+    terminalreporter.write_sep("=", "ora summary")
+    for line in lines:
+        terminalreporter.write_line(line)
+    low = terminalreporter.stats.get("lowscore", [])
+    if low and shows_lowscores(config):
+        terminalreporter.write_sep("=", "ora low scores (-rL)")
+        for line in lowscore_lines(low, ora.failure_rule()):
             terminalreporter.write_line(line)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     ora = _session(session.config)
+    if ora.usage_errors:
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
     try:
         if ora.active and not ora.is_worker:
             ora.finish(exitstatus)
-            if ora.report_error is not None:
+            if ora.report_error is not None or ora.journal_error is not None:
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            elif ora.gate_failures and session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
     finally:
         ora.close()
 

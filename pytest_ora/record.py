@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from typing_extensions import NotRequired
+
 from .bundle.intake import PlannedCapture
 
 __all__ = ["CaptureRecord", "JudgeRecord", "Usage", "base_record"]
@@ -59,6 +61,8 @@ class CaptureRecord(TypedDict):
     """Whether the capture is a quality failure (for display; the controller recomputes it)."""
     live_calls: int
     """Judge calls sent to the network in this run (0 when every call replayed from its cassette)."""
+    grades: NotRequired[dict[str, str]]
+    """kind scorecard: axis -> its cell (PASS (0 blockers), N/A (telemetry unavailable), ...)."""
 
 
 def base_record(planned: PlannedCapture, status: str, reason: str | None = None) -> CaptureRecord:

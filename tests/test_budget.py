@@ -67,8 +67,8 @@ def project(pytester: pytest.Pytester) -> Iterator[pytest.Pytester]:
 
 
 def test_the_budget_guard_stops_starting_captures_and_says_so(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "k-a")
-    monkeypatch.setenv("OPENAI_API_KEY", "k-b")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-budget-test-key-a")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-budget-test-key-b")
 
     # When the first capture alone costs more than the budget
     result = project.runpytest("--ora-record", "once", "--ora-budget-usd", "1", "--ora-prices", "prices.yaml", "-rs")
@@ -82,6 +82,48 @@ def test_the_budget_guard_stops_starting_captures_and_says_so(project: pytest.Py
     assert "budget reached: judge spend hit --ora-budget-usd 1; 7 captures were not started" in methodology
     ledger = (project.path / "ora-results" / "ledger.jsonl").read_text().splitlines()
     assert [json.loads(row)["capture_id"] for row in ledger if json.loads(row)["status"] == "scored"] == ["mode:argument-audit/optimum"]
+
+
+def test_captures_stopped_by_the_budget_are_ledger_rows_counted_in_the_summary(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-budget-test-key-a")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-budget-test-key-b")
+
+    result = project.runpytest("--ora-record", "once", "--ora-budget-usd", "1", "--ora-prices", "prices.yaml", "-rs")
+
+    # Then the skip reason is the reason, without the exception's class path
+    assert "BudgetReached" not in result.stdout.str() and "pytest_ora." not in result.stdout.str()
+    rows = [json.loads(line) for line in (project.path / "ora-results" / "ledger.jsonl").read_text().splitlines()]
+    stopped = [row for row in rows if row["status"] == "budget"]
+    assert len(stopped) == 7
+    assert all(row["reason"].startswith("not judged: judge spend $") for row in stopped)
+    summary = {row["configuration"]: row for row in json.loads((project.path / "ora-results" / "summary.json").read_text())}
+    assert summary["optimum"]["budget"] == 3 and summary["big-1"]["budget"] == 4
+    csv_lines = (project.path / "ora-results" / "summary.csv").read_text().splitlines()
+    assert csv_lines[0].endswith(",minutes_per_run,rubric,rubric_digest,budget") and csv_lines[2].endswith(",4")
+    header = (project.path / "ora-results" / "summary.md").read_text().split("| Configuration")[1].splitlines()[0]
+    assert header.rstrip(" |").endswith("Minutes / run |   Budget")
+
+
+def test_a_live_run_says_what_each_judge_cost(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-budget-test-key-a")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-budget-test-key-b")
+
+    live = project.runpytest("--ora-record", "once", "--ora-prices", "prices.yaml")
+
+    # Then spend per judge (tokens x price) is on the terminal, in summary.md and in methodology.md
+    live.stdout.fnmatch_lines(["ora: judge spend this run (tokens x price): Judge A claude-opus-4-7: $* (* input / * output tokens); Judge B gpt-5.4: $*; total: $*"])
+    summary_md = (project.path / "ora-results" / "summary.md").read_text()
+    methodology = (project.path / "ora-results" / "methodology.md").read_text()
+    for text in (summary_md, methodology):
+        assert "## Judge spend (live calls this run, tokens x price)" in text
+        assert "- Judge A claude-opus-4-7: $" in text and "- total: $" in text
+
+    # And a replay pays nothing and says no spend
+    replay = project.runpytest()
+    assert "judge spend" not in replay.stdout.str()
+    assert "Judge spend" not in (project.path / "ora-results" / "summary.md").read_text()
 
 
 def test_a_budget_needs_a_price_for_each_judge(project: pytest.Pytester) -> None:
@@ -104,6 +146,6 @@ def test_a_dry_run_builds_every_packet_and_estimates_without_calling(project: py
     estimate = json.loads((project.path / "ora-results" / "estimate.json").read_text())
     assert [judge["captures"] for judge in estimate["judges"]] == [8, 8]
     assert all(judge["input_tokens"] > 1000 * 8 for judge in estimate["judges"])
-    assert len(list((project.path / "ora-results" / "packets").rglob("*.json"))) == 8
+    assert len(list((project.path / "ora-results" / "dry-run" / "packets").rglob("*.json"))) == 8
     assert not (project.path / "cassettes").exists()
     assert not (project.path / "ora-results" / "ledger.jsonl").exists()

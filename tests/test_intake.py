@@ -281,3 +281,34 @@ def test_an_oversized_or_undecodable_artifact_is_unscorable(tmp_path: Path) -> N
     reasons = {p.capture.configuration: p.reason for p in plan.captures if p.capture.entry_key == "visual:fishbone-diagram"}
     assert reasons["optimum"] == "visual artifact artifacts/optimum.png is 5242884 bytes, over the 5 MB image limit judges accept"
     assert reasons["big-1"] == "visual artifact artifacts/big-1.svg is neither an image nor UTF-8 text (byte 5)"
+
+
+def test_a_bundle_without_scored_set_names_the_default_and_the_line_to_add(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle")
+    manifest = root / "bundle.yaml"
+    manifest.write_text("\n".join(line for line in manifest.read_text().splitlines() if "scored_set" not in line and not line.startswith("  ")) + "\n")
+
+    text = problems_of(root)
+
+    assert "scored_set." not in text  # a field the user never wrote is not named
+    assert "declares no scored_set, so the full campaign's default applies (60 mode, 21 visual, 115 lens entries" in text
+    assert "this bundle has 2 mode, 1 visual, 1 lens" in text
+    assert "add to bundle.yaml: scored_set: {mode: 2, visual: 1, lens: 1}" in text
+
+
+def test_an_empty_captures_file_says_it_is_empty(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle")
+    (root / "captures.jsonl").write_text("\n\n")
+
+    assert "captures.jsonl: is empty: it holds no capture" in problems_of(root)
+
+
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle")
+    for name in ("captures.jsonl", "bundle.yaml", "optimum.yaml"):
+        path = root / name
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+
+    plan = intake(root)
+
+    assert len(plan.captures) == 12

@@ -686,7 +686,8 @@ def test_a_full_disk_at_the_end_leaves_no_half_written_file(
     assert not [name for name in written if name.endswith(".tmp")]
     assert "methodology.md" not in written
     # the files before the failing one are whole; ledger.jsonl is at least the journal of every row
-    assert written == sorted({*REPORT_FILES[: REPORT_FILES.index(failing)], "ledger.jsonl", LOCK_NAME})
+    assert written == sorted({*REPORT_FILES[: REPORT_FILES.index(failing)], "ledger.jsonl", LOCK_NAME, "runs"})
+    assert (tmp_path / "out" / "runs" / "0001" / "methodology.md").read_text() == "a previous run's note"
     rows = [json.loads(line) for line in (tmp_path / "out" / "ledger.jsonl").read_text().splitlines()]
     assert sorted(row["capture_id"] for row in rows) == sorted(p.capture.capture_id for p in plan.captures)
     out.release()

@@ -17,7 +17,9 @@ from ..judges.packet import IMAGE_TYPES
 from ..method.rubric import DEFAULT_RUBRIC, Rubric, RubricError, get_rubric, resolve_rubric
 from ..models import Capture, RoleSpec, default_collisions, default_scored_set
 from .hypotheses import check_hypotheses
+from .paths import BundlePathError, inside
 from .read import Bundle, CaptureLine, read_bundle
+from .secrets import find_secret, secret_reason
 
 __all__ = [
     "IMAGE_LIMIT_BYTES",
@@ -149,7 +151,8 @@ def intake(
     losers = _collision_losers(bundle, collisions)
     entries = _scored_entries(bundle, losers, families)
     _check_scored_set(bundle, rubric, entries, collisions, problems)
-    planned = [_plan_capture(bundle.root, rubric, item, losers, collisions, problems) for item in bundle.captures]
+    files: dict[str, str | None] = {}  # spec and artifact texts, read once for the secret scan
+    planned = [_plan_capture(bundle.root, rubric, item, losers, collisions, problems, files) for item in bundle.captures]
     if problems or panel is None:
         raise IntakeError(problems)
     order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
@@ -173,8 +176,10 @@ def _rubric(bundle: Bundle, option: tuple[str, Path] | None, problems: list[Prob
             return resolve_rubric(*option)
         if named is None:
             return get_rubric(DEFAULT_RUBRIC)
-        if not _inside(bundle.root, named):
-            problems.append(Problem("bundle.yaml", "points outside the bundle", field="rubric", value=show_value(named),
+        try:
+            inside(bundle.root, named)  # a rubric file is resolved like every path the bundle names
+        except BundlePathError as error:
+            problems.append(Problem("bundle.yaml", str(error), field="rubric", value=show_value(named),
                                     fix="name a built-in rubric or a file under the bundle directory"))
             return None
         return resolve_rubric(named, bundle.root)
@@ -211,6 +216,10 @@ def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:
 def _panel(
     bundle: Bundle, rubric: Rubric, substitutions: tuple[Substitution, ...], label: str | None, problems: list[Problem]
 ) -> Panel | None:
+    from ..method.kinds import calls_judges, get_kind
+
+    if not calls_judges(get_kind(rubric.kind)):
+        return Panel((), f"none (rubric kind {rubric.kind} calls no judge)")
     roles = bundle.optimum.roles
     panel = tuple(bundle.manifest.panel or DEFAULT_PANEL)
     if len(panel) != rubric.panel_size:
@@ -250,8 +259,9 @@ def _panel(
 
 
 def _check_configurations(bundle: Bundle, families: list[str], problems: list[Problem]) -> None:
-    known = bundle.manifest.configurations
-    for name in known:
+    listed = bundle.manifest.configurations
+    known = set(listed)  # a set: 100,000 configurations must not make this quadratic
+    for name in listed:
         if name in RESERVED_NAMES or name in families:
             problems.append(
                 Problem("bundle.yaml", "clashes with a pytest marker or family name", field="configurations",
@@ -267,7 +277,7 @@ def _check_configurations(bundle: Bundle, families: list[str], problems: list[Pr
                     capture_id=item.capture.capture_id,
                     field="configuration",
                     value=show_value(item.capture.configuration),
-                    fix=f"use one of {', '.join(known)} or add it to bundle.yaml configurations",
+                    fix=f"use one of {_some(listed)} or add it to bundle.yaml configurations",
                 )
             )
 
@@ -318,6 +328,9 @@ def _check_scored_set(
     expected_set: dict[str, int | list[str]] = {str(k): v for k, v in (default_scored_set() if given is None else given).items()}
     if rubric.families is not None:
         expected_set = {family: expected_set.get(family, 0) for family in rubric.families}
+    if given is None:
+        _check_default_scored_set(expected_set, entries, problems)
+        return
     for family in expected_set:
         expected = expected_set[family]
         found = [key.partition(":")[2] for key in entries.get(family, ())]
@@ -327,13 +340,48 @@ def _check_scored_set(
             if missing or extra:
                 problems.append(_set_problem(family, len(found), len(expected), missing, extra))
         elif len(found) != expected:
-            specs = bundle.root / "specs" / family
+            specs = _specs_dir(bundle.root, family)
             losing = {t for t, winner in collisions.items() if winner != family}
-            candidates = (p.stem for p in specs.glob("*.md")) if specs.is_dir() else iter(())
+            candidates = (p.stem for p in specs.glob("*.md")) if specs is not None else iter(())
             uncaptured = sorted(t for t in candidates if t not in found and t not in losing)
             missing = uncaptured if len(found) < expected else []
             extra = [] if len(found) < expected else ["(name the expected techniques as a list in scored_set to see which)"]
             problems.append(_set_problem(family, len(found), expected, missing, extra))
+
+
+def _specs_dir(root: Path, family: str) -> Path | None:
+    """specs/<family> when it is a directory inside the bundle (a symlink out is never listed)."""
+    try:
+        path = inside(root, f"specs/{family}")
+    except BundlePathError:
+        return None
+    return path if path.is_dir() else None
+
+
+def _some(names: list[str], limit: int = 10) -> str:
+    """The first names of a list, for a message that must stay short."""
+    shown = ", ".join(names[:limit])
+    return shown if len(names) <= limit else f"{shown}, ... ({len(names)} in all)"
+
+
+def _check_default_scored_set(
+    expected: dict[str, int | list[str]], entries: dict[str, tuple[str, ...]], problems: list[Problem]
+) -> None:
+    """A bundle without scored_set is held to the full campaign's: say so, and how to score a smaller set."""
+    found = {family: len(entries.get(family, ())) for family in expected}
+    if all(found[family] == expected[family] for family in expected):
+        return
+    counts = ", ".join(f"{found[f]} {f}" for f in expected)
+    defaults = ", ".join(f"{expected[f]} {f}" for f in expected)
+    yours = ", ".join(f"{f}: {found[f]}" for f in expected)
+    problems.append(
+        Problem(
+            "bundle.yaml",
+            f"declares no scored_set, so the full campaign's default applies ({defaults} entries after "
+            f"collision resolution); this bundle has {counts}",
+            fix=f"to score this smaller set, add to bundle.yaml: scored_set: {{{yours}}}",
+        )
+    )
 
 
 def _set_problem(family: str, found: int, expected: int, missing: list[str], extra: list[str]) -> Problem:
@@ -349,14 +397,24 @@ def _set_problem(family: str, found: int, expected: int, missing: list[str], ext
 
 
 def _plan_capture(
-    root: Path, rubric: Rubric, item: CaptureLine, losers: set[str], collisions: Mapping[str, str], problems: list[Problem]
+    root: Path,
+    rubric: Rubric,
+    item: CaptureLine,
+    losers: set[str],
+    collisions: Mapping[str, str],
+    problems: list[Problem],
+    files: dict[str, str | None] | None = None,
 ) -> PlannedCapture:
     capture = item.capture
     for field, path in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
-        if path is not None and not _inside(root, path):
+        if path is None:
+            continue
+        try:
+            inside(root, path)
+        except BundlePathError as error:
             problems.append(
-                Problem("captures.jsonl", "points outside the bundle", line=item.line, capture_id=capture.capture_id,
-                        field=field, value=show_value(path), fix="use a path relative to the bundle directory")
+                Problem("captures.jsonl", str(error), line=item.line, capture_id=capture.capture_id,
+                        field=field, value=show_value(path), fix="use a path to a file inside the bundle directory")
             )
     if capture.entry_key in losers:
         winner = collisions[capture.technique]
@@ -364,27 +422,28 @@ def _plan_capture(
     if not capture.acceptance.passed:
         reason = capture.acceptance.reason or "unspecified"
         return PlannedCapture(capture, item.line, "excluded", f"invalid capture ({reason}): returned to capture audit")
+    secret = find_secret(capture, root, files)
+    if secret is not None:
+        return PlannedCapture(capture, item.line, "excluded", secret_reason(*secret))
     unscorable = _unscorable(root, capture, rubric.requires_spec or capture.spec is not None)
     if unscorable:
         return PlannedCapture(capture, item.line, "unscorable", unscorable)
     return PlannedCapture(capture, item.line, "judge")
 
 
-def _inside(root: Path, relative: str) -> bool:
-    path = Path(relative)
-    return not path.is_absolute() and ".." not in path.parts
-
-
 def _unscorable(root: Path, capture: Capture, needs_spec: bool) -> str | None:
-    if not _inside(root, capture.spec_path):
-        return "specification path is outside the bundle"
-    if needs_spec and not (root / capture.spec_path).is_file():
+    try:
+        spec = inside(root, capture.spec_path)
+    except BundlePathError as error:
+        return f"specification {capture.spec_path} {error}"
+    if needs_spec and not spec.is_file():
         return f"no technique specification at {capture.spec_path}"
     if capture.visual_artifact is None:
         return None
-    if not _inside(root, capture.visual_artifact):
-        return "visual artifact path is outside the bundle"
-    artifact = root / capture.visual_artifact
+    try:
+        artifact = inside(root, capture.visual_artifact)
+    except BundlePathError as error:
+        return f"visual artifact {capture.visual_artifact} {error}"
     if not artifact.is_file():
         return f"visual artifact {capture.visual_artifact} is missing"
     suffix = artifact.suffix.lower()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -13,11 +12,17 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import IntakeError, Problem, show_value
 from ..models import BundleManifest, Capture, OptimumSnapshot
+from ..strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
+from .paths import BundlePathError, bundle_file
 
 __all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
 
 MAX_YAML_ALIASES = 64
 """More aliases than this in a manifest is treated as an alias bomb, not a manifest."""
+MAX_YAML_BYTES = 1024 * 1024
+"""A manifest is a few kilobytes; a larger one is refused unread."""
+MAX_YAML_NODES = 1_000_000
+"""Nodes a manifest may expand to, aliases counted at every use: a bomb under the alias limit still stops."""
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Model = TypeVar("_Model", bound=BaseModel)
@@ -55,31 +60,71 @@ def read_bundle(root: Path, problems: list[Problem]) -> Bundle | None:
     if not root.is_dir():
         problems.append(Problem(str(root), "is not a directory", fix="point --ora-bundle at a capture bundle"))
         return None
-    manifest = _read_model(root / "bundle.yaml", BundleManifest, problems)
-    optimum = _read_model(root / "optimum.yaml", OptimumSnapshot, problems)
-    captures = _read_captures(root / "captures.jsonl", problems)
+    manifest = _read_model(root, "bundle.yaml", BundleManifest, problems)
+    optimum = _read_model(root, "optimum.yaml", OptimumSnapshot, problems)
+    captures = _read_captures(root, "captures.jsonl", problems)
     if manifest is None or optimum is None:
         return None
     return Bundle(root=root, manifest=manifest, optimum=optimum, captures=tuple(captures))
 
 
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
-    """A YAML file's data and node tree; aliases are bounded, so a bomb is refused unread."""
-    text = path.read_text(encoding="utf-8")
+    """A YAML file's data and node tree; size, aliases and expansion are bounded, so a bomb is refused unread."""
+    size = path.stat().st_size
+    if size > MAX_YAML_BYTES:
+        raise ValueError(f"is {size} bytes (more than {MAX_YAML_BYTES}): refusing to read it as a manifest")
+    text = path.read_text(encoding="utf-8-sig")  # editors on Windows may start the file with a BOM
     events = list(yaml.parse(text, Loader=_Loader))
     aliases = sum(isinstance(event, yaml.AliasEvent) for event in events)
     if aliases > MAX_YAML_ALIASES:
         raise ValueError(f"uses {aliases} aliases (more than {MAX_YAML_ALIASES}): refusing a possible alias bomb")
-    node = yaml.compose(text, Loader=_Loader)
-    return yaml.load(text, Loader=_Loader), node
-
-
-def _read_model(path: Path, model: type[_Model], problems: list[Problem]) -> _Model | None:
-    name = path.name
+    loader = _Loader(text)
     try:
-        data, node = read_yaml(path)
+        node = loader.get_single_node()
+        expanded = _expanded_size(node, {})
+        if expanded > MAX_YAML_NODES:
+            raise ValueError(
+                f"expands to {expanded} nodes through its aliases (more than {MAX_YAML_NODES}): "
+                "refusing a possible alias bomb"
+            )
+        # The data is constructed from the node tree already checked: the text is not parsed a third time.
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return data, node
+
+
+def _expanded_size(node: yaml.Node | None, sizes: dict[int, int]) -> int:
+    """Nodes `node` stands for once every alias is expanded (an alias reuses its anchor's node object)."""
+    if node is None:
+        return 0
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = 1  # a recursive alias counts once, never loops
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        total += sum(_expanded_size(child, sizes) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        total += sum(_expanded_size(key, sizes) + _expanded_size(value, sizes) for key, value in node.value)
+    sizes[id(node)] = min(total, MAX_YAML_NODES + 1)
+    return sizes[id(node)]
+
+
+def _read_model(root: Path, name: str, model: type[_Model], problems: list[Problem]) -> _Model | None:
+    try:
+        data, node = read_yaml(bundle_file(root, name))
     except FileNotFoundError:
         problems.append(Problem(name, "is missing", fix="every bundle needs bundle.yaml and optimum.yaml"))
+        return None
+    except BundlePathError as error:
+        problems.append(Problem(name, str(error), fix="the bundle's manifests must be regular files inside it"))
+        return None
+    except OSError as error:
+        problems.append(Problem(name, f"cannot be read ({error.strerror or error})"))
+        return None
+    except RecursionError:
+        problems.append(Problem(name, "is nested too deeply to read"))
         return None
     except UnicodeDecodeError as error:
         problems.append(Problem(name, f"is not UTF-8 text (byte {error.start})", fix="save it as UTF-8"))
@@ -94,6 +139,10 @@ def _read_model(path: Path, model: type[_Model], problems: list[Problem]) -> _Mo
         return None
     if not isinstance(data, dict):
         problems.append(Problem(name, "must be a mapping of fields", value=show_value(data)))
+        return None
+    where = lone_surrogate(data)  # the pure-Python YAML loader accepts "\ud800"; no output could hold it
+    if where is not None:
+        problems.append(Problem(name, "holds a lone surrogate (\\ud800-\\udfff), which is not text", field=where))
         return None
     try:
         return model.model_validate(data)
@@ -135,21 +184,32 @@ def yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
     return _yaml_line(node, location)
 
 
-def _read_captures(path: Path, problems: list[Problem]) -> list[CaptureLine]:
-    name = path.name
+def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[CaptureLine]:
     captures: list[CaptureLine] = []
     try:
-        stream = path.open("rb")
+        stream = bundle_file(root, name).open("rb")
     except FileNotFoundError:
         problems.append(Problem(name, "is missing", fix="a bundle holds its captures in captures.jsonl"))
         return []
+    except BundlePathError as error:
+        problems.append(Problem(name, str(error), fix="captures.jsonl must be a regular file inside the bundle"))
+        return []
+    except OSError as error:
+        problems.append(Problem(name, f"cannot be read ({error.strerror or error})"))
+        return []
+    lines = 0
     with stream:  # line by line: a large bundle is never held twice in memory
         for number, data in enumerate(stream, start=1):
+            if number == 1 and data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]  # a UTF-8 byte order mark, as some editors write
             if not data.strip():
                 continue
+            lines += 1
             capture = _read_capture_line(name, number, data.rstrip(b"\r\n"), problems)
             if capture is not None:
                 captures.append(CaptureLine(capture, number))
+    if lines == 0:
+        problems.append(Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture"))
     return captures
 
 
@@ -162,11 +222,17 @@ def _read_capture_line(name: str, number: int, data: bytes, problems: list[Probl
         )
         return None
     try:
-        obj = json.loads(text, parse_float=Decimal)
+        obj = strict_loads(text, lenient=("evidence",))  # a scorecard grades repeats in evidence UNKNOWN
     except json.JSONDecodeError as error:
         problems.append(
             Problem(name, f"is not valid JSON: {error.msg} at column {error.colno}", line=number,
                     fix="each line must hold exactly one JSON object")
+        )
+        return None
+    except StrictJsonError as error:
+        field = error.field or (key_of(text, error.literal) if error.literal else None)
+        problems.append(
+            Problem(name, str(error), line=number, field=field, fix="each line must hold one unambiguous JSON object")
         )
         return None
     if not isinstance(obj, dict):
@@ -174,6 +240,9 @@ def _read_capture_line(name: str, number: int, data: bytes, problems: list[Probl
         return None
     try:
         return Capture.model_validate(obj)
+    except RecursionError:
+        problems.append(Problem(name, "is nested too deeply to read", line=number))
+        return None
     except ValidationError as error:
         capture_id = _guess_id(obj)
         for detail in error.errors(include_url=False):

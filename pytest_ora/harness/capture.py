@@ -37,6 +37,10 @@ class CaptureTest:
             pytest.skip(f"{planned.capture.capture_id}: dry run: packet built, about {tokens} input tokens")
         return self._session.run_capture(planned)  # type: ignore[no-any-return]
 
+    def grade(self, planned: PlannedCapture) -> CaptureRecord:
+        """judge() by its name for kinds that call no judge (scorecard, python): graded in this process."""
+        return self.judge(planned)
+
     def record(self, record: CaptureRecord) -> None:
         """Hand the record to the controller, which writes the ledger and the tables."""
         self._item.stash[self._key] = {"record": record}

@@ -23,16 +23,22 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("record", f"judge call recording: {', '.join(RECORD_MODES)}", "none"),
     ("reasks", "re-asks after an invalid judge reply", "1"),
     ("retries", "retries of a transport fault per judge call", "6"),
-    ("timeout", "seconds to wait for a judge's reply", "120"),
+    ("timeout", "seconds to wait for a judge's whole reply, body included", "120"),
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
     ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
     ("concurrency", "captures judged at once in one process (judging ahead; without xdist)", "1"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
+    ("fail-under", "exit non-zero when a selected configuration's mean overall is below this", None),
+    ("fail-lowscore-pct", "exit non-zero when a selected configuration's LOWSCORE share exceeds this percentage", None),
     ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
     ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
     ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
 )
+
+
+_PATHS = frozenset({"bundle", "out", "cassettes", "prices"})
+_DEFAULTS = {name: default for name, _, default in _OPTIONS}
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,8 @@ class Options:
     prices: Path | None = None
     dry_run: bool = False
     concurrency: int = 1
+    fail_under: Decimal | None = None
+    fail_lowscore_pct: Decimal | None = None
     rubric: tuple[str, Path] | None = None
     """--ora-rubric / ini ora_rubric and the directory a path in it is relative to."""
     seed: int = 0
@@ -67,8 +75,11 @@ def add_options(parser: pytest.Parser) -> None:
     for name, help_text, default in _OPTIONS:
         dest = f"ora_{name.replace('-', '_')}"
         choices = RECORD_MODES if name == "record" else None
-        group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=help_text)
-        parser.addini(dest, help_text, type="string", default=default)
+        shown = f" (default: {default}; ini {dest})" if default is not None else f" (ini {dest})"
+        group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=help_text + shown)
+        # Path options get their default in read_options, relative to where pytest was started;
+        # an empty ini default tells "not set in the ini file" apart from "set to the default".
+        parser.addini(dest, help_text, type="string", default="" if name in _PATHS else default)
     group.addoption(
         "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
         help="build every packet and estimate tokens and cost without calling a judge",
@@ -81,61 +92,35 @@ def add_options(parser: pytest.Parser) -> None:
 
 def read_options(config: pytest.Config) -> Options:
     """Options from the command line, else the ini file, else the eval suite's hook, else defaults."""
-
-    def get(name: str) -> Any:
-        dest = f"ora_{name.replace('-', '_')}"
-        value = config.getoption(dest)
-        if value is not None:
-            return value, config.invocation_params.dir
-        return config.getini(dest), config.rootpath
-
-    def path(name: str) -> Path | None:
-        value, base = get(name)
-        return None if not value else (base / str(value)).resolve()
-
-    def number(name: str, kind: type) -> Any:
-        value, _ = get(name)
-        try:
-            result = kind(value)
-        except ValueError:
-            raise pytest.UsageError(f"--ora-{name} takes a number, got {value!r}") from None
-        if result < 0:
-            raise pytest.UsageError(f"--ora-{name} cannot be negative, got {value!r}")
-        return result
-
-    bundle = path("bundle")
+    source = _Source(config)
+    bundle = source.path("bundle")
     if bundle is None:
         hooked = config.hook.pytest_ora_bundle(config=config)
         bundle = Path(hooked).resolve() if hooked else None
-    budget, _ = get("budget-usd")
-    try:
-        budget_usd = None if budget in (None, "") else Decimal(str(budget))
-    except ArithmeticError:
-        raise pytest.UsageError(f"--ora-budget-usd takes an amount in USD, got {budget!r}") from None
-    if budget_usd is not None and (not budget_usd.is_finite() or budget_usd <= 0):
-        raise pytest.UsageError(f"--ora-budget-usd must be a positive amount, got {budget!r}")
-    rubric_value, rubric_base = get("rubric")
-    record, _ = get("record")
+    rubric_value = source.value("rubric")
+    record = source.value("record")
     if record not in RECORD_MODES:
-        raise pytest.UsageError(f"ora_record must be one of {', '.join(RECORD_MODES)}, got {record!r}")
+        raise pytest.UsageError(f"{source.name('record')} must be one of {', '.join(RECORD_MODES)}, got {record!r}")
     return Options(
         bundle=bundle,
-        out=path("out") or Path("ora-results").resolve(),
-        cassettes=path("cassettes") or Path("cassettes").resolve(),
+        out=source.path("out") or source.default_path("out"),
+        cassettes=source.path("cassettes") or source.default_path("cassettes"),
         record=record,
-        reasks=number("reasks", int),
-        concurrency=max(1, number("concurrency", int)),
-        retries=number("retries", int),
-        timeout=number("timeout", float),
+        reasks=source.number("reasks", int),
+        concurrency=source.number("concurrency", int, minimum=1),
+        retries=source.number("retries", int),
+        timeout=source.number("timeout", float, positive=True),
         substitutes=tuple(config.getoption("ora_substitute") or ()),
-        panel_label=get("panel-label")[0] or None,
-        scoring_date=get("scoring-date")[0] or today(),
-        budget_usd=budget_usd,
-        prices=path("prices"),
+        panel_label=source.value("panel-label") or None,
+        scoring_date=_date(source) or today(),
+        budget_usd=source.amount("budget-usd"),
+        prices=source.path("prices"),
         dry_run=bool(config.getoption("ora_dry_run")),
-        rubric=(str(rubric_value), Path(rubric_base)) if rubric_value else None,
-        seed=number("seed", int),
-        disagreement=_disagreement(get("disagreement")[0]),
+        fail_under=source.amount("fail-under", allow_zero=True),
+        fail_lowscore_pct=source.amount("fail-lowscore-pct", allow_zero=True),
+        rubric=(str(rubric_value), source.base("rubric")) if rubric_value else None,
+        seed=source.number("seed", int),
+        disagreement=_disagreement(source.value("disagreement")),
     )
 
 
@@ -149,6 +134,88 @@ def _disagreement(value: Any) -> str:
     if not amount.is_finite() or amount < 0:
         raise pytest.UsageError(f"--ora-disagreement takes scale points (3) or a share of the scale (30%), got {value!r}")
     return text
+
+
+class _Source:
+    """Where each option's value came from, so a bad value is named as the user wrote it (flag or ini key)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def _from_command_line(self, name: str) -> bool:
+        return self.config.getoption(_dest(name)) is not None
+
+    def name(self, name: str) -> str:
+        return f"--ora-{name}" if self._from_command_line(name) else f"ini key {_dest(name)}"
+
+    def value(self, name: str) -> Any:
+        if self._from_command_line(name):
+            return self.config.getoption(_dest(name))
+        return self.config.getini(_dest(name))
+
+    def path(self, name: str) -> Path | None:
+        """A path option: relative to the current directory on the command line, to the ini file's directory in it."""
+        value = self.value(name)
+        if not value:
+            return None
+        return (self.base(name) / str(value)).resolve()
+
+    def base(self, name: str) -> Path:
+        """The directory a relative path in the option is relative to: the current one, or the ini file's."""
+        if self._from_command_line(name):
+            return Path(self.config.invocation_params.dir)
+        return self.config.inipath.parent if self.config.inipath is not None else Path(self.config.rootpath)
+
+    def default_path(self, name: str) -> Path:
+        """A default directory, relative to where pytest was started, whatever the rootdir turned out to be.
+
+        pytest picks the rootdir from the arguments before it knows pytest-ora's options, so
+        `--ora-bundle X` (X taken for a test path) and `--ora-bundle=X` could give different rootdirs.
+        """
+        return (self.config.invocation_params.dir / str(_DEFAULTS[name])).resolve()
+
+    def number(self, name: str, kind: type, *, minimum: int = 0, positive: bool = False) -> Any:
+        value = self.value(name)
+        try:
+            result = kind(value)
+        except (TypeError, ValueError):
+            raise pytest.UsageError(f"{self.name(name)} takes a number, got {value!r}") from None
+        if result != result or result in (float("inf"), float("-inf")):
+            raise pytest.UsageError(f"{self.name(name)} takes a finite number, got {value!r}")
+        if positive and result <= 0:
+            raise pytest.UsageError(f"{self.name(name)} must be greater than 0, got {value!r}")
+        if result < minimum:
+            limit = "cannot be negative" if minimum == 0 else f"must be at least {minimum}"
+            raise pytest.UsageError(f"{self.name(name)} {limit}, got {value!r}")
+        return result
+
+    def amount(self, name: str, *, allow_zero: bool = False) -> Decimal | None:
+        value = self.value(name)
+        if value in (None, ""):
+            return None
+        try:
+            result = Decimal(str(value))
+        except ArithmeticError:
+            raise pytest.UsageError(f"{self.name(name)} takes a number, got {value!r}") from None
+        if not result.is_finite() or result < 0 or (result == 0 and not allow_zero):
+            raise pytest.UsageError(f"{self.name(name)} must be a positive number, got {value!r}")
+        return result
+
+
+def _dest(name: str) -> str:
+    return f"ora_{name.replace('-', '_')}"
+
+
+def _date(source: _Source) -> str | None:
+    value = source.value("scoring-date")
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(str(value)).isoformat()
+    except ValueError:
+        raise pytest.UsageError(
+            f"{source.name('scoring-date')} takes a date as YYYY-MM-DD, got {value!r}"
+        ) from None
 
 
 def today() -> str:

@@ -21,23 +21,44 @@ import httpx
 import pytest
 
 from ..bundle.intake import PlannedCapture
+from ..errors import OraError
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
-from ..judges.packet import build_packet, judge_prompt, packet_json
+from ..judges.context import over_window
+from ..judges.packet import Packet, build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
 from ..method.kinds import get_kind
+from ..models import Capture
 from ..record import CaptureRecord, base_record
 from ..reports.output import OutputDir
 
-__all__ = ["Budget", "BudgetReached", "CaptureRunner"]
+__all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContextWindow"]
 
 _T = TypeVar("_T")
 
 
-class BudgetReached(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+class NotJudged(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+    """A capture the runner decided not to send: skipped, with a ledger status and a reason of its own."""
+
+    status = "unscorable"
+    shown = "unscorable: "
+
+    def __init__(self, capture_id: str, reason: str) -> None:
+        super().__init__(f"{capture_id}: {self.shown}{reason}", allow_module_level=False)
+        self.reason = reason
+
+
+class BudgetReached(NotJudged):
     """The run's judge spend reached --ora-budget-usd: this capture is not started."""
+
+    status = "budget"
+    shown = ""  # the reason says "not judged" itself
+
+
+class OverContextWindow(NotJudged):
+    """The packet is larger than a judge's context window: unscorable, never sent."""
 
 
 @dataclass(frozen=True)
@@ -113,12 +134,19 @@ class CaptureRunner:
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
         capture = planned.capture
         self._check_budget(capture.capture_id)
-        packet, image = build_packet(capture, self.root, self.judging.rubric)
+        packet, image = self._packet(capture)
         self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
-        cassette = self.cassettes.open(capture.capture_id)
-        cassette.activate()  # this task's context only: concurrent captures keep their own cassette
-        judges = await judge_packet(self.judging, client, packet, image)
-        cassette.save()
+        too_large = over_window(self.judging.panel, judge_prompt(packet, image, self.judging.rubric))
+        if too_large is not None:
+            raise OverContextWindow(capture.capture_id, too_large)
+        # Under the capture's lock when it may be recorded: another run on the same cassettes
+        # directory waits here, then replays what this one recorded instead of paying again.
+        async with self.cassettes.hold(capture.capture_id):
+            cassette = self.cassettes.open(capture.capture_id)
+            cassette.expect(packet.model_dump(mode="json"))
+            cassette.activate()  # this task's context only: concurrent captures keep their own cassette
+            judges = await judge_packet(self.judging, client, packet, image)
+            cassette.save()
         for judge in judges:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
@@ -130,14 +158,26 @@ class CaptureRunner:
             self.budget.log.add(self._spent(record))
         return record
 
+    def _packet(self, capture: Capture) -> tuple[Packet, bytes | None]:
+        """The capture's packet; refused when the bundle's own text holds a configured key's value."""
+        packet, image = build_packet(capture, self.root, self.judging.rubric)
+        text = packet.model_dump_json().encode("utf-8")
+        for secret in self.judging.secrets():
+            value = str.__str__(secret).encode("utf-8")
+            if value in text or (image is not None and value in image):
+                raise OraError(
+                    f"the packet of {capture.capture_id} holds the value of a configured API key (in the bundle's "
+                    "own text or artifact); it is neither sent to a judge nor written: remove the key from the bundle"
+                )
+        return packet, image
+
     def _check_budget(self, capture_id: str) -> None:
         if self.budget is None:
             return
         spent = self.budget.log.total()
         if spent >= self.budget.limit:
             raise BudgetReached(
-                f"{capture_id}: not judged: judge spend ${spent:.2f} reached --ora-budget-usd {self.budget.limit}",
-                allow_module_level=False,
+                capture_id, f"not judged: judge spend ${spent:.2f} reached --ora-budget-usd {self.budget.limit}"
             )
 
     def _spent(self, record: CaptureRecord) -> Decimal:
@@ -152,7 +192,7 @@ class CaptureRunner:
     def estimate(self, planned: PlannedCapture, prices: dict[str, Price]) -> dict[str, Any]:
         """A dry run: the packet is built and written, each judge's first request sized, nothing sent."""
         capture = planned.capture
-        packet, image = build_packet(capture, self.root, self.judging.rubric)
+        packet, image = self._packet(capture)
         self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
         prompt = judge_prompt(packet, image, self.judging.rubric)
         images = sum(isinstance(part, ImagePart) for part in prompt.parts)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +21,23 @@ from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_fo
 from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
+from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord, base_record
-from ..reports.methodology import RunFacts
-from ..reports.output import SPEND_DIR, OutputDir, estimate_table
-from ..reports.tables import ledger_row, public_row, summarize, summary_table
+from ..reports.methodology import RunFacts, secret_lines
+from ..reports.output import DRY_RUN_DIR, SPEND_DIR, OutputDir, estimate_table
+from ..reports.spend import judge_spend, spend_lines
+from ..reports.tables import fit_table, ledger_row, public_row, round_half_away, summarize
 from ..vocabulary import is_live
 from .options import Options
-from .runner import Budget, BudgetReached, CaptureRunner
+from .outcomes import overall_text, score_properties
+from .runner import Budget, CaptureRunner, NotJudged
+from .selection import Selection, selection_for
+from .signals import SignalGuard
 
-__all__ = ["OraSession"]
+__all__ = ["NO_BUNDLE", "OraSession"]
+
+NO_BUNDLE = "scores a capture bundle, but none is set"
+"""Said when a test needs ora_capture and no bundle is set; such a run exits as a usage error."""
 
 
 class OraSession:
@@ -49,8 +58,17 @@ class OraSession:
         self._prices: dict[str, Price] | None = None
         self.report_error: str | None = None
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
+        self.usage_errors: list[str] = []
+        """Misuse found during collection (a test needs a bundle, none is set): the run exits 4."""
+        self.gate_failures: list[str] = []
+        """Quality gates that failed (--ora-fail-under, --ora-fail-lowscore-pct): said on the terminal; exit 1."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
+        self.journal_error: str | None = None
+        """Why a ledger row could not be journaled mid-run (a full disk), if so; the run stopped there."""
+        self.session: pytest.Session | None = None
+        self.signals = SignalGuard()
+        self._finished = False
 
     @property
     def active(self) -> bool:
@@ -80,9 +98,12 @@ class OraSession:
             if unpriced:
                 names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
                 raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
+        if self.options.prices is not None:
+            self.prices()  # a bad price file is one usage error now, not one failure per capture later
         if self.config.option.collectonly:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
+            from ..judges.keyguard import check_keys
             from ..judges.reachability import check_reachable, missing_keys
 
             _check_recordable(self.options.cassettes)
@@ -90,21 +111,25 @@ class OraSession:
             if missing:
                 raise pytest.UsageError("live judging needs API keys: " + "; ".join(missing))
             try:
+                check_keys(plan, os.environ)
                 check_reachable(plan.panel, os.environ, timeout=self.options.timeout)
             except OraError as error:
                 raise pytest.UsageError(str(error)) from None
         self._output = OutputDir(self.options.out)
         try:
-            self._output.claim()
+            self._output.claim(estimate=self.options.dry_run)
         except OraError as error:
             raise pytest.UsageError(str(error)) from None
         self._claimed = True
+        self.signals.install()
 
     def prices(self) -> dict[str, Price]:
         """The price table: the defaults, overridden by --ora-prices."""
         if self._prices is None:
             try:
                 self._prices = load_prices(self.options.prices)
+            except FileNotFoundError:
+                raise pytest.UsageError(f"--ora-prices: no such file: {self.options.prices}") from None
             except (OSError, ValueError) as error:
                 raise pytest.UsageError(f"--ora-prices: {error}") from None
         return self._prices
@@ -112,8 +137,15 @@ class OraSession:
     def _needs_network(self, plan: Plan) -> bool:
         if self.options.record in ("all", "new_episodes"):
             return True
+        if not plan.panel.judges:
+            return False
         judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
         return any(not cassette_path(self.options.cassettes, cid).is_file() for cid in judged)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Under xdist a worker's missing-bundle collection error reaches the controller only as a report."""
+        if report.failed and NO_BUNDLE in str(report.longrepr) and NO_BUNDLE not in self.usage_errors:
+            self.usage_errors.append(NO_BUNDLE)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Keep a finished item's record and journal its ledger row (the controller sees every report)."""
@@ -122,18 +154,48 @@ class OraSession:
         estimate = getattr(report, "ora_estimate", None)
         if estimate is not None:
             self._estimates[estimate["capture_id"]] = estimate
-        unjudged = getattr(report, "ora_unjudged", None)
-        if unjudged is not None:
-            self._unjudged.append(unjudged)
         record: CaptureRecord | None = getattr(report, "ora_record", None)
         if record is None:
             return
         del report.ora_record  # the reporter keeps every report: hold each record once, here
         self._records[record["capture_id"]] = record
-        self._output.append(ledger_row(record, self.plan().rubric))
+        if record["status"] == "budget":
+            self._unjudged.append(record["capture_id"])
+        if self.journal_error is not None:
+            return
+        try:
+            self._output.append(ledger_row(record, self.plan().rubric))
+        except OraError as error:
+            # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
+            # (their results could not be kept) and says why at the end, with exit code 4.
+            self.journal_error = str(error)
+            stop = "ora: the ledger journal could not be written (see the ora summary)"
+            if self.session is not None:
+                self.session.shouldstop = stop
+            dsession = self.config.pluginmanager.get_plugin("dsession")
+            if dsession is not None:
+                dsession.shouldstop = stop  # xdist's controller loop reads its own flag, not the session's
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Any:
+        """Around every plugin's session end: signals wait until the report is written and the lock released."""
+        self.signals.hold()
+        try:
+            return (yield)
+        finally:
+            if not self._finished and self.active and not self.is_worker:
+                self.finish(int(session.exitstatus))  # another plugin's hook raised before ours ran
+            self.signals.restore()
+            if self.signals.held is not None:
+                import signal
+
+                name = signal.Signals(self.signals.held).name
+                sys.stderr.write(f"ora: {name} arrived while the report was written; it was finished first\n")
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def finish(self, exitstatus: int) -> None:
         """Write the report from what was collected, even after an interruption (controller only)."""
+        self._finished = True
         if not self._claimed or self._output is None:
             return
         try:
@@ -141,6 +203,7 @@ class OraSession:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
                 self._output.write_report(self.plan(), list(self._records.values()), self._facts(exitstatus))
+                self.gate_failures = self._gate()
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:
@@ -166,7 +229,7 @@ class OraSession:
         selected = self._selected
         total = len(self.plan().captures)
         if selected is not None and selected < total:
-            deviations.append(f"subset: {selected} of {total} captures selected (-k / -m)")
+            deviations.append(f"partial run ({self.selection().banner()}); earlier reports are under runs/")
         if selected is not None and len(self._records) < selected and exitstatus != pytest.ExitCode.INTERRUPTED:
             missing = selected - len(self._records)
             deviations.append(f"{missing} selected captures have no record (a worker crashed or stopped); re-run to complete")
@@ -188,9 +251,50 @@ class OraSession:
             record_mode=self.options.record,
             selected=selected if selected is not None else len(self._records),
             deviations=tuple(deviations),
+            selection=self.selection().banner(),
+            spend=tuple(self.spend()),
             seed=self.options.seed,
             disagreement=self.options.disagreement,
         )
+
+    def selection(self) -> Selection:
+        """How much of the bundle this run selected, and by what."""
+        total = len(self.plan().captures)
+        selected = self._selected if self._selected is not None else len(self._records)
+        return selection_for(self.config, selected, total)
+
+    def spend(self) -> list[str]:
+        """Live judge spend per judge (tokens x price) and the total; empty when nothing was called live."""
+        try:
+            prices = self.prices()
+        except pytest.UsageError:
+            prices = {}
+        return spend_lines(judge_spend(list(self._records.values()), prices))
+
+    def _gate(self) -> list[str]:
+        """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""
+        under, share = self.options.fail_under, self.options.fail_lowscore_pct
+        if under is None and share is None:
+            return []
+        plan = self.plan()
+        failing = []
+        for row, values in summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric):
+            name = row.model_dump()["configuration"]
+            overall, rate = values["overall"], values["failure_rate"]
+            if under is not None and overall is not None and overall < Fraction(under):
+                failing.append(f"--ora-fail-under {under}: {name} mean overall {round_half_away(overall, 2)} < {under}")
+            if share is not None and rate is not None and rate * 100 > Fraction(share):
+                failing.append(
+                    f"--ora-fail-lowscore-pct {share}: {name} LOWSCORE share {round_half_away(rate * 100, 1)}% > {share}%"
+                )
+        return failing
+
+    def failure_rule(self) -> str:
+        """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
+        rubric = self.plan().rubric
+        if rubric.failure_below is None:
+            return f"({rubric.failure_vote} vote)"
+        return f"< {round_half_away(rubric.failure_below, 1)}"
 
     def header(self) -> list[str]:
         plan = self.plan()
@@ -200,32 +304,49 @@ class OraSession:
             f"ora: bundle {plan.bundle.manifest.bundle}: {plan.scored_entry_count} entries, "
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
             f"ora: rubric {rubric.version}: {rubric.formula()}",
-            f"ora: panel {plan.panel.label}: {judges}",
+            f"ora: panel {plan.panel.label}" + (f": {judges}" if judges else ""),
             f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
         ]
         if rubric.rules():
             lines.append(f"ora: rules: {rubric.rules()}")
         return lines
 
-    def summary_lines(self) -> list[str]:
+    def summary_lines(self, width: int = 200) -> list[str]:
+        """The terminal's ora summary; nothing when the run wrote nothing (--collect-only, a stopped start)."""
+        if not self._claimed:
+            return []
         plan = self.plan()
         if self.options.dry_run:
-            return [*estimate_table(list(self._estimates.values())).splitlines(), "", f"ora: estimate written to {self.options.out}"]
+            return [*estimate_table(list(self._estimates.values())).splitlines(), "",
+                    f"ora: estimate written to {self.options.out} (the last report there is untouched)"]
         rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
+        banner = self.selection().banner()
+        lines = [f"ora: {banner}"] if banner else []
+        lines += fit_table(table, width, plan.rubric)
+        spend = self.spend()
+        if spend:
+            lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
+        lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        return [*summary_table(table, fmt="simple", rubric=plan.rubric).splitlines(), "", written]
+        stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
+        return [*lines, "", *secret_lines(self._records.values()), *stopped, written]
 
     # any process that runs items ----------------------------------------------------------
 
     def run_capture(self, planned: PlannedCapture) -> CaptureRecord:
         """Judge one capture in this process, and start judging the next ones if allowed."""
+        kind = mechanical(get_kind(self.plan().rubric.kind))
+        if kind is not None:  # graded here: no judge, no network, no cassette
+            return kind.score_capture(self.plan(), planned, self.config.rootpath)
         position = self._position.get(planned.capture.capture_id)
         upcoming = self._order[position + 1 :] if position is not None else []
         return self._capture_runner().run(planned, upcoming)
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
         """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
+        if mechanical(get_kind(self.plan().rubric.kind)) is not None:  # nothing would be sent: nothing to estimate
+            return {"capture_id": planned.capture.capture_id, "configuration": planned.capture.configuration, "judges": []}
         return self._capture_runner().estimate(planned, self.prices())
 
     def annotate(
@@ -244,12 +365,15 @@ class OraSession:
         if "estimate" in produced:
             report.ora_estimate = produced["estimate"]  # type: ignore[attr-defined]
             return
-        if call.excinfo is not None and isinstance(call.excinfo.value, BudgetReached):
-            report.ora_unjudged = planned.capture.capture_id  # type: ignore[attr-defined]
-            return
+        error = call.excinfo.value if call.excinfo is not None else None
+        if isinstance(error, NotJudged) and isinstance(report.longrepr, tuple):
+            report.longrepr = (*report.longrepr[:2], error.msg)  # the reason, not the exception's class path
         record = produced.get("record") or self.record_for(planned, call.excinfo)
         report.ora_record = record  # type: ignore[attr-defined]
         report.ora_failure = bool(record["failure"])  # type: ignore[attr-defined]
+        report.ora_overall = overall_text(record, self.plan().rubric)  # type: ignore[attr-defined]
+        # junitxml reads properties from the teardown report, which copies the item's.
+        item.user_properties.extend(score_properties(record, self.plan().rubric))
         if call.excinfo is not None and isinstance(call.excinfo.value, OraError):
             report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
 
@@ -257,6 +381,8 @@ class OraSession:
         """The record of an item that did not produce one itself: skipped or failed."""
         if planned.status != "judge":
             return base_record(planned, planned.status, planned.reason)
+        if excinfo is not None and isinstance(excinfo.value, NotJudged):
+            return base_record(planned, excinfo.value.status, excinfo.value.reason)
         reason = describe(excinfo.value) if excinfo is not None else "the test ended without a record"
         return base_record(planned, "error", reason)
 
@@ -274,9 +400,8 @@ class OraSession:
                 budget = Budget(self.options.budget_usd, self.prices(), self._spend_log())
             # Under xdist the controller hands items out one by one: a worker cannot know its next ones.
             lookahead = 1 if self.is_worker else self.options.concurrency
-            self._runner = CaptureRunner(
-                plan.bundle.root, judging, library, OutputDir(self.options.out), budget, lookahead
-            )
+            out = self.options.out / DRY_RUN_DIR if self.options.dry_run else self.options.out
+            self._runner = CaptureRunner(plan.bundle.root, judging, library, OutputDir(out), budget, lookahead)
         return self._runner
 
     def _spend_log(self) -> SpendLog:

@@ -5,18 +5,28 @@ cassette of the capture being judged (a context variable names it), so captures 
 concurrently in one process each use their own cassette and nothing is patched globally.
 
 A cassette stores each successful exchange with its request body as a SHA-256 (the packet is
-reproducible from the bundle) and its response body as readable JSON. Requests match on method,
-URL and body, so a changed packet or prompt fails loudly instead of replaying a stale score.
+reproducible from the bundle) and its response body as readable JSON (base64 when it is not
+UTF-8), with a SHA-256 of each recorded response beside it, so an edited score is refused, not
+replayed. Requests match on method, URL and body, so a changed packet or prompt fails loudly
+instead of replaying a stale score; the cassette's metadata keeps a digest of each packet field,
+so the message names the field that changed. A file that is not a cassette is named as corrupt.
+
+Recording is coordinated through the cassettes directory: a capture that may be recorded is
+judged under an exclusive lock file beside its cassette, so two runs sharing --ora-cassettes
+never pay twice for one capture (the second waits, then replays what the first recorded).
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import contextlib
 import contextvars
 import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -28,8 +38,16 @@ from vcr.matchers import host, method, path, port, query, scheme
 from vcr.record_mode import RecordMode
 from vcr.request import Request
 
-from ..errors import MissingCassette, OraError, PacketDrift
+try:
+    import fcntl
+except ImportError:  # not POSIX: runs sharing a cassettes directory are not coordinated
+    fcntl = None  # type: ignore[assignment]
+
+from ..errors import CorruptCassette, MissingCassette, OraError, PacketDrift
+from ..fileio import file_mode
+from ..strictjson import lone_surrogate
 from ..vocabulary import RECORD_MODES
+from .transport import MAX_REPLY_BYTES, ReplyTooLarge
 
 __all__ = [
     "REDACTED_HEADERS",
@@ -37,6 +55,7 @@ __all__ = [
     "CassetteLibrary",
     "CassetteTransport",
     "cassette_path",
+    "packet_digests",
 ]
 
 REDACTED_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "openai-organization", "cookie")
@@ -65,9 +84,11 @@ def cassette_path(directory: Path, capture_id: str) -> Path:
 
 
 def _safe_uri(uri: str) -> str:
+    """The URI without credentials: no user info (a basic-auth gateway's password), no key parameter."""
     parts = urlsplit(uri)
     kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k.lower() not in _REDACTED_QUERY]
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(kept), ""))
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, urlencode(kept), ""))
 
 
 def _digest(content: bytes) -> bytes:
@@ -87,8 +108,7 @@ def _reduce_request(request: Request) -> Request:
         content = content.encode("utf-8")
     if not content.startswith(b"sha256:"):
         request.body = _digest(content)
-    if "?" in request.uri:
-        request.uri = _safe_uri(request.uri)
+    request.uri = _safe_uri(request.uri)
     return request
 
 
@@ -100,6 +120,16 @@ def _keep_success(response: dict[str, Any]) -> dict[str, Any] | None:
     return {**response, "headers": headers}
 
 
+def _response_digest(response: Any) -> str:
+    """SHA-256 of a response as stored (canonical JSON), kept beside it to detect an edit."""
+    canonical = json.dumps(response, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class _Corrupt(ValueError):
+    """The cassette text is not a cassette (the persister adds the file's name)."""
+
+
 class _ReadableJson:
     """vcrpy serializer: JSON cassettes with response bodies stored as JSON, not escaped strings."""
 
@@ -109,23 +139,58 @@ class _ReadableJson:
         # requests keep their relative order (replay serves them in that order).
         data["interactions"].sort(key=lambda i: (str(i["request"]["uri"]), str(i["request"]["body"])))
         for interaction in data["interactions"]:
-            stored = interaction["response"]["body"]
+            response = interaction["response"]
+            stored = response["body"]
             text = stored.get("string")
-            if isinstance(text, str):
+            if isinstance(text, bytes):
+                # Not UTF-8 (vcrpy left it as bytes): kept exactly, as base64, never a crash at save.
+                response["body"] = {"base64": base64.b64encode(text).decode("ascii")}
+            elif isinstance(text, str):
                 try:
-                    interaction["response"]["body"] = {"json": json.loads(text)}
-                except ValueError:
-                    pass
+                    parsed = json.loads(text)
+                except (ValueError, RecursionError):
+                    parsed = text
+                # A lone surrogate escape stays escaped in the text form; decoded it could not be written.
+                if parsed is not text and lone_surrogate(parsed) is None:
+                    response["body"] = {"json": parsed}
+            interaction["response_sha256"] = _response_digest(response)
         return json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
     @staticmethod
     def deserialize(text: str) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads(text)
-        for interaction in data.get("interactions", []):
-            stored = interaction["response"]["body"]
+        data = json.loads(text)
+        if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+            raise _Corrupt("it has no list of interactions")
+        for index, interaction in enumerate(data["interactions"], start=1):
+            _check_interaction(index, interaction)
+            response = interaction["response"]
+            recorded = interaction.pop("response_sha256", None)
+            # Cassettes written before digests existed carry none and still replay.
+            if recorded is not None and recorded != _response_digest(response):
+                raise _Corrupt(
+                    f"interaction {index}'s recorded response was edited (its SHA-256 no longer matches)"
+                )
+            stored = response["body"]
             if "json" in stored:
-                interaction["response"]["body"] = {"string": json.dumps(stored["json"], ensure_ascii=False)}
+                response["body"] = {"string": json.dumps(stored["json"], ensure_ascii=False)}
+            elif "base64" in stored:
+                response["body"] = {"string": base64.b64decode(stored["base64"], validate=True)}
         return data
+
+
+def _check_interaction(index: int, interaction: Any) -> None:
+    """Every key replay reads is present, with the right type."""
+    request = interaction.get("request") if isinstance(interaction, dict) else None
+    response = interaction.get("response") if isinstance(interaction, dict) else None
+    if not isinstance(request, dict) or not all(key in request for key in ("method", "uri", "body", "headers")):
+        raise _Corrupt(f"interaction {index} has no complete request")
+    if not isinstance(response, dict) or not isinstance(response.get("status"), dict):
+        raise _Corrupt(f"interaction {index} has no response status")
+    if not isinstance(response["status"].get("code"), int) or not isinstance(response.get("headers"), dict):
+        raise _Corrupt(f"interaction {index}'s response has no status code or headers")
+    body = response.get("body")
+    if not isinstance(body, dict) or not any(key in body for key in ("json", "string", "base64")):
+        raise _Corrupt(f"interaction {index}'s response has no body")
 
 
 class _SafePersister:
@@ -135,9 +200,19 @@ class _SafePersister:
         self._secrets = tuple(str.__str__(s) for s in secrets if s)
 
     def load_cassette(self, cassette_path: str | Path, serializer: Any) -> Any:
-        from vcr.persisters.filesystem import FilesystemPersister
+        from vcr.persisters.filesystem import CassetteNotFoundError
+        from vcr.serialize import deserialize
 
-        return FilesystemPersister.load_cassette(cassette_path, serializer)
+        path = Path(cassette_path)
+        if not path.exists():
+            raise CassetteNotFoundError()
+        try:
+            return deserialize(_read_cassette(path), serializer)
+        except OraError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError, IndexError, OSError, RecursionError) as error:
+            # vcrpy would treat an unreadable file as empty, and the failure would read as packet drift.
+            raise _corrupt(path, error) from None
 
     def save_cassette(self, cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
         from vcr.serialize import serialize
@@ -148,14 +223,67 @@ class _SafePersister:
                 raise OraError(f"refusing to write cassette {cassette_path}: it would contain an API key")
         target = Path(cassette_path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        except OSError as error:
+            raise _unsaved(target, error) from None
+        try:
+            os.fchmod(handle, file_mode())  # mkstemp's 0600 would ignore the user's umask
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 stream.write(data)
             os.replace(temporary, target)
+        except OSError as error:
+            Path(temporary).unlink(missing_ok=True)
+            raise _unsaved(target, error) from None
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
+
+
+def _unsaved(target: Path, error: OSError) -> OraError:
+    """A cassette that could not be written (a full disk, say): the calls were paid, say so plainly."""
+    return OraError(
+        f"could not write the cassette {target}: {error.strerror or error}; this capture's judge calls were "
+        "made but not recorded: free space and re-run (only captures without a cassette are sent again)"
+    )
+
+
+def _read_cassette(path: Path) -> str:
+    """A cassette's text; a directory or anything but a regular file is corrupt, never opened."""
+    if not path.is_file():
+        raise CorruptCassette(
+            f"the cassette {path} is not a file (a directory or a special file stands where it belongs); "
+            "remove it, then record the capture with --ora-record once"
+        )
+    return path.read_text(encoding="utf-8")
+
+
+def _corrupt(path: Path, error: BaseException) -> CorruptCassette:
+    detail = str(error) if isinstance(error, _Corrupt) else _why(error)
+    return CorruptCassette(
+        f"the cassette {path} is corrupt ({detail}); delete it and record the capture again with "
+        "--ora-record once (only this capture is paid for)"
+    )
+
+
+def _why(error: BaseException) -> str:
+    if isinstance(error, UnicodeDecodeError):
+        return f"not UTF-8 text at byte {error.start}"
+    if isinstance(error, json.JSONDecodeError):
+        return f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}"
+    if isinstance(error, OSError):
+        return f"cannot be read: {error.strerror or error}"
+    if isinstance(error, RecursionError):
+        return "nested too deeply to read"
+    return f"not a cassette: {type(error).__name__} {str(error)[:120]}"
+
+
+def packet_digests(fields: Mapping[str, Any]) -> dict[str, str]:
+    """A SHA-256 of each packet field, kept in the cassette so a refusal can name what changed."""
+    return {
+        name: "sha256:" + hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+        for name, value in sorted(fields.items())
+    }
 
 
 class CaptureCassette:
@@ -164,6 +292,29 @@ class CaptureCassette:
     def __init__(self, capture_id: str, cassette: Any) -> None:
         self.capture_id = capture_id
         self.cassette = cassette
+        metadata = getattr(cassette, "_metadata", {})
+        recorded = metadata.get("packet_sha256") if isinstance(metadata, dict) else None
+        self._recorded_fields: dict[str, str] | None = recorded if isinstance(recorded, dict) else None
+        self._fields: dict[str, str] | None = None
+
+    def expect(self, fields: Mapping[str, Any]) -> None:
+        """The packet this capture sends now: its field digests are saved with the cassette."""
+        self._fields = packet_digests(fields)
+        self.cassette._metadata = {**getattr(self.cassette, "_metadata", {}), "packet_sha256": self._fields}
+
+    def changed_fields(self) -> str:
+        """Which packet fields differ from the recording, in words."""
+        if self._fields is None:
+            return "the packet was not described"
+        if self._recorded_fields is None:
+            return "the cassette predates per-field digests, so the changed field cannot be named"
+        changed = sorted(
+            name for name in set(self._fields) | set(self._recorded_fields)
+            if self._fields.get(name) != self._recorded_fields.get(name)
+        )
+        if not changed:
+            return "no packet field changed: the judge request did (judge, model, route, rubric or prompt format)"
+        return f"packet field{'s' if len(changed) > 1 else ''} {', '.join(repr(name) for name in changed)} changed"
 
     @property
     def path(self) -> Path:
@@ -184,8 +335,9 @@ class CaptureCassette:
             )
         return PacketDrift(
             f"the cassette {self.path} was recorded for a different packet or judge request than "
-            f"{self.capture_id} sends now (bundle, specification, rubric or judge changed); re-record with "
-            "--ora-record all (or delete the file and use --ora-record once)",
+            f"{self.capture_id} sends now ({self.changed_fields()}): re-record with --ora-record new_episodes "
+            f"-k \"{self.capture_id}\" (only this capture is sent again; or delete the file and use "
+            "--ora-record once); --ora-record all would pay again for every selected capture",
             capture_id=self.capture_id,
         )
 
@@ -212,8 +364,38 @@ class CassetteLibrary:
     def path_for(self, capture_id: str) -> Path:
         return cassette_path(self.directory, capture_id)
 
+    def may_record(self, capture_id: str) -> bool:
+        """Whether judging this capture may record (and so pay for) a call."""
+        return self.mode in ("new_episodes", "all") or (self.mode == "once" and not self.path_for(capture_id).exists())
+
+    @contextlib.asynccontextmanager
+    async def hold(self, capture_id: str) -> AsyncIterator[None]:
+        """Judge a capture that may be recorded under its lock file, shared by every run on this directory."""
+        if not self.may_record(capture_id) or fcntl is None:
+            yield
+            return
+        path = self.path_for(capture_id)
+        lock = await _CaptureLock.acquire(path.with_name(f".{path.name}.lock"))
+        try:
+            # A run killed mid-save leaves its temporary file; only the lock holder writes this cassette.
+            for stale in path.parent.glob(f".{path.name}.*.tmp"):
+                stale.unlink(missing_ok=True)
+            yield
+        finally:
+            lock.release()
+
     def open(self, capture_id: str) -> CaptureCassette:
-        """Load (or start) the capture's cassette."""
+        """Load (or start) the capture's cassette; a directory where it belongs is refused before any call."""
+        path = self.path_for(capture_id)
+        for place in (path, *path.parents):
+            if place == self.directory or place in self.directory.parents:
+                break
+            if place.exists() and not (place.is_file() if place == path else place.is_dir()):
+                raise CorruptCassette(
+                    f"cannot use the cassette {path}: {place} is not a {'file' if place == path else 'directory'}; "
+                    "remove it, then record the capture with --ora-record once (nothing was sent)",
+                    capture_id=capture_id,
+                )
         cassette = Cassette.load(
             path=str(self.path_for(capture_id)),
             serializer=_ReadableJson,
@@ -226,6 +408,40 @@ class CassetteLibrary:
             drop_unused_requests=self.mode == "all",
         )
         return CaptureCassette(capture_id, cassette)
+
+
+class _CaptureLock:
+    """An exclusive flock on a lock file; the kernel drops it if the process dies (no stale lock)."""
+
+    def __init__(self, path: Path, descriptor: int) -> None:
+        self.path = path
+        self._descriptor = descriptor
+
+    @classmethod
+    async def acquire(cls, path: Path) -> _CaptureLock:
+        delay = 0.02
+        while True:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(descriptor)
+                await asyncio.sleep(delay)  # polled, so a wait never blocks the event loop or a thread
+                delay = min(delay * 2, 0.5)
+                continue
+            # The previous holder unlinks the file as it releases: a lock on an unlinked file is no lock.
+            try:
+                current = os.stat(path).st_ino == os.fstat(descriptor).st_ino
+            except FileNotFoundError:
+                current = False
+            if current:
+                return cls(path, descriptor)
+            os.close(descriptor)
+
+    def release(self) -> None:
+        self.path.unlink(missing_ok=True)
+        os.close(self._descriptor)
 
 
 class CassetteTransport(httpx.AsyncBaseTransport):
@@ -253,7 +469,7 @@ class CassetteTransport(httpx.AsyncBaseTransport):
             raise active.refusal()
         response = await self._inner.handle_async_request(request)
         try:
-            body_bytes = await response.aread()  # decoded: gzip is undone here, once
+            body_bytes = await _read_capped(response, request)  # decoded: gzip is undone here, once
         finally:
             await response.aclose()
         stored = _stored(response, body_bytes)
@@ -262,6 +478,21 @@ class CassetteTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+async def _read_capped(response: httpx.Response, request: httpx.Request) -> bytes:
+    """The decoded body, read in chunks and refused past MAX_REPLY_BYTES (a decompression bomb included)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > MAX_REPLY_BYTES:
+            raise ReplyTooLarge(
+                f"the reply body passed {MAX_REPLY_BYTES} bytes, far beyond any judge reply; nothing was kept",
+                request=request,
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _stored(response: httpx.Response, content: bytes) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..bundle.paths import inside
 from ..method.rubric import Criterion, Rubric
 from ..models import Capture
 from .providers.base import ImagePart, JudgePrompt, Part, TextPart
@@ -99,7 +100,8 @@ class Packet(BaseModel):
 
 def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, bytes | None]:
     """The packet for a capture, with the image bytes when its artifact is an image."""
-    spec_file = root / capture.spec_path
+    # Resolved again at reading time: a symlink swapped in after intake still cannot lead out.
+    spec_file = inside(root, capture.spec_path)
     specification = spec_file.read_text(encoding="utf-8") if rubric.requires_spec or spec_file.is_file() else None
     artifact, image = _artifact(capture, root)
     gold = capture.gold_standard
@@ -127,7 +129,7 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
 def _artifact(capture: Capture, root: Path) -> tuple[Artifact | None, bytes | None]:
     if capture.visual_artifact is None:
         return None, None
-    data = (root / capture.visual_artifact).read_bytes()
+    data = inside(root, capture.visual_artifact).read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     suffix = Path(capture.visual_artifact).suffix.lower()
     if suffix in IMAGE_TYPES:

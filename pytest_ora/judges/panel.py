@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from ..bundle.intake import JudgeSlot, Panel
+from ..credentials import redact
 from ..errors import InvalidReplyError, JudgeError
 from ..method.rubric import Rubric
 from ..models import JudgeReply
@@ -78,9 +79,9 @@ async def _judge(
         try:
             reply = provider.parse_reply(sent.response)
         except ValueError as error:
-            raw = sent.response.text
+            raw = _body_text(sent.response)
             problem = ReplyProblem("(reply)", "the response body", f"is not a {provider.name} response ({error})")
-            correction = problem.sentence()
+            correction = _redacted(problem, secrets).sentence()
             continue
         _add_usage(usage, reply)
         raw = reply.raw
@@ -88,12 +89,26 @@ async def _judge(
         if isinstance(checked, JudgeReply):
             checked = check_usage(reply) or checked
         if isinstance(checked, JudgeReply):
-            return _record(judge, judging.rubric, reply, checked, ask, attempts, usage)
+            return _record(judge, judging.rubric, reply, checked, ask, attempts, usage, secrets)
         problem = checked
-        correction = problem.sentence()
+        correction = _redacted(problem, secrets).sentence()
+    # Judge text reaches the item's reason, the ledger, the methodology note and junit: redacted
+    # whole before show_value cuts it, so no part of a key survives at either end.
+    shown = _redacted(problem, secrets)
     raise InvalidReplyError(
-        judge=name, field=problem.field, value=problem.value, reason=problem.reason, raw=raw, asks=judging.reasks + 1
+        judge=name, field=shown.field, value=shown.value, reason=shown.reason, raw=redact(raw, secrets),
+        asks=judging.reasks + 1,
     )
+
+
+def _redacted(problem: ReplyProblem, secrets: tuple[str, ...]) -> ReplyProblem:
+    """The problem with every configured key removed from what the judge sent."""
+    return ReplyProblem(redact(problem.field, secrets), redact(problem.value, secrets), redact(problem.reason, secrets))
+
+
+def _body_text(response: httpx.Response) -> str:
+    """A 2xx body as text for a message; bytes that are not UTF-8 are shown escaped, never raised on."""
+    return response.content.decode("utf-8", errors="backslashreplace")
 
 
 def _add_usage(total: Usage, reply: ProviderReply) -> None:
@@ -106,7 +121,7 @@ def _add_usage(total: Usage, reply: ProviderReply) -> None:
 def _record(
     judge: JudgeSlot,
     rubric: Rubric,
-    reply: ProviderReply, parsed: JudgeReply, asks: int, attempts: int, usage: Usage
+    reply: ProviderReply, parsed: JudgeReply, asks: int, attempts: int, usage: Usage, secrets: tuple[str, ...]
 ) -> JudgeRecord:
     return JudgeRecord(
         label=judge.label,
@@ -115,10 +130,10 @@ def _record(
         provider=judge.spec.provider,
         model=judge.spec.model,
         resolved_model=reply.model,
-        judge_model=parsed.judge_model,
+        judge_model=redact(parsed.judge_model, secrets),
         scores={name: str(parsed.scores[name]) for name in rubric.names},
-        notes={name: parsed.notes[name] for name in rubric.names},
-        impression=parsed.impression,
+        notes={name: redact(parsed.notes[name], secrets) for name in rubric.names},
+        impression=redact(parsed.impression, secrets),
         asks=asks,
         attempts=attempts,
         usage=usage,

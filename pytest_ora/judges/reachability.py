@@ -55,4 +55,7 @@ def _probe(client: httpx.Client, judge: JudgeSlot, environ: Mapping[str, str]) -
     message = provider.error_message(response)
     if key:
         message = message.replace(key, "[redacted]")
+    elif response.status_code in (401, 403):
+        # A loopback route needs no key unless its server asks for one: then say which variable.
+        message = f"{message[:240]} ({key_env_for(judge.spec)} is not set)"
     return f"HTTP {response.status_code}: {message[:300]}"

@@ -26,7 +26,10 @@ from ..errors import TransportError
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "MAX_REPLY_BYTES",
     "RETRYABLE_EXCEPTIONS",
+    "CallTimeout",
+    "ReplyTooLarge",
     "RetryPolicy",
     "SendResult",
     "is_retryable_status",
@@ -38,14 +41,28 @@ logger = logging.getLogger("pytest_ora.judges.transport")
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
 """Connect fast or fail; judges may think for a long time before the first byte."""
 
-RETRYABLE_EXCEPTIONS: tuple[type[httpx.TransportError], ...] = (
+MAX_REPLY_BYTES = 8 * 1024 * 1024
+"""Largest reply body accepted (decoded): a judge's reply is a few kilobytes; 100 MB is a fault, not a reply."""
+
+
+class CallTimeout(httpx.TimeoutException):
+    """One attempt, reply body included, took longer than the timeout (a trickled body, say)."""
+
+
+class ReplyTooLarge(httpx.TransportError):
+    """The reply body passed MAX_REPLY_BYTES; reading stopped there."""
+
+
+RETRYABLE_EXCEPTIONS: tuple[type[httpx.RequestError], ...] = (
     httpx.TimeoutException,
     httpx.ConnectError,
     httpx.ReadError,
     httpx.WriteError,
     httpx.RemoteProtocolError,
+    httpx.DecodingError,
 )
-"""Network faults worth another attempt: timeouts, refused or dropped connections."""
+"""Network faults worth another attempt: timeouts, refused or dropped connections, a body that
+does not decode as its content-encoding says (a proxy's fault, not the judge's answer)."""
 
 _RETRYABLE_STATUSES = frozenset({408, 409, 429})
 _PROVIDER_MESSAGE_LIMIT = 300
@@ -130,8 +147,8 @@ async def send(
         fail: Callable[[str | None], TransportError]
         cause: BaseException | None = None
         try:
-            response = await client.send(_fresh_request(request, body, policy.timeout))
-        except httpx.TransportError as exc:
+            response = await _within(client.send(_fresh_request(request, body, policy.timeout)), policy, request)
+        except (httpx.TransportError, httpx.DecodingError) as exc:
             fail = functools.partial(_network_error, judge, exc, attempt, waited, secrets)
             # Non-transient faults (bad URL, unsupported protocol, proxy) fail at once.
             if last or not isinstance(exc, RETRYABLE_EXCEPTIONS):
@@ -162,6 +179,19 @@ async def send(
         logger.info("%s: %s on attempt %d of %d; retrying in %.2f s", judge, fault, attempt, policy.max_attempts, delay)
         await sleep(delay)
         waited += delay
+
+
+async def _within(call: Awaitable[httpx.Response], policy: RetryPolicy, request: httpx.Request) -> httpx.Response:
+    """The call, bounded as a whole: httpx's read timeout bounds each read, so a body sent a byte at a time never ends."""
+    deadline = policy.timeout.read
+    if deadline is None:
+        return await call
+    try:
+        return await asyncio.wait_for(call, deadline + (policy.timeout.connect or 0.0))
+    except asyncio.TimeoutError:
+        raise CallTimeout(
+            f"the reply was not complete within {deadline:g} s (--ora-timeout bounds the whole reply)", request=request
+        ) from None
 
 
 def _fresh_request(request: httpx.Request, body: bytes, timeout: httpx.Timeout) -> httpx.Request:
@@ -293,7 +323,7 @@ def _status_error(
 
 def _network_error(
     judge: str,
-    exc: httpx.TransportError,
+    exc: httpx.RequestError,
     attempts: int,
     waited: float,
     secrets: Sequence[str],

@@ -139,6 +139,12 @@ class Rubric:
     digest: str = ""
     source: str = ""
     """Where the rubric was read from: builtin:<id> or a path."""
+    axes: tuple[Any, ...] = ()
+    """kind scorecard: the axes (pytest_ora.scorecard.axes.Axis), graded mechanically."""
+    baseline: str | None = None
+    """kind scorecard: the configuration paired ratios compare against."""
+    scorer: str | None = None
+    """kind python: `module:function` in the eval suite's directory."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -153,6 +159,9 @@ class Rubric:
 
     def formula(self) -> str:
         """The formula as printed in the header and the methodology note."""
+        if self.kind == "scorecard":
+            axes = ", ".join(f"{axis.name} ({axis.how})" for axis in self.axes)
+            return f"axes {axes} graded mechanically from evidence; baseline {self.baseline}; failure when an axis grades FAIL"
         terms = " + ".join(f"{_weight_text(c.weight)}*{c.name}" for c in self.criteria)
         overall = f"overall = min(weighted, {self.cap_criterion})" if self.cap_criterion else "overall = weighted"
         if self.failure_vote is not None:

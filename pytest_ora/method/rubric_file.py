@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from ..scorecard.axes import AxisFile, parse_axes
 from .rubric import (
     Anchor,
     Criterion,
@@ -122,12 +123,14 @@ class RubricFile(_Model):
     rubric: Annotated[str, Field(min_length=1)]
     title: str
     kind: str = "scores"
-    scale: _Scale
-    criteria: list[_Criterion] = Field(min_length=1)
+    scale: _Scale | None = None
+    """Required, except by kind scorecard (grades, no scale)."""
+    criteria: list[_Criterion] = Field(default_factory=list)
+    """At least one, except for kind scorecard (axes instead)."""
     anchors: dict[str, str] = Field(default_factory=dict)
     """Rubric-wide bands ("9-10": meaning) shown to the judges."""
     cap: str | None = None
-    failure: _Failure
+    failure: _Failure | None = None
     verdicts: list[_Verdict] = Field(default_factory=list)
     votes: dict[Name, _Vote] = Field(default_factory=dict)
     panel_size: Annotated[int, Field(ge=1, le=26)] = 2
@@ -138,6 +141,29 @@ class RubricFile(_Model):
     scoring_note: str | None = None
     rounding: _Rounding = Field(default_factory=_Rounding)
     history: list[_History] = Field(min_length=1)
+    axes: list[AxisFile] | None = None
+    """kind scorecard: the axes (SPEC 11)."""
+    baseline: str | None = None
+    """kind scorecard: the configuration paired ratios compare against."""
+    scorer: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$")] | None = None
+    """kind python: module:function, imported from the eval suite's directory."""
+
+    @model_validator(mode="after")
+    def _by_kind(self) -> RubricFile:
+        if self.kind == "scorecard":
+            if not self.axes:
+                raise ValueError("a scorecard rubric lists its axes")
+            if self.criteria or self.scale is not None or self.failure is not None:
+                raise ValueError("a scorecard rubric grades axes: it has no scale, criteria or failure")
+            return self
+        if self.axes is not None or self.baseline is not None:
+            raise ValueError("axes and baseline belong to kind scorecard")
+        if self.scale is None or not self.criteria or self.failure is None:
+            missing = [name for name in ("scale", "criteria", "failure") if not getattr(self, name)]
+            raise ValueError(f"kind {self.kind} needs {', '.join(missing)}")
+        if (self.kind == "python") != (self.scorer is not None):
+            raise ValueError("scorer (module:function) goes with kind python, and kind python needs one")
+        return self
 
     @model_validator(mode="after")
     def _consistent(self) -> RubricFile:
@@ -147,7 +173,7 @@ class RubricFile(_Model):
             raise ValueError(f"criteria repeat {', '.join(repeated)}")
         if self.cap is not None and self.cap not in names:
             raise ValueError(f"cap names {self.cap!r}, which is not a criterion")
-        if self.failure.vote is not None and self.failure.vote not in self.votes:
+        if self.failure is not None and self.failure.vote is not None and self.failure.vote not in self.votes:
             raise ValueError(f"failure.vote names {self.failure.vote!r}, which is not one of the votes")
         for band in self.verdicts[:-1]:
             if band.min is None:
@@ -209,23 +235,29 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         Criterion(c.name, c.title, c.weight, c.question, _bands(c.anchors, where))
         for c in parsed.criteria
     )
+    try:
+        axes = parse_axes(parsed.axes or [])
+    except ValueError as error:
+        raise RubricError(where, f"field 'axes': {error}") from None
+    scale = parsed.scale or _Scale.model_validate({"min": 0, "max": 1})  # scorecards grade, they have no scale
+    failure = parsed.failure
     return Rubric(
         version=parsed.rubric,
         title=parsed.title,
         criteria=criteria,
         anchors=wide,
-        scale_min=parsed.scale.min,
-        scale_max=parsed.scale.max,
+        scale_min=scale.min,
+        scale_max=scale.max,
         cap_criterion=parsed.cap,
-        failure_below=parsed.failure.below,
+        failure_below=failure.below if failure else None,
         rounding=Rounding(**parsed.rounding.model_dump()),
         history=tuple(HistoryEntry(h.version, str(h.date), h.change, h.digest).line() for h in parsed.history),
         kind=parsed.kind,
-        scale_step=parsed.scale.step,
-        failure_vote=parsed.failure.vote,
+        scale_step=scale.step,
+        failure_vote=failure.vote if failure else None,
         verdicts=tuple(VerdictBand(v.name, v.min) for v in parsed.verdicts),
         votes=tuple(VoteRule(name, v.judges, v.min, v.below) for name, v in parsed.votes.items()),
-        panel_size=parsed.panel_size,
+        panel_size=0 if parsed.kind == "scorecard" else parsed.panel_size,  # a scorecard has no judge columns
         blind=parsed.blind,
         requires_spec=parsed.requires_spec,
         families=tuple(parsed.families) if parsed.families is not None else None,
@@ -233,6 +265,9 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         scoring_note=parsed.scoring_note,
         digest=digest,
         source=source,
+        axes=axes,
+        baseline=parsed.baseline,
+        scorer=parsed.scorer,
     )
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..bundle.intake import Plan
+from ..bundle.secrets import SECRET_REASON
+from ..method.rubric import Rubric
 from ..record import CaptureRecord
 
-__all__ = ["RunFacts", "methodology_markdown", "safe_route"]
+__all__ = ["RunFacts", "methodology_data", "methodology_markdown", "methodology_text", "safe_route", "secret_lines"]
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,10 @@ class RunFacts:
     selected: int
     """Captures in this run's selection (after -k / -m)."""
     deviations: tuple[str, ...] = field(default_factory=tuple)
+    selection: str = ""
+    """A partial run's banner ('selection: 1 of 1,185 captures, -k ...'); empty for a full run."""
+    spend: tuple[str, ...] = field(default_factory=tuple)
+    """Live judge spend this run, one line per judge and a total; empty when every call replayed."""
     seed: int = 0
     """--ora-seed: the statistics' resampling seed."""
     disagreement: str = "30%"
@@ -38,74 +45,13 @@ def safe_route(route: str) -> str:
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:
     """methodology.md for a finished (or interrupted) run."""
+    return methodology_text(methodology_data(plan, records, facts))
+
+
+def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> dict[str, Any]:
+    """Everything the methodology note says, as plain data (kept in run.json so `verify` can re-render it)."""
     rubric = plan.rubric
-    manifest = plan.bundle.manifest
-    lines = [
-        f"# Methodology: {manifest.bundle}",
-        "",
-        "Machine-written by pytest-ora from the capture bundle and the judges' replies; do not edit.",
-        "",
-        "## Judges",
-        f"Panel: {plan.panel.label}. Selected automatically from the frozen Optimum snapshot "
-        f"{plan.bundle.optimum.snapshot} (frozen at {plan.bundle.optimum.frozen_at}).",
-        "",
-    ]
-    for judge in plan.panel.judges:
-        origin = f"substituted for {judge.slot}" if judge.substituted else f"Optimum {judge.slot}"
-        lines.append(
-            f"- {judge.label}: {judge.spec.model} ({judge.spec.provider}, {safe_route(judge.spec.route)}), {origin}"
-        )
-    lines += [
-        "",
-        "Each judge received the same packet and rubric independently; no packet held another judge's output.",
-        "",
-        "## Scoring",
-        f"- Scoring date: {facts.scoring_date}",
-        f"- Rubric: {rubric.version} ({rubric.title})",
-        f"- Formula: {rubric.formula()}",
-        f"- Criterion scores are the mean of the {_count(len(plan.panel.judges))} judges; arithmetic is exact (rational).",
-        f"- Judge calls: record mode `{facts.record_mode}`",
-        f"- Rubric digest: {rubric.digest} ({rubric.source}); kind {rubric.kind}",
-        *([f"- Rules: {rubric.rules()} (votes count each judge's own overall)"] if rubric.rules() else []),
-        *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
-          if rubric.blind else []),
-        "",
-        "## Counts",
-        f"- Scored set: {plan.scored_entry_count} entries "
-        + "(" + ", ".join(f"{len(keys)} {family}" for family, keys in plan.entries.items()) + "), "
-        f"{plan.scored_set_captures} captures",
-        f"- This run's selection: {facts.selected} captures; records written: {len(records)}",
-    ]
     status = Counter(record["status"] for record in records)
-    lines.append(
-        "- Outcomes: " + ", ".join(f"{status.get(name, 0)} {name}" for name in ("scored", "excluded", "unscorable", "error"))
-    )
-    lines += _reasked(records)
-    lines += _section("Exclusions", [r for r in records if r["status"] == "excluded"])
-    lines += _section("Unscorable captures", [r for r in records if r["status"] == "unscorable"])
-    lines += _section("Errors", [r for r in records if r["status"] == "error"])
-    lines += ["", "## Lanes not captured"]
-    if plan.lanes_missing:
-        lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in sorted(plan.lanes_missing.items())]
-    else:
-        lines.append("- none")
-    if plan.collision_losers:
-        lines += ["", "## Collisions", *(f"- {key}: excluded, scored in the winning family" for key in plan.collision_losers)]
-    lines += ["", "## Deviations"]
-    deviations = list(facts.deviations)
-    for judge in plan.panel.substituted:
-        deviations.append(f"{judge.label} substituted: {judge.spec.provider}:{judge.spec.model} for {judge.slot} (panel {plan.panel.label})")
-    lines += [f"- {text}" for text in deviations] or ["- none"]
-    lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric.history), ""]
-    return "\n".join(lines)
-
-
-def _count(number: int) -> str:
-    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-    return words[number] if number < len(words) else str(number)
-
-
-def _reasked(records: Sequence[CaptureRecord]) -> list[str]:
     asks: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
     for record in records:
@@ -113,15 +59,141 @@ def _reasked(records: Sequence[CaptureRecord]) -> list[str]:
             asks[judge["label"]] += judge["asks"] - 1
             tokens[f"{judge['label']} input"] += judge["usage"]["input_tokens"]
             tokens[f"{judge['label']} output"] += judge["usage"]["output_tokens"]
-    lines = [f"- Re-asks after invalid replies: {sum(asks.values())}"]
-    lines += [f"  - {label}: {count}" for label, count in sorted(asks.items())]
-    if tokens:
-        lines.append("- Tokens billed: " + ", ".join(f"{name} {count}" for name, count in sorted(tokens.items())))
-    return lines
+    deviations = list(facts.deviations)
+    for slot in plan.panel.substituted:
+        deviations.append(f"{slot.label} substituted: {slot.spec.provider}:{slot.spec.model} for {slot.slot} (panel {plan.panel.label})")
+    return {
+        "bundle": plan.bundle.manifest.bundle,
+        "panel": plan.panel.label,
+        "snapshot": plan.bundle.optimum.snapshot,
+        "frozen_at": str(plan.bundle.optimum.frozen_at),
+        "no_judge": None if plan.panel.judges else _no_judge(rubric),
+        "judges": [
+            {"label": j.label, "model": j.spec.model, "provider": j.spec.provider, "route": safe_route(j.spec.route),
+             "origin": f"substituted for {j.slot}" if j.substituted else f"Optimum {j.slot}"}
+            for j in plan.panel.judges
+        ],
+        "scoring_date": facts.scoring_date,
+        "record_mode": facts.record_mode,
+        "rubric": {"version": rubric.version, "title": rubric.title, "formula": rubric.formula(), "digest": rubric.digest,
+                   "source": rubric.source, "kind": rubric.kind, "rules": rubric.rules(), "blind": rubric.blind,
+                   "history": list(rubric.history)},
+        "scored_entry_count": plan.scored_entry_count,
+        "entries": [[family, len(keys)] for family, keys in plan.entries.items()],
+        "scored_set_captures": plan.scored_set_captures,
+        "selected": facts.selected,
+        "records": len(records),
+        "outcomes": [[name, status.get(name, 0)] for name in ("scored", "excluded", "unscorable", "error")],
+        "budget": status.get("budget", 0),
+        "spend": list(facts.spend),
+        "reasks": sorted(asks.items()),
+        "tokens": sorted(tokens.items()),
+        "exclusions": _listed(r for r in records if r["status"] == "excluded"),
+        "secret_bearing": len(_secret_bearing(records)),
+        "unscorable": _listed(r for r in records if r["status"] == "unscorable"),
+        "errors": _listed(r for r in records if r["status"] == "error"),
+        "lanes_missing": [[key, list(lanes)] for key, lanes in sorted(plan.lanes_missing.items())],
+        "collision_losers": list(plan.collision_losers),
+        "deviations": deviations,
+    }
 
 
-def _section(title: str, records: Sequence[CaptureRecord]) -> list[str]:
+def _listed(records: Iterable[CaptureRecord]) -> list[list[str | None]]:
+    return [[r["capture_id"], r["reason"]] for r in records]
+
+
+def methodology_text(data: dict[str, Any]) -> str:
+    """methodology.md from methodology_data alone."""
+    rubric = data["rubric"]
+    judged = bool(data["judges"])
+    lines = [
+        f"# Methodology: {data['bundle']}",
+        "",
+        "Machine-written by pytest-ora from the capture bundle and the judges' replies; do not edit.",
+        "",
+        "## Judges",
+        f"Panel: {data['panel']}. Selected automatically from the frozen Optimum snapshot "
+        f"{data['snapshot']} (frozen at {data['frozen_at']}).",
+        "",
+    ]
+    if data["no_judge"] is not None:
+        lines[-2:] = [data["no_judge"], ""]
+    for judge in data["judges"]:
+        lines.append(f"- {judge['label']}: {judge['model']} ({judge['provider']}, {judge['route']}), {judge['origin']}")
+    lines += [
+        "",
+        "Each judge received the same packet and rubric independently; no packet held another judge's output."
+        if judged else "Graded in the pytest processes themselves: no judge call, no network, no cassette.",
+        "",
+        "## Scoring",
+        f"- Scoring date: {data['scoring_date']}",
+        f"- Rubric: {rubric['version']} ({rubric['title']})",
+        f"- Formula: {rubric['formula']}",
+        f"- Criterion scores are the mean of the {_count(len(data['judges']))} judges; arithmetic is exact (rational)."
+        if judged else "- No judge was called: no packet left the machine, no network, no cassette.",
+        f"- Judge calls: record mode `{data['record_mode']}`",
+        f"- Rubric digest: {rubric['digest']} ({rubric['source']}); kind {rubric['kind']}",
+        *([f"- Rules: {rubric['rules']} (votes count each judge's own overall)"] if rubric["rules"] else []),
+        *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
+          if rubric["blind"] else []),
+        "",
+        "## Counts",
+        f"- Scored set: {data['scored_entry_count']} entries "
+        + "(" + ", ".join(f"{count} {family}" for family, count in data["entries"]) + "), "
+        f"{data['scored_set_captures']} captures",
+        f"- This run's selection: {data['selected']} captures; records written: {data['records']}",
+        "- Outcomes: " + ", ".join(f"{count} {name}" for name, count in data["outcomes"])
+        + (f", {data['budget']} not started (budget reached)" if data.get("budget") else ""),
+        f"- Re-asks after invalid replies: {sum(count for _, count in data['reasks'])}",
+        *(f"  - {label}: {count}" for label, count in data["reasks"]),
+    ]
+    if data["tokens"]:
+        lines.append("- Tokens billed: " + ", ".join(f"{name} {count}" for name, count in data["tokens"]))
+    lines += _section("Exclusions", data["exclusions"])
+    if data["secret_bearing"]:
+        lines += ["", "## Secret-bearing input",
+                  f"- {data['secret_bearing']} captures held text shaped like a credential; they were excluded before any "
+                  "packet was built and never sent to a judge (the reason names the field, never the value)"]
+    lines += _section("Unscorable captures", data["unscorable"])
+    lines += _section("Errors", data["errors"])
+    if data.get("spend"):
+        lines += ["", "## Judge spend (live calls this run, tokens x price)", *(f"- {line}" for line in data["spend"])]
+    lines += ["", "## Lanes not captured"]
+    lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
+    if data["collision_losers"]:
+        lines += ["", "## Collisions", *(f"- {key}: excluded, scored in the winning family" for key in data["collision_losers"])]
+    lines += ["", "## Deviations"]
+    lines += [f"- {text}" for text in data["deviations"]] or ["- none"]
+    lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric["history"]), ""]
+    return "\n".join(lines)
+
+
+def _secret_bearing(records: Iterable[CaptureRecord]) -> list[CaptureRecord]:
+    return [r for r in records if r["status"] == "excluded" and (r["reason"] or "").startswith(SECRET_REASON)]
+
+
+def secret_lines(records: Iterable[CaptureRecord]) -> list[str]:
+    """The terminal's word on captures excluded as secret-bearing input (none: no lines)."""
+    secret = _secret_bearing(records)
+    if not secret:
+        return []
+    ids = ", ".join(r["capture_id"] for r in secret)
+    return [f"ora: {len(secret)} captures excluded as {SECRET_REASON}, never sent to a judge: {ids}", ""]
+
+
+def _no_judge(rubric: Rubric) -> str:
+    if rubric.kind == "python":
+        return f"None: rubric kind python; the scorer {rubric.scorer} from the eval suite's directory scored every capture."
+    return f"None: rubric kind {rubric.kind} grades every capture mechanically from its evidence."
+
+
+def _count(number: int) -> str:
+    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    return words[number] if number < len(words) else str(number)
+
+
+def _section(title: str, listed: Sequence[Sequence[str | None]]) -> list[str]:
     lines = ["", f"## {title}"]
-    if not records:
+    if not listed:
         return [*lines, "- none"]
-    return [*lines, *(f"- {r['capture_id']}: {r['reason']}" for r in records)]
+    return [*lines, *(f"- {capture_id}: {reason}" for capture_id, reason in listed)]

@@ -17,18 +17,31 @@ from tabulate import tabulate
 
 from ..bundle.intake import Plan
 from ..errors import OutputError
+from ..fileio import file_mode
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
+from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord
-from .methodology import RunFacts, methodology_markdown
+from .archive import archive_report
+from .methodology import RunFacts, methodology_data, methodology_text
+from .notes import summary_appendix, summary_preface
 from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
+from .verify import RUN_DATA, run_data
 
-__all__ = ["ESTIMATE_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "STATS_FILES", "OutputDir", "capture_file", "estimate_table"]
+__all__ = [
+    "DRY_RUN_DIR", "ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "SPEND_DIR", "STATS_FILES", "OutputDir", "capture_file",
+    "estimate_table",
+]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
 STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
+EXTRA_FILES = ("run.json", "scorecard.json", "SCORECARD-RESULT.md")
+"""run.json (what `verify` re-renders the tables with) and the files a rubric kind adds (scorecard),
+cleared with the rest of the last run's report."""
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
+DRY_RUN_DIR = "dry-run"
+"""A dry run's packets: beside the last report, never over it."""
 """Live judge spend of the current run, one file per process (see budget.SpendLog)."""
 
 
@@ -44,12 +57,21 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(handle, file_mode())  # mkstemp's 0600 would ignore the user's umask
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    """os.write until every byte is written (a short write is not an error)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(descriptor, view)
+        view = view[written:]
 
 
 def _dump(data: Any) -> str:
@@ -65,17 +87,25 @@ class OutputDir:
         self._writer: ThreadPoolExecutor | None = None
         self._write_errors: list[str] = []
 
-    def claim(self) -> None:
-        """Take the directory for this run: refuse a live concurrent run, clear the last run's report."""
+    def claim(self, estimate: bool = False) -> None:
+        """Take the directory for this run: refuse a live concurrent run, move the last report to runs/.
+
+        A dry run (`estimate`) writes only the estimate files and its packets under dry-run/: the
+        last report stays where it is.
+        """
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             lock = self.path / LOCK_NAME
             self._take_lock(lock)
-            for name in REPORT_FILES + STATS_FILES + ESTIMATE_FILES:
+            for name in ESTIMATE_FILES:
                 (self.path / name).unlink(missing_ok=True)
+            if estimate:
+                shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
+                return
+            archive_report(self.path, REPORT_FILES + EXTRA_FILES + STATS_FILES)
             for name in ("packets", "judges", SPEND_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
-            self._journal = (self.path / "ledger.jsonl").open("a", encoding="utf-8")
+            self._journal = (self.path / "ledger.jsonl").open("ab", buffering=0)
         except OSError as error:
             raise OutputError(
                 f"cannot write the report to {self.path}: {error.strerror or error}; "
@@ -104,10 +134,30 @@ class OutputDir:
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
     def append(self, row: BaseModel) -> None:
-        """Journal a ledger row as it arrives, so an interrupted run keeps what was judged."""
-        if self._journal is not None:
-            self._journal.write(row.model_dump_json() + "\n")
-            self._journal.flush()
+        """Journal a ledger row as it arrives, so an interrupted run keeps what was judged.
+
+        A row is whole or absent: a write that fails part-way (a full disk) is cut back to the
+        previous row's end, and OutputError says what happened.
+        """
+        if self._journal is None:
+            return
+        data = (row.model_dump_json() + "\n").encode("utf-8")
+        descriptor = self._journal.fileno()
+        start = os.lseek(descriptor, 0, os.SEEK_END)
+        try:
+            _write_all(descriptor, data)
+        except OSError as error:
+            try:
+                os.ftruncate(descriptor, start)
+            except OSError:
+                pass  # the torn tail cannot be cut: the next read of the journal skips a line without its newline
+            self._journal.close()
+            self._journal = None
+            raise OutputError(
+                f"could not append to the ledger journal {self.path / 'ledger.jsonl'}: {error.strerror or error}; "
+                "every row before it is whole; judging stopped: free space or choose another --ora-out and "
+                "re-run (recorded judge calls replay without cost)"
+            ) from None
 
     def write_capture(self, capture_id: str, kind: str, name: str, data: Any) -> None:
         """packets/<id>.json or judges/<id>.<judge>.json, written by a thread of its own.
@@ -146,14 +196,20 @@ class OutputDir:
         if self._journal is not None:
             self._journal.close()
             self._journal = None
+        notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
         files = {
             "ledger.jsonl": "".join(row.model_dump_json() + "\n" for row in rows),
             "ledger.csv": ledger_csv(rows, rubric),
-            "summary.json": summary_json([row for row, _ in summary]),
-            "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle),
+            "summary.json": summary_json([row for row, _ in summary], facts.selection),
+            "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle, notes["preface"], notes["appendix"]),
             "summary.csv": summary_csv(table, rubric),
-            "methodology.md": methodology_markdown(plan, ordered, facts),
         }
+        methodology = methodology_data(plan, ordered, facts)
+        files["methodology.md"] = methodology_text(methodology)
+        files[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
+        kind = mechanical(get_kind(rubric.kind))
+        if kind is not None:
+            files.update(kind.report_files(plan, ordered))
         try:
             for name, text in files.items():
                 write_atomic(self.path / name, text)
@@ -172,10 +228,6 @@ class OutputDir:
         """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""
         order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
         ordered = sorted(estimates, key=lambda e: order.get(e["capture_id"], len(order)))
-        if self._journal is not None:
-            self._journal.close()
-            self._journal = None
-        (self.path / "ledger.jsonl").unlink(missing_ok=True)
         totals = _estimate_totals(ordered)
         data = {"rubric": plan.rubric.version, "prices_as_of": PRICES_AS_OF, "judges": totals, "captures": ordered}
         text = (
@@ -205,11 +257,14 @@ def _statistics_files(plan: Plan, rows: Sequence[BaseModel], facts: RunFacts, fi
     written = {
         "stats.json": stable_json(stats.data, rubric.version),
         "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),
-        "summary.md": files["summary.md"] + statistics_markdown(stats),
-        "methodology.md": files["methodology.md"] + statistics_method(stats),
     }
     if stats.hypotheses is not None:
         written["hypotheses.json"] = stable_json(stats.hypotheses, rubric.version)
+    # The sections render from the written JSON, as `verify` renders them again.
+    stable = json.loads(written["stats.json"])
+    hypotheses = json.loads(written["hypotheses.json"]) if "hypotheses.json" in written else None
+    written["summary.md"] = files["summary.md"] + statistics_markdown(stable, hypotheses)
+    written["methodology.md"] = files["methodology.md"] + statistics_method(stable, hypotheses)
     return written
 
 

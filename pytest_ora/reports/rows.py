@@ -48,6 +48,8 @@ def ledger_model(rubric: Rubric) -> type[BaseModel]:
         fields["verdict"] = (str | None, None)
     for vote in rubric.vote_names:
         fields[vote] = (bool | None, None)
+    if rubric.axes:
+        fields["grades"] = (dict[str, str] | None, None)
     model: type[BaseModel] = create_model("LedgerRow", __config__=_FROZEN, **fields)
     return model
 
@@ -76,6 +78,7 @@ def summary_model(rubric: Rubric) -> type[BaseModel]:
         fields[f"verdict_{band.name}"] = (int, 0)
     for vote in rubric.vote_names:
         fields[vote] = (int, 0)
+    fields["budget"] = (int, 0)  # captures not started once --ora-budget-usd was reached
     model: type[BaseModel] = create_model("SummaryRow", __config__=_FROZEN, **fields)
     return model
 

@@ -11,14 +11,18 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from ..stats.disagreements import Disagreement
-from ..stats.statistics import RunStatistics
+if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no numpy
+    from ..stats.disagreements import Disagreement
 
-__all__ = ["disagreements_csv", "hypotheses_markdown", "stable", "stable_json", "statistics_markdown", "statistics_method"]
+__all__ = [
+    "disagreements_csv", "hypotheses_markdown", "stable", "stable_json", "statistics_markdown", "statistics_method",
+    "statistics_sections",
+]
 
 
 def stable(value: Any) -> Any:
@@ -68,9 +72,18 @@ def _table(rows: list[list[str]], headers: Sequence[str]) -> str:
     return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
 
 
-def statistics_markdown(stats: RunStatistics) -> str:
+def statistics_sections(directory: Path) -> tuple[str, str]:
+    """summary.md's and methodology.md's Statistics sections, rendered from stats.json and hypotheses.json."""
+    if not (directory / "stats.json").is_file():
+        return "", ""
+    data = json.loads((directory / "stats.json").read_text(encoding="utf-8"))
+    path = directory / "hypotheses.json"
+    hypotheses = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    return statistics_markdown(data, hypotheses), statistics_method(data, hypotheses)
+
+
+def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None) -> str:
     """summary.md's Statistics section: agreement, intervals, paired comparisons, hypotheses."""
-    data = stats.data
     method = data["method"]
     agree = data["agreement"]
     lines = [
@@ -112,8 +125,8 @@ def statistics_markdown(stats: RunStatistics) -> str:
         for row in data["comparisons"]
     ]
     lines += [_table(rows, ["First", "Second", "n", "Mean difference", "95% paired bootstrap", "p (sign-flip)", "p (Holm)"])]
-    if stats.hypotheses is not None:
-        lines += ["", hypotheses_markdown(stats.hypotheses)]
+    if hypotheses is not None:
+        lines += ["", hypotheses_markdown(hypotheses)]
     return "\n".join(lines) + "\n"
 
 
@@ -132,9 +145,9 @@ def hypotheses_markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def statistics_method(stats: RunStatistics) -> str:
+def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -> str:
     """methodology.md's Statistics section: methods, seed, resamples, libraries."""
-    method = stats.data["method"]
+    method = data["method"]
     libraries = ", ".join(f"{name} {ver}" for name, ver in method["libraries"].items())
     lines = [
         "",
@@ -144,10 +157,10 @@ def statistics_method(stats: RunStatistics) -> str:
         f"- Mean overall: {method['mean_interval']}",
         f"- Failure rate: {method['failure_interval']}",
         f"- Paired comparisons: {method['paired']}",
-        f"- Disagreements: judges' spread on a criterion >= {stats.data['disagreements']['threshold']:g} points "
-        f"(--ora-disagreement {stats.data['disagreements']['given_as']})",
+        f"- Disagreements: judges' spread on a criterion >= {data['disagreements']['threshold']:g} points "
+        f"(--ora-disagreement {data['disagreements']['given_as']})",
     ]
-    if stats.hypotheses is not None:
+    if hypotheses is not None:
         lines.append("- Hypotheses: per entry delta = overall(better) - overall(worse), compared with the margin exactly; "
                      "mean delta with a BCa bootstrap interval resampling entries")
     lines += [f"- Libraries: {libraries}", "- Computed in the controller from the ledger rows in bundle order.", ""]

@@ -25,6 +25,7 @@ from .rows import ledger_model, summary_model
 
 __all__ = [
     "PUBLIC_COLUMNS",
+    "fit_table",
     "ledger_csv",
     "ledger_row",
     "public_columns",
@@ -95,7 +96,9 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
             fields["judge_a"] = _judge_column(judges[0])
         if len(judges) >= 2:
             fields["judge_b"] = _judge_column(judges[1])
-    if record["status"] == "scored":
+    if "grades" in record:
+        fields.update(grades=record["grades"], failure=record["failure"])
+    if record["status"] == "scored" and judges:
         kind = get_kind(rubric.kind)
         scores = kind.combine([judge["scores"] for judge in judges], rubric)
         fields.update(kind.ledger_fields(scores, rubric))
@@ -121,6 +124,7 @@ def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
     header += ["weighted", "overall", "failure", "rubric", "rubric_digest"]
     header += [f"{label}_overall" for label in labels]
     header += (["verdict"] if rubric.verdicts else []) + list(rubric.vote_names)
+    header += [f"grade_{axis.name}" for axis in rubric.axes]  # kind scorecard: each axis's cell
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -134,7 +138,11 @@ def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
         line += [_cell(data[n]) for n in names]
         line += [_cell(data["weighted"]), _cell(data["overall"]), _cell(data["failure"]), data["rubric"], data["rubric_digest"]]
         line += [_cell(panel[label]["overall"] if label in panel else None) for label in labels]
-        line += [_cell(data.get(key)) for key in header[len(line):]]
+        grades = data.get("grades") or {}
+        line += [
+            _cell(grades.get(key.removeprefix("grade_")) if key.startswith("grade_") else data.get(key))
+            for key in header[len(line):]
+        ]
         writer.writerow(line)
     return out.getvalue()
 
@@ -166,7 +174,8 @@ def summarize(
     model = summary_model(rubric)
     rows = []
     for name, group in by_config.items():
-        scored = [combined(r, rubric) for r in group if r["status"] == "scored"]
+        graded = [r for r in group if r["status"] == "scored"]
+        scored = [combined(r, rubric) for r in graded if r["judges"]]  # a scorecard grades axes: no scores
         accepted = [r for r in group if r["status"] != "excluded"]
         costs = [exact(r["cost_usd"]) for r in accepted if r["cost_usd"] is not None]
         minutes = [exact(r["wall_clock_minutes"]) for r in accepted if r["wall_clock_minutes"] is not None]
@@ -183,10 +192,11 @@ def summarize(
         values.update({key: Fraction(count) for key, count in counts.items()})
         row = model(
             configuration=name,
-            judged=len(scored),
+            judged=len(graded),
             unscorable=sum(r["status"] == "unscorable" for r in group),
             excluded=sum(r["status"] == "excluded" for r in group),
             errors=sum(r["status"] == "error" for r in group),
+            budget=sum(r["status"] == "budget" for r in group),
             mean_overall=_float(values["overall"]),
             **{f"mean_{c}": _float(values[c]) for c in columns},
             failure_rate=_float(values["failure_rate"]),
@@ -230,21 +240,22 @@ def public_row(row: BaseModel, values: dict[str, Fraction | None], rubric: Rubri
         fmt("cost_per_100", rounding.dollar_places),
         fmt("minutes", rounding.minute_places),
         *(str(data[key]) for key in _counts(rubric)),
+        str(data["budget"]),
     ]
 
 
-def summary_json(rows: Sequence[BaseModel]) -> str:
-    """summary.json: one object per configuration at full precision."""
-    return json.dumps([row.model_dump() for row in rows], indent=2) + "\n"
+def summary_json(rows: Sequence[BaseModel], selection: str = "") -> str:
+    """summary.json: one object per configuration at full precision; `selection` names a partial run."""
+    return json.dumps([{**row.model_dump(), "selection": selection or None} for row in rows], indent=2) + "\n"
 
 
 def summary_csv(table: Sequence[Sequence[str]], rubric: Rubric) -> str:
     """summary.csv: the public table as plain numbers; the last column names the rubric."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*public_columns(rubric), "rubric", "rubric_digest"])
+    writer.writerow([*public_columns(rubric), "rubric", "rubric_digest", "budget"])
     for line in table:
-        writer.writerow([*line, rubric.version, rubric.digest])
+        writer.writerow([*line[:-1], rubric.version, rubric.digest, line[-1]])
     return out.getvalue()
 
 
@@ -258,29 +269,63 @@ def _headings(rubric: Rubric) -> list[str]:
 
 
 def summary_table(table: Sequence[Sequence[str]], fmt: str = "github", rubric: Rubric = ORA_V1) -> str:
-    """The public table as text (markdown for summary.md, plain for the terminal)."""
-    rate = 6 + len(get_kind(rubric.kind).summary_columns(rubric))
+    """The public table as text (markdown for summary.md, plain for the terminal).
+
+    The last cell of a row, Budget (captures not started once --ora-budget-usd was reached), shows
+    only when some configuration has one.
+    """
+    rate = _rate_index(rubric)
+    budget = any(line[-1] != "0" for line in table)
     shown = [
-        [*line[:rate], f"{line[rate]}%" if line[rate] else "", f"${line[rate + 1]}" if line[rate + 1] else "", *line[rate + 2 :]]
+        [*line[:rate], f"{line[rate]}%" if line[rate] else "", f"${line[rate + 1]}" if line[rate + 1] else "",
+         *line[rate + 2 : -1], *(line[-1:] if budget else [])]
         for line in table
     ]
-    headings = _headings(rubric)
+    headings = [*_headings(rubric), *(["Budget"] if budget else [])]
     return tabulate(shown, headers=headings, tablefmt=fmt, disable_numparse=True, colalign=("left",) + ("right",) * (len(headings) - 1))
+
+
+def _rate_index(rubric: Rubric) -> int:
+    """Where the failure rate sits in a public row: after the counts, overall and the criteria."""
+    return 6 + len(get_kind(rubric.kind).summary_columns(rubric))
+
+
+def fit_table(table: Sequence[Sequence[str]], width: int, rubric: Rubric = ORA_V1) -> list[str]:
+    """The terminal's table: the full one if it fits, else fewer columns, else one line per configuration."""
+    full = summary_table(table, fmt="simple", rubric=rubric).splitlines()
+    if max(map(len, full), default=0) <= width:
+        return full
+    rate = _rate_index(rubric)
+    keep = (0, 1, 4, 5, rate, rate + 1, rate + 2)  # configuration, judged, errors, overall, failure, cost, minutes
+    headings = ["Configuration", "Judged", "Errors", "Overall", "Fail %", "$ / 100", "Min / run"]
+    compact = tabulate([[line[i] for i in keep] for line in table], headers=headings, tablefmt="simple",
+                       disable_numparse=True, colalign=("left",) + ("right",) * (len(keep) - 1)).splitlines()
+    if max(map(len, compact), default=0) <= width:
+        return [*compact, "(narrow terminal: criterion columns are in summary.md)"]
+    return [f"{line[0]}: overall {line[5] or '-'}, judged {line[1]}, failure rate {line[rate] or '-'}%" for line in table]
 
 
 def _failing(rubric: Rubric) -> str:
     return "below the threshold" if rubric.failure_vote is None else f"whose {rubric.failure_vote} vote holds"
 
 
-def summary_markdown(table: Sequence[Sequence[str]], rubric: Rubric, bundle: str) -> str:
-    """summary.md: the public table with the rubric and formula it was computed with."""
+def summary_markdown(
+    table: Sequence[Sequence[str]], rubric: Rubric, bundle: str, preface: Sequence[str] = (), appendix: Sequence[str] = ()
+) -> str:
+    """summary.md: the public table with the rubric and formula it was computed with.
+
+    `preface` goes first (a partial run's selection banner, the judges); `appendix` after the table.
+    """
+    head = "".join(f"{line}\n\n" for line in preface)
+    tail = "".join(f"\n{block}\n" for block in appendix)
     return (
         f"# Configuration summary: {bundle}\n\n"
+        f"{head}"
         f"Rubric {rubric.version} ({rubric.title}). {rubric.formula()}.\n"
         + (f"Rules: {rubric.rules()}.\n" if rubric.rules() else "")
         + f"Rubric digest {rubric.digest}.\n"
         "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "
         f"failure rate is the share of scored captures {_failing(rubric)}; cost and minutes are "
         "means over the configuration's accepted captures. Machine-written: do not edit.\n\n"
-        f"{summary_table(table, rubric=rubric)}\n"
+        f"{summary_table(table, rubric=rubric)}\n{tail}"
     )

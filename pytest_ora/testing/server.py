@@ -26,8 +26,8 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -49,6 +49,7 @@ from .wire import (
 
 __all__ = [
     "FAULT_KINDS",
+    "HOSTILE_FAULTS",
     "INVALID_FAULTS",
     "PROVIDERS",
     "QUIRK_FAULTS",
@@ -74,7 +75,10 @@ INVALID_FAULTS: tuple[str, ...] = (
     "prose",
 )
 QUIRK_FAULTS: tuple[str, ...] = ("gzip", "leading_whitespace", "thinking_first", "text_before_tool", "fenced", "pretty")
-FAULT_KINDS: tuple[str, ...] = STATUS_FAULTS + TRANSPORT_FAULTS + INVALID_FAULTS + QUIRK_FAULTS
+HOSTILE_FAULTS: tuple[str, ...] = ("rewrite", "trickle", "bogus_gzip")
+"""A mutating proxy's faults: a 2xx body rewritten by `Fault.rewrite`, a body sent one byte per
+`Fault.delay` seconds, a `content-encoding: gzip` header on a body that is not gzip."""
+FAULT_KINDS: tuple[str, ...] = STATUS_FAULTS + TRANSPORT_FAULTS + INVALID_FAULTS + QUIRK_FAULTS + HOSTILE_FAULTS
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,8 @@ class Fault:
     """Only calls to this provider's route; any when None."""
     model: str | None = None
     """Only calls for this model id; any when None."""
+    rewrite: Callable[[bytes], bytes] | None = field(default=None, compare=False)
+    """For a rewrite fault: the 2xx body as sent -> the body to send instead."""
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -253,6 +259,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("content-length", str(len(response.body)))
         self.end_headers()
+        if isinstance(response, _Trickled):
+            self.wfile.flush()
+            for index in range(len(response.body)):
+                if self.server.judge._stopping.wait(response.pause):
+                    return
+                self.wfile.write(response.body[index : index + 1])
+                self.wfile.flush()
+            return
         self.wfile.write(response.body)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -488,7 +502,8 @@ class ReferenceJudge:
         limit = call.max_tokens
         if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:
             kind = "truncated"  # the request's own output limit cuts the reply, as a real model's would
-        return apply_quirk(wire.success(call, reply, kind, self.latency), kind)
+        response = apply_quirk(wire.success(call, reply, kind, self.latency), kind)
+        return _hostile(response, fault)
 
     def _take_fault(self, call: Call) -> Fault | None:
         """The first queued fault matching this call, consumed once; expired ones are dropped."""
@@ -520,6 +535,25 @@ class ReferenceJudge:
             headers = (("content-type", "text/html"),) + tuple(extra)
             return Response(502, headers, BAD_GATEWAY)
         return wire.error(status, problem, message, seed, extra)
+
+
+@dataclass(frozen=True)
+class _Trickled(Response):
+    """A response whose body is written one byte every `pause` seconds."""
+
+    pause: float = 1.0
+
+
+def _hostile(response: Response, fault: Fault | None) -> Response:
+    """The success response as a mutating proxy would pass it on."""
+    if fault is None or fault.kind not in HOSTILE_FAULTS:
+        return response
+    if fault.kind == "rewrite":
+        assert fault.rewrite is not None, "a rewrite fault needs Fault.rewrite"
+        return replace(response, body=fault.rewrite(response.body))
+    if fault.kind == "bogus_gzip":
+        return replace(response, headers=response.headers + (("content-encoding", "gzip"),))
+    return _Trickled(response.status, response.headers, response.body, pause=fault.delay)
 
 
 def _wait_seconds(fault: Fault) -> float:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any, Literal, Protocol
 
 import httpx
 
 from ...models import RoleSpec
+from ...strictjson import strict_loads
 
 __all__ = [
     "ImagePart",
@@ -117,10 +117,6 @@ def dumps_body(body: dict[str, Any]) -> bytes:
 
 
 def loads_body(data: bytes | str) -> Any:
-    """Response JSON with exact decimals; tolerates a BOM and surrounding whitespace."""
+    """Response JSON with exact decimals, read strictly (strictjson); tolerates a BOM and surrounding whitespace."""
     text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
-    return json.loads(text.strip(), parse_float=Decimal, parse_constant=_refuse_constant)
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"non-finite number {name} in JSON")
+    return strict_loads(text.strip())

@@ -5,10 +5,15 @@ from __future__ import annotations
 import importlib
 
 from .base import Kind, ReplyProblem
+from .mechanical import Mechanical, calls_judges, mechanical
 
-__all__ = ["KINDS", "Kind", "ReplyProblem", "get_kind"]
+__all__ = ["KINDS", "Kind", "Mechanical", "ReplyProblem", "calls_judges", "get_kind", "mechanical"]
 
-KINDS: dict[str, str] = {"scores": "pytest_ora.method.kinds.scores"}
+KINDS: dict[str, str] = {
+    "scores": "pytest_ora.method.kinds.scores",
+    "scorecard": "pytest_ora.method.kinds.scorecard",
+    "python": "pytest_ora.method.kinds.python",
+}
 """Kind name -> the module defining KIND. Later kinds (checklist, behavior, compare, ...) add a line."""
 
 

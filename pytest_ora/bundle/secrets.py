@@ -1,0 +1,122 @@
+"""Credential-shaped text in a capture (SPEC 11): found before any packet is built, never shown.
+
+A capture whose text holds something shaped like a provider API key, a private key block or a
+bearer token is never sent to a judge: intake excludes it with reason `secret-bearing input`,
+naming the field and the kind of credential, never its value. The shapes are the providers'
+documented key formats; a loose pattern here would exclude honest answers, a missed one would
+send a key to a third party, so each pattern needs the prefix and a realistic length.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..models import Capture
+
+__all__ = ["SECRET_REASON", "SHAPES", "capture_texts", "find_secret", "secret_in", "secret_reason"]
+
+SECRET_REASON = "secret-bearing input"
+
+SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (name, re.compile(pattern), hints)
+    for name, pattern, hints in (
+        # (what it is, its shape, literals one of which it contains: a cheap test before the regex)
+        # Order matters: the specific sk- prefixes name their provider before the generic one.
+        ("an Anthropic API key", r"sk-ant-[A-Za-z0-9_-]{20,}", ("sk-ant-",)),
+        ("an OpenRouter API key", r"sk-or-[A-Za-z0-9_-]{20,}", ("sk-or-",)),
+        # After a word character "sk-" is a slug's tail (risk-assessment-...), not a key.
+        ("an OpenAI API key", r"(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}", ("sk-",)),
+        ("a Google API key", r"AIza[0-9A-Za-z_-]{35}", ("AIza",)),
+        ("a GitHub token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
+        ("an AWS access key id", r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}(?![A-Z0-9])",
+         ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA")),
+        ("a Slack token", r"xox[abposr]-[A-Za-z0-9-]{10,}", ("xox",)),
+        ("a Stripe secret key", r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}", ("k_live_", "k_test_")),
+        ("a Hugging Face token", r"hf_[A-Za-z0-9]{30,}", ("hf_",)),
+        ("a Groq API key", r"gsk_[A-Za-z0-9]{40,}", ("gsk_",)),
+        ("an xAI API key", r"xai-[A-Za-z0-9]{40,}", ("xai-",)),
+        ("a Google OAuth access token", r"ya29\.[0-9A-Za-z_-]{20,}", ("ya29.",)),
+        ("a password in a URL", r"://[^\s:/@]+:[^\s:/@]{3,}@[^\s/@]+", ("://",)),
+        ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", ("PRIVATE KEY",)),
+        ("a JSON Web Token", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyJ",)),
+        # A bearer credential: the scheme word, then a token with a digit in it (prose says
+        # "bearer tokens", never "Bearer 9f2c...").
+        ("a bearer token", r"(?i:\bbearer)\s+(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{16,}=*",
+         ("Bearer", "bearer", "BEARER")),
+    )
+)
+
+
+def secret_in(text: str) -> str | None:
+    """The kind of the first credential shape in text ("an Anthropic API key"), or None."""
+    for name, pattern, hints in SHAPES:
+        if any(hint in text for hint in hints) and pattern.search(text):
+            return name
+    return None
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """Every string under value (keys included), with its dotted path."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            where = f"{path}.{key}"
+            yield where, str(key)
+            yield from _leaves(item, where)
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _leaves(item, f"{path}.{index}")
+
+
+def capture_texts(capture: Capture) -> Iterator[tuple[str, str]]:
+    """(field, text) for every text field of the capture a packet or a scorer could carry."""
+    data = capture.model_dump(mode="json", exclude={"entry_key", "configuration", "cost_usd", "wall_clock_minutes"})
+    for name, value in data.items():
+        yield from _leaves(value, name)
+
+
+def _read_text(root: Path, relative: str) -> str | None:
+    path = Path(relative)
+    if path.is_absolute() or ".." in path.parts:
+        return None  # never read outside the bundle because the bundle names it
+    try:
+        return (root / path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def find_secret(capture: Capture, root: Path, files: dict[str, str | None] | None = None) -> tuple[str, str] | None:
+    """(field, kind of credential) of the first credential-shaped text of the capture, its spec or text artifact.
+
+    `files` caches each bundle file's finding (specs are shared by many captures); unreadable
+    or binary files find nothing here (intake reports them on their own).
+    """
+    texts = list(capture_texts(capture))
+    # One pass over all of the capture's text first (NUL never matches a shape, so no match spans
+    # two fields); only a capture with a hit is searched field by field to name the field.
+    if secret_in("\x00".join(text for _, text in texts)) is not None:
+        for field, text in texts:
+            found = secret_in(text)
+            if found is not None:
+                return field, found
+    cache = {} if files is None else files
+    for field, relative in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
+        if relative is None:
+            continue
+        if relative not in cache:
+            content = _read_text(root, relative)
+            cache[relative] = None if content is None else secret_in(content)
+        kind = cache[relative]
+        if kind is not None:
+            return f"{field} ({relative})", kind
+    return None
+
+
+def secret_reason(field: str, kind: str) -> str:
+    """The exclusion reason: names the field and the kind of credential, never the value."""
+    return f"{SECRET_REASON}: field '{field}' holds text shaped like {kind}; never sent to a judge"

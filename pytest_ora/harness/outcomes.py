@@ -1,0 +1,67 @@
+"""A capture's scores in pytest's own outputs: junitxml properties, the -v word, the -rL lines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from ..method.rubric import Rubric
+from ..record import CaptureRecord
+from ..reports.tables import combined, round_half_away
+
+__all__ = ["lowscore_lines", "overall_text", "score_properties", "shows_lowscores", "verbose_word"]
+
+
+def score_properties(record: CaptureRecord, rubric: Rubric) -> list[tuple[str, str]]:
+    """record_property pairs: the outcome (LOWSCORE stands out in junitxml), overall, weighted, criterion means."""
+    if record["status"] != "scored":
+        return [("ora_outcome", record["status"])]
+    if "grades" in record:  # a scorecard grades axes; it has no scores to combine
+        return [("ora_outcome", "scored"), *((f"ora_grade_{axis}", cell) for axis, cell in record["grades"].items())]
+    scores = combined(record, rubric)
+    return [
+        ("ora_outcome", "LOWSCORE" if scores.failure else "scored"),
+        ("ora_overall", str(float(scores.overall))),
+        ("ora_weighted", str(float(scores.weighted))),
+        *((f"ora_{name}", str(float(mean))) for name, mean in scores.means.items()),
+    ]
+
+
+def overall_text(record: CaptureRecord, rubric: Rubric) -> str | None:
+    """The overall as the public table rounds it, for the -v word; None when the capture was not scored."""
+    if record["status"] != "scored" or "grades" in record:
+        return None
+    overall = combined(record, rubric).overall
+    return str(round_half_away(overall, rubric.rounding.rating_places))
+
+
+def verbose_word(report: pytest.TestReport) -> tuple[str, str, Any] | None:
+    """The status of a scored capture's call: PASSED or LOWSCORE with its overall (shown by -v)."""
+    if report.when != "call" or not report.passed:
+        return None
+    overall = getattr(report, "ora_overall", None)
+    if getattr(report, "ora_failure", False):
+        word = "LOWSCORE" if overall is None else f"LOWSCORE (overall {overall})"
+        return "lowscore", "L", (word, {"yellow": True})
+    if overall is not None:
+        return "passed", ".", (f"PASSED (overall {overall})", {"green": True})
+    return None
+
+
+def shows_lowscores(config: pytest.Config) -> bool:
+    """Whether -r asked for low scores: L, or a (all but passes) / A (all), unless N came after."""
+    chars = str(config.option.reportchars or "")
+    wanted = False
+    for char in chars:
+        if char in "LaA":
+            wanted = True
+        elif char == "N":
+            wanted = False
+    return wanted
+
+
+def lowscore_lines(reports: Sequence[Any], why: str) -> list[str]:
+    """'LOWSCORE test_ora.py::test_capture[...] - overall 2.1 < 4.0', one per low-scoring capture."""
+    return [f"LOWSCORE {report.nodeid} - overall {getattr(report, 'ora_overall', '?')} {why}" for report in reports]

@@ -1,0 +1,70 @@
+"""Checks on the configured API keys before any judge call: a key that could leak is refused unpaid."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from ..bundle.intake import Plan
+from ..errors import OraError
+from .providers import api_key_for, key_env_for
+
+__all__ = ["MIN_KEY_LENGTH", "check_keys"]
+
+MIN_KEY_LENGTH = 12
+"""Shorter values occur in ordinary text: redacting them would mangle reports and still not hide them.
+Providers' keys are 39 characters or more; a keyless local judge needs no key at all."""
+
+
+def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:
+    """Raise OraError (the run stops, exit 4) for a key too short to redact or present in the bundle."""
+    keys: dict[str, str] = {}
+    problems = []
+    for judge in plan.panel.judges:
+        key = api_key_for(judge.spec, environ)
+        name = key_env_for(judge.spec)
+        if key is None or name in keys:
+            continue
+        if len(key) < MIN_KEY_LENGTH:
+            problems.append(
+                f"{name} ({judge.label}) is {len(key)} characters, too short to redact safely (at least "
+                f"{MIN_KEY_LENGTH}): set the provider's real key, or unset it for a keyless local judge"
+            )
+            continue
+        keys[name] = str.__str__(key)
+    for name, value in keys.items():
+        where = _find(plan, value.encode("utf-8"))
+        if where is not None:
+            problems.append(
+                f"the value of {name} occurs in the bundle ({where}): a packet would carry the key to the "
+                "judges; remove it from the bundle (and rotate the key)"
+            )
+    if problems:
+        raise OraError("API key check failed before any judge call: " + "; ".join(problems))
+
+
+def _find(plan: Plan, needle: bytes) -> str | None:
+    """Where in the bundle's judged text the bytes occur (file, and line for captures.jsonl), or None."""
+    root = plan.bundle.root
+    with (root / "captures.jsonl").open("rb") as stream:
+        for number, line in enumerate(stream, start=1):
+            if needle in line:
+                return f"captures.jsonl:{number}"
+    for relative in _judged_files(plan):
+        try:
+            if needle in (root / relative).read_bytes():
+                return relative
+        except OSError:
+            continue  # intake already made such a capture unscorable
+    return None
+
+
+def _judged_files(plan: Plan) -> Iterator[str]:
+    seen: set[str] = set()
+    for planned in plan.captures:
+        if planned.status != "judge":
+            continue
+        for relative in (planned.capture.spec_path, planned.capture.visual_artifact):
+            if relative is not None and relative not in seen and not Path(relative).is_absolute():
+                seen.add(relative)
+                yield relative

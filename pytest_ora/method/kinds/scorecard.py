@@ -1,0 +1,63 @@
+"""`kind: scorecard`: axes graded mechanically from each capture's evidence (seed 004, SPEC 11); no judge."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from ..rubric import Rubric
+from ..scoring import Scores
+from .base import ReplyProblem
+from .mechanical import NoJudge
+
+if TYPE_CHECKING:
+    from ...bundle.intake import Plan, PlannedCapture
+    from ...record import CaptureRecord
+
+__all__ = ["KIND", "ScorecardKind"]
+
+
+class ScorecardKind(NoJudge):
+    """PASS / PARTIAL / FAIL / N/A / UNKNOWN per axis; scorecard.json and SCORECARD-RESULT.md."""
+
+    name = "scorecard"
+
+    def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> Any:
+        return ReplyProblem("(reply)", "a reply", f"is never asked for: rubric {rubric.version} calls no judge")
+
+    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
+        raise TypeError(f"rubric {rubric.version} has no judges and no overall")
+
+    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
+        raise TypeError(f"rubric {rubric.version} grades axes; it has no scores to combine")
+
+    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
+        return {}
+
+    def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
+        return ()
+
+    def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
+        from ...record import base_record
+        from ...scorecard.card import capture_cells
+
+        cells = capture_cells(plan, planned)
+        record = base_record(planned, "scored")
+        record["grades"] = {name: cell.text() for name, cell in cells.items()}
+        record["failure"] = any(cell.grade == "FAIL" for cell in cells.values())
+        return record
+
+    def report_files(self, plan: Plan, records: Sequence[CaptureRecord]) -> dict[str, str]:
+        from ...scorecard.card import SCORECARD_JSON, scorecard_data
+        from ...scorecard.render import SCORECARD_RESULT, scorecard_markdown
+
+        data = scorecard_data(plan, (record["capture_id"] for record in records))
+        return {
+            SCORECARD_JSON: json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+            SCORECARD_RESULT: scorecard_markdown(data),
+        }
+
+
+KIND = ScorecardKind()

@@ -1,0 +1,40 @@
+"""The per-family breakdown: each configuration's mean overall within each family of entries.
+
+An overall ranking can hide a family where the order flips; this table shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from tabulate import tabulate
+
+from ..method.rubric import Rubric
+from ..record import CaptureRecord
+from ..vocabulary import FAMILIES
+from .tables import combined, round_half_away
+
+__all__ = ["family_table"]
+
+
+def family_table(records: Sequence[CaptureRecord], configurations: Sequence[str], rubric: Rubric) -> str:
+    """Markdown: configurations by family, each cell the mean overall over scored captures (n in brackets)."""
+    scored = [record for record in records if record["status"] == "scored"]
+    present = {record["family"] for record in scored}
+    families = [f for f in FAMILIES if f in present] + sorted(present - set(FAMILIES))
+    overall: dict[tuple[str, str], list[Fraction]] = {}
+    for record in scored:
+        value = combined(record, rubric).overall
+        overall.setdefault((record["configuration"], record["family"]), []).append(value)
+    rows = []
+    for configuration in configurations:
+        cells = [configuration]
+        for family in families:
+            values = overall.get((configuration, family), [])
+            mean = sum(values, Fraction(0)) / len(values) if values else None
+            cells.append("" if mean is None else f"{round_half_away(mean, rubric.rounding.rating_places)} ({len(values)})")
+        rows.append(cells)
+    headers = ["Configuration", *(family.title() for family in families)]
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True,
+                    colalign=("left",) + ("right",) * len(families))

@@ -1,0 +1,59 @@
+"""What a live run paid its judges: tokens billed times the price table, per judge."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ..judges.budget import Price, cost, price_for
+from ..record import CaptureRecord
+
+__all__ = ["JudgeSpend", "judge_spend", "spend_lines"]
+
+
+@dataclass(frozen=True)
+class JudgeSpend:
+    """One judge's live calls this run: tokens billed and their price (None when the model has no price)."""
+
+    label: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+    usd: Decimal | None
+
+
+def judge_spend(records: Sequence[CaptureRecord], prices: Mapping[str, Price]) -> list[JudgeSpend]:
+    """Per judge, over the captures that called the judges live this run (replayed calls are free)."""
+    totals: dict[str, list[int]] = {}
+    models: dict[str, str] = {}
+    for record in records:
+        if not record["live_calls"]:
+            continue
+        for judge in record["judges"]:
+            tokens = totals.setdefault(judge["label"], [0, 0])
+            tokens[0] += judge["usage"]["input_tokens"]
+            tokens[1] += judge["usage"]["output_tokens"]
+            models[judge["label"]] = judge["model"]
+    spends = []
+    for label in sorted(totals):
+        price = price_for(models[label], prices)
+        tokens_in, tokens_out = totals[label]
+        usd = None if price is None else cost(price, tokens_in, tokens_out)
+        spends.append(JudgeSpend(label, models[label], tokens_in, tokens_out, usd))
+    return spends
+
+
+def spend_lines(spends: Sequence[JudgeSpend]) -> list[str]:
+    """One line per judge and a total: 'Judge A claude-opus-4-7: $1.23 (12,000 in / 3,000 out tokens)'."""
+    lines = []
+    for spend in spends:
+        usd = "no price (add it with --ora-prices)" if spend.usd is None else f"${spend.usd:.2f}"
+        lines.append(
+            f"{spend.label} {spend.model}: {usd} ({spend.input_tokens:,} input / {spend.output_tokens:,} output tokens)"
+        )
+    priced = [spend.usd for spend in spends if spend.usd is not None]
+    if spends:
+        unpriced = " (unpriced judges not included)" if len(priced) < len(spends) else ""
+        lines.append(f"total: ${sum(priced, Decimal(0)):.2f}{unpriced}")
+    return lines

@@ -1,0 +1,1 @@
+"""Seed 004 scorecards: axes graded mechanically from capture evidence, scorecard.json, SCORECARD-RESULT.md."""

@@ -1,0 +1,148 @@
+"""Misuse of the command line, the ini file or the plugin is one clear sentence, never a traceback."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from bundle_factory import write_bundle
+from test_plugin import EVAL_TEST, judge, project, record  # noqa: F401  (fixtures used by name)
+
+from pytest_ora.testing.server import ReferenceJudge
+
+REPO = Path(__file__).parent.parent
+
+
+def no_traceback(result: pytest.RunResult) -> None:
+    text = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in text and "INTERNALERROR" not in text and "_pytest" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ora-scoring-date", "2026-13-45"], "ERROR: --ora-scoring-date takes a date as YYYY-MM-DD, got '2026-13-45'"),
+        (["--ora-timeout", "0"], "ERROR: --ora-timeout must be greater than 0, got '0'"),
+        (["--ora-timeout", "nan"], "ERROR: --ora-timeout takes a finite number, got 'nan'"),
+        (["--ora-concurrency", "0"], "ERROR: --ora-concurrency must be at least 1, got '0'"),
+        (["--ora-reasks", "-1"], "ERROR: --ora-reasks cannot be negative, got '-1'"),
+        (["--ora-retries", "many"], "ERROR: --ora-retries takes a number, got 'many'"),
+        (["--ora-budget-usd", "0"], "ERROR: --ora-budget-usd must be a positive number, got '0'"),
+        (["--ora-fail-under", "ten"], "ERROR: --ora-fail-under takes a number, got 'ten'"),
+    ],
+)
+def test_bad_option_values_are_usage_errors(project: pytest.Pytester, args: list[str], message: str) -> None:
+    result = project.runpytest(*args)
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    no_traceback(result)
+
+
+@pytest.mark.parametrize(
+    ("ini", "message"),
+    [
+        ("ora_timeout = 0", "ERROR: ini key ora_timeout must be greater than 0, got '0'"),
+        ("ora_concurrency = 0", "ERROR: ini key ora_concurrency must be at least 1, got '0'"),
+        ("ora_scoring_date = June", "ERROR: ini key ora_scoring_date takes a date as YYYY-MM-DD, got 'June'"),
+        ("ora_record = sometimes", "ERROR: ini key ora_record must be one of none, once, new_episodes, all, got 'sometimes'"),
+    ],
+)
+def test_ini_errors_name_the_ini_key(project: pytest.Pytester, ini: str, message: str) -> None:
+    project.makeini(f"[pytest]\nora_bundle = bundle\n{ini}\n")
+
+    result = project.runpytest()
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_help_shows_defaults_and_ini_keys(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("--help")
+
+    text = " ".join(result.stdout.str().split())
+    for expected in ("(default: ora-results; ini ora_out)", "(default: none; ini ora_record)",
+                     "(default: 120; ini ora_timeout)", "(default: 1; ini ora_concurrency)", "(ini ora_fail_under)"):
+        assert expected in text
+
+
+def test_a_test_needing_a_bundle_without_one_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    # Given a project that installed pytest-ora and wrote a capture test, but set no bundle
+    pytester.makepyfile(test_ora=EVAL_TEST)
+
+    result = pytester.runpytest()
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines([
+        "test_ora.py::test_capture scores a capture bundle, but none is set: pass --ora-bundle=PATH, set ora_bundle "
+        "in the ini file, or implement pytest_ora_bundle in a conftest.py"
+    ])
+    no_traceback(result)
+
+
+def test_under_xdist_a_missing_bundle_is_a_usage_error_too(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_ora=EVAL_TEST)
+
+    result = pytester.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*test_ora.py::test_capture scores a capture bundle, but none is set*"])
+    no_traceback(result)
+
+
+def test_the_sample_conftest_works_with_the_plugin_disabled(pytester: pytest.Pytester) -> None:
+    shutil.copy(REPO / "evals" / "conftest.py", pytester.path / "conftest.py")
+    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+
+    result = pytester.runpytest("-p", "no:ora")
+
+    result.assert_outcomes(passed=1)
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_a_dry_run_with_a_missing_price_file_is_one_usage_error(project: pytest.Pytester) -> None:
+    result = project.runpytest("--ora-dry-run", "--ora-prices", "missing.yaml")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --ora-prices: no such file: *missing.yaml"])
+    no_traceback(result)
+
+
+def test_the_shipped_suite_scores_a_bundle_without_a_test_module(pytester: pytest.Pytester, judge: ReferenceJudge) -> None:
+    # Given only a bundle (no test module, no conftest, no ini key)
+    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+    write_bundle(pytester.path / "my-bundle", routes=routes)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ANTHROPIC_API_KEY", "sk-ant-FAKE-KEY-never-written-4242")
+        patch.setenv("OPENAI_API_KEY", "sk-FAKE-KEY-never-written-8484")
+        result = pytester.runpytest_subprocess(
+            "--pyargs", "pytest_ora.suite", "--ora-bundle=my-bundle", "--ora-record", "once", "-p", "no:cacheprovider"
+        )
+
+    assert result.ret == 0, result.stdout.str()
+    assert result.parseoutcomes()["passed"] == 8
+    assert (pytester.path / "ora-results" / "summary.md").is_file()
+
+
+@pytest.mark.parametrize("spelling", [["--ora-bundle", "{bundle}"], ["--ora-bundle={bundle}"]])
+def test_the_default_output_directory_does_not_depend_on_how_the_bundle_was_given(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, spelling: list[str]
+) -> None:
+    # Given a bundle elsewhere and pytest started in a project directory (pytest takes the value of
+    # `--ora-bundle X` for a test path when it picks the rootdir, but not that of `--ora-bundle=X`)
+    bundle = write_bundle(pytester.path / "elsewhere" / "bundle")
+    work = pytester.mkdir("work")
+    (work / "test_ora.py").write_text(EVAL_TEST)
+    monkeypatch.chdir(work)
+
+    result = pytester.run(
+        "python", "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_ora.py", "--ora-dry-run",
+        *(arg.replace("{bundle}", str(bundle)) for arg in spelling),
+    )
+
+    # Then a dry run writes to ./ora-results of the directory pytest ran in, either way
+    assert result.ret == 0, result.stdout.str()
+    assert (work / "ora-results" / "estimate.json").is_file()
+    assert not (pytester.path / "ora-results").exists() and not (pytester.path / "elsewhere" / "ora-results").exists()

@@ -1,0 +1,89 @@
+"""`python -m pytest_ora verify DIR`: every report re-rendered from the data files alone; a hand edit is named."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_ora.__main__ import main
+from pytest_ora.reports.verify import RENDERERS
+
+EXAMPLES = Path(__file__).parent.parent / "evals" / "examples"
+
+
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The solo example (a judged rubric, replayed) and the scorecard example, each run once."""
+    found = {}
+    for name in ("solo", "scorecard"):
+        project = tmp_path_factory.mktemp(name)
+        shutil.copytree(EXAMPLES / name, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+        assert pytest.main([str(project), "-q", "-p", "no:cacheprovider", "--rootdir", str(project), "-c",
+                            str(project / "pytest.ini"), "--ora-out", str(project / "out")]) in (0, 1)
+        found[name] = project / "out"
+    return found
+
+
+def _copy(source: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "out"
+    shutil.copytree(source, target)
+    return target
+
+
+@pytest.mark.parametrize("name", ["solo", "scorecard"])
+def test_an_untouched_directory_verifies(name: str, outputs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(outputs[name])]) == 0
+    out = capsys.readouterr().out
+    assert "verify: ok: summary.md (from summary.json, run.json)" in out
+    assert "verify: ok: ledger.csv (from ledger.jsonl, run.json)" in out
+    assert "verify: ok: methodology.md (from run.json)" in out
+    assert "not checked" not in out
+    assert ("verify: ok: SCORECARD-RESULT.md (from scorecard.json)" in out) == (name == "scorecard")
+
+
+def test_a_one_digit_hand_edit_in_summary_md_is_named(outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    directory = _copy(outputs["solo"], tmp_path)
+    summary = directory / "summary.md"
+    lines = summary.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if line.startswith("| plain"))
+    lines[number] = re.sub(r"(\d)\.(\d)", lambda m: f"{m.group(1)}.{(int(m.group(2)) + 1) % 10}", lines[number], count=1)
+    summary.write_text("".join(lines), encoding="utf-8")
+    assert main(["verify", str(directory)]) == 1
+    out = capsys.readouterr().out
+    assert f"verify: FAILED: {directory / 'summary.md'}: edited by hand: line {number + 1} differs" in out
+    assert "verify: ok: summary.csv" in out
+
+
+@pytest.mark.parametrize(
+    ("report", "old", "new"),
+    [("SCORECARD-RESULT.md", "UNKNOWN (malformed", "PASS (malformed"), ("ledger.csv", "scored", "scoreD"),
+     ("summary.csv", "scorecard.1", "scorecard.2"), ("methodology.md", "1 excluded", "0 excluded")],
+)
+def test_any_edited_report_is_named(
+    outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], report: str, old: str, new: str
+) -> None:
+    directory = _copy(outputs["scorecard"], tmp_path)
+    path = directory / report
+    path.write_text(path.read_text(encoding="utf-8").replace(old, new, 1), encoding="utf-8")
+    assert main(["verify", str(directory)]) == 1
+    assert f"{report}: edited by hand" in capsys.readouterr().out
+
+
+def test_edited_data_or_no_report_is_a_usage_error(outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    directory = _copy(outputs["solo"], tmp_path)
+    run = directory / "run.json"
+    run.write_text(run.read_text(encoding="utf-8").replace("weight: 2.5", "weight: 3.5", 1), encoding="utf-8")
+    assert main(["verify", str(directory)]) == 4
+    assert "run.json" in capsys.readouterr().err
+    assert main(["verify", str(tmp_path / "nowhere")]) == 4
+    (tmp_path / "empty").mkdir()
+    assert main(["verify", str(tmp_path / "empty")]) == 4
+
+
+def test_the_registry_names_report_and_data() -> None:
+    reports = {renderer.report: renderer.inputs for renderer in RENDERERS}
+    assert reports["summary.md"] == ("summary.json", "run.json")
+    assert reports["SCORECARD-RESULT.md"] == ("scorecard.json",)
