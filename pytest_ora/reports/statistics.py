@@ -96,19 +96,10 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
         f"### Judge agreement ({agree['captures']} scored captures, judges {', '.join(agree['judges'])})",
         "",
     ]
-    rows = [
-        [row["criterion"], _fmt(row["krippendorff_alpha"]), _pct(row["exact"]), _pct(row["within_one"]),
-         _fmt(row["quadratic_kappa"])]
-        for row in [*agree["criteria"], agree["overall"]]
-    ]
-    lines += [_table(rows, ["Criterion", "Krippendorff alpha", "Exact", "Within one step", "Quadratic kappa"]), ""]
-    notes: dict[str, list[str]] = {}
-    for row in [*agree["criteria"], agree["overall"]]:
-        for note in (row["note"] or "").split("; "):
-            if note:
-                notes.setdefault(note, []).append(row["criterion"])
-    if notes:
-        lines += ["Not computed:", *(f"- {', '.join(names)}: {note}" for note, names in notes.items()), ""]
+    if len(agree["judges"]) < 2:
+        lines += ["Not applicable: agreement needs two or more judges per capture.", ""]
+    else:
+        lines += _agreement_lines(agree)
     threshold = data["disagreements"]
     lines += [f"Disagreements (spread >= {threshold['threshold']:g} points): {threshold['count']}, listed in disagreements.csv.", ""]
     lines += ["### Mean overall and failure rate by configuration", ""]
@@ -128,6 +119,23 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
     if hypotheses is not None:
         lines += ["", hypotheses_markdown(hypotheses)]
     return "\n".join(lines) + "\n"
+
+
+def _agreement_lines(agree: dict[str, Any]) -> list[str]:
+    rows = [
+        [row["criterion"], _fmt(row["krippendorff_alpha"]), _pct(row["exact"]), _pct(row["within_one"]),
+         _fmt(row["quadratic_kappa"])]
+        for row in [*agree["criteria"], agree["overall"]]
+    ]
+    lines = [_table(rows, ["Criterion", "Krippendorff alpha", "Exact", "Within one step", "Quadratic kappa"]), ""]
+    notes: dict[str, list[str]] = {}
+    for row in [*agree["criteria"], agree["overall"]]:
+        for note in (row["note"] or "").split("; "):
+            if note:
+                notes.setdefault(note, []).append(row["criterion"])
+    if notes:
+        lines += ["Not computed:", *(f"- {', '.join(names)}: {note}" for note, names in notes.items()), ""]
+    return lines
 
 
 def hypotheses_markdown(data: dict[str, Any]) -> str:

@@ -98,7 +98,7 @@ def agreement(ratings: npt.NDArray[np.float64], scale: Scale) -> Agreement:
     complete = ratings[~np.isnan(ratings).any(axis=1)] if ratings.size else ratings.reshape(0, ratings.shape[-1])
     n, judges = complete.shape
     if n == 0 or judges < 2:
-        return Agreement(n, None, None, None, None)
+        return Agreement(n, None, None, None, None, "agreement needs two or more judges per capture" if judges < 2 else None)
     spread = complete.max(axis=1) - complete.min(axis=1)
     # A small tolerance: spreads of decimal scores (7.3 - 6.3) are not exact in binary.
     within = float(scale.unit) + 1e-9
