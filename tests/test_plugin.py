@@ -65,7 +65,9 @@ def report(project: pytest.Pytester, out: str = "ora-results") -> dict[str, byte
 def tables(files: dict[str, bytes]) -> dict[str, bytes]:
     """The report without what only a live run has: its methodology note and its judge spend."""
     kept = {name: data for name, data in files.items() if name != "methodology.md"}
-    kept["summary.md"] = kept["summary.md"].split(b"\n## Judge spend")[0]
+    head, _, rest = kept["summary.md"].partition(b"\n## Judge spend")
+    statistics = rest.partition(b"\n## Statistics")  # the Statistics section follows the spend: keep it
+    kept["summary.md"] = head + (statistics[1] + statistics[2] if statistics[1] else b"")
     return kept
 
 

@@ -76,7 +76,8 @@ def add_options(parser: pytest.Parser) -> None:
         dest = f"ora_{name.replace('-', '_')}"
         choices = RECORD_MODES if name == "record" else None
         shown = f" (default: {default}; ini {dest})" if default is not None else f" (ini {dest})"
-        group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=help_text + shown)
+        # argparse formats help with %: a literal one (the 30% default of --ora-disagreement) is doubled.
+        group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=(help_text + shown).replace("%", "%%"))
         # Path options get their default in read_options, relative to where pytest was started;
         # an empty ini default tells "not set in the ini file" apart from "set to the default".
         parser.addini(dest, help_text, type="string", default="" if name in _PATHS else default)

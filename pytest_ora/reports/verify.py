@@ -21,7 +21,7 @@ from ..method.rubric_file import parse_rubric
 from .rows import ledger_model, summary_model
 from .tables import ledger_csv, public_row, summary_csv, summary_markdown
 
-__all__ = ["RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "register", "run_data", "verify"]
+__all__ = ["DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "register", "run_data", "verify"]
 
 RUN_DATA = "run.json"
 """What the table renderers need beyond the tables' own data: the bundle id and the rubric file's text."""
@@ -41,6 +41,9 @@ class Renderer:
 
 
 RENDERERS: list[Renderer] = []
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv")
+"""Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
+Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
 
 def register(report: str, inputs: tuple[str, ...]) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
@@ -202,7 +205,7 @@ def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
                 f"{renderer.report}: edited by hand: line {line} differs from its rendering of {', '.join(renderer.inputs)}"
             )
     checked = {renderer.report for renderer in RENDERERS}
-    data = {name for renderer in RENDERERS for name in renderer.inputs}
+    data = {name for renderer in RENDERERS for name in renderer.inputs} | set(DATA_FILES)
     unchecked = sorted(
         path.name for path in directory.iterdir()
         if path.is_file() and not path.name.startswith(".") and path.name not in checked | data
