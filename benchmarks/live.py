@@ -25,13 +25,21 @@ _ROUTE = re.compile(r"^\s+(anthropic|openai|openai-compatible|google)\s+(http://
 class JudgeServer:
     """The reference judge in a child process; stop() ends that process (and only that one)."""
 
-    def __init__(self, latency: float) -> None:
+    def __init__(self, latency: float, rpm: float | None = None, port: int = 0, batch_delay: float = 0.5) -> None:
         self.latency = latency
+        self.batch_delay = batch_delay
+        self.rpm = rpm
+        self.port = port
         self.routes: dict[str, str] = {}
+        self.closing: list[str] = []
+        """What the server printed after the routes (its call and rate-limit counts, when stopped)."""
         self._process: subprocess.Popen[str] | None = None
 
     def start(self) -> JudgeServer:
-        command = [sys.executable, "-m", "pytest_ora.testing.server", "--port", "0", "--latency", str(self.latency)]
+        command = [sys.executable, "-m", "pytest_ora.testing.server", "--port", str(self.port), "--latency", str(self.latency)]
+        if self.rpm is not None:
+            command += ["--rpm", str(self.rpm)]
+        command += ["--batch-delay", str(self.batch_delay)]
         self._process = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True
         )
@@ -53,8 +61,13 @@ class JudgeServer:
             self.stop()
             raise RuntimeError("the reference judge did not start: " + "".join(lines))
         # Keep draining stdout so the child can never block on a full pipe.
-        threading.Thread(target=self._process.stdout.read, daemon=True).start()
+        self._drain = threading.Thread(target=self._read_rest, args=(self._process.stdout,), daemon=True)
+        self._drain.start()
         return self
+
+    def _read_rest(self, stream: Any) -> None:
+        for line in stream:
+            self.closing.append(line.rstrip("\n"))
 
     def stop(self) -> None:
         process, self._process = self._process, None
@@ -66,6 +79,9 @@ class JudgeServer:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=10)
+        drain = getattr(self, "_drain", None)
+        if drain is not None:
+            drain.join(timeout=5)
 
     def __enter__(self) -> JudgeServer:
         return self.start()

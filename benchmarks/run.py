@@ -268,7 +268,8 @@ def measure_live(runner: Runner, bundle: Path, out: Path, repeat: int, per_proce
                 count = per_process * max(1, n) * concurrency
                 ids = live.judged_ids(bundle, count)
                 target, cassettes = out / f"live-{n}-{concurrency}-{r}", out / f"live-cassettes-{n}-{concurrency}-{r}"
-                extra = ["--ora-concurrency", str(concurrency)] if concurrency > 1 else []
+                # Always explicit: the default (auto) would judge ahead, and these rows measure N processes.
+                extra = ["--ora-concurrency", str(concurrency)]
                 args = [
                     *(f"evals/test_ora.py::test_capture[{capture_id}]" for capture_id in ids),
                     "-q", "-p", "no:cacheprovider", "-n", str(n), "--ora-bundle", str(bundle),
@@ -282,7 +283,7 @@ def measure_live(runner: Runner, bundle: Path, out: Path, repeat: int, per_proce
                     raise RuntimeError(f"live -n {n}: {recorded} cassettes recorded for {count} captures")
                 result.setdefault((n, concurrency), []).append((count, run))
                 phase = run.phase("first_start", "last_end") or float("nan")
-                log(f"  live -n {n}{' --ora-concurrency ' + str(concurrency) if extra else ''} run {r + 1}/{repeat}: "
+                log(f"  live -n {n}{' --ora-concurrency ' + str(concurrency) if concurrency > 1 else ''} run {r + 1}/{repeat}: "
                     f"{count} captures, {run.wall:.2f} s wall, {phase:.2f} s from first item to last")
     return result
 

@@ -107,6 +107,13 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
         ora.note_selection(ids)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    ora = _session(node.config)
+    if ora.active:
+        ora.limits.configure_node(node)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]

@@ -513,7 +513,8 @@ def test_a_full_disk_mid_run_leaves_no_torn_ledger_line_and_says_so(
 
     monkeypatch.setattr(output, "_write_all", full_disk)
 
-    result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider", "-n", workers)
+    # One capture at a time, so "judging stopped" is visible: judging ahead would have started them all.
+    result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider", "-n", workers, "--ora-concurrency", "1")
 
     text = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR

@@ -63,7 +63,7 @@ def test_help_shows_defaults_and_ini_keys(pytester: pytest.Pytester) -> None:
 
     text = " ".join(result.stdout.str().split())
     for expected in ("(default: ora-results; ini ora_out)", "(default: none; ini ora_record)",
-                     "(default: 120; ini ora_timeout)", "(default: 1; ini ora_concurrency)", "(ini ora_fail_under)"):
+                     "(default: 120; ini ora_timeout)", "(default: auto; ini ora_concurrency)", "(ini ora_fail_under)"):
         assert expected in text
 
 

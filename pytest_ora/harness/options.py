@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 from dataclasses import dataclass
 from decimal import Decimal
@@ -27,7 +28,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
     ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
-    ("concurrency", "captures judged at once in one process (judging ahead; without xdist)", "1"),
+    ("concurrency", "captures judged at once per process (auto: 24 live, split over xdist workers; 1 in replay)", "auto"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
     ("fail-under", "exit non-zero when a selected configuration's mean overall is below this", None),
     ("fail-lowscore-pct", "exit non-zero when a selected configuration's LOWSCORE share exceeds this percentage", None),
@@ -58,7 +59,8 @@ class Options:
     budget_usd: Decimal | None = None
     prices: Path | None = None
     dry_run: bool = False
-    concurrency: int = 1
+    concurrency: int = 0
+    """Captures judged at once per process; 0 is auto (see harness.pace.lookahead)."""
     fail_under: Decimal | None = None
     fail_lowscore_pct: Decimal | None = None
     rubric: tuple[str, Path] | None = None
@@ -67,6 +69,12 @@ class Options:
     """Seed of the statistics' resampling; the same seed gives the same stats.json."""
     disagreement: str = "30%"
     """The spread that lists a judge disagreement: scale points ("3"), or a share of the scale's range ("30%")."""
+    rpm: tuple[tuple[str, float], ...] = ()
+    """--ora-rpm ROLE=N: requests per minute per judge role, shared by every process of the run."""
+    tpm: tuple[tuple[str, float], ...] = ()
+    """--ora-tpm ROLE=N: input tokens per minute per judge role, shared likewise."""
+    batch: bool = False
+    """--ora-batch: first asks through the providers' batch APIs."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -82,9 +90,19 @@ def add_options(parser: pytest.Parser) -> None:
         # an empty ini default tells "not set in the ini file" apart from "set to the default".
         parser.addini(dest, help_text, type="string", default="" if name in _PATHS else default)
     group.addoption(
+        "--ora-batch", dest="ora_batch", action="store_true", default=False,
+        help="make first asks through the providers' batch APIs (half price, slower) before judging",
+    )
+    group.addoption(
         "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
         help="build every packet and estimate tokens and cost without calling a judge",
     )
+    for unit, what in (("rpm", "requests"), ("tpm", "input tokens")):
+        help_text = f"{what} per minute for a judge role, shared by all processes (else learned from the provider)"
+        group.addoption(
+            f"--ora-{unit}", dest=f"ora_{unit}", action="append", default=[], metavar="ROLE=N", help=help_text
+        )
+        parser.addini(f"ora_{unit}", help_text, type="linelist", default=[])
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
         help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
@@ -108,7 +126,7 @@ def read_options(config: pytest.Config) -> Options:
         cassettes=source.path("cassettes") or source.default_path("cassettes"),
         record=record,
         reasks=source.number("reasks", int),
-        concurrency=source.number("concurrency", int, minimum=1),
+        concurrency=_concurrency(source),
         retries=source.number("retries", int),
         timeout=source.number("timeout", float, positive=True),
         substitutes=tuple(config.getoption("ora_substitute") or ()),
@@ -117,12 +135,38 @@ def read_options(config: pytest.Config) -> Options:
         budget_usd=source.amount("budget-usd"),
         prices=source.path("prices"),
         dry_run=bool(config.getoption("ora_dry_run")),
+        rpm=_role_numbers(config, "rpm"),
+        tpm=_role_numbers(config, "tpm"),
+        batch=bool(config.getoption("ora_batch")),
         fail_under=source.amount("fail-under", allow_zero=True),
         fail_lowscore_pct=source.amount("fail-lowscore-pct", allow_zero=True),
         rubric=(str(rubric_value), source.base("rubric")) if rubric_value else None,
         seed=source.number("seed", int),
         disagreement=_disagreement(source.value("disagreement")),
     )
+
+
+def _concurrency(source: _Source) -> int:
+    """--ora-concurrency: 'auto' (0) or a positive count."""
+    if source.value("concurrency") in (None, "", "auto"):
+        return 0
+    return int(source.number("concurrency", int, minimum=1))
+
+
+def _role_numbers(config: pytest.Config, unit: str) -> tuple[tuple[str, float], ...]:
+    """ROLE=N pairs from --ora-rpm / --ora-tpm, else the ini lines; N a positive number."""
+    given = list(config.getoption(f"ora_{unit}") or ()) or list(config.getini(f"ora_{unit}") or ())
+    pairs = []
+    for text in given:
+        role, sep, value = str(text).partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not sep or not role.strip() or not math.isfinite(number) or number <= 0:
+            raise pytest.UsageError(f"--ora-{unit} takes ROLE=N with N a positive number, got {text!r}")
+        pairs.append((role.strip(), number))
+    return tuple(pairs)
 
 
 def _disagreement(value: Any) -> str:

@@ -20,15 +20,17 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from ..bundle.intake import PlannedCapture
+from ..bundle.intake import JudgeSlot, PlannedCapture
 from ..errors import OraError
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
+from ..judges.calling import on_valid_reply
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
 from ..judges.context import over_window
 from ..judges.packet import Packet, build_packet, judge_prompt, packet_json
 from ..judges.panel import Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
+from ..judges.ratelimit import PacedTransport, SharedLimiter
 from ..method.kinds import get_kind
 from ..models import Capture
 from ..record import CaptureRecord, base_record
@@ -73,12 +75,15 @@ class Budget:
 class _Loop:
     """An asyncio loop running in a daemon thread, with the process's HTTP client."""
 
-    def __init__(self, timeout: httpx.Timeout) -> None:
+    def __init__(self, timeout: httpx.Timeout, limiter: SharedLimiter | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)
         self._thread.start()
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
-        inner = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+        inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+        if limiter is not None:
+            # Below the cassettes: only calls that go to the network are paced, replay never is.
+            inner = PacedTransport(inner, limiter)
         self.client = httpx.AsyncClient(transport=CassetteTransport(inner), timeout=timeout, trust_env=False)
 
     def submit(self, coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
@@ -102,6 +107,7 @@ class CaptureRunner:
         output: OutputDir,
         budget: Budget | None = None,
         lookahead: int = 1,
+        limiter: SharedLimiter | None = None,
     ) -> None:
         self.root = root
         self.judging = judging
@@ -109,6 +115,7 @@ class CaptureRunner:
         self.output = output
         self.budget = budget
         self.lookahead = max(1, lookahead)
+        self.limiter = limiter
         self._loop: _Loop | None = None
         self._pending: dict[str, Future[CaptureRecord]] = {}
 
@@ -128,7 +135,7 @@ class CaptureRunner:
 
     def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
         if self._loop is None:
-            self._loop = _Loop(self.judging.policy.timeout)
+            self._loop = _Loop(self.judging.policy.timeout, self.limiter)
         return self._loop.submit(self._judge(planned, self._loop.client))
 
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
@@ -145,6 +152,14 @@ class CaptureRunner:
             cassette = self.cassettes.open(capture.capture_id)
             cassette.expect(packet.model_dump(mode="json"))
             cassette.activate()  # this task's context only: concurrent captures keep their own cassette
+            valid: list[str] = []
+
+            def keep(judge: JudgeSlot) -> None:
+                # Written as each judge's reply is found valid: a failure or an interrupt keeps it.
+                valid.append(judge.label)
+                cassette.save_partial(valid)
+
+            on_valid_reply(keep)
             judges = await judge_packet(self.judging, client, packet, image)
             cassette.save()
         for judge in judges:

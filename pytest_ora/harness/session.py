@@ -30,6 +30,7 @@ from ..reports.tables import fit_table, ledger_row, public_row, round_half_away,
 from ..vocabulary import is_live
 from .options import Options
 from .outcomes import overall_text, score_properties
+from .pace import RunLimits, lookahead, worker_upcoming
 from .runner import Budget, CaptureRunner, NotJudged
 from .selection import Selection, selection_for
 from .signals import SignalGuard
@@ -69,6 +70,10 @@ class OraSession:
         self.session: pytest.Session | None = None
         self.signals = SignalGuard()
         self._finished = False
+        self.batch_summary: Any = None
+        """What --ora-batch did this run (a judges.batch.BatchSummary), once it ran."""
+        self.limits = RunLimits(config)
+        """The run's shared rate-limit directory (xdist workers get it through workerinput)."""
 
     @property
     def active(self) -> bool:
@@ -100,6 +105,9 @@ class OraSession:
                 raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
         if self.options.prices is not None:
             self.prices()  # a bad price file is one usage error now, not one failure per capture later
+        _check_roles(plan, self.options)
+        if self.options.batch and self.options.record not in ("once", "new_episodes"):
+            raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
         if self.config.option.collectonly:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
@@ -221,8 +229,33 @@ class OraSession:
 
     def note_selection(self, nodeids: list[str]) -> None:
         """Count the captures this run selected (after -k / -m), from collected node ids."""
-        known = {planned.capture.capture_id for planned in self.plan().captures}
+        known = {planned.capture.capture_id: planned for planned in self.plan().captures}
         self._selected = sum(1 for nodeid in nodeids if _param(nodeid) in known)
+        if self.options.batch and not self.is_worker and self.batch_summary is None and self._claimed:
+            selected = [known[_param(nodeid)] for nodeid in nodeids if _param(nodeid) in known]
+            self._run_batches(selected)
+
+    def _run_batches(self, selected: list[PlannedCapture]) -> None:
+        """--ora-batch: before any item runs, the first asks through the providers' batch APIs."""
+        import httpx
+
+        from ..judges.batch import run_batches
+
+        plan = self.plan()
+        if mechanical(get_kind(plan.rubric.kind)) is not None:
+            return  # this rubric kind calls no judge
+        judging = Judging(plan.panel, plan.rubric, environ=dict(os.environ))
+        library = CassetteLibrary(self.options.cassettes, self.options.record, secrets=judging.secrets())
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+
+        def say(line: str) -> None:
+            if reporter is not None:
+                reporter.write_line(line)
+
+        with httpx.Client(timeout=_timeout(self.options.timeout), trust_env=False) as client:
+            self.batch_summary = run_batches(
+                plan.bundle.root, judging, library, selected, self.prices(), self._spend_log(), say, client
+            )
 
     def _facts(self, exitstatus: int) -> RunFacts:
         deviations = []
@@ -243,6 +276,8 @@ class OraSession:
         if self.options.budget_usd is not None:
             spent = self._spend_log().total()
             deviations.append(f"live judge spend this run: ${spent:.4f} of a ${self.options.budget_usd} budget (price table {PRICES_AS_OF} defaults{', overridden' if self.options.prices else ''})")
+        if self.batch_summary is not None:
+            deviations.append(self.batch_summary.sentence())
         errors = sum(1 for r in self._records.values() if r["status"] == "error")
         if errors:
             deviations.append(f"{errors} captures could not be judged (see Errors); they are not in the means")
@@ -339,8 +374,11 @@ class OraSession:
         kind = mechanical(get_kind(self.plan().rubric.kind))
         if kind is not None:  # graded here: no judge, no network, no cassette
             return kind.score_capture(self.plan(), planned, self.config.rootpath)
-        position = self._position.get(planned.capture.capture_id)
-        upcoming = self._order[position + 1 :] if position is not None else []
+        if self.is_worker:
+            upcoming = worker_upcoming(self.config)
+        else:
+            position = self._position.get(planned.capture.capture_id)
+            upcoming = self._order[position + 1 :] if position is not None else []
         return self._capture_runner().run(planned, upcoming)
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
@@ -398,10 +436,11 @@ class OraSession:
             budget = None
             if self.options.budget_usd is not None:
                 budget = Budget(self.options.budget_usd, self.prices(), self._spend_log())
-            # Under xdist the controller hands items out one by one: a worker cannot know its next ones.
-            lookahead = 1 if self.is_worker else self.options.concurrency
+            workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+            ahead = lookahead(self.options.concurrency, self.options.record, workers, budget is not None)
+            limiter = self.limits.limiter(self.options.rpm, self.options.tpm) if is_live(self.options.record) else None
             out = self.options.out / DRY_RUN_DIR if self.options.dry_run else self.options.out
-            self._runner = CaptureRunner(plan.bundle.root, judging, library, OutputDir(out), budget, lookahead)
+            self._runner = CaptureRunner(plan.bundle.root, judging, library, OutputDir(out), budget, ahead, limiter)
         return self._runner
 
     def _spend_log(self) -> SpendLog:
@@ -409,6 +448,8 @@ class OraSession:
         return SpendLog(self.options.out / SPEND_DIR, worker)
 
     def close(self) -> None:
+        if not self.is_worker:
+            self.limits.close()
         if self._runner is not None:
             failed = self._runner.close()
             self._runner = None
@@ -427,6 +468,17 @@ def _check_recordable(directory: Path) -> None:
             f"cannot record judge calls in {directory}: {error.strerror or error}; "
             "choose a writable directory with --ora-cassettes"
         ) from None
+
+
+def _check_roles(plan: Plan, options: Options) -> None:
+    """--ora-rpm / --ora-tpm must name a role of the panel."""
+    roles = sorted({judge.role for judge in plan.panel.judges})
+    for unit, pairs in (("rpm", options.rpm), ("tpm", options.tpm)):
+        for role, _ in pairs:
+            if role not in roles:
+                raise pytest.UsageError(
+                    f"--ora-{unit} {role}=...: no judge of the panel has role {role!r}; roles: {', '.join(roles)}"
+                )
 
 
 def _param(nodeid: str) -> str:

@@ -47,6 +47,7 @@ from ..errors import CorruptCassette, MissingCassette, OraError, PacketDrift
 from ..fileio import file_mode
 from ..strictjson import lone_surrogate
 from ..vocabulary import RECORD_MODES
+from .calling import current_judge
 from .transport import MAX_REPLY_BYTES, ReplyTooLarge
 
 __all__ = [
@@ -56,6 +57,7 @@ __all__ = [
     "CassetteTransport",
     "cassette_path",
     "packet_digests",
+    "partial_path",
 ]
 
 REDACTED_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "openai-organization", "cookie")
@@ -81,6 +83,11 @@ def cassette_path(directory: Path, capture_id: str) -> Path:
     entry_key, _, configuration = capture_id.partition("/")
     family, _, technique = entry_key.partition(":")
     return directory / family / technique / f"{configuration}.json"
+
+
+def partial_path(path: Path) -> Path:
+    """Where the valid exchanges of a capture that was not fully judged wait for the next live run."""
+    return path.with_name(path.name + ".partial")
 
 
 def _safe_uri(uri: str) -> str:
@@ -286,16 +293,37 @@ def packet_digests(fields: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+class _PartialReader:
+    """Loads a capture's partial cassette in place of its (missing) cassette; writes as usual."""
+
+    def __init__(self, persister: _SafePersister) -> None:
+        self._persister = persister
+
+    def load_cassette(self, cassette_path: str | Path, serializer: Any) -> Any:
+        return self._persister.load_cassette(partial_path(Path(cassette_path)), serializer)
+
+    def save_cassette(self, cassette_path: str | Path, cassette_dict: dict[str, Any], serializer: Any) -> None:
+        self._persister.save_cassette(cassette_path, cassette_dict, serializer)
+
+
 class CaptureCassette:
     """One capture's vcrpy cassette while its judges are called."""
 
-    def __init__(self, capture_id: str, cassette: Any) -> None:
+    def __init__(
+        self, capture_id: str, cassette: Any, persister: _SafePersister | None = None, resumed: bool = False
+    ) -> None:
         self.capture_id = capture_id
+        self.resumed = resumed
+        """Loaded from a partial cassette: saving writes the whole one even when nothing new was recorded."""
         self.cassette = cassette
         metadata = getattr(cassette, "_metadata", {})
         recorded = metadata.get("packet_sha256") if isinstance(metadata, dict) else None
         self._recorded_fields: dict[str, str] | None = recorded if isinstance(recorded, dict) else None
         self._fields: dict[str, str] | None = None
+        self._persister = persister
+        self._loaded = len(cassette.data)
+        self._judges: dict[int, str] = {}
+        """Index in the cassette's data -> label of the judge whose call recorded it."""
 
     def expect(self, fields: Mapping[str, Any]) -> None:
         """The packet this capture sends now: its field digests are saved with the cassette."""
@@ -315,6 +343,30 @@ class CaptureCassette:
         if not changed:
             return "no packet field changed: the judge request did (judge, model, route, rubric or prompt format)"
         return f"packet field{'s' if len(changed) > 1 else ''} {', '.join(repr(name) for name in changed)} changed"
+
+    def tag(self, label: str) -> None:
+        """The exchange just appended was made by this judge."""
+        self._judges[len(self.cassette.data) - 1] = label
+
+    def add(self, url: str, body_sha256: str, headers: dict[str, str], body: bytes, label: str) -> None:
+        """Record an exchange made outside this process's transport (a batch result) as this judge's."""
+        kept = {k: v for k, v in headers.items() if k.lower() in _KEPT_REQUEST_HEADERS}
+        recorded = Request("POST", _safe_uri(url), b"sha256:" + body_sha256.encode("ascii"), kept)
+        response = httpx.Response(200, headers={"content-type": "application/json"}, content=body)
+        self.cassette.append(recorded, _stored(response, body))
+        self.tag(label)
+
+    def save_partial(self, valid: Sequence[str]) -> None:
+        """Keep what the judges with a valid reply recorded, so a rerun pays only for the others."""
+        if self._persister is None or self.cassette.record_mode == RecordMode.ALL:
+            return  # `all` re-records every call anyway
+        kept = [
+            pair for index, pair in enumerate(self.cassette.data)
+            if index < self._loaded or self._judges.get(index) in valid
+        ]
+        if len(kept) > self._loaded:
+            data = {"requests": [request for request, _ in kept], "responses": [response for _, response in kept]}
+            self._persister.save_cassette(partial_path(self.path), data, _ReadableJson)
 
     @property
     def path(self) -> Path:
@@ -344,7 +396,8 @@ class CaptureCassette:
     def save(self) -> None:
         """Write what was recorded; called only when the capture was judged, so a failure keeps no partial file."""
         # vcrpy's context manager calls this same method on exit; pytest-ora scopes cassettes itself.
-        self.cassette._save()
+        self.cassette._save(force=self.resumed)
+        partial_path(self.path).unlink(missing_ok=True)
 
     def activate(self) -> contextvars.Token[CaptureCassette]:
         """Route this task's judge calls (and the tasks it starts) through this cassette."""
@@ -385,7 +438,8 @@ class CassetteLibrary:
             lock.release()
 
     def open(self, capture_id: str) -> CaptureCassette:
-        """Load (or start) the capture's cassette; a directory where it belongs is refused before any call."""
+        """Load (or start) the capture's cassette; a directory where it belongs is refused before any call;
+        a live run resumes from the capture's partial cassette, if any."""
         path = self.path_for(capture_id)
         for place in (path, *path.parents):
             if place == self.directory or place in self.directory.parents:
@@ -396,18 +450,23 @@ class CassetteLibrary:
                     "remove it, then record the capture with --ora-record once (nothing was sent)",
                     capture_id=capture_id,
                 )
+        mode, persister = self.mode, self._persister
+        persister_used: _SafePersister | _PartialReader = persister
+        if mode in ("once", "new_episodes") and not path.is_file() and partial_path(path).is_file():
+            # Replay the judges that answered validly last time; record the rest.
+            mode, persister_used = "new_episodes", _PartialReader(persister)
         cassette = Cassette.load(
-            path=str(self.path_for(capture_id)),
+            path=str(path),
             serializer=_ReadableJson,
-            persister=self._persister,
-            record_mode=RecordMode(self.mode),
+            persister=persister_used,
+            record_mode=RecordMode(mode),
             match_on=_MATCH_ON,
             before_record_request=_reduce_request,
             before_record_response=_keep_success,
             # `all` is a clean re-record: interactions the new run did not make are dropped.
             drop_unused_requests=self.mode == "all",
         )
-        return CaptureCassette(capture_id, cassette)
+        return CaptureCassette(capture_id, cassette, self._persister, persister_used is not persister)
 
 
 class _CaptureLock:
@@ -474,6 +533,9 @@ class CassetteTransport(httpx.AsyncBaseTransport):
             await response.aclose()
         stored = _stored(response, body_bytes)
         cassette.append(recorded, stored)
+        judge = current_judge()
+        if judge is not None:
+            active.tag(judge.label)
         return _response(stored, request)
 
     async def aclose(self) -> None:

@@ -18,6 +18,7 @@ from ..errors import InvalidReplyError, JudgeError
 from ..method.rubric import Rubric
 from ..models import JudgeReply
 from ..record import JudgeRecord, Usage
+from .calling import judging_as, reply_valid
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for
 from .providers.base import ProviderReply
@@ -60,6 +61,7 @@ async def judge_packet(
 async def _judge(
     judging: Judging, client: httpx.AsyncClient, judge: JudgeSlot, packet: Packet, image: bytes | None
 ) -> JudgeRecord:
+    judging_as(judge)  # this task's calls are paced and recorded as this judge's
     provider = client_for(judge.spec)
     key = api_key_for(judge.spec, judging.environ)
     name = f"{judge.label} ({judge.spec.model})"
@@ -89,6 +91,7 @@ async def _judge(
         if isinstance(checked, JudgeReply):
             checked = check_usage(reply) or checked
         if isinstance(checked, JudgeReply):
+            reply_valid(judge)
             return _record(judge, judging.rubric, reply, checked, ask, attempts, usage, secrets)
         problem = checked
         correction = _redacted(problem, secrets).sentence()

@@ -12,7 +12,7 @@ injected to test the clients.
         judge.inject(Fault("429", retry_after="1"))
         url = judge.route("anthropic")   # http://127.0.0.1:PORT/v1/messages
 
-Run standalone: python -m pytest_ora.testing.server --port 8765 --latency 0.5
+Run standalone: python -m pytest_ora.testing.server --port 8765 --latency 0.5 [--rpm 120]
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from .batch import BatchStore
+from .ratelimit import RateLimiter
 from .scoring import CRITERIA, judge_reply, reply_shape
 from .wire import (
     BAD_GATEWAY,
@@ -183,6 +185,7 @@ _GOOGLE_GENERATE = re.compile(r"^/v1beta/models/(?P<model>[^/:]+):generateConten
 _GOOGLE_MODEL = re.compile(r"^/v1beta/models(?:/(?P<model>[^/:]+))?$")
 _OPENAI_MODEL = re.compile(r"^/v1/models(?:/(?P<model>.+))?$")
 _OPENROUTER_MODEL = re.compile(r"^/openrouter/api/v1/models(?:/(?P<model>.+))?$")
+_BATCH_PREFIXES = ("/v1/messages/batches", "/v1/batches", "/v1/files")
 _POST_ROUTES = {
     "/v1/messages": "anthropic",
     "/v1/chat/completions": "openai",
@@ -286,9 +289,13 @@ class ReferenceJudge:
         host: str = "127.0.0.1",
         port: int = 0,
         verbose: bool = False,
+        rpm: float | None = None,
+        batch_delay: float = 0.5,
+        batch_expire: bool = False,
     ) -> None:
         """keys: provider -> the one accepted key (providers not listed, or keys=None, accept any
-        non-empty key); models: an allowlist of model ids (others get 404), or None for any."""
+        non-empty key); models: an allowlist of model ids (others get 404), or None for any;
+        rpm: requests per minute per provider and key (a token bucket, see ratelimit.py), or None."""
         unknown = sorted(set(keys or {}) - set(PROVIDERS))
         if unknown:
             raise ValueError(f"unknown provider in keys: {', '.join(unknown)}; known: {', '.join(PROVIDERS)}")
@@ -296,11 +303,17 @@ class ReferenceJudge:
         self.latency = latency
         self.models = tuple(models) if models is not None else None
         self.verbose = verbose
+        self.rate_limit = RateLimiter(rpm) if rpm is not None else None
+        self.batches = BatchStore(self._answer_offline, batch_delay, batch_expire)
+        """OpenAI Files + Batch and Anthropic Message Batches (see batch.py)."""
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []
         self._requests: list[Received] = []
         self._calls = 0
+        self._in_flight = 0
+        self.peak_in_flight = 0
+        """Most judge calls (POST requests) being answered at once so far."""
         self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -405,17 +418,31 @@ class ReferenceJudge:
             self._requests.append(request)
             if request.method == "POST":
                 self._calls += 1
+                self._in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
             return self._route(request)
         except Exception as error:  # noqa: BLE001 - a bug in the double must show, not hang a client
             traceback.print_exc()
             body = {"error": {"message": f"reference judge bug: {error!r}", "type": "server_error", "code": 500}}
             return Response(500, (("content-type", "application/json"),), compact_json(body))
+        finally:
+            if request.method == "POST":
+                with self._lock:
+                    self._in_flight -= 1
 
     def _route(self, request: Received) -> Response | None:
         parts = urlsplit(request.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
         seed = hashlib.sha256(request.path.encode() + b"\n" + request.body).hexdigest()
+        if path.startswith(_BATCH_PREFIXES):
+            wire = WIRES["anthropic" if path.startswith("/v1/messages/batches") else "openai"]
+            refused = self._authenticate(wire, request, query, seed)
+            if refused is not None:
+                return refused
+            answer = self.batches.handle(request.method, path, request.headers, request.body)
+            if answer is not None:
+                return answer
         if request.method == "POST":
             if path in _POST_ROUTES:
                 return self._generate(WIRES[_POST_ROUTES[path]], request, query, None, seed)
@@ -487,8 +514,36 @@ class ReferenceJudge:
         if self.models is not None and call.model not in self.models:
             status, message = wire.not_found(call.model)
             return wire.error(status, "not_found" if status == 404 else "bad_request", message, seed)
+        decision = None
+        if self.rate_limit is not None:
+            decision = self.rate_limit.take(wire.name, wire.key(request.headers, query) or "")
+            if not decision.allowed:
+                message = _STATUS["429"][2]
+                return wire.error(429, "rate_limit", message, seed, decision.headers(wire.name))
         if self.latency > 0:
             self._stopping.wait(self.latency)
+        response = self._answer(wire, request, query, call, seed, body)
+        if decision is not None and response is not None and response.status == 200:
+            response = _announce(response, decision.headers(wire.name))
+        return response
+
+    def _answer_offline(self, provider: str, body: bytes, headers: Mapping[str, str]) -> Response:
+        """A batch request's answer: what the same request sent live would get, without latency or rate limit."""
+        wire = WIRES[provider]
+        path = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
+        seed = hashlib.sha256(path.encode() + b"\n" + body).hexdigest()
+        parsed = json.loads(body)
+        try:
+            call = wire.parse(parsed, None, seed, len(body))
+        except BadRequest as problem:
+            return wire.error(problem.status, "bad_request", problem.message, seed, refused=problem)
+        response = self._answer(wire, Received("POST", path, dict(headers), body), {}, call, seed, parsed)
+        return response if response is not None else wire.error(500, "server", "dropped", seed)
+
+    def _answer(
+        self, wire: Wire, request: Received, query: Mapping[str, list[str]], call: Call, seed: str, body: Any
+    ) -> Response | None:
+        """The response to a parsed call (`body` the request's JSON): faults applied, the judge's reply."""
         fault = self._take_fault(call)
         if fault is not None and fault.kind in STATUS_FAULTS:
             return self._status_fault(wire, fault, wire.key(request.headers, query), seed)
@@ -556,6 +611,13 @@ def _hostile(response: Response, fault: Fault | None) -> Response:
     return _Trickled(response.status, response.headers, response.body, pause=fault.delay)
 
 
+def _announce(response: Response, headers: Sequence[tuple[str, str]]) -> Response:
+    """The response with its rate-limit headers replaced by the bucket's real state."""
+    names = {name for name, _ in headers}
+    kept = tuple(item for item in response.headers if item[0] not in names)
+    return Response(response.status, kept + tuple(headers), response.body)
+
+
 def _wait_seconds(fault: Fault) -> float:
     """The wait a fault's retry headers announce, for the reset headers; 1 s when none parses."""
     for value, scale in ((fault.retry_after_ms, 0.001), (fault.retry_after, 1.0)):
@@ -585,6 +647,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--model", action="append", default=None, metavar="MODEL", help="allow only these model ids")
     parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument("--rpm", type=float, default=None, help="requests per minute per provider and key (429 beyond)")
+    parser.add_argument("--batch-delay", type=float, default=0.5, help="seconds until a submitted batch has ended")
     options = parser.parse_args(argv)
     keys = {}
     for item in options.key:
@@ -594,7 +658,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         keys[provider] = key
     try:
         judge = ReferenceJudge(
-            keys, options.latency, models=options.model, host=options.host, port=options.port, verbose=options.verbose
+            keys, options.latency, models=options.model, host=options.host, port=options.port,
+            verbose=options.verbose, rpm=options.rpm, batch_delay=options.batch_delay,
         )
     except ValueError as error:
         parser.error(str(error))
@@ -607,6 +672,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 time.sleep(3600)
         except KeyboardInterrupt:
             pass
+    refused = judge.rate_limit.refused if judge.rate_limit is not None else 0
+    print(f"served {judge.calls} judge calls; {refused} answered 429 by the rate limit; "
+          f"{len(judge.batches.created)} batches created", flush=True)
+    for line in judge.rate_limit.summary() if judge.rate_limit is not None else ():
+        print(line, flush=True)
     return 0
 
 

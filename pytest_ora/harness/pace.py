@@ -1,0 +1,102 @@
+"""How fast a process judges: captures in flight per process, the items it will run next, the shared limiter.
+
+Live judging is I/O-bound, so by default each process keeps several captures in flight (judging
+ahead over the items it will run next); the shared rate limiter (judges/ratelimit.py) keeps the
+whole run within the providers' limits. Replay is CPU-bound and stays one capture at a time.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..bundle.intake import PlannedCapture
+from ..judges.ratelimit import Limit, SharedLimiter
+from ..vocabulary import is_live
+
+__all__ = ["AUTO_IN_FLIGHT", "LIMITS_KEY", "RunLimits", "lookahead", "worker_upcoming"]
+
+AUTO_IN_FLIGHT = 24
+"""Captures in flight per run by default when judging live (two judge calls each), split over xdist workers."""
+LIMITS_KEY = "ora_limits_dir"
+"""workerinput key naming the run's shared rate-limit directory."""
+DIST_KEY = "ora_dist"
+"""workerinput key holding the controller's --dist mode."""
+
+
+def lookahead(concurrency: int, record: str, workers: int, budgeted: bool = False) -> int:
+    """Captures judged at once in one process: the option, else auto (live: AUTO_IN_FLIGHT over the workers).
+
+    Auto stays at one capture in replay (CPU-bound) and under --ora-budget-usd, whose guard is
+    checked as a capture starts: judging ahead would start captures the budget may not cover.
+    """
+    if concurrency:
+        return concurrency
+    if not is_live(record) or budgeted:
+        return 1
+    return max(2, AUTO_IN_FLIGHT // max(1, workers))
+
+
+def worker_upcoming(config: pytest.Config) -> list[PlannedCapture]:
+    """The captures xdist has queued on this worker, in run order (empty when not knowable).
+
+    Only the default `load` scheduling keeps a worker's queue its own; `worksteal` may hand a
+    queued item to another worker, which would then judge (and pay for) it a second time.
+    """
+    # Workers run with dist "no": the controller's mode arrives in workerinput.
+    if getattr(config, "workerinput", {}).get(DIST_KEY) not in ("load", "loadscope", "loadfile", "loadgroup"):
+        return []
+    interactor = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
+    try:
+        items = interactor.session.items  # type: ignore[union-attr]
+        with interactor.torun.lock() as queued:  # type: ignore[union-attr]
+            indices = [interactor.nextitem_index, *queued]  # type: ignore[union-attr]
+    except AttributeError:  # another xdist version: judge one capture at a time
+        return []
+    upcoming = []
+    for index in indices:
+        if not isinstance(index, int) or not 0 <= index < len(items):
+            continue
+        callspec = getattr(items[index], "callspec", None)
+        planned = callspec.params.get("ora_capture") if callspec is not None else None
+        if planned is not None and planned.status == "judge":
+            upcoming.append(planned)
+    return upcoming
+
+
+class RunLimits:
+    """The run's shared rate-limit directory: made by the controller, handed to xdist workers."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self._config = config
+        self._owned: Path | None = None
+
+    def directory(self) -> Path:
+        """The directory shared by every process of this run."""
+        given = getattr(self._config, "workerinput", {}).get(LIMITS_KEY)
+        if given:
+            return Path(given)
+        if self._owned is None:
+            self._owned = Path(tempfile.mkdtemp(prefix="ora-limits-"))
+        return self._owned
+
+    def configure_node(self, node: Any) -> None:
+        """Hand the directory to an xdist worker before it starts."""
+        node.workerinput[LIMITS_KEY] = str(self.directory())
+        node.workerinput[DIST_KEY] = str(getattr(self._config.option, "dist", "no"))
+
+    def limiter(self, rpm: tuple[tuple[str, float], ...], tpm: tuple[tuple[str, float], ...]) -> SharedLimiter:
+        """The limiter of this process over the shared directory."""
+        roles = {role for role, _ in rpm} | {role for role, _ in tpm}
+        limits = {role: Limit(rpm=dict(rpm).get(role), tpm=dict(tpm).get(role)) for role in roles}
+        return SharedLimiter(self.directory(), limits)
+
+    def close(self) -> None:
+        """Remove the directory (controller only; workers leave it to the controller)."""
+        if self._owned is not None:
+            shutil.rmtree(self._owned, ignore_errors=True)
+            self._owned = None

@@ -1,0 +1,313 @@
+"""One rate limit per judge role, shared by every process of a run (xdist workers included).
+
+Each role has a small JSON state file in a run-scoped directory, read and written under an
+exclusive `fcntl` lock, so the processes of a run pace their judge calls as one client:
+
+- a send slot schedule (GCRA): a call takes the next free slot `tat` and moves it on by
+  1 / rate seconds (and, with a token limit, by its tokens / tokens-per-second);
+- the rate is `--ora-rpm` when given, else learned: the first call of a role goes alone, and
+  the providers' rate-limit headers (Anthropic `anthropic-ratelimit-*`, OpenAI
+  `x-ratelimit-*`) set a ceiling a little under the announced limit; `remaining: 0` or a
+  `retry-after` holds every process until the reset;
+- on 429 the rate is halved once per round (a 429 for a call sent before the last cut does
+  not cut again) and grows back by 2% a success up to the ceiling (AIMD), so a limit the
+  run could not know in advance costs a few refusals, never a storm.
+
+Calls served from a cassette never reach the limiter: replay is never paced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .calling import current_judge
+
+__all__ = ["HEADROOM", "Limit", "PacedTransport", "SharedLimiter", "parse_reset", "request_tokens"]
+
+HEADROOM = 0.95
+"""A learned limit is paced at this fraction of what the provider announced (clock skew, jitter)."""
+_MIN_RATE = 1 / 60
+"""Never slower than one call a minute: a halving storm cannot stall a run for good."""
+_INCREASE = 0.02
+"""Additive-increase step after each success, as a fraction of the current rate."""
+_HORIZON = 1.0
+"""Seconds ahead a call may reserve its slot; beyond that it sleeps and looks again (a cut applies)."""
+_PROBE_WAIT = 0.05
+_PROBE_TIMEOUT = 5.0
+"""A first call that never reports back (process killed) stops blocking its role after this long."""
+_IMAGE_TOKENS = 1600
+_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/=]{2000,}")
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A role's configured limits; None means learn it from the provider."""
+
+    rpm: float | None = None
+    tpm: float | None = None
+
+
+def request_tokens(body: bytes) -> int:
+    """A request's input tokens, roughly: four bytes of JSON per token, an embedded image as one image."""
+    images = len(_BASE64_RUN.findall(body))
+    text = len(_BASE64_RUN.sub(b"", body))
+    return text // 4 + images * _IMAGE_TOKENS
+
+
+def parse_reset(value: str | None, now: float) -> float | None:
+    """Seconds until a reset header's moment: RFC 3339 (Anthropic) or a duration like 1m30s / 6ms (OpenAI)."""
+    if not value:
+        return None
+    text = value.strip()
+    match = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?", text)
+    if match and any(match.groups()):
+        hours, minutes, seconds, millis = (float(part) if part else 0.0 for part in match.groups())
+        return hours * 3600 + minutes * 60 + seconds + millis / 1000
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) and number >= 0 else None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    return max(0.0, moment.timestamp() - now)
+
+
+def _header_number(headers: httpx.Headers, *names: str) -> float | None:
+    for name in names:
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        if math.isfinite(number) and number >= 0:
+            return number
+    return None
+
+
+_REQUEST_LIMIT = ("anthropic-ratelimit-requests-limit", "x-ratelimit-limit-requests")
+_REQUEST_REMAINING = ("anthropic-ratelimit-requests-remaining", "x-ratelimit-remaining-requests")
+_REQUEST_RESET = ("anthropic-ratelimit-requests-reset", "x-ratelimit-reset-requests")
+_TOKEN_LIMIT = ("anthropic-ratelimit-input-tokens-limit", "anthropic-ratelimit-tokens-limit", "x-ratelimit-limit-tokens")
+_TOKEN_REMAINING = (
+    "anthropic-ratelimit-input-tokens-remaining",
+    "anthropic-ratelimit-tokens-remaining",
+    "x-ratelimit-remaining-tokens",
+)
+_TOKEN_RESET = ("anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-tokens-reset", "x-ratelimit-reset-tokens")
+
+
+def _first(headers: httpx.Headers, names: tuple[str, ...]) -> str | None:
+    return next((headers[name] for name in names if name in headers), None)
+
+
+class SharedLimiter:
+    """Paces judge calls per role across every process that shares `directory`."""
+
+    def __init__(
+        self,
+        directory: Path,
+        limits: Mapping[str, Limit],
+        *,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self.directory = directory
+        self.limits = dict(limits)
+        self._clock = clock
+        self._sleep = sleep
+
+    # --- state -------------------------------------------------------------------------------
+
+    def _fresh(self, role: str) -> dict[str, Any]:
+        limit = self.limits.get(role, Limit())
+        rate = limit.rpm / 60 if limit.rpm else None
+        tokens = limit.tpm / 60 if limit.tpm else None
+        return {
+            "tat": 0.0, "ttat": 0.0, "rate": rate, "ceiling": rate, "token_rate": tokens,
+            "token_ceiling": tokens, "cut_at": 0.0, "probe": None, "learned": rate is not None,
+            "fixed": rate is not None, "sent": 0, "limited": 0, "started": None,
+        }
+
+    @contextlib.contextmanager
+    def _state(self, role: str) -> Iterator[dict[str, Any]]:
+        """The role's state, locked against every other process until the block ends, then written."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"{_safe(role)}.json"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            raw = b""
+            while chunk := os.read(fd, 65536):
+                raw += chunk
+            try:
+                state = json.loads(raw) if raw else self._fresh(role)
+            except ValueError:
+                state = self._fresh(role)
+            yield state
+            data = json.dumps(state, sort_keys=True).encode()
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.ftruncate(fd, 0)
+            os.write(fd, data)
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def snapshot(self, role: str) -> dict[str, Any]:
+        """The role's current shared state (for tests and the run's summary)."""
+        with self._state(role) as state:
+            return dict(state)
+
+    # --- pacing ------------------------------------------------------------------------------
+
+    async def acquire(self, role: str, tokens: int = 0) -> float:
+        """Wait for this call's slot in the role's shared schedule; returns the moment it goes."""
+        while True:
+            now = self._clock()
+            with self._state(role) as state:
+                slot, wait = self._take(state, now, tokens)
+            if slot is not None:
+                if slot > now:
+                    await self._sleep(slot - now)
+                return slot
+            await self._sleep(wait)
+
+    def _take(self, state: dict[str, Any], now: float, tokens: int) -> tuple[float | None, float]:
+        """(the slot taken, 0) when the call may go at that moment, else (None, seconds to sleep before looking again)."""
+        if state["started"] is None:
+            state["started"] = now
+        if not state["learned"]:
+            # The first call of a role goes alone: its response says what the limit is.
+            probe = state["probe"]
+            if probe is not None and now - probe < _PROBE_TIMEOUT:
+                return None, _PROBE_WAIT
+            state["probe"] = now
+            state["sent"] += 1
+            return now, 0.0
+        slot = max(now, state["tat"])
+        token_rate = state["token_rate"]
+        if token_rate:
+            slot = max(slot, state["ttat"])
+        if slot - now > _HORIZON:
+            # Far ahead: look again later, so a cut or a hold meanwhile applies to this call too.
+            return None, slot - now - _HORIZON / 2
+        rate = state["rate"]
+        if rate:
+            state["tat"] = slot + 1 / rate
+        if token_rate:
+            state["ttat"] = slot + tokens / token_rate
+        state["sent"] += 1
+        return slot, 0.0
+
+    def observe(self, role: str, sent_at: float, status: int, headers: httpx.Headers) -> None:
+        """Learn from a response: its rate-limit headers, a 429 (cut) or a success (grow)."""
+        now = self._clock()
+        with self._state(role) as state:
+            state["learned"] = True
+            state["probe"] = None
+            self._learn_limits(state, headers, now)
+            hold = self._hold(headers, status, now)
+            if hold is not None:
+                state["tat"] = max(state["tat"], now + hold)
+            if status == 429:
+                state["limited"] += 1
+                if sent_at > state["cut_at"]:
+                    self._cut(state, now)
+            elif 200 <= status < 300 and state["rate"] and not state["fixed"]:
+                grown = state["rate"] * (1 + _INCREASE)
+                ceiling = state["ceiling"]
+                state["rate"] = min(grown, ceiling) if ceiling else grown
+
+    def forget_probe(self, role: str) -> None:
+        """The first call ended without a response (network fault): let another one probe."""
+        with self._state(role) as state:
+            state["probe"] = None
+
+    def _learn_limits(self, state: dict[str, Any], headers: httpx.Headers, now: float) -> None:
+        if not state["fixed"]:
+            limit = _header_number(headers, *_REQUEST_LIMIT)
+            if limit:
+                ceiling = limit / 60 * HEADROOM
+                state["ceiling"] = ceiling
+                if state["rate"] is None or state["rate"] > ceiling:
+                    state["rate"] = ceiling
+        if state["token_ceiling"] is None or state.get("token_learned"):
+            limit = _header_number(headers, *_TOKEN_LIMIT)
+            if limit:
+                state["token_learned"] = True
+                state["token_ceiling"] = state["token_rate"] = limit / 60 * HEADROOM
+
+    def _hold(self, headers: httpx.Headers, status: int, now: float) -> float | None:
+        """Seconds every process must wait: retry-after on a refusal, or an exhausted window's reset."""
+        waits = []
+        if status == 429 or status >= 500:
+            for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+                value = _header_number(headers, name)
+                if value is not None:
+                    waits.append(value * scale)
+                    break
+        for remaining, reset in ((_REQUEST_REMAINING, _REQUEST_RESET), (_TOKEN_REMAINING, _TOKEN_RESET)):
+            left = _header_number(headers, *remaining)
+            if left is not None and left < 1:
+                seconds = parse_reset(_first(headers, reset), now)
+                if seconds is not None:
+                    waits.append(seconds)
+        return max(waits) if waits else None
+
+    def _cut(self, state: dict[str, Any], now: float) -> None:
+        rate = state["rate"]
+        if rate is None:
+            # Unpaced until now: start from the pace actually achieved since the run began.
+            started = state["started"] if state["started"] is not None else now
+            rate = state["sent"] / max(1.0, now - started)
+        state["rate"] = max(_MIN_RATE, rate / 2)
+        state["cut_at"] = now
+
+
+class PacedTransport(httpx.AsyncBaseTransport):
+    """Sends each judge call in its role's shared slot, and tells the limiter how it went."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, limiter: SharedLimiter) -> None:
+        self._inner = inner
+        self.limiter = limiter
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        judge = current_judge()
+        if judge is None or request.method != "POST":
+            return await self._inner.handle_async_request(request)
+        role = judge.role
+        tokens = request_tokens(await request.aread())
+        sent_at = await self.limiter.acquire(role, tokens)
+        try:
+            response = await self._inner.handle_async_request(request)
+        except BaseException:
+            self.limiter.forget_probe(role)
+            raise
+        self.limiter.observe(role, sent_at, response.status_code, response.headers)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _safe(role: str) -> str:
+    """A file name for a role (role names come from optimum.yaml)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", role) or "_"

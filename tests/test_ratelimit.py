@@ -1,0 +1,208 @@
+"""The shared rate limiter: pacing, the providers' headers, AIMD on 429, and one schedule for many processes."""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from pytest_ora.judges.ratelimit import HEADROOM, Limit, SharedLimiter, parse_reset, request_tokens
+from pytest_ora.testing.ratelimit import RateLimiter
+from pytest_ora.testing.server import ReferenceJudge
+
+
+class Clock:
+    """A fake clock that sleeping moves forward."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def limiter(tmp_path: Path, clock: Clock, **limits: Limit) -> SharedLimiter:
+    return SharedLimiter(tmp_path, limits, clock=clock, sleep=clock.sleep)
+
+
+def send_times(shared: SharedLimiter, role: str, count: int) -> list[float]:
+    async def run() -> list[float]:
+        return [await shared.acquire(role) for _ in range(count)]
+
+    return asyncio.run(run())
+
+
+def test_a_given_rpm_spaces_calls_evenly(tmp_path: Path) -> None:
+    # Given --ora-rpm big=120 (two a second)
+    clock = Clock()
+    shared = limiter(tmp_path, clock, big=Limit(rpm=120))
+    # When five calls are sent one after the other
+    times = send_times(shared, "big", 5)
+    # Then they go half a second apart, the first at once
+    assert [round(t - times[0], 3) for t in times] == [0.0, 0.5, 1.0, 1.5, 2.0]
+
+
+def test_a_token_limit_spaces_calls_by_their_tokens(tmp_path: Path) -> None:
+    clock = Clock()
+    shared = limiter(tmp_path, clock, big=Limit(tpm=60_000))  # 1,000 tokens a second
+
+    async def run() -> list[float]:
+        await shared.acquire("big")  # the first call probes: no limit known yet
+        shared.observe("big", clock.now, 200, httpx.Headers())
+        return [await shared.acquire("big", tokens=500) for _ in range(3)]
+
+    times = asyncio.run(run())
+    assert [round(t - times[0], 3) for t in times] == [0.0, 0.5, 1.0]
+
+
+def test_without_options_the_first_call_probes_and_the_headers_set_the_pace(tmp_path: Path) -> None:
+    # Given no option: the first call goes alone
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    first = send_times(shared, "big", 1)[0]
+    assert shared.snapshot("big")["probe"] == first
+    # When its response announces Anthropic's limit of 60 a minute
+    shared.observe("big", first, 200, httpx.Headers({"anthropic-ratelimit-requests-limit": "60",
+                                                     "anthropic-ratelimit-requests-remaining": "59"}))
+    # Then the role is paced a little under it
+    times = send_times(shared, "big", 3)
+    gap = 1 / HEADROOM
+    assert [round(t - times[0], 3) for t in times] == [0.0, round(gap, 3), round(2 * gap, 3)]
+
+
+def test_a_second_call_waits_for_the_probe_to_answer(tmp_path: Path) -> None:
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    send_times(shared, "big", 1)
+
+    async def second() -> float:
+        task = asyncio.ensure_future(shared.acquire("big"))
+        await asyncio.sleep(0)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        shared.observe("big", clock.now, 200, httpx.Headers())
+        return await task
+
+    asyncio.run(second())
+    assert clock.slept, "the second call slept while the probe was out"
+
+
+def test_exhausted_remaining_holds_every_caller_until_the_reset(tmp_path: Path) -> None:
+    clock = Clock()
+    shared = limiter(tmp_path, clock, big=Limit(rpm=6000))
+    sent = send_times(shared, "big", 1)[0]
+    shared.observe("big", sent, 200, httpx.Headers({"x-ratelimit-remaining-requests": "0",
+                                                    "x-ratelimit-reset-requests": "2.5s"}))
+    assert send_times(shared, "big", 1)[0] >= sent + 2.5
+
+
+def test_a_429_halves_the_rate_once_per_round_and_successes_grow_it_back(tmp_path: Path) -> None:
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    first = send_times(shared, "big", 1)[0]
+    shared.observe("big", first, 200, httpx.Headers({"x-ratelimit-limit-requests": "600"}))
+    ceiling = shared.snapshot("big")["rate"]
+    assert ceiling == pytest.approx(10 * HEADROOM)
+    sent = send_times(shared, "big", 4)
+    # When every in-flight call of the round comes back 429
+    for moment in sent:
+        shared.observe("big", moment, 429, httpx.Headers({"retry-after": "1"}))
+    # Then the rate was cut once, not four times, and every caller is held for the retry-after
+    state = shared.snapshot("big")
+    assert state["rate"] == pytest.approx(ceiling / 2)
+    assert state["limited"] == 4
+    assert state["tat"] >= clock.now + 1
+    # And successes grow it back to the ceiling, never past it
+    for _ in range(200):
+        shared.observe("big", clock.now, 200, httpx.Headers())
+    assert shared.snapshot("big")["rate"] == pytest.approx(ceiling)
+
+
+def test_a_429_without_any_known_limit_starts_pacing_at_half_the_achieved_rate(tmp_path: Path) -> None:
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    first = send_times(shared, "big", 1)[0]
+    shared.observe("big", first, 200, httpx.Headers())  # no headers: unpaced
+    send_times(shared, "big", 39)  # 40 calls ...
+    clock.now += 10  # ... over ten seconds
+    shared.observe("big", clock.now, 429, httpx.Headers())
+    assert shared.snapshot("big")["rate"] == pytest.approx(2.0)
+
+
+def _worker(directory: str, count: int, queue: multiprocessing.Queue[list[float]]) -> None:
+    shared = SharedLimiter(Path(directory), {"big": Limit(rpm=1200)})  # 20 a second, real clock
+
+    async def run() -> list[float]:
+        return [await shared.acquire("big") for _ in range(count)]
+
+    queue.put(asyncio.run(run()))
+
+
+def test_processes_sharing_the_directory_share_one_schedule(tmp_path: Path) -> None:
+    # Given four processes pacing the same role at 20 calls a second in all
+    queue: multiprocessing.Queue[list[float]] = multiprocessing.Queue()
+    processes = [multiprocessing.Process(target=_worker, args=(str(tmp_path), 10, queue)) for _ in range(4)]
+    for process in processes:
+        process.start()
+    times = sorted(t for _ in processes for t in queue.get(timeout=30))
+    for process in processes:
+        process.join(timeout=30)
+    # Then their 40 calls took about two seconds together, never two in the same slot
+    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    assert min(gaps) > 0.04
+    assert times[-1] - times[0] == pytest.approx(39 / 20, abs=0.2)
+
+
+def test_reset_headers_of_both_providers_parse() -> None:
+    now = time.time()
+    assert parse_reset("6ms", now) == pytest.approx(0.006)
+    assert parse_reset("1m30s", now) == pytest.approx(90)
+    assert parse_reset("2.5s", now) == pytest.approx(2.5)
+    moment = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + 30))
+    assert parse_reset(moment, now) == pytest.approx(30, abs=1.5)
+    assert parse_reset("soon", now) is None
+
+
+def test_an_image_counts_as_an_image_not_as_its_base64() -> None:
+    body = b'{"text": "' + b"x" * 400 + b'", "image": "' + b"A" * 100_000 + b'"}'
+    assert request_tokens(body) < 2000
+
+
+# --- the reference judge's limit -----------------------------------------------------------------
+
+
+def test_the_reference_judge_refuses_past_its_bucket_with_the_providers_headers() -> None:
+    with ReferenceJudge(rpm=60) as judge:  # one a second, a burst of two
+        url = judge.route("anthropic")
+        body = {"model": "claude-opus-4-7", "max_tokens": 1024,
+                "messages": [{"role": "user", "content": "entry_key: mode:x\nconfiguration: c\nanswer"}]}
+        headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+        responses = [httpx.post(url, json=body, headers=headers) for _ in range(3)]
+    assert [r.status_code for r in responses][:2] != [429, 429]
+    refused = responses[2]
+    assert refused.status_code == 429
+    assert refused.json()["error"]["type"] == "rate_limit_error"
+    assert refused.headers["anthropic-ratelimit-requests-limit"] == "60"
+    assert refused.headers["anthropic-ratelimit-requests-remaining"] == "0"
+    assert int(refused.headers["retry-after"]) >= 1
+    assert judge.rate_limit is not None and judge.rate_limit.refused == 1
+
+
+def test_the_bucket_refills_at_its_rate() -> None:
+    limit = RateLimiter(rpm=120)
+    first = [limit.take("openai", "k").allowed for _ in range(3)]
+    assert first == [True, True, False]
+    headers = dict(limit.take("openai", "k").headers("openai"))
+    assert headers["x-ratelimit-limit-requests"] == "120"
+    assert "retry-after-ms" in headers
+    time.sleep(0.55)
+    assert limit.take("openai", "k").allowed
