@@ -31,6 +31,12 @@ __all__ = [
     "Acceptance",
     "BundleManifest",
     "Capture",
+    "Behaviors",
+    "BehaviorItem",
+    "Chain",
+    "Checklist",
+    "ChecklistBonus",
+    "ChecklistIssue",
     "Family",
     "GoldStandard",
     "JudgeReply",
@@ -131,6 +137,8 @@ class BundleManifest(_Record):
     """The rubric (a built-in id or a path under the bundle) when --ora-rubric does not name one; default ora-1.0."""
     panel: list[str] | None = Field(default=None, min_length=1)
     """optimum.yaml roles judging each capture, in judge-label order A, B, C, ...; default [big-1, big-2]."""
+    compare: list[Annotated[list[Slug], Field(min_length=2, max_length=2)]] | None = None
+    """Configuration pairs [A, B] compared head to head (kind compare); --ora-compare overrides."""
     hypotheses: list[Hypothesis] | None = None
     """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
     verdict: VerdictRule | None = None
@@ -207,6 +215,85 @@ class GoldStandard(_Record):
     notes: str | None = None
 
 
+ItemId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")]
+
+
+class ChecklistIssue(_Record):
+    """An expected finding: its id, its severity (critical, high, medium, low or any category), what it is."""
+
+    id: ItemId
+    severity: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$")]
+    description: str = Field(min_length=1)
+
+
+class ChecklistBonus(_Record):
+    """An extra-credit item: answered per id like an issue, reported, outside recall."""
+
+    id: ItemId
+    description: str = Field(min_length=1)
+
+
+class Checklist(_Record):
+    """A capture's checklist of expected findings (seed 002 v2, SPEC 9)."""
+
+    issues: list[ChecklistIssue] = Field(min_length=1)
+    bonus: list[ChecklistBonus] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Checklist:
+        ids = [item.id for item in self.issues] + [item.id for item in self.bonus]
+        repeated = sorted({name for name in ids if ids.count(name) > 1})
+        if repeated:
+            raise ValueError(f"repeats the id {', '.join(repeated)}: every issue and bonus id must be unique")
+        return self
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        """Every listed id, issues first, in the order given."""
+        return tuple(item.id for item in self.issues) + tuple(item.id for item in self.bonus)
+
+
+class BehaviorItem(_Record):
+    """A behaviour a good answer demonstrates (seed 002 SM scenarios): its id, category, what it is."""
+
+    id: ItemId
+    category: str = ""
+    description: str = Field(min_length=1)
+
+
+class Behaviors(_Record):
+    """A capture's behaviour checklist: baseline criteria and bonus behaviours (kind behavior, SPEC 9)."""
+
+    criteria: list[BehaviorItem] = Field(min_length=1)
+    bonus: list[BehaviorItem] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Behaviors:
+        ids = [item.id for item in self.criteria] + [item.id for item in self.bonus]
+        repeated = sorted({name for name in ids if ids.count(name) > 1})
+        if repeated:
+            raise ValueError(f"repeats the id {', '.join(repeated)}: every criterion and bonus id must be unique")
+        return self
+
+
+class Chain(_Record):
+    """A relay chain's four answers (kind coherence, seed 002): SM, TEA, Dev, Reviewer."""
+
+    sm: str
+    tea: str
+    dev: str
+    reviewer: str
+
+
+class PhaseScores(_Record):
+    """The chain's four phase scores (each phase rubric's overall, 0-100), when the bundle holds them."""
+
+    sm: NonNegative
+    tea: NonNegative
+    dev: NonNegative
+    reviewer: NonNegative
+
+
 class Capture(_Record):
     """One line of captures.jsonl: one configuration's answer to one entry's prompt."""
 
@@ -232,6 +319,14 @@ class Capture(_Record):
     """Text shown to the judge beside the prompt: materials, code under review."""
     gold_standard: GoldStandard | None = None
     """An expert response and its score: a calibration anchor in the packet (seed 002)."""
+    checklist: Checklist | None = None
+    """Expected findings with severities (kind: checklist, SPEC 9)."""
+    behaviors: Behaviors | None = None
+    """Behaviours to demonstrate (kind: behavior, SPEC 9)."""
+    chain: Chain | None = None
+    """A relay chain's four answers (kind: coherence, SPEC 9)."""
+    phase_scores: PhaseScores | None = None
+    """The chain's phase scores (0-100); kind coherence multiplies their mean by the chain's multiplier."""
     evidence: dict[str, Any] | None = None
     """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade (SPEC 11)."""
 

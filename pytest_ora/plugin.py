@@ -87,7 +87,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         pytest.param(
             planned,
             id=planned.capture.capture_id,
-            marks=(getattr(pytest.mark, planned.capture.family), getattr(pytest.mark, planned.capture.configuration)),
+            # a compare item (configuration A+B) carries both configurations' markers
+            marks=(getattr(pytest.mark, planned.capture.family),
+                   *(getattr(pytest.mark, name) for name in planned.capture.configuration.split("+"))),
         )
         for planned in ora.plan().captures
     ]

@@ -5,7 +5,7 @@ Scores travel as decimal strings and are recomputed exactly where they are aggre
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from typing_extensions import NotRequired
 
@@ -41,6 +41,8 @@ class JudgeRecord(TypedDict):
     attempts: int
     """HTTP attempts, transport retries included."""
     usage: Usage
+    answers: NotRequired[dict[str, Any]]
+    """The kind's per-item answers beside the scores (checklist: findings, novel, false positives)."""
 
 
 class CaptureRecord(TypedDict):
@@ -61,6 +63,8 @@ class CaptureRecord(TypedDict):
     """Whether the capture is a quality failure (for display; the controller recomputes it)."""
     live_calls: int
     """Judge calls sent to the network in this run (0 when every call replayed from its cassette)."""
+    material: NotRequired[dict[str, Any]]
+    """What the packet carried for the kind (checklist: the listed items), for the panel combination."""
     grades: NotRequired[dict[str, str]]
     """kind scorecard: axis -> its cell (PASS (0 blockers), N/A (telemetry unavailable), ...)."""
 

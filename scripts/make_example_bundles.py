@@ -1,4 +1,4 @@
-"""Write the two example bundles under evals/examples/ (trio: seed 003's pilot; solo: seed 002).
+"""Write the example bundles under evals/examples/ (trio: seed 003's pilot; solo, checklist, compare: seed 002).
 
 The answers are synthetic and vary on purpose (method steps named, reasoning markers, hedges) so
 the reference judge's scores spread across cells. Re-run, then re-record their cassettes with
@@ -190,6 +190,209 @@ def solo() -> None:
     write(root / "captures.jsonl", "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
 
 
+# Seed 002 v2 checklist mode: code reviews judged against expected findings of every severity.
+CHECKLIST_REVIEWS = {
+    "payment-handler": {
+        "code": (
+            "def charge(request):\n"
+            "    amount = float(request.args['amount'])\n"
+            "    card = db.execute(f\"SELECT * FROM cards WHERE id = {request.args['card']}\")\n"
+            "    log.info('charging %s with card %s', amount, card.number)\n"
+            "    for attempt in range(5):\n"
+            "        if gateway.charge(card, amount):\n"
+            "            break\n"
+            "    return 'ok'\n"
+        ),
+        "issues": [
+            ("SQLI", "critical", "SQL injection: the card id is formatted into the query"),
+            ("PAN-LOG", "critical", "the full card number is written to the log"),
+            ("FLOAT-MONEY", "high", "money held in a float"),
+            ("RETRY-IDEMPOTENCY", "high", "retries without an idempotency key can charge twice"),
+            ("NO-AUTH", "medium", "no check that the card belongs to the caller"),
+            ("SILENT-FAIL", "medium", "returns ok even when every attempt failed"),
+            ("NAMING", "low", "single-letter and vague names"),
+            ("AMOUNT-RANGE", "validation", "no check that the amount is positive"),
+        ],
+        "bonus": [("RATE-LIMIT", "no rate limit on the endpoint")],
+    },
+    "upload-endpoint": {
+        "code": (
+            "@app.post('/upload')\n"
+            "def upload(file):\n"
+            "    path = os.path.join(UPLOADS, file.filename)\n"
+            "    file.save(path)\n"
+            "    os.chmod(path, 0o777)\n"
+            "    return {'url': '/static/' + file.filename}\n"
+        ),
+        "issues": [
+            ("PATH-TRAVERSAL", "critical", "the client's filename is joined into the path unchecked"),
+            ("WORLD-WRITABLE", "high", "uploaded files are made world-writable"),
+            ("NO-SIZE-LIMIT", "medium", "no limit on the upload size"),
+            ("NO-TYPE-CHECK", "medium", "no content-type or extension check"),
+            ("MISSING-TESTS", "low", "no tests for the endpoint"),
+        ],
+        "bonus": [],
+    },
+}
+CHECKLIST_ANSWERS = {
+    "payment-handler": {
+        "thorough": [
+            "[SQLI] The card id goes straight into the SQL text: use a bound parameter.",
+            "[PAN-LOG] The log line prints the full card number; log the last four digits only.",
+            "[FLOAT-MONEY] Keep the amount in integer cents or Decimal, never a float.",
+            "[RETRY-IDEMPOTENCY] Five retries without an idempotency key can charge the card twice.",
+            "[SILENT-FAIL] When every attempt fails the function still answers ok.",
+            "[NEW] The gateway call has no timeout, so one slow charge blocks the worker.",
+            "Also worth a look: AMOUNT-RANGE, a negative amount would be refunded; RATE-LIMIT may matter too.",
+        ],
+        "noisy": [
+            "[SQLI] Possible SQL injection through the card id.",
+            "[FLOAT-MONEY] Floats for money.",
+            "[CSRF] The endpoint is open to CSRF.",
+            "[XSS] The response reflects the amount without escaping.",
+        ],
+        "silent": ["Looks fine to me. The retry loop is a nice touch; ship it."],
+    },
+    "upload-endpoint": {
+        "thorough": [
+            "[PATH-TRAVERSAL] A filename like ../../app.py escapes the upload folder: use secure_filename.",
+            "[WORLD-WRITABLE] chmod 777 lets any local user rewrite the uploaded files.",
+            "[NO-SIZE-LIMIT] Cap the request size before saving.",
+            "[NEW] The returned URL serves user files from the static root, same origin as the app.",
+            "MISSING-TESTS is worth a follow-up once the fixes land.",
+        ],
+        "noisy": [
+            "[PATH-TRAVERSAL] The filename is trusted.",
+            "[SQLI] The upload handler is injectable.",
+            "NO-TYPE-CHECK: anything can be uploaded.",
+        ],
+        "silent": ["No issues found."],
+    },
+}
+# Seed 002's worked example: 6 critical, 6 high, 8 medium, 2 low; the answer finds 5 / 4 / 3 / 1, makes
+# 2 valid novel findings and 1 false positive.
+WORKED = {"critical": (6, 5), "high": (6, 4), "medium": (8, 3), "low": (2, 1)}
+
+
+def worked_example() -> tuple[list[dict[str, str]], str]:
+    issues, lines = [], []
+    for severity, (total, found) in WORKED.items():
+        for index in range(1, total + 1):
+            name = f"{severity.upper()}-{index}"
+            issues.append({"id": name, "severity": severity, "description": f"{severity} defect number {index}"})
+            if index <= found:
+                lines.append(f"[{name}] found: {severity} defect number {index}.")
+    lines += ["[NEW] a valid finding beyond the checklist.", "[NEW] a second valid finding beyond the checklist.",
+              "[PHANTOM] a defect that is not there."]
+    return issues, "\n".join(lines)
+
+
+def checklist() -> None:
+    root = ROOT / "checklist" / "bundle"
+    write(root / "bundle.yaml", (
+        "# Seed 002 v2 checklist mode: code reviews judged against expected findings with severities.\n"
+        "# Generated by scripts/make_example_bundles.py.\n"
+        "bundle: checklist-review-example\n"
+        "created: 2026-04-20\n"
+        "configurations: [thorough, noisy, silent]\n"
+        "rubric: judge-checklist-2.0\n"
+        "panel: [judge-opus, judge-gpt]\n"
+    ))
+    write(root / "optimum.yaml", (
+        "snapshot: checklist-2026-04-20\n"
+        "frozen_at: \"2026-04-20T09:00:00Z\"\n"
+        "roles:\n"
+        "  judge-opus: {model: claude-opus-4-7, provider: anthropic, route: \"http://127.0.0.1:8769/v1/messages\"}\n"
+        "  judge-gpt: {model: gpt-5.4, provider: openai, route: \"http://127.0.0.1:8769/v1/chat/completions\"}\n"
+    ))
+    lines = []
+    for technique, review in CHECKLIST_REVIEWS.items():
+        for name in ("thorough", "noisy", "silent"):
+            lines.append({
+                "entry_key": f"review:{technique}",
+                "configuration": name,
+                "prompt": "Character: a senior security reviewer. Challenge: review this change before it ships.",
+                "context": review["code"],
+                "answer": "\n".join(f"- {line}" for line in CHECKLIST_ANSWERS[technique][name]),
+                "checklist": {
+                    "issues": [{"id": i, "severity": s, "description": d} for i, s, d in review["issues"]],
+                    "bonus": [{"id": i, "description": d} for i, d in review["bonus"]],
+                },
+                "acceptance": {"passed": True, "reason": None, "notes": ""},
+                "cost_usd": 0.04,
+                "wall_clock_minutes": 1.0,
+            })
+    issues, answer = worked_example()
+    lines.append({
+        "entry_key": "review:seed-worked-example",
+        "configuration": "thorough",
+        "prompt": "Character: a senior reviewer. Challenge: the seed 002 detection deep dive's scenario.",
+        "answer": answer,
+        "checklist": {"issues": issues, "bonus": []},
+        "acceptance": {"passed": True, "reason": None, "notes": "seed 002 worked example"},
+        "cost_usd": 0.04,
+        "wall_clock_minutes": 1.0,
+    })
+    write(root / "captures.jsonl", "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+
+
+# Seed 002's compare mode: three configurations' answers to the same review challenges, head to head.
+COMPARE_CHALLENGES = {
+    "retry-storm": "A payments service retries every failed call five times with no backoff; during an outage the "
+                   "retries tripled the load. Review the design and propose a fix.",
+    "cache-stampede": "A product page cache expires for all keys at midnight and the database falls over. Review and fix.",
+    "slow-migration": "A schema migration locks the orders table for forty minutes at every deploy. Review and fix.",
+    "flaky-tests": "A third of CI runs fail on tests that pass when re-run. Review the test suite and propose a fix.",
+    "log-flood": "A service writes two terabytes of debug logs a day and the disk fills weekly. Review and fix.",
+}
+COMPARE_LANES = {
+    "team-1": {"steps": 4, "markers": 4, "hedges": 3},
+    "team-2": {"steps": 3, "markers": 2, "hedges": 1},
+    "baseline": {"steps": 1, "markers": 0, "hedges": 0},
+}
+
+
+def compare() -> None:
+    root = ROOT / "compare" / "bundle"
+    write(root / "bundle.yaml", (
+        "# Seed 002's compare mode: configurations head to head, both orders per judge, panel majority.\n"
+        "# Generated by scripts/make_example_bundles.py.\n"
+        "bundle: compare-example\n"
+        "created: 2026-04-20\n"
+        "configurations: [team-1, team-2, baseline]\n"
+        "rubric: judge-compare-1.0\n"
+        "panel: [judge-opus, judge-gpt]\n"
+        "compare: [[team-1, team-2], [team-1, baseline], [team-2, baseline]]   # --ora-compare A:B overrides\n"
+    ))
+    write(root / "optimum.yaml", (
+        "snapshot: compare-2026-04-20\n"
+        "frozen_at: \"2026-04-20T09:00:00Z\"\n"
+        "roles:\n"
+        "  judge-opus: {model: claude-opus-4-7, provider: anthropic, route: \"http://127.0.0.1:8770/v1/messages\"}\n"
+        "  judge-gpt: {model: gpt-5.4, provider: openai, route: \"http://127.0.0.1:8770/v1/chat/completions\"}\n"
+    ))
+    lines = []
+    steps = ["Name the failure", "Find the root cause", "Propose the fix", "Check the edge cases"]
+    for technique, challenge in COMPARE_CHALLENGES.items():
+        task = {"topic": technique.replace("-", " "), "steps": steps, "question": challenge}
+        write(root / "specs" / "review" / f"{technique}.md", spec(task))
+        for name, lane in COMPARE_LANES.items():
+            if technique == "log-flood" and name == "team-2":
+                lane = COMPARE_LANES["team-1"]  # the same answer as team-1: the judges call it a tie
+            lines.append({
+                "entry_key": f"review:{technique}",
+                "configuration": name,
+                "prompt": f"Character: a veteran site reliability engineer. Challenge: {challenge}",
+                "answer": trio_answer(task, lane),
+                "acceptance": {"passed": True, "reason": None, "notes": ""},
+                "cost_usd": 0.05,
+                "wall_clock_minutes": 1.5,
+            })
+    write(root / "captures.jsonl", "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+
+
 if __name__ == "__main__":
     trio()
     solo()
+    checklist()
+    compare()

@@ -1,6 +1,6 @@
-"""Re-record the example bundles' cassettes (evals/examples/trio, evals/examples/solo).
+"""Re-record the example bundles' cassettes (evals/examples/trio, solo, checklist, compare).
 
-Each example's optimum.yaml routes its judges to a fixed loopback port (trio 8766, solo 8767),
+Each example's optimum.yaml routes its judges to a fixed loopback port (trio 8766, solo 8767, checklist 8769, compare 8770),
 where this script starts the reference judge (a deterministic test double, not a real model).
 Every judge call goes through the real HTTP path: provider clients, httpx, retries, vcrpy.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from pytest_ora.testing.server import ReferenceJudge
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = {"trio": 8766, "solo": 8767}
+EXAMPLES = {"trio": 8766, "solo": 8767, "checklist": 8769, "compare": 8770}
 # The reference judge accepts any non-empty key; these placeholders never leave this machine.
 PLACEHOLDER_KEYS = {
     "ANTHROPIC_API_KEY": "reference-judge-placeholder-a",

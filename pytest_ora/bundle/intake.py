@@ -14,6 +14,7 @@ from typing import Literal
 
 from ..errors import IntakeError, Problem, show_value
 from ..judges.packet import IMAGE_TYPES
+from ..method.kinds import get_kind
 from ..method.rubric import DEFAULT_RUBRIC, Rubric, RubricError, get_rubric, resolve_rubric
 from ..models import Capture, RoleSpec, default_collisions, default_scored_set
 from .hypotheses import check_hypotheses
@@ -86,6 +87,8 @@ class PlannedCapture:
     line: int
     status: Status
     reason: str | None = None
+    partner: Capture | None = None
+    """The second contestant of a compare item (kind compare); `capture` is the first, its configuration `A+B`."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,8 @@ class Plan:
     """Family -> the entry keys of the scored set, families in table order."""
     collision_losers: tuple[str, ...]
     lanes_missing: dict[str, tuple[str, ...]]
+    lanes: tuple[str, ...] = ()
+    """The summary's rows, in table order: the configurations (kind compare: the pairs A+B)."""
     """Entry key -> the configurations it was not captured on."""
 
     @property
@@ -130,6 +135,7 @@ def intake(
     substitutions: tuple[Substitution, ...] = (),
     panel_label: str | None = None,
     rubric_option: tuple[str, Path] | None = None,
+    compare: tuple[tuple[str, str], ...] = (),
 ) -> Plan:
     """Read and check a bundle; raise IntakeError with every problem found.
 
@@ -157,6 +163,10 @@ def intake(
         raise IntakeError(problems)
     order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
     planned.sort(key=lambda p: (families.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
+    pairs = compare or tuple((a, b) for a, b in bundle.manifest.compare or ()) or rubric.compare
+    planned = get_kind(rubric.kind).items(planned, pairs, bundle.manifest.configurations, problems)
+    if problems:
+        raise IntakeError(problems)
     return Plan(
         bundle=bundle,
         rubric=rubric,
@@ -165,6 +175,7 @@ def intake(
         entries=entries,
         collision_losers=tuple(sorted(losers)),
         lanes_missing=_lanes_missing(bundle, entries),
+        lanes=get_kind(rubric.kind).lanes(bundle.manifest.configurations, pairs),
     )
 
 
@@ -422,6 +433,11 @@ def _plan_capture(
     if not capture.acceptance.passed:
         reason = capture.acceptance.reason or "unspecified"
         return PlannedCapture(capture, item.line, "excluded", f"invalid capture ({reason}): returned to capture audit")
+    lacking = get_kind(rubric.kind).capture_problem(capture)
+    if lacking is not None:
+        field, message = lacking
+        problems.append(Problem("captures.jsonl", message, line=item.line, capture_id=capture.capture_id, field=field,
+                                fix=f"give every capture the {field} that rubric {rubric.version} (kind {rubric.kind}) judges"))
     secret = find_secret(capture, root, files)
     if secret is not None:
         return PlannedCapture(capture, item.line, "excluded", secret_reason(*secret))

@@ -75,6 +75,8 @@ class Options:
     """--ora-tpm ROLE=N: input tokens per minute per judge role, shared likewise."""
     batch: bool = False
     """--ora-batch: first asks through the providers' batch APIs."""
+    compare: tuple[tuple[str, str], ...] = ()
+    """--ora-compare A:B pairs (kind compare), in the order given."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -106,6 +108,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
         help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
+    )
+    group.addoption(
+        "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
+        help="a configuration pair to compare head to head (kind compare); repeatable",
     )
 
 
@@ -143,6 +149,7 @@ def read_options(config: pytest.Config) -> Options:
         rubric=(str(rubric_value), source.base("rubric")) if rubric_value else None,
         seed=source.number("seed", int),
         disagreement=_disagreement(source.value("disagreement")),
+        compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
     )
 
 
@@ -167,6 +174,13 @@ def _role_numbers(config: pytest.Config, unit: str) -> tuple[tuple[str, float], 
             raise pytest.UsageError(f"--ora-{unit} takes ROLE=N with N a positive number, got {text!r}")
         pairs.append((role.strip(), number))
     return tuple(pairs)
+
+
+def _pair(text: str) -> tuple[str, str]:
+    first, sep, second = text.partition(":")
+    if not sep or not first or not second or first == second:
+        raise pytest.UsageError(f"--ora-compare takes two different configurations as A:B, got {text!r}")
+    return first, second
 
 
 def _disagreement(value: Any) -> str:

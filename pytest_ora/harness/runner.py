@@ -141,16 +141,23 @@ class CaptureRunner:
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
         capture = planned.capture
         self._check_budget(capture.capture_id)
-        packet, image = self._packet(capture)
-        self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
-        too_large = over_window(self.judging.panel, judge_prompt(packet, image, self.judging.rubric))
-        if too_large is not None:
-            raise OverContextWindow(capture.capture_id, too_large)
+        rubric = self.judging.rubric
+        kind = get_kind(rubric.kind)
+        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in kind.packets(planned, self.root, rubric)]
+        for tag, packet, image in packets:
+            self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
+            too_large = over_window(self.judging.panel, judge_prompt(packet, image, rubric))
+            if too_large is not None:
+                raise OverContextWindow(capture.capture_id, too_large)
+        # one packet's fields, or each packet's (compare: both orders) under its tag
+        fields = packets[0][1].model_dump(mode="json") if len(packets) == 1 else {
+            tag: packet.model_dump(mode="json") for tag, packet, _ in packets
+        }
         # Under the capture's lock when it may be recorded: another run on the same cassettes
         # directory waits here, then replays what this one recorded instead of paying again.
         async with self.cassettes.hold(capture.capture_id):
             cassette = self.cassettes.open(capture.capture_id)
-            cassette.expect(packet.model_dump(mode="json"))
+            cassette.expect(fields)
             cassette.activate()  # this task's context only: concurrent captures keep their own cassette
             valid: list[str] = []
 
@@ -160,14 +167,17 @@ class CaptureRunner:
                 cassette.save_partial(valid)
 
             on_valid_reply(keep)
-            judges = await judge_packet(self.judging, client, packet, image)
+            replies = [await judge_packet(self.judging, client, packet, image) for _, packet, image in packets]
+            judges = kind.merge(replies, rubric)
             cassette.save()
         for judge in judges:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
         record["judges"] = judges
-        rubric = self.judging.rubric
-        record["failure"] = get_kind(rubric.kind).combine([judge["scores"] for judge in judges], rubric).failure
+        material = packets[0][1].material
+        if material is not None:
+            record["material"] = material
+        record["failure"] = kind.panel(record, rubric).failure
         record["live_calls"] = sum(judge["asks"] for judge in judges) - cassette.play_count
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))
@@ -176,6 +186,10 @@ class CaptureRunner:
     def _packet(self, capture: Capture) -> tuple[Packet, bytes | None]:
         """The capture's packet; refused when the bundle's own text holds a configured key's value."""
         packet, image = build_packet(capture, self.root, self.judging.rubric)
+        return self._checked(capture, packet, image)
+
+    def _checked(self, capture: Capture, packet: Packet, image: bytes | None) -> tuple[Packet, bytes | None]:
+        """The packet, unless the bundle's own text or artifact holds a configured key's value."""
         text = packet.model_dump_json().encode("utf-8")
         for secret in self.judging.secrets():
             value = str.__str__(secret).encode("utf-8")
@@ -205,20 +219,27 @@ class CaptureRunner:
         return total
 
     def estimate(self, planned: PlannedCapture, prices: dict[str, Price]) -> dict[str, Any]:
-        """A dry run: the packet is built and written, each judge's first request sized, nothing sent."""
+        """A dry run: the packets are built and written, each judge's first requests sized, nothing sent."""
         capture = planned.capture
-        packet, image = self._packet(capture)
-        self.output.write_capture(capture.capture_id, "packets", "", packet_json(packet))
-        prompt = judge_prompt(packet, image, self.judging.rubric)
-        images = sum(isinstance(part, ImagePart) for part in prompt.parts)
+        rubric = self.judging.rubric
+        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in get_kind(rubric.kind).packets(planned, self.root, rubric)]
+        sized = []
+        for tag, packet, image in packets:
+            self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
+            prompt = judge_prompt(packet, image, rubric)
+            sized.append((prompt, sum(isinstance(part, ImagePart) for part in prompt.parts)))
         judges = []
         for judge in self.judging.panel.judges:
-            request = client_for(judge.spec).build_request(judge.spec, prompt, None)
-            tokens = estimate_input_tokens(len(request.content), images)
+            # one call per packet (compare: both orders)
+            tokens = sum(
+                estimate_input_tokens(len(client_for(judge.spec).build_request(judge.spec, prompt, None).content), images)
+                for prompt, images in sized
+            )
+            output = OUTPUT_TOKENS_ESTIMATE * len(sized)
             price = price_for(judge.spec.model, prices)
-            usd = None if price is None else str(cost(price, tokens, OUTPUT_TOKENS_ESTIMATE))
+            usd = None if price is None else str(cost(price, tokens, output))
             judges.append({"label": judge.label, "model": judge.spec.model, "input_tokens": tokens,
-                           "output_tokens": OUTPUT_TOKENS_ESTIMATE, "usd": usd})
+                           "output_tokens": output, "usd": usd})
         return {"capture_id": capture.capture_id, "configuration": capture.configuration, "judges": judges}
 
     def close(self) -> list[str]:

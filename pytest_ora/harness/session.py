@@ -86,7 +86,9 @@ class OraSession:
             try:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                self._plan = intake(self.options.bundle, substitutions, self.options.panel_label, self.options.rubric)
+                self._plan = intake(
+                    self.options.bundle, substitutions, self.options.panel_label, self.options.rubric, self.options.compare
+                )
             except (IntakeError, ValueError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
@@ -313,7 +315,7 @@ class OraSession:
             return []
         plan = self.plan()
         failing = []
-        for row, values in summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric):
+        for row, values in summarize(self._records.values(), plan.lanes, plan.rubric):
             name = row.model_dump()["configuration"]
             overall, rate = values["overall"], values["failure_rate"]
             if under is not None and overall is not None and overall < Fraction(under):
@@ -354,7 +356,7 @@ class OraSession:
         if self.options.dry_run:
             return [*estimate_table(list(self._estimates.values())).splitlines(), "",
                     f"ora: estimate written to {self.options.out} (the last report there is untouched)"]
-        rows = summarize(self._records.values(), plan.bundle.manifest.configurations, plan.rubric)
+        rows = summarize(self._records.values(), plan.lanes, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []
@@ -364,6 +366,9 @@ class OraSession:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
         lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
+        order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
+        ordered = sorted(self._records.values(), key=lambda record: order.get(record["capture_id"], len(order)))
+        lines += get_kind(plan.rubric.kind).terminal(ordered, plan.rubric)
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
         return [*lines, "", *secret_lines(self._records.values()), *stopped, written]
 

@@ -532,9 +532,11 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         finally:
             await response.aclose()
         stored = _stored(response, body_bytes)
+        before = len(cassette.data)
         cassette.append(recorded, stored)
         judge = current_judge()
-        if judge is not None:
+        # Only successful exchanges are kept: a refused one must not take the tag of the last kept one.
+        if judge is not None and len(cassette.data) > before:
             active.tag(judge.label)
         return _response(stored, request)
 

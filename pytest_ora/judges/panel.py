@@ -9,14 +9,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
 from ..bundle.intake import JudgeSlot, Panel
 from ..credentials import redact
 from ..errors import InvalidReplyError, JudgeError
+from ..method.kinds import get_kind
 from ..method.rubric import Rubric
-from ..models import JudgeReply
 from ..record import JudgeRecord, Usage
 from .calling import judging_as, reply_valid
 from .packet import Packet, judge_prompt
@@ -87,10 +88,10 @@ async def _judge(
             continue
         _add_usage(usage, reply)
         raw = reply.raw
-        checked = check_reply(reply, judging.rubric, packet.entry_key, packet.configuration)
-        if isinstance(checked, JudgeReply):
+        checked = check_reply(reply, judging.rubric, packet.entry_key, packet.configuration, packet.material)
+        if not isinstance(checked, ReplyProblem):
             checked = check_usage(reply) or checked
-        if isinstance(checked, JudgeReply):
+        if not isinstance(checked, ReplyProblem):
             reply_valid(judge)
             return _record(judge, judging.rubric, reply, checked, ask, attempts, usage, secrets)
         problem = checked
@@ -124,9 +125,10 @@ def _add_usage(total: Usage, reply: ProviderReply) -> None:
 def _record(
     judge: JudgeSlot,
     rubric: Rubric,
-    reply: ProviderReply, parsed: JudgeReply, asks: int, attempts: int, usage: Usage, secrets: tuple[str, ...]
+    reply: ProviderReply, parsed: Any, asks: int, attempts: int, usage: Usage, secrets: tuple[str, ...]
 ) -> JudgeRecord:
-    return JudgeRecord(
+    fields = get_kind(rubric.kind).record_fields(parsed, rubric)
+    record = JudgeRecord(
         label=judge.label,
         slot=judge.slot,
         role=judge.role,
@@ -134,13 +136,27 @@ def _record(
         model=judge.spec.model,
         resolved_model=reply.model,
         judge_model=redact(parsed.judge_model, secrets),
-        scores={name: str(parsed.scores[name]) for name in rubric.names},
-        notes={name: redact(parsed.notes[name], secrets) for name in rubric.names},
-        impression=redact(parsed.impression, secrets),
+        scores=fields["scores"],
+        notes={name: redact(text, secrets) for name, text in fields["notes"].items()},
+        impression=redact(fields["impression"], secrets),
         asks=asks,
         attempts=attempts,
         usage=usage,
     )
+    if "answers" in fields:
+        record["answers"] = _redact_all(fields["answers"], secrets)
+    return record
+
+
+def _redact_all(value: Any, secrets: tuple[str, ...]) -> Any:
+    """Every text inside a kind's per-item answers, redacted like notes."""
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {key: _redact_all(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_all(item, secrets) for item in value]
+    return value
 
 
 def describe(error: BaseException) -> str:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ..errors import show_value
 from ..method.kinds import ReplyProblem, get_kind
 from ..method.rubric import Rubric
-from ..models import JudgeReply
 from .providers.base import ProviderReply, loads_body
 
 __all__ = ["ReplyProblem", "check_reply", "check_usage", "reply_schema"]
@@ -22,8 +22,9 @@ def reply_schema(rubric: Rubric) -> dict[str, Any]:
 
 
 def check_reply(
-    reply: ProviderReply, rubric: Rubric, entry_key: str, configuration: str | None
-) -> JudgeReply | ReplyProblem:
+    reply: ProviderReply, rubric: Rubric, entry_key: str, configuration: str | None,
+    material: Mapping[str, Any] | None = None,
+) -> Any:
     """The validated reply, or the first problem that makes it invalid."""
     if reply.stop == "truncated":
         return ReplyProblem("(reply)", show_value(reply.detail), "was cut off at the output token limit")
@@ -32,8 +33,7 @@ def check_reply(
     payload = reply.payload if reply.payload is not None else _parse_text(reply.text)
     if isinstance(payload, ReplyProblem):
         return payload
-    checked: JudgeReply | ReplyProblem = get_kind(rubric.kind).check(payload, rubric, entry_key, configuration)
-    return checked
+    return get_kind(rubric.kind).check(payload, rubric, entry_key, configuration, material)
 
 
 def check_usage(reply: ProviderReply) -> ReplyProblem | None:

@@ -31,6 +31,7 @@ __all__ = [
     "get_rubric",
     "load_rubric",
     "resolve_rubric",
+    "weight_text",
 ]
 
 DEFAULT_RUBRIC = "ora-1.0"
@@ -136,6 +137,10 @@ class Rubric:
     """The judge's task, first paragraph of the judge prompt."""
     scoring_note: str | None = None
     """What the prompt says about allowed values; derived from the step when absent."""
+    compare: tuple[tuple[str, str], ...] = ()
+    """Configuration pairs a compare rubric names (bundle.yaml and --ora-compare override)."""
+    params: tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...] = ()
+    """A kind's own numbers, by group (checklist: severity_weights, detection), exact, in file order."""
     digest: str = ""
     source: str = ""
     """Where the rubric was read from: builtin:<id> or a path."""
@@ -157,19 +162,30 @@ class Rubric:
     def weight(self, name: str) -> Fraction:
         return next(c.weight for c in self.criteria if c.name == name)
 
+    def param(self, group: str) -> dict[str, Fraction]:
+        """One group of the kind's numbers (empty when the file gives none)."""
+        return dict(next((values for name, values in self.params if name == group), ()))
+
     def formula(self) -> str:
-        """The formula as printed in the header and the methodology note."""
-        if self.kind == "scorecard":
-            axes = ", ".join(f"{axis.name} ({axis.how})" for axis in self.axes)
-            return f"axes {axes} graded mechanically from evidence; baseline {self.baseline}; failure when an axis grades FAIL"
-        terms = " + ".join(f"{_weight_text(c.weight)}*{c.name}" for c in self.criteria)
+        """The formula as printed in the header and the methodology note (the kind says it)."""
+        from .kinds import get_kind
+
+        return get_kind(self.kind).formula(self)
+
+    def scores_formula(self) -> str:
+        """weighted, overall and failure over the criteria (kind: scores)."""
+        terms = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in self.criteria)
         overall = f"overall = min(weighted, {self.cap_criterion})" if self.cap_criterion else "overall = weighted"
+        return f"weighted = {terms}; {overall}; {self.failure_text()}"
+
+    def failure_text(self) -> str:
+        """What makes a capture a quality failure, in words."""
         if self.failure_vote is not None:
             failure = f"failure when the {self.failure_vote} vote holds"
         else:
             assert self.failure_below is not None
             failure = f"failure when overall < {_plain(self.failure_below, 1)}"
-        return f"weighted = {terms}; {overall}; {failure}"
+        return failure
 
     def rules(self) -> str:
         """Verdict bands and votes in one line (empty when the rubric has none)."""
@@ -183,7 +199,7 @@ class Rubric:
         return "; ".join(parts)
 
 
-def _weight_text(value: Fraction) -> str:
+def weight_text(value: Fraction) -> str:
     """A weight as written: a terminating fraction as a decimal (0.35), else n/d (1/6)."""
     denominator = value.denominator
     for prime in (2, 5):

@@ -140,6 +140,10 @@ class RubricFile(_Model):
     task: str = "You are an independent judge scoring one answer. You see one packet; no other judge's scores or notes."
     scoring_note: str | None = None
     rounding: _Rounding = Field(default_factory=_Rounding)
+    compare: list[Annotated[list[str], Field(min_length=2, max_length=2)]] = Field(default_factory=list)
+    """Configuration pairs [A, B] (kind compare)."""
+    params: dict[Name, dict[str, Exact]] = Field(default_factory=dict)
+    """The kind's own numbers by group (checklist: severity_weights, detection)."""
     history: list[_History] = Field(min_length=1)
     axes: list[AxisFile] | None = None
     """kind scorecard: the axes (SPEC 11)."""
@@ -209,7 +213,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
     from .kinds import get_kind
 
     try:
-        get_kind(parsed.kind)
+        kind = get_kind(parsed.kind)
     except ValueError as error:
         raise RubricError(where, f"field 'kind': {error}") from None
     digest = digest_of(data)
@@ -241,7 +245,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         raise RubricError(where, f"field 'axes': {error}") from None
     scale = parsed.scale or _Scale.model_validate({"min": 0, "max": 1})  # scorecards grade, they have no scale
     failure = parsed.failure
-    return Rubric(
+    rubric = Rubric(
         version=parsed.rubric,
         title=parsed.title,
         criteria=criteria,
@@ -263,12 +267,18 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         families=tuple(parsed.families) if parsed.families is not None else None,
         task=parsed.task.strip(),
         scoring_note=parsed.scoring_note,
+        params=tuple((group, tuple(values.items())) for group, values in parsed.params.items()),
+        compare=tuple((pair[0], pair[1]) for pair in parsed.compare),
         digest=digest,
         source=source,
         axes=axes,
         baseline=parsed.baseline,
         scorer=parsed.scorer,
     )
+    problem = kind.check_rubric(rubric)
+    if problem is not None:
+        raise RubricError(where, problem)
+    return rubric
 
 
 def _anchor(key: str, meaning: str, where: str) -> Anchor:

@@ -10,11 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 from .rubric import Rubric
 from .votes import verdict, votes
 
-__all__ = ["Scores", "combine", "exact", "judge_overall"]
+__all__ = ["Scores", "combine", "exact", "is_failure", "judge_overall"]
 
 
 def exact(value: Decimal | int | str | Fraction) -> Fraction:
@@ -37,6 +38,8 @@ class Scores:
     """Each judge's own overall: the same formula over that judge's scores alone, panel order."""
     votes: dict[str, bool] = field(default_factory=dict)
     verdict: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    """What a kind reports beyond the means (checklist: each judge's metrics, per-issue disagreement)."""
 
 
 def _formula(means: Mapping[str, Fraction], rubric: Rubric) -> tuple[Fraction, Fraction]:
@@ -66,12 +69,15 @@ def _combine(judges: tuple[tuple[str, ...], ...], rubric: Rubric) -> Scores:
     weighted, overall = _formula(means, rubric)
     own = tuple(_formula(dict(zip(rubric.names, map(Fraction, judge))), rubric)[1] for judge in judges)
     voted = votes(rubric, own)
-    if rubric.failure_vote is not None:
-        failure = voted[rubric.failure_vote]
-    else:
-        assert rubric.failure_below is not None
-        failure = overall < rubric.failure_below
     return Scores(
-        means=means, weighted=weighted, overall=overall, failure=failure,
+        means=means, weighted=weighted, overall=overall, failure=is_failure(rubric, overall, voted),
         judge_overalls=own, votes=voted, verdict=verdict(rubric, overall),
     )
+
+
+def is_failure(rubric: Rubric, overall: Fraction, voted: dict[str, bool]) -> bool:
+    """The rubric's failure rule: its failure vote holds, or overall is below its threshold."""
+    if rubric.failure_vote is not None:
+        return voted[rubric.failure_vote]
+    assert rubric.failure_below is not None
+    return overall < rubric.failure_below

@@ -41,7 +41,7 @@ def summary_appendix(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
     """The per-family breakdown (for rubrics with scores) and, for a live run, what the judges cost."""
     blocks = [
         "## Per family\n\nMean overall of scored captures within each family (captures in brackets).\n\n"
-        + family_table(records, plan.bundle.manifest.configurations, plan.rubric)
+        + family_table(records, plan.lanes, plan.rubric)
     ] if plan.rubric.criteria else []
     if facts.spend:
         blocks.append("## Judge spend (live calls this run, tokens x price)\n\n" + "\n".join(f"- {line}" for line in facts.spend))

@@ -34,6 +34,8 @@ __all__ = [
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md")
 STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
+KIND_FILES = ("checklist.md", "compare.jsonl", "compare.json", "compare.md")
+"""Report files some rubric kinds add (SPEC 9); a new run archives them like the others."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 EXTRA_FILES = ("run.json", "scorecard.json", "SCORECARD-RESULT.md")
 """run.json (what `verify` re-renders the tables with) and the files a rubric kind adds (scorecard),
@@ -102,7 +104,7 @@ class OutputDir:
             if estimate:
                 shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
                 return
-            archive_report(self.path, REPORT_FILES + EXTRA_FILES + STATS_FILES)
+            archive_report(self.path, REPORT_FILES + KIND_FILES + EXTRA_FILES + STATS_FILES)
             for name in ("packets", "judges", SPEND_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("ab", buffering=0)
@@ -191,7 +193,7 @@ class OutputDir:
         order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
         ordered = sorted(records, key=lambda record: order.get(record["capture_id"], len(order)))
         rows = [ledger_row(record, rubric) for record in ordered]
-        summary = summarize(ordered, plan.bundle.manifest.configurations, rubric)
+        summary = summarize(ordered, plan.lanes, rubric)
         table = [public_row(row, values, rubric) for row, values in summary]
         if self._journal is not None:
             self._journal.close()
@@ -210,6 +212,8 @@ class OutputDir:
         kind = mechanical(get_kind(rubric.kind))
         if kind is not None:
             files.update(kind.report_files(plan, ordered))
+        else:
+            files.update(get_kind(rubric.kind).outputs(ordered, rubric))
         try:
             for name, text in files.items():
                 write_atomic(self.path / name, text)

@@ -48,6 +48,7 @@ def ledger_model(rubric: Rubric) -> type[BaseModel]:
         fields["verdict"] = (str | None, None)
     for vote in rubric.vote_names:
         fields[vote] = (bool | None, None)
+    fields.update(get_kind(rubric.kind).ledger_extra(rubric))
     if rubric.axes:
         fields["grades"] = (dict[str, str] | None, None)
     model: type[BaseModel] = create_model("LedgerRow", __config__=_FROZEN, **fields)

@@ -81,7 +81,7 @@ def _panel_judge(judge: JudgeRecord, overall: Fraction) -> PanelJudge:
 
 def combined(record: CaptureRecord, rubric: Rubric) -> Scores:
     """A scored capture's panel combination, recomputed exactly from its judges' replies."""
-    return get_kind(rubric.kind).combine([judge["scores"] for judge in record["judges"]], rubric)
+    return get_kind(rubric.kind).panel(record, rubric)
 
 
 def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
@@ -100,7 +100,7 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
         fields.update(grades=record["grades"], failure=record["failure"])
     if record["status"] == "scored" and judges:
         kind = get_kind(rubric.kind)
-        scores = kind.combine([judge["scores"] for judge in judges], rubric)
+        scores = kind.panel(record, rubric)
         fields.update(kind.ledger_fields(scores, rubric))
         fields.update(weighted=float(scores.weighted), overall=float(scores.overall), failure=scores.failure)
         fields["judges"] = [_panel_judge(judge, own) for judge, own in zip(judges, scores.judge_overalls)]
@@ -263,7 +263,8 @@ def _headings(rubric: Rubric) -> list[str]:
     titles = {c.name: c.title for c in rubric.criteria}
     names = get_kind(rubric.kind).summary_columns(rubric)
     return [
-        "Configuration", "Judged", "Unscorable", "Excluded", "Errors", "Overall", *(titles.get(n, n) for n in names),
+        "Configuration", "Judged", "Unscorable", "Excluded", "Errors", "Overall",
+        *(titles.get(n, n.replace("_", " ").capitalize()) for n in names),
         "Failure rate", "Cost / 100 queries", "Minutes / run", *_counts(rubric),
     ]
 

@@ -11,7 +11,7 @@ import hashlib
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..judges.packet import read_header, read_sections
@@ -195,6 +195,14 @@ class Shape:
     high: float
     step: float
     echo_configuration: bool
+    checklist: bool = False
+    """The schema asks for per-item findings (kind checklist)."""
+    compare: bool = False
+    """The schema asks for two contestants and a winner (kind compare)."""
+    behavior: bool = False
+    """The schema asks for per-behaviour answers (kind behavior)."""
+    coherence: bool = False
+    """The schema asks for a chain rating (kind coherence)."""
 
 
 ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
@@ -202,6 +210,9 @@ ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
 
 def reply_shape(body: Any) -> Shape:
     """The reply schema a request carries (tool input schema, json_schema, responseSchema), else seed 000's."""
+    rating = _find_schema(body, "rating")
+    if rating is not None:
+        return Shape(("coherence",), 0.0, 10.0, 1.0, "configuration" in rating["properties"], coherence=True)
     schema = _find_schema(body)
     if schema is None:
         return ORA_SHAPE
@@ -211,13 +222,15 @@ def reply_shape(body: Any) -> Shape:
     kind = str(first.get("type", "number")).lower()
     step = 1.0 if kind == "integer" else float(first.get("multipleOf", 0.5))
     low, high = float(first.get("minimum", 0)), float(first.get("maximum", 10))
-    return Shape(names or CRITERIA, low, high, step, "configuration" in schema["properties"])
+    echo, checklist = "configuration" in schema["properties"], "findings" in schema["properties"]
+    compare = _find_schema(body, "contestants") is not None
+    return Shape(names or CRITERIA, low, high, step, echo, checklist, compare, "behaviors" in schema["properties"])
 
 
-def _find_schema(node: Any) -> dict[str, Any] | None:
+def _find_schema(node: Any, key: str = "scores") -> dict[str, Any] | None:
     if isinstance(node, dict):
         properties = node.get("properties")
-        if isinstance(properties, dict) and isinstance(properties.get("scores"), dict):
+        if isinstance(properties, dict) and isinstance(properties.get(key), dict):
             return node
         children: Any = node.values()
     elif isinstance(node, list):
@@ -225,7 +238,7 @@ def _find_schema(node: Any) -> dict[str, Any] | None:
     else:
         return None
     for child in children:
-        found = _find_schema(child)
+        found = _find_schema(child, key)
         if found is not None:
             return found
     return None
@@ -242,12 +255,18 @@ def _number(value: float) -> float | int:
     return int(value) if value == int(value) else value
 
 
-def judge_reply(text: str, model: str, images: Sequence[bytes] = (), shape: Shape = ORA_SHAPE) -> dict[str, Any]:
+def judge_reply(
+    text: str, model: str, images: Sequence[bytes] = (), shape: Shape = ORA_SHAPE, prefer_first: bool = False
+) -> dict[str, Any]:
     """The reply object for a rendered judge packet, echoing its entry_key and configuration.
 
     Other rubrics (any criteria, scale, step; blind) are answered from the request's reply schema:
     each criterion takes one of seed 000's five base scores in turn, mapped onto the scale.
     """
+    if shape.compare:
+        return compare_reply(text, model, shape, prefer_first)
+    if shape.coherence:
+        return coherence_reply(text, model, shape)
     if shape != ORA_SHAPE:
         return _other_reply(text, model, images, shape)
     # The packet leads the user turn; tolerate a client that put other text before it.
@@ -297,5 +316,119 @@ def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -
     reply: dict[str, Any] = {"entry_key": entry_key}
     if shape.echo_configuration:
         reply["configuration"] = configuration
+    if shape.checklist:
+        reply.update(judge_model=model, **checklist_answers(text, model, entry_key, configuration), scores=scores,
+                     assessment=seed000["impression"])
+        return reply
+    if shape.behavior:
+        reply.update(judge_model=model, **behavior_answers(text, model, entry_key, configuration), scores=scores,
+                     assessment=seed000["impression"])
+        return reply
     reply.update(judge_model=model, scores=scores, notes=notes, impression=seed000["impression"])
+    return reply
+
+
+_LISTED = re.compile(r"^- (?P<id>\S+) \[(?P<severity>[^\]\n]+)\]:", re.MULTILINE)
+_TAGGED = re.compile(r"^[ \t]*(?:[-*][ \t]+)?\[(?P<tag>[A-Za-z0-9][A-Za-z0-9_.:-]*)\][ \t]*(?P<text>.*)$", re.MULTILINE)
+
+
+def checklist_answers(text: str, model: str, entry_key: str, configuration: str) -> dict[str, Any]:
+    """A checklist judge's per-item answers, read from the answer's tagged lines.
+
+    `[ID] ...` naming a listed id: found, by every judge. A listed id named bare (no brackets): found
+    by a judge only when its offset for that id is not negative, so judges sometimes disagree.
+    `[NEW] ...`: a valid novel finding. Any other `[TAG] ...`: a false positive.
+    """
+    sections = read_sections(text)
+    listed = [match.group("id") for match in _LISTED.finditer(sections.get("CHECKLIST", ""))]
+    answer = sections.get("ANSWER", "")
+    findings = [{"id": name, "found": hit, "evidence": quote} for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)]
+    novel, false = [], []
+    for match in _TAGGED.finditer(answer):
+        tag, claim = match.group("tag"), match.group("text").strip()
+        if tag == "NEW":
+            novel.append({"description": claim, "valid": True, "reasoning": "a real defect the checklist does not list"})
+        elif tag not in listed:
+            false.append({"claim": claim, "why_invalid": f"{tag} names no defect in the code under review"})
+    return {"findings": findings, "novel": novel, "false_positives": false}
+
+
+def compare_reply(text: str, model: str, shape: Shape, prefer_first: bool = False) -> dict[str, Any]:
+    """Both responses scored as single answers would be, the higher weighted sum winning (equal: a tie).
+
+    prefer_first makes a position-biased judge: it names response-1 the winner whatever is shown.
+    """
+    sections = read_sections(text)
+    single = replace(shape, compare=False, echo_configuration=False)
+    contestants, totals = {}, []
+    for label in ("response-1", "response-2"):
+        # Each response is scored as the ANSWER of the same packet (the compare packet has none).
+        answer = f"\n\n<<<BEGIN ANSWER {_NONCE}>>>\n{sections.get(label.upper(), '')}\n<<<END ANSWER {_NONCE}>>>"
+        scored = _other_reply(text + answer, model, (), single)
+        contestants[label] = {"scores": scored["scores"], "notes": scored["notes"]}
+        totals.append(sum(scored["scores"].values()))
+    if prefer_first:
+        winner, why = "response-1", "Response-1 is better (this reference judge always prefers the first answer shown)."
+    elif totals[0] == totals[1]:
+        winner, why = "tie", f"Both responses sum to {totals[0]:g} over the criteria."
+    else:
+        winner = "response-1" if totals[0] > totals[1] else "response-2"
+        why = f"{winner} sums to {max(totals):g} over the criteria against {min(totals):g}."
+    entry_key = read_header(text).get("entry_key", "")
+    return {"entry_key": entry_key, "judge_model": model, "contestants": contestants, "winner": winner, "justification": why}
+
+
+_NONCE = "0" * 16
+
+
+def _seen(listed: Sequence[str], answer: str, model: str, entry_key: str, configuration: str) -> list[tuple[str, bool, str]]:
+    """(id, seen, evidence): `[ID]` lines are seen by every judge; a bare mention only when the judge's offset allows."""
+    tagged = {match.group("tag"): match.group(0).strip() for match in _TAGGED.finditer(answer)}
+    seen = []
+    for name in listed:
+        if name in tagged:
+            seen.append((name, True, tagged[name]))
+            continue
+        bare = re.search(rf"(?<![\w\[]){re.escape(name)}(?![\w\]])", answer) is not None
+        hit = bare and judge_offset(model, entry_key, configuration, name) >= 0
+        seen.append((name, hit, f"mentioned in passing: {name}" if hit else ""))
+    return seen
+
+
+def behavior_answers(text: str, model: str, entry_key: str, configuration: str) -> dict[str, Any]:
+    """A behaviour judge's per-item answers: demonstrated as checklist_answers reads found."""
+    sections = read_sections(text)
+    body = sections.get("BEHAVIORS", "")
+    baseline_text, _, bonus_text = body.partition("\nBonus:")
+    answer = sections.get("ANSWER", "")
+    groups = {}
+    for field, part in (("behaviors", baseline_text), ("bonus", bonus_text)):
+        listed = [match.group("id") for match in _LISTED.finditer(part)]
+        groups[field] = [{"id": name, "demonstrated": hit, "evidence": quote}
+                         for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)]
+    return groups
+
+
+_STORY = re.compile(r"\b[A-Z][A-Z0-9]*-\d+\b")
+_LEVELS = ("excellent", "good", "poor")
+
+
+def coherence_reply(text: str, model: str, shape: Shape) -> dict[str, Any]:
+    """A chain rating: the SM phase's first story id (ABC-123) carried by the three later phases.
+
+    All three carry it: excellent; two: good; fewer: poor. A judge whose offset for the chain is
+    negative rates one level lower, so judges sometimes split and the panel falls back to good.
+    """
+    header, sections = read_header(text), read_sections(text)
+    entry_key, configuration = header.get("entry_key", ""), header.get("configuration", "")
+    story = _STORY.search(sections.get("SM", ""))
+    carried = 0 if story is None else sum(story.group(0) in sections.get(name, "") for name in ("TEA", "DEV", "REVIEWER"))
+    level = {3: 0, 2: 1}.get(carried, 2)
+    if judge_offset(model, entry_key, configuration, "coherence") < 0:
+        level = min(level + 1, 2)
+    reply: dict[str, Any] = {"entry_key": entry_key}
+    if shape.echo_configuration:
+        reply["configuration"] = configuration
+    reasoning = f"{carried} of the 3 later phases carry the story id {story.group(0) if story else '(none)'}."
+    reply.update(judge_model=model, rating=_LEVELS[level], reasoning=reasoning)
     return reply

@@ -292,10 +292,12 @@ class ReferenceJudge:
         rpm: float | None = None,
         batch_delay: float = 0.5,
         batch_expire: bool = False,
+        prefer_first: bool = False,
     ) -> None:
         """keys: provider -> the one accepted key (providers not listed, or keys=None, accept any
         non-empty key); models: an allowlist of model ids (others get 404), or None for any;
-        rpm: requests per minute per provider and key (a token bucket, see ratelimit.py), or None."""
+        rpm: requests per minute per provider and key (a token bucket, see ratelimit.py), or None;
+        prefer_first: a position-biased judge that names the first compared response the winner."""
         unknown = sorted(set(keys or {}) - set(PROVIDERS))
         if unknown:
             raise ValueError(f"unknown provider in keys: {', '.join(unknown)}; known: {', '.join(PROVIDERS)}")
@@ -306,6 +308,7 @@ class ReferenceJudge:
         self.rate_limit = RateLimiter(rpm) if rpm is not None else None
         self.batches = BatchStore(self._answer_offline, batch_delay, batch_expire)
         """OpenAI Files + Batch and Anthropic Message Batches (see batch.py)."""
+        self.prefer_first = prefer_first
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []
@@ -552,7 +555,7 @@ class ReferenceJudge:
         if fault is not None and fault.kind == "slow":
             self._stopping.wait(fault.delay)
         spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS else None
-        reply = _spoil(judge_reply(call.text, call.model, call.images, reply_shape(body)), spoiler)
+        reply = _spoil(judge_reply(call.text, call.model, call.images, reply_shape(body), self.prefer_first), spoiler)
         kind = fault.kind if fault is not None else None
         limit = call.max_tokens
         if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:
@@ -649,6 +652,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="log every request")
     parser.add_argument("--rpm", type=float, default=None, help="requests per minute per provider and key (429 beyond)")
     parser.add_argument("--batch-delay", type=float, default=0.5, help="seconds until a submitted batch has ended")
+    parser.add_argument("--prefer-first", action="store_true", help="position-biased: always prefer the first compared response")
     options = parser.parse_args(argv)
     keys = {}
     for item in options.key:
@@ -660,6 +664,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         judge = ReferenceJudge(
             keys, options.latency, models=options.model, host=options.host, port=options.port,
             verbose=options.verbose, rpm=options.rpm, batch_delay=options.batch_delay,
+            prefer_first=options.prefer_first,
         )
     except ValueError as error:
         parser.error(str(error))

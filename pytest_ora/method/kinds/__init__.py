@@ -11,10 +11,14 @@ __all__ = ["KINDS", "Kind", "Mechanical", "ReplyProblem", "calls_judges", "get_k
 
 KINDS: dict[str, str] = {
     "scores": "pytest_ora.method.kinds.scores",
+    "checklist": "pytest_ora.method.kinds.checklist",
+    "compare": "pytest_ora.method.kinds.compare",
+    "behavior": "pytest_ora.method.kinds.behavior",
+    "coherence": "pytest_ora.method.kinds.coherence",
     "scorecard": "pytest_ora.method.kinds.scorecard",
     "python": "pytest_ora.method.kinds.python",
 }
-"""Kind name -> the module defining KIND. Later kinds (checklist, behavior, compare, ...) add a line."""
+"""Kind name -> the module defining KIND. A new kind adds a line."""
 
 
 def get_kind(name: str) -> Kind:

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .base import OneAnswer
+
 if TYPE_CHECKING:
     from ...bundle.intake import Plan, PlannedCapture
     from ...record import CaptureRecord
     from ..rubric import Rubric
 
 
-class NoJudge:
-    """Base of the kinds that call no judge: no reply schema, judged = False."""
+class NoJudge(OneAnswer):
+    """Base of the kinds that call no judge: no reply schema, judged = False (one item per capture)."""
 
     judged = False
 

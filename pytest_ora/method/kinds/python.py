@@ -93,7 +93,10 @@ class PythonKind(NoJudge, ScoresKind):
 
     name = "python"
 
-    def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> Any:
+    def check(
+        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        material: Mapping[str, Any] | None = None,
+    ) -> Any:
         return check_scores(payload, rubric)
 
     def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:

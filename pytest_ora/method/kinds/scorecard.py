@@ -33,6 +33,13 @@ class ScorecardKind(NoJudge):
     def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
         raise TypeError(f"rubric {rubric.version} grades axes; it has no scores to combine")
 
+    def formula(self, rubric: Rubric) -> str:
+        axes = ", ".join(f"{axis.name} ({axis.how})" for axis in rubric.axes)
+        return f"axes {axes} graded mechanically from evidence; baseline {rubric.baseline}; failure when an axis grades FAIL"
+
+    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
+        raise TypeError(f"rubric {rubric.version} grades axes; it has no scores to combine")
+
     def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
         return {}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -12,15 +12,30 @@ from ...errors import show_value
 from ...models import JudgeReply
 from ..rubric import Rubric
 from ..scoring import Scores, combine, judge_overall
-from .base import ReplyProblem
+from .base import OneAnswer, ReplyProblem, first_error
 
-__all__ = ["KIND", "ScoresKind"]
+if TYPE_CHECKING:
+    from ...record import CaptureRecord
+
+__all__ = ["KIND", "ScoresKind", "check_scale"]
 
 
-class ScoresKind:
+class ScoresKind(OneAnswer):
     """Per-criterion scores, weighted; the cap, votes and verdicts come from the rubric."""
 
     name = "scores"
+
+    def instructions(self, rubric: Rubric) -> str:
+        echo = (
+            "entry_key copied exactly from the packet (the packet withholds the configuration: do not guess it)"
+            if rubric.blind
+            else "entry_key and configuration copied exactly from the packet"
+        )
+        return (
+            f"Reply with one JSON object and nothing else, matching the reply schema: {echo}, judge_model "
+            "set to your model id, a number for every criterion under scores, a concise note for every criterion under "
+            "notes, and a one-sentence impression."
+        )
 
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
         low, high = float(rubric.scale_min), float(rubric.scale_max)
@@ -47,7 +62,10 @@ class ScoresKind:
             "additionalProperties": False,
         }
 
-    def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> JudgeReply | ReplyProblem:
+    def check(
+        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        material: Mapping[str, Any] | None = None,
+    ) -> JudgeReply | ReplyProblem:
         if rubric.blind and isinstance(payload, dict) and "configuration" in payload:
             return ReplyProblem("configuration", show_value(payload["configuration"]), "is not a field of a blind reply")
         if rubric.blind and isinstance(payload, dict):
@@ -55,14 +73,24 @@ class ScoresKind:
         try:
             parsed = JudgeReply.model_validate(payload)
         except ValidationError as error:
-            return _first_error(error, payload)
+            return first_error(error, payload)
         return _check_against(parsed, rubric, entry_key, None if rubric.blind else configuration)
+
+    def record_fields(self, reply: JudgeReply, rubric: Rubric) -> dict[str, Any]:
+        return {
+            "scores": {name: str(reply.scores[name]) for name in rubric.names},
+            "notes": {name: reply.notes[name] for name in rubric.names},
+            "impression": reply.impression,
+        }
 
     def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
         return judge_overall(scores, rubric)
 
     def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
         return combine(judges, rubric)
+
+    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
+        return combine([judge["scores"] for judge in record["judges"]], rubric)
 
     def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
         return {name: float(mean) for name, mean in scores.means.items()}
@@ -83,19 +111,6 @@ def _object_of(names: list[str], item: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _first_error(error: ValidationError, payload: Any) -> ReplyProblem:
-    first = error.errors(include_url=False)[0]
-    location = ".".join(str(part) for part in first["loc"]) or "(reply)"
-    if first["type"] == "missing":
-        return ReplyProblem(location, "nothing", "is missing")
-    if first["type"] == "extra_forbidden":
-        return ReplyProblem(location, show_value(first.get("input")), "is not a field of the reply schema")
-    if not isinstance(payload, dict):
-        return ReplyProblem("(reply)", show_value(payload), "is not a JSON object")
-    message = str(first["msg"]).removeprefix("Value error, ").lower()
-    return ReplyProblem(location, show_value(first.get("input")), message)
-
-
 def _check_against(
     reply: JudgeReply, rubric: Rubric, entry_key: str, configuration: str | None
 ) -> JudgeReply | ReplyProblem:
@@ -106,15 +121,9 @@ def _check_against(
         for name in values:
             if name not in rubric.names:
                 return ReplyProblem(f"{group}.{name}", show_value(values[name]), f"is not a criterion of rubric {rubric.version}")
-    for name in rubric.names:
-        score = Fraction(reply.scores[name])
-        if not rubric.scale_min <= score <= rubric.scale_max:
-            scale = f"{rubric.scale_min}-{rubric.scale_max}"
-            return ReplyProblem(f"scores.{name}", str(reply.scores[name]), f"is outside the scale {scale}")
-        if rubric.scale_step is not None and (score / rubric.scale_step).denominator != 1:
-            return ReplyProblem(
-                f"scores.{name}", str(reply.scores[name]), f"is not a multiple of the scale step {rubric.scale_step}"
-            )
+    problem = check_scale(reply.scores, rubric)
+    if problem is not None:
+        return problem
     if reply.entry_key != entry_key:
         return ReplyProblem("entry_key", show_value(reply.entry_key), f"does not match the packet's {entry_key!r}")
     if configuration is not None and reply.configuration != configuration:
@@ -122,3 +131,23 @@ def _check_against(
             "configuration", show_value(reply.configuration), f"does not match the packet's {configuration!r}"
         )
     return reply
+
+
+def check_scale(scores: Mapping[str, Any], rubric: Rubric) -> ReplyProblem | None:
+    """Every criterion scored once, on the rubric's scale and step, no other name."""
+    for name in rubric.names:
+        if name not in scores:
+            return ReplyProblem(f"scores.{name}", "nothing", "is missing")
+    for name in scores:
+        if name not in rubric.names:
+            return ReplyProblem(f"scores.{name}", show_value(scores[name]), f"is not a criterion of rubric {rubric.version}")
+    for name in rubric.names:
+        score = Fraction(scores[name])
+        if not rubric.scale_min <= score <= rubric.scale_max:
+            scale = f"{rubric.scale_min}-{rubric.scale_max}"
+            return ReplyProblem(f"scores.{name}", str(scores[name]), f"is outside the scale {scale}")
+        if rubric.scale_step is not None and (score / rubric.scale_step).denominator != 1:
+            return ReplyProblem(
+                f"scores.{name}", str(scores[name]), f"is not a multiple of the scale step {rubric.scale_step}"
+            )
+    return None

@@ -1,0 +1,293 @@
+"""`kind: checklist` (seed 002 v2, SPEC 9): per listed id found / evidence, novel findings, false
+positives and four 1-10 scores; pytest-ora computes recall, precision, F2 and the 0-100 total.
+
+A reply must answer exactly the capture's listed ids: one left out or one invented is an invalid
+reply (re-asked, then a failed item), never a silent zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from pydantic import StrictBool
+
+from ...errors import show_value
+from ...models import ExactNumber
+from ..checklist import METRICS, JudgeChecklist, judge_checklist
+from ..rubric import Rubric, weight_text
+from ..scoring import Scores, is_failure
+from ..votes import verdict, votes
+from .base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
+from .scores import check_scale
+
+if TYPE_CHECKING:
+    from ...models import Capture
+    from ...record import CaptureRecord, JudgeRecord
+
+__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "array", "check_ids", "closed", "reply_object", "issue_disagreements", "judge_results"]
+
+_DETECTION = ("recall", "precision", "novel_each", "novel_cap")
+
+
+class Finding(Strict):
+    """The judge's answer for one listed id."""
+
+    id: str
+    found: StrictBool
+    evidence: str | None = None
+
+
+class Novel(Strict):
+    """A finding beyond the checklist, and whether the judge holds it valid."""
+
+    description: str
+    valid: StrictBool
+    reasoning: str
+
+
+class FalsePositive(Strict):
+    """A claim in the answer the judge holds invalid."""
+
+    claim: str
+    why_invalid: str
+
+
+class ChecklistReply(ReplyObject):
+    """A judge's checklist reply (SPEC 9); configuration is empty when the rubric is blind."""
+
+    entry_key: str
+    configuration: str = ""
+    judge_model: str
+    findings: list[Finding]
+    novel: list[Novel]
+    false_positives: list[FalsePositive]
+    scores: dict[str, ExactNumber]
+    assessment: str
+
+
+
+class ChecklistKind(OneAnswer):
+    """Expected findings weighted by severity; the weights and the detection formula come from the rubric."""
+
+    name = "checklist"
+
+    def check_rubric(self, rubric: Rubric) -> str | None:
+        if len(rubric.criteria) != 4:
+            return "field 'criteria': kind checklist scores four criteria (two for quality, then two for persona)"
+        if "other" not in rubric.param("severity_weights"):
+            return "field 'params.severity_weights': give the severities' weights and `other` for any other category"
+        missing = [name for name in _DETECTION if name not in rubric.param("detection")]
+        if missing:
+            return f"field 'params.detection': missing {', '.join(missing)} (recall, precision, novel_each, novel_cap)"
+        return None
+
+    def formula(self, rubric: Rubric) -> str:
+        weights = ", ".join(f"{name} {weight_text(w)}" for name, w in rubric.param("severity_weights").items())
+        d = {name: weight_text(value) for name, value in rubric.param("detection").items()}
+        quality = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria[:2])
+        persona = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria[2:4])
+        return (
+            f"severity weights {weights}; recall = weighted found / weighted total; tp = found issues + valid novel "
+            "findings; precision = tp / (tp + false positives), 0 when none; f2 = 5*precision*recall / "
+            f"(4*precision + recall), 0 when both are 0; detection = {d['recall']}*recall + {d['precision']}*precision "
+            f"+ min({d['novel_each']}*valid novel, {d['novel_cap']}); quality = {quality}; persona = {persona}; "
+            f"total = detection + quality + persona per judge; overall = the judges' mean total; {rubric.failure_text()}"
+        )
+
+    def material(self, capture: Capture) -> dict[str, Any] | None:
+        return None if capture.checklist is None else capture.checklist.model_dump(mode="json")
+
+    def capture_problem(self, capture: Capture) -> tuple[str, str] | None:
+        if capture.checklist is None:
+            return "checklist", "is missing: kind checklist judges each answer against its checklist of expected findings"
+        return None
+
+    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
+        lines = [f"- {issue['id']} [{issue['severity']}]: {issue['description']}" for issue in material["issues"]]
+        if material["bonus"]:
+            lines += ["Bonus (extra credit):", *(f"- {item['id']} [bonus]: {item['description']}" for item in material["bonus"])]
+        return [("CHECKLIST", "\n".join(lines))]
+
+    def instructions(self, rubric: Rubric) -> str:
+        echo = "entry_key copied exactly from the packet" + ("" if rubric.blind else " and configuration")
+        weights = ", ".join(f"{name} {weight_text(w)}" for name, w in rubric.param("severity_weights").items())
+        return (
+            "The CHECKLIST section lists the expected findings with their severities (weights: "
+            f"{weights}). Reply with one JSON object and nothing else, matching the reply schema: {echo}, "
+            "judge_model set to your model id; findings: exactly one entry for every listed id (issues and "
+            "bonus), no other id, each with found (true only when the ANSWER identifies it) and evidence (a quote "
+            "from the answer, or empty); novel: valid or invalid findings the answer makes beyond the checklist, "
+            "with your reasoning; false_positives: claims in the answer that are wrong, with why; scores: a whole "
+            "number for every criterion; assessment: two or three sentences. Do not compute totals: pytest-ora does."
+        )
+
+    def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
+        names = list(rubric.names)
+        score = {"type": "integer", "minimum": int(rubric.scale_min), "maximum": int(rubric.scale_max)}
+        properties: dict[str, Any] = {
+            "entry_key": {"type": "string"},
+            "configuration": {"type": "string"},
+            "judge_model": {"type": "string"},
+            "findings": array({"id": {"type": "string"}, "found": {"type": "boolean"}, "evidence": {"type": "string"}}),
+            "novel": array({"description": {"type": "string"}, "valid": {"type": "boolean"}, "reasoning": {"type": "string"}}),
+            "false_positives": array({"claim": {"type": "string"}, "why_invalid": {"type": "string"}}),
+            "scores": closed({name: dict(score) for name in names}),
+            "assessment": {"type": "string"},
+        }
+        return reply_object(properties, rubric)
+
+    def check(
+        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        material: Mapping[str, Any] | None = None,
+    ) -> ChecklistReply | ReplyProblem:
+        reply = parse_reply(ChecklistReply, payload, rubric)
+        if isinstance(reply, ReplyProblem):
+            return reply
+        assert material is not None, "a checklist packet carries its checklist"
+        listed = [issue["id"] for issue in material["issues"]] + [item["id"] for item in material["bonus"]]
+        problem = check_ids("findings", [f.id for f in reply.findings], listed, "found")
+        if problem is not None:
+            return problem
+        problem = check_scale(reply.scores, rubric)
+        if problem is not None:
+            return problem
+        return check_echo(reply.entry_key, reply.configuration, rubric, entry_key, configuration) or reply
+
+    def record_fields(self, reply: ChecklistReply, rubric: Rubric) -> dict[str, Any]:
+        return {
+            "scores": {name: str(reply.scores[name]) for name in rubric.names},
+            "notes": {},
+            "impression": reply.assessment,
+            "answers": {
+                "findings": {f.id: {"found": f.found, "evidence": f.evidence or ""} for f in reply.findings},
+                "novel": [n.model_dump() for n in reply.novel],
+                "false_positives": [p.model_dump() for p in reply.false_positives],
+            },
+        }
+
+    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
+        raise NotImplementedError("a checklist judge's overall needs its per-item answers: use panel()")
+
+    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
+        raise NotImplementedError("a checklist panel needs the per-item answers and the checklist: use panel()")
+
+    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
+        judges = record["judges"]
+        results = judge_results(judges, record["material"], rubric)
+        count = len(results)
+        means = {name: sum((r.values()[name] for r in results), Fraction(0)) / count for name in METRICS}
+        overall = sum((r.total for r in results), Fraction(0)) / count
+        own = tuple(r.total for r in results)
+        voted = votes(rubric, own)
+        labels = [judge["label"].removeprefix("Judge ") for judge in judges]
+        details = {
+            "checklist_judges": [_judge_row(label, r) for label, r in zip(labels, results)],
+            "issue_disagreements": issue_disagreements(judges, record["material"]),
+        }
+        return Scores(
+            means=means, weighted=overall, overall=overall, failure=is_failure(rubric, overall, voted),
+            judge_overalls=own, votes=voted, verdict=verdict(rubric, overall), details=details,
+        )
+
+    def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
+        return {
+            "checklist_judges": (list[dict[str, Any]], []),
+            "issue_disagreements": (list[dict[str, Any]], []),
+        }
+
+    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
+        return {**{name: float(mean) for name, mean in scores.means.items()}, **scores.details}
+
+    def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
+        return METRICS
+
+    def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
+        from ...reports.checklist import checklist_markdown
+
+        return {"checklist.md": checklist_markdown(records, rubric)}
+
+    def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
+        scored = [r for r in records if r["status"] == "scored"]
+        split = sum(len(issue_disagreements(r["judges"], r["material"])) for r in scored)
+        return ["", f"ora: checklist: {split} listed ids with judge disagreement over {len(scored)} captures (checklist.md)"]
+
+
+KIND = ChecklistKind()
+
+
+def judge_results(judges: Sequence[JudgeRecord], material: Mapping[str, Any], rubric: Rubric) -> list[JudgeChecklist]:
+    """Each judge's exact checklist result, panel order."""
+    issues = [(issue["id"], issue["severity"]) for issue in material["issues"]]
+    bonus = [item["id"] for item in material["bonus"]]
+    results = []
+    for judge in judges:
+        answers = judge["answers"]
+        found = {name: bool(answer["found"]) for name, answer in answers["findings"].items()}
+        results.append(judge_checklist(
+            issues, found,
+            bonus_found=sum(found[name] for name in bonus),
+            novel_valid=sum(1 for novel in answers["novel"] if novel["valid"]),
+            false_positives=len(answers["false_positives"]),
+            scores={name: Fraction(value) for name, value in judge["scores"].items()},
+            rubric=rubric,
+        ))
+    return results
+
+
+def issue_disagreements(judges: Sequence[JudgeRecord], material: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Listed ids some judges found and others did not, in checklist order."""
+    severities = {issue["id"]: issue["severity"] for issue in material["issues"]}
+    severities.update({item["id"]: "bonus" for item in material["bonus"]})
+    rows = []
+    for name, severity in severities.items():
+        found = [j["label"].removeprefix("Judge ") for j in judges if j["answers"]["findings"][name]["found"]]
+        missed = [j["label"].removeprefix("Judge ") for j in judges if not j["answers"]["findings"][name]["found"]]
+        if found and missed:
+            rows.append({"id": name, "severity": severity, "found_by": found, "missed_by": missed})
+    return rows
+
+
+def _judge_row(label: str, result: JudgeChecklist) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "label": label, "weighted_found": str(result.weighted_found), "weighted_total": str(result.weighted_total),
+        "found": result.found, "bonus_found": result.bonus_found, "novel_valid": result.novel_valid,
+        "tp": result.tp, "fp": result.false_positives,
+    }
+    for name, value in result.values().items():
+        row[name] = float(value)
+        row[f"{name}_exact"] = str(value)
+    return row
+
+
+def check_ids(field: str, answered: Sequence[str], listed: Sequence[str], verdict: str) -> ReplyProblem | None:
+    """Exactly the listed ids, each once: an invented, repeated or missing id makes the reply invalid."""
+    seen: set[str] = set()
+    for index, name in enumerate(answered):
+        if name not in listed:
+            return ReplyProblem(f"{field}.{index}.id", show_value(name), "is not a listed id of this capture")
+        if name in seen:
+            return ReplyProblem(f"{field}.{index}.id", show_value(name), "answers a listed id a second time")
+        seen.add(name)
+    for name in listed:
+        if name not in seen:
+            return ReplyProblem(f"{field}[{name}]", "nothing", f"is missing: every listed id needs {verdict} and evidence")
+    return None
+
+
+def array(properties: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema array of closed objects."""
+    return {"type": "array", "items": closed(properties)}
+
+
+def reply_object(properties: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
+    """The reply's schema: closed, without configuration when the rubric is blind."""
+    if rubric.blind:
+        properties = {name: value for name, value in properties.items() if name != "configuration"}
+    return closed(properties)
+
+
+def closed(properties: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema object with exactly these properties, all required."""
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}

@@ -1,0 +1,307 @@
+"""`kind: compare` (seed 002 compare mode, SPEC 9): two configurations' answers head to head.
+
+One item per entry and configuration pair. Every judge sees the two answers under the neutral
+labels response-1 and response-2, twice, once in each order; its winner counts only when both
+orders agree (otherwise a tie), which cancels a judge's position bias. The pair's winner is the
+panel majority, else a tie.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...errors import Problem, show_value
+from ...models import ExactNumber
+from ..rubric import Rubric, weight_text
+from ..scoring import Scores, is_failure
+from .base import ReplyObject, ReplyProblem, parse_reply
+from .checklist import closed
+from .scores import check_scale
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ...bundle.intake import PlannedCapture
+    from ...judges.packet import Packet
+    from ...models import Capture
+    from ...record import CaptureRecord, JudgeRecord, Usage
+
+__all__ = ["COLUMNS", "KIND", "CompareKind", "CompareReply", "pair_names"]
+
+Label = Literal["response-1", "response-2"]
+LABELS: tuple[Label, Label] = ("response-1", "response-2")
+ORDERS = ("first-second", "second-first")
+COLUMNS = ("first_score", "second_score", "first_win", "tie", "second_win")
+"""Per item: each contestant's weighted score (mean over judges and orders) and the result as 0/1."""
+
+
+class _Contestant(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scores: dict[str, ExactNumber]
+    notes: dict[str, str]
+
+
+class CompareReply(ReplyObject):
+    """A judge's compare reply (SPEC 9): both responses scored, a winner or a tie."""
+
+    entry_key: str
+    judge_model: str
+    contestants: dict[Label, _Contestant] = Field(min_length=2)
+    winner: Literal["response-1", "response-2", "tie"]
+    justification: str
+
+
+
+def pair_names(configuration: str) -> tuple[str, str]:
+    """(A, B) of a compare item's configuration `A+B`."""
+    first, _, second = configuration.partition("+")
+    return first, second
+
+
+class CompareKind:
+    """Pairwise comparison on the rubric's criteria; the result, never a score, is what counts."""
+
+    name = "compare"
+    answer_in_packet = False
+
+    def check_rubric(self, rubric: Rubric) -> str | None:
+        if not rubric.blind:
+            return "field 'blind': kind compare must be blind (the judges never see configuration names)"
+        if importlib.util.find_spec("statsmodels") is None:  # imported only where the report is written
+            return "kind compare needs statsmodels for the Wilson interval: pip install 'pytest-ora[compare]'"
+        return None
+
+    def formula(self, rubric: Rubric) -> str:
+        terms = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria)
+        return (
+            f"Each judge scores both responses (weighted = {terms}) and names a winner or a tie, in both orders; "
+            "a judge's winner counts only when both orders agree, else a tie; the pair's winner is the panel "
+            "majority, else a tie; win rate = (wins + ties / 2) / items with a 95% Wilson interval"
+        )
+
+    def items(
+        self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
+        problems: list[Problem],
+    ) -> list[PlannedCapture]:
+        from ...bundle.intake import PlannedCapture
+
+        if not pairs:
+            problems.append(Problem("bundle.yaml", "kind compare needs configuration pairs", field="compare",
+                                    fix="add compare: [[A, B]] to bundle.yaml or the rubric, or pass --ora-compare A:B"))
+            return []
+        for first, second in pairs:
+            for name in (first, second):
+                if name not in configurations:
+                    problems.append(Problem("bundle.yaml", "compares a configuration that bundle.yaml does not list",
+                                            field="compare", value=show_value(f"{first}:{second}"),
+                                            fix=f"use configurations of {', '.join(configurations)}"))
+        if problems:
+            return []
+        by_entry: dict[str, dict[str, PlannedCapture]] = {}
+        for item in planned:
+            by_entry.setdefault(item.capture.entry_key, {})[item.capture.configuration] = item
+        items = []
+        for lanes in by_entry.values():
+            for first, second in pairs:
+                a, b = lanes.get(first), lanes.get(second)
+                if a is None or b is None:
+                    continue  # a lane not captured: methodology.md lists it
+                capture = a.capture.model_copy(update={"configuration": f"{first}+{second}"})
+                blocked = next((p for p in (a, b) if p.status != "judge"), None)
+                if blocked is None:
+                    items.append(PlannedCapture(capture, a.line, "judge", partner=b.capture))
+                else:
+                    reason = f"{blocked.capture.configuration} is {blocked.status}: {blocked.reason}"
+                    items.append(PlannedCapture(capture, a.line, blocked.status, reason, partner=b.capture))
+        return items
+
+    def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+        return tuple(f"{first}+{second}" for first, second in pairs)
+
+    def packets(self, planned: PlannedCapture, root: Path, rubric: Rubric) -> list[tuple[str, Packet, bytes | None]]:
+        from ...judges.packet import build_packet
+
+        assert planned.partner is not None
+        base = planned.capture.model_copy(update={"answer": "", "acceptance": planned.capture.acceptance.model_copy(update={"notes": ""})})
+        packet, _ = build_packet(base, root, rubric)
+        answers = (planned.capture.answer, planned.partner.answer)
+        shown = {"first-second": answers, "second-first": answers[::-1]}
+        return [
+            (order, packet.model_copy(update={"material": {"order": order, **dict(zip(LABELS, shown[order]))}}), None)
+            for order in ORDERS
+        ]
+
+    def merge(self, replies: Sequence[Sequence[JudgeRecord]], rubric: Rubric) -> list[JudgeRecord]:
+        forward, backward = replies
+        merged = []
+        for one, two in zip(forward, backward):
+            orders = [_order(order, record) for order, record in zip(ORDERS, (one, two))]
+            consistent = orders[0]["winner"] == orders[1]["winner"]
+            record: JudgeRecord = {
+                **one,
+                "scores": {},
+                "notes": {},
+                "impression": str(one["answers"]["justification"]),
+                "asks": one["asks"] + two["asks"],
+                "attempts": one["attempts"] + two["attempts"],
+                "usage": _usage(one, two),
+                "answers": {"orders": orders, "consistent": consistent,
+                            "winner": orders[0]["winner"] if consistent else "tie"},
+            }
+            merged.append(record)
+        return merged
+
+    def material(self, capture: Capture) -> dict[str, Any] | None:
+        return None  # the two responses are set per order in packets()
+
+    def capture_problem(self, capture: Capture) -> tuple[str, str] | None:
+        return None
+
+    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
+        return [(label.upper(), str(material[label])) for label in LABELS]
+
+    def instructions(self, rubric: Rubric) -> str:
+        return (
+            "The RESPONSE-1 and RESPONSE-2 sections hold two responses to the same PROMPT, in no particular order. "
+            "Reply with one JSON object and nothing else, matching the reply schema: entry_key copied exactly from "
+            "the packet, judge_model set to your model id, contestants with response-1 and response-2 each scored on "
+            "every criterion (scores) with a concise note per criterion (notes), winner set to response-1, "
+            "response-2 or tie, and a short justification."
+        )
+
+    def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
+        names = list(rubric.names)
+        score = {"type": "integer", "minimum": int(rubric.scale_min), "maximum": int(rubric.scale_max)}
+        contestant = closed({"scores": closed({n: dict(score) for n in names}),
+                              "notes": closed({n: {"type": "string"} for n in names})})
+        return closed({
+            "entry_key": {"type": "string"},
+            "judge_model": {"type": "string"},
+            "contestants": closed({label: contestant for label in LABELS}),
+            "winner": {"type": "string", "enum": [*LABELS, "tie"]},
+            "justification": {"type": "string"},
+        })
+
+    def check(
+        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        material: Mapping[str, Any] | None = None,
+    ) -> CompareReply | ReplyProblem:
+        reply = parse_reply(CompareReply, payload, rubric)
+        if isinstance(reply, ReplyProblem):
+            return reply
+        for label in LABELS:
+            if label not in reply.contestants:
+                return ReplyProblem(f"contestants.{label}", "nothing", "is missing")
+            problem = check_scale(reply.contestants[label].scores, rubric)
+            if problem is not None:
+                return ReplyProblem(f"contestants.{label}.{problem.field}", problem.value, problem.reason)
+        if reply.entry_key != entry_key:
+            return ReplyProblem("entry_key", show_value(reply.entry_key), f"does not match the packet's {entry_key!r}")
+        return reply
+
+    def record_fields(self, reply: CompareReply, rubric: Rubric) -> dict[str, Any]:
+        contestants = {
+            label: {"scores": {n: str(reply.contestants[label].scores[n]) for n in rubric.names},
+                    "notes": dict(reply.contestants[label].notes)}
+            for label in LABELS
+        }
+        return {"scores": {}, "notes": {}, "impression": reply.justification,
+                "answers": {"contestants": contestants, "winner": reply.winner, "justification": reply.justification}}
+
+    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
+        raise NotImplementedError("a compare judge gives a winner, not an overall: use panel()")
+
+    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
+        raise NotImplementedError("a compare panel needs both orders of every judge: use panel()")
+
+    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
+        judges = record["judges"]
+        first, second = pair_names(record["configuration"])
+        totals: dict[str, list[Fraction]] = {"first": [], "second": []}
+        for judge in judges:
+            for order in judge["answers"]["orders"]:
+                for side in ("first", "second"):
+                    scores = order["scores"][side]
+                    totals[side].append(sum((c.weight * Fraction(scores[c.name]) for c in rubric.criteria), Fraction(0)))
+        winners = [judge["answers"]["winner"] for judge in judges]
+        result = next((side for side in ("first", "second") if winners.count(side) * 2 > len(winners)), "tie")
+        means = {
+            "first_score": sum(totals["first"], Fraction(0)) / len(totals["first"]),
+            "second_score": sum(totals["second"], Fraction(0)) / len(totals["second"]),
+            "first_win": Fraction(result == "first"),
+            "tie": Fraction(result == "tie"),
+            "second_win": Fraction(result == "second"),
+        }
+        names = {"first": first, "second": second, "tie": "tie"}
+        details = {
+            "first": first,
+            "second": second,
+            "winner": names[result],
+            "compare_judges": [
+                {"label": judge["label"].removeprefix("Judge "), "winner": names[judge["answers"]["winner"]],
+                 "consistent": judge["answers"]["consistent"],
+                 "orders": [{"order": o["order"], "shown_winner": o["shown_winner"], "winner": names[o["winner"]]}
+                            for o in judge["answers"]["orders"]]}
+                for judge in judges
+            ],
+        }
+        overall = means["first_score"]
+        return Scores(means=means, weighted=overall, overall=overall, failure=is_failure(rubric, overall, {}),
+                      judge_overalls=tuple(Fraction(0) for _ in judges), votes={}, verdict=None, details=details)
+
+    def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
+        return {
+            "first": (str | None, None),
+            "second": (str | None, None),
+            "winner": (str | None, None),
+            "compare_judges": (list[dict[str, Any]], []),
+        }
+
+    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
+        return {**{name: float(mean) for name, mean in scores.means.items()}, **scores.details}
+
+    def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
+        return COLUMNS
+
+    def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
+        from ...reports.compare import compare_files
+
+        return compare_files(records, rubric)
+
+    def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
+        from ...reports.compare import compare_table
+
+        return ["", *compare_table(records, rubric, "simple").splitlines()]
+
+
+KIND = CompareKind()
+
+
+def _order(order: str, record: JudgeRecord) -> dict[str, Any]:
+    answers = record["answers"]
+    side = {"response-1": "first", "response-2": "second"} if order == "first-second" else {"response-1": "second", "response-2": "first"}
+    shown = answers["winner"]
+    return {
+        "order": order,
+        "shown_winner": shown,
+        "winner": "tie" if shown == "tie" else side[shown],
+        "scores": {side[label]: answers["contestants"][label]["scores"] for label in LABELS},
+        "notes": {side[label]: answers["contestants"][label]["notes"] for label in LABELS},
+        "justification": answers["justification"],
+    }
+
+
+def _usage(one: JudgeRecord, two: JudgeRecord) -> Usage:
+    first, second = one["usage"], two["usage"]
+    return {
+        "input_tokens": first["input_tokens"] + second["input_tokens"],
+        "output_tokens": first["output_tokens"] + second["output_tokens"],
+        "cached_input_tokens": first["cached_input_tokens"] + second["cached_input_tokens"],
+        "reasoning_tokens": first["reasoning_tokens"] + second["reasoning_tokens"],
+    }
