@@ -25,6 +25,8 @@ from .vocabulary import FAMILIES
 __all__ = [
     "FAMILIES",
     "PROVIDERS",
+    "Hypothesis",
+    "VerdictRule",
     "SLUG_PATTERN",
     "Acceptance",
     "BundleManifest",
@@ -101,6 +103,25 @@ def default_collisions() -> dict[str, str]:
     return {"causal-dag": "mode", "fishbone-diagram": "visual"}
 
 
+class Hypothesis(_Record):
+    """A pre-registered comparison (seed 003): configuration `better` beats `worse` by at least `margin`."""
+
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    better: Slug
+    worse: Slug
+    margin: ExactNumber = Decimal(0)
+    """On the overall score's scale; delta >= margin meets it."""
+
+
+class VerdictRule(_Record):
+    """The pilot verdict (seed 003): PASS when enough per-entry deltas point the right way."""
+
+    directional_at_least: Annotated[int, Field(ge=0)]
+    """Directional (entry, hypothesis) pairs needed, counted over every hypothesis and entry."""
+    no_critical: bool = False
+    """Also require that no capture has the rubric's `critical` vote."""
+
+
 class BundleManifest(_Record):
     """bundle.yaml: the bundle's id and its lanes, in table order."""
 
@@ -118,6 +139,9 @@ class BundleManifest(_Record):
     """optimum.yaml roles judging each capture, in judge-label order A, B, C, ...; default [big-1, big-2]."""
     compare: list[Annotated[list[Slug], Field(min_length=2, max_length=2)]] | None = None
     """Configuration pairs [A, B] compared head to head (kind compare); --ora-compare overrides."""
+    hypotheses: list[Hypothesis] | None = None
+    """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
+    verdict: VerdictRule | None = None
 
     @field_validator("configurations")
     @classmethod

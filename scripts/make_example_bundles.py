@@ -101,7 +101,11 @@ def trio() -> None:
         "configurations: [cell-a, cell-b, cell-c, cell-d]   # A Opus solo, B Opus + harness, C Qwen solo, D Qwen + harness\n"
         "rubric: trio-likert-1.0\n"
         "panel: [judge-opus, judge-gpt, judge-minimax]       # judge labels A, B, C\n"
-        "# hypotheses (H2: B over A by 0.30, H3: D over C, H4: D >= A) come with the statistics rubric fields.\n"
+        "hypotheses:                                         # seed 003: pre-registered, per task\n"
+        "  - {id: H2, better: cell-b, worse: cell-a, margin: 0.30}   # Opus multiplier\n"
+        "  - {id: H3, better: cell-d, worse: cell-c, margin: 0.30}   # Qwen multiplier\n"
+        "  - {id: H4, better: cell-d, worse: cell-a, margin: 0}      # sovereignty bridge: D >= A\n"
+        "verdict: {directional_at_least: 6, no_critical: true}       # PILOT PASS: 6 of 9 directional, no critical cell\n"
     ))
     write(root / "optimum.yaml", (
         "# The trio of seed 003, routed to the loopback reference judge for the recorded example.\n"

@@ -17,6 +17,7 @@ KEY_A = "sk-ant-FAKE-KEY-never-written-4242"
 KEY_B = "sk-FAKE-KEY-never-written-8484"
 EXPECTED = {"passed": 6, "skipped": 5, "lowscore": 1, "failed": 0, "errors": 0}
 REPORT = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
+STATS = ("stats.json", "disagreements.csv")
 
 
 def low_and_excluded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -58,13 +59,15 @@ def outcomes(result: pytest.RunResult) -> dict[str, int]:
 
 
 def report(project: pytest.Pytester, out: str = "ora-results") -> dict[str, bytes]:
-    return {name: (project.path / out / name).read_bytes() for name in REPORT}
+    return {name: (project.path / out / name).read_bytes() for name in REPORT + STATS}
 
 
 def tables(files: dict[str, bytes]) -> dict[str, bytes]:
     """The report without what only a live run has: its methodology note and its judge spend."""
     kept = {name: data for name, data in files.items() if name != "methodology.md"}
-    kept["summary.md"] = kept["summary.md"].split(b"\n## Judge spend")[0]
+    head, _, rest = kept["summary.md"].partition(b"\n## Judge spend")
+    statistics = rest.partition(b"\n## Statistics")  # the Statistics section follows the spend: keep it
+    kept["summary.md"] = head + (statistics[1] + statistics[2] if statistics[1] else b"")
     return kept
 
 

@@ -15,7 +15,7 @@ from ..models import BundleManifest, Capture, OptimumSnapshot
 from ..strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
 from .paths import BundlePathError, bundle_file
 
-__all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml"]
+__all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
 
 MAX_YAML_ALIASES = 64
 """More aliases than this in a manifest is treated as an alias bomb, not a manifest."""
@@ -177,6 +177,11 @@ def _yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
         if node is not None:
             line = node.start_mark.line + 1
     return line
+
+
+def yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the deepest node on a path through a YAML document (None without a node)."""
+    return _yaml_line(node, location)
 
 
 def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[CaptureLine]:

@@ -33,6 +33,8 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("fail-under", "exit non-zero when a selected configuration's mean overall is below this", None),
     ("fail-lowscore-pct", "exit non-zero when a selected configuration's LOWSCORE share exceeds this percentage", None),
     ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
+    ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
+    ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
 )
 
 
@@ -63,6 +65,10 @@ class Options:
     fail_lowscore_pct: Decimal | None = None
     rubric: tuple[str, Path] | None = None
     """--ora-rubric / ini ora_rubric and the directory a path in it is relative to."""
+    seed: int = 0
+    """Seed of the statistics' resampling; the same seed gives the same stats.json."""
+    disagreement: str = "30%"
+    """The spread that lists a judge disagreement: scale points ("3"), or a share of the scale's range ("30%")."""
     rpm: tuple[tuple[str, float], ...] = ()
     """--ora-rpm ROLE=N: requests per minute per judge role, shared by every process of the run."""
     tpm: tuple[tuple[str, float], ...] = ()
@@ -80,7 +86,8 @@ def add_options(parser: pytest.Parser) -> None:
         dest = f"ora_{name.replace('-', '_')}"
         choices = RECORD_MODES if name == "record" else None
         shown = f" (default: {default}; ini {dest})" if default is not None else f" (ini {dest})"
-        group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=help_text + shown)
+        # argparse formats help with %: a literal one (the 30% default of --ora-disagreement) is doubled.
+        group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=(help_text + shown).replace("%", "%%"))
         # Path options get their default in read_options, relative to where pytest was started;
         # an empty ini default tells "not set in the ini file" apart from "set to the default".
         parser.addini(dest, help_text, type="string", default="" if name in _PATHS else default)
@@ -140,6 +147,8 @@ def read_options(config: pytest.Config) -> Options:
         fail_under=source.amount("fail-under", allow_zero=True),
         fail_lowscore_pct=source.amount("fail-lowscore-pct", allow_zero=True),
         rubric=(str(rubric_value), source.base("rubric")) if rubric_value else None,
+        seed=source.number("seed", int),
+        disagreement=_disagreement(source.value("disagreement")),
         compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
     )
 
@@ -172,6 +181,18 @@ def _pair(text: str) -> tuple[str, str]:
     if not sep or not first or not second or first == second:
         raise pytest.UsageError(f"--ora-compare takes two different configurations as A:B, got {text!r}")
     return first, second
+
+
+def _disagreement(value: Any) -> str:
+    """A spread as given: a non-negative number of scale points, or a percentage of the scale's range."""
+    text = str(value).strip()
+    try:
+        amount = Decimal(text[:-1] if text.endswith("%") else text)
+    except ArithmeticError:
+        amount = Decimal(-1)
+    if not amount.is_finite() or amount < 0:
+        raise pytest.UsageError(f"--ora-disagreement takes scale points (3) or a share of the scale (30%), got {value!r}")
+    return text
 
 
 class _Source:

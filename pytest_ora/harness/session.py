@@ -311,6 +311,8 @@ class OraSession:
             deviations=tuple(deviations),
             selection=self.selection().banner(),
             spend=tuple(self.spend()),
+            seed=self.options.seed,
+            disagreement=self.options.disagreement,
         )
 
     def selection(self) -> Selection:

@@ -29,6 +29,10 @@ class RunFacts:
     """A partial run's banner ('selection: 1 of 1,185 captures, -k ...'); empty for a full run."""
     spend: tuple[str, ...] = field(default_factory=tuple)
     """Live judge spend this run, one line per judge and a total; empty when every call replayed."""
+    seed: int = 0
+    """--ora-seed: the statistics' resampling seed."""
+    disagreement: str = "30%"
+    """--ora-disagreement as given."""
 
 
 def safe_route(route: str) -> str:

@@ -30,11 +30,12 @@ from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, 
 from .verify import RUN_DATA, run_data
 
 __all__ = [
-    "DRY_RUN_DIR", "ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "PROGRESS_DIR", "REPORT_FILES", "SPEND_DIR", "OutputDir",
-    "capture_file", "estimate_table",
+    "DRY_RUN_DIR", "ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "PROGRESS_DIR", "REPORT_FILES", "SPEND_DIR", "STATS_FILES",
+    "OutputDir", "capture_file", "estimate_table",
 ]
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
+STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
 KIND_FILES = ("checklist.md", "compare.jsonl", "compare.json", "compare.md")
 """Report files some rubric kinds add (SPEC 9); a new run archives them like the others."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
@@ -107,7 +108,7 @@ class OutputDir:
             if estimate:
                 shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
                 return
-            archive_report(self.path, REPORT_FILES + KIND_FILES + EXTRA_FILES)
+            archive_report(self.path, REPORT_FILES + KIND_FILES + EXTRA_FILES + STATS_FILES)
             for name in ("packets", "judges", SPEND_DIR, PROGRESS_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("ab", buffering=0)
@@ -220,7 +221,10 @@ class OutputDir:
         try:
             for name, text in files.items():
                 write_atomic(self.path / name, text)
-            # Last, from the rows just written and whatever optional results sit beside them.
+            # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
+            for name, text in _statistics_files(plan, rows, facts, files).items():
+                write_atomic(self.path / name, text)
+            # Last, from the rows just written and the optional results (statistics, compare) beside them.
             page = report_page(plan.bundle.manifest.bundle, rubric, rows, [row for row, _ in summary], table,
                                methodology, self.path)
             write_atomic(self.path / REPORT_NAME, page)
@@ -248,6 +252,32 @@ class OutputDir:
         )
         write_atomic(self.path / "estimate.json", _dump(data))
         write_atomic(self.path / "estimate.md", text)
+
+
+def _statistics_files(plan: Plan, rows: Sequence[BaseModel], facts: RunFacts, files: dict[str, str]) -> dict[str, str]:
+    """stats.json, disagreements.csv, hypotheses.json, and the summary and methodology with their Statistics sections."""
+    # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
+    from ..stats.arrays import run_arrays
+    from ..stats.statistics import run_statistics
+    from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
+
+    rubric = plan.rubric
+    data = run_arrays([row.model_dump() for row in rows], rubric)
+    stats = run_statistics(
+        data, plan.bundle.manifest.configurations, plan.bundle.manifest, seed=facts.seed, disagreement=facts.disagreement
+    )
+    written = {
+        "stats.json": stable_json(stats.data, rubric.version),
+        "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),
+    }
+    if stats.hypotheses is not None:
+        written["hypotheses.json"] = stable_json(stats.hypotheses, rubric.version)
+    # The sections render from the written JSON, as `verify` renders them again.
+    stable = json.loads(written["stats.json"])
+    hypotheses = json.loads(written["hypotheses.json"]) if "hypotheses.json" in written else None
+    written["summary.md"] = files["summary.md"] + statistics_markdown(stable, hypotheses)
+    written["methodology.md"] = files["methodology.md"] + statistics_method(stable, hypotheses)
+    return written
 
 
 def _estimate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -19,6 +19,38 @@ OPTIONAL_FILES = {"statistics": "stats.json", "compare": "compare.json"}
 """Results other parts of a run may write beside the tables; the page shows them when present."""
 
 
+def statistics_input(stats: Any, hypotheses: Any) -> Any:
+    """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
+    if not isinstance(stats, dict) or "comparisons" not in stats:
+        return stats
+    agreement = stats.get("agreement") or {}
+    rows = [*(agreement.get("criteria") or []), *([agreement["overall"]] if agreement.get("overall") else [])]
+    result: dict[str, Any] = {
+        "configurations": {
+            c["configuration"]: {"overall_interval": c.get("mean_overall_interval"),
+                                 "failure_interval": c.get("failure_rate_interval")}
+            for c in stats.get("configurations") or []
+        },
+        "agreement": {
+            r["criterion"]: {"alpha": r.get("krippendorff_alpha"), "kappa": r.get("quadratic_kappa"),
+                             "exact": r.get("exact"), "within_one": r.get("within_one")}
+            for r in rows
+        },
+        "paired": [
+            {"a": c["first"], "b": c["second"], "n": c["n"], "mean_difference": c["mean_difference"],
+             "interval": c.get("interval"), "p_value": c.get("p_value"), "p_holm": c.get("p_holm")}
+            for c in stats["comparisons"] if c.get("mean_difference") is not None
+        ],
+    }
+    if isinstance(hypotheses, dict) and hypotheses.get("hypotheses"):
+        verdict = hypotheses.get("verdict") or {}
+        result["hypotheses"] = {
+            "verdict": verdict.get("result"), "detail": "; ".join(verdict.get("reasons") or []) or None,
+            "rows": [h for h in hypotheses["hypotheses"] if h.get("mean_delta") is not None],
+        }
+    return result
+
+
 def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
     """The optional sections found in the output directory, by section name; why any was left out."""
     found: dict[str, Any] = {}
@@ -32,6 +64,13 @@ def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
         except (OSError, ValueError) as error:
             notes.append(f"{name} is not shown: {error}")
             continue
+        if section == "statistics":
+            extra = directory / "hypotheses.json"
+            try:
+                raw = statistics_input(raw, json.loads(extra.read_text(encoding="utf-8")) if extra.is_file() else None)
+            except (OSError, ValueError, KeyError, TypeError) as error:
+                notes.append(f"{name} is not shown: {error}")
+                continue
         value, note = optional_section(section, raw, name)
         if value is not None:
             found[section] = value

@@ -21,7 +21,7 @@ from ..method.rubric_file import parse_rubric
 from .rows import ledger_model, summary_model
 from .tables import ledger_csv, public_row, summary_csv, summary_markdown
 
-__all__ = ["RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "register", "run_data", "verify"]
+__all__ = ["DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "register", "run_data", "verify"]
 
 RUN_DATA = "run.json"
 """What the table renderers need beyond the tables' own data: the bundle id and the rubric file's text."""
@@ -41,6 +41,9 @@ class Renderer:
 
 
 RENDERERS: list[Renderer] = []
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv")
+"""Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
+Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
 
 def register(report: str, inputs: tuple[str, ...]) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
@@ -117,7 +120,18 @@ def _summary_table(directory: Path) -> tuple[str, Rubric, list[list[str]]]:
 def _summary_md(directory: Path) -> str:
     bundle, rubric, table = _summary_table(directory)
     notes = _json(directory, RUN_DATA).get("summary_notes") or {}
-    return summary_markdown(table, rubric, bundle, notes.get("preface", ()), notes.get("appendix", ()))
+    text = summary_markdown(table, rubric, bundle, notes.get("preface", ()), notes.get("appendix", ()))
+    return text + _statistics(directory)[0]
+
+
+def _statistics(directory: Path) -> tuple[str, str]:
+    """The Statistics sections (SPEC 10) of summary.md and methodology.md, from stats.json when the run wrote one."""
+    from .statistics import statistics_sections
+
+    try:
+        return statistics_sections(directory)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / 'stats.json'}: cannot read the machine-written data ({error})") from None
 
 
 @register("summary.csv", ("summary.json", RUN_DATA))
@@ -160,9 +174,10 @@ def _methodology(directory: Path) -> str:
 
     _run(directory)  # the rubric text still matches its digest
     try:
-        return methodology_text(_json(directory, RUN_DATA)["methodology"])
+        text = methodology_text(_json(directory, RUN_DATA)["methodology"])
     except (KeyError, TypeError, ValueError) as error:
         raise VerifyError(f"{directory / RUN_DATA}: no methodology facts ({error})") from None
+    return text + _statistics(directory)[1]
 
 
 @register("SCORECARD-RESULT.md", ("scorecard.json",))
@@ -206,7 +221,7 @@ def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
                 f"{renderer.report}: edited by hand: line {line} differs from its rendering of {', '.join(renderer.inputs)}"
             )
     checked = {renderer.report for renderer in RENDERERS}
-    data = {name for renderer in RENDERERS for name in renderer.inputs}
+    data = {name for renderer in RENDERERS for name in renderer.inputs} | set(DATA_FILES)
     unchecked = sorted(
         path.name for path in directory.iterdir()
         if path.is_file() and not path.name.startswith(".") and path.name not in checked | data

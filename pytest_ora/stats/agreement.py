@@ -1,0 +1,130 @@
+"""Inter-judge agreement on one criterion (or on overall): captures x judges ratings in, figures out.
+
+Krippendorff's alpha comes from the `krippendorff` package, the weighted kappa from statsmodels;
+here are only the shares of captures on which the judges agree, and the choice of categories.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import reduce
+
+import krippendorff
+import numpy as np
+import numpy.typing as npt
+from statsmodels.stats.inter_rater import cohens_kappa
+
+from .arrays import Scale, decimal_fraction
+
+__all__ = ["MAX_ALPHA_CELLS", "MAX_KAPPA_CATEGORIES", "Agreement", "agreement", "discrete_grid"]
+
+MAX_KAPPA_CATEGORIES = 101
+"""A scale finer than this (0-10 in tenths) is treated as continuous: no kappa."""
+MAX_ALPHA_CELLS = 6_000_000
+"""krippendorff.alpha holds several captures x values x values arrays at once (48 MB each at this bound)."""
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How far the judges agree on one quantity over the scored captures."""
+
+    n: int
+    """Captures rated by every judge."""
+    krippendorff_alpha: float | None
+    """Interval-level alpha; None when undefined (fewer than two captures, or no variation at all)."""
+    exact: float | None
+    """Share of captures on which every judge gave the same value."""
+    within_one: float | None
+    """Share of captures on which the judges' spread is at most one scale step."""
+    quadratic_kappa: float | None
+    """Quadratic-weighted Cohen's kappa: two judges on a discrete scale only, else None."""
+    note: str | None = None
+    """Why a figure is missing, when one is."""
+
+
+def discrete_grid(values: npt.NDArray[np.float64], scale: Scale) -> npt.NDArray[np.float64] | None:
+    """The evenly spaced categories from the scale's minimum that hold every value, or None if too fine.
+
+    The spacing is the greatest common divisor of one scale step and every value's distance from
+    the minimum (0-10 judged in half points: 21 categories), so no value is rounded.
+    """
+    unique = np.unique(values)
+    offsets = [decimal_fraction(float(value)) - scale.minimum for value in unique]
+    spacing = reduce(_gcd, offsets, scale.unit)
+    count = (scale.range / spacing) + 1
+    if count.denominator != 1 or count > MAX_KAPPA_CATEGORIES or any(o < 0 or o > scale.range for o in offsets):
+        return None
+    return np.array([float(scale.minimum + spacing * k) for k in range(int(count))])
+
+
+def _gcd(a: Fraction, b: Fraction) -> Fraction:
+    """Greatest common divisor of two non-negative rationals."""
+    a, b = abs(a), abs(b)
+    denominator = a.denominator * b.denominator // math.gcd(a.denominator, b.denominator)
+    return Fraction(math.gcd(int(a * denominator), int(b * denominator)), denominator)
+
+
+def _alpha(ratings: npt.NDArray[np.float64]) -> float | None:
+    distinct = np.unique(ratings).size
+    if ratings.shape[0] * distinct * distinct > MAX_ALPHA_CELLS:
+        return None
+    try:
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            value = float(krippendorff.alpha(reliability_data=ratings.T, level_of_measurement="interval"))
+    except ValueError:  # one value in the whole domain: agreement is undefined, not perfect
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _kappa(ratings: npt.NDArray[np.float64], scale: Scale) -> float | None:
+    grid = discrete_grid(ratings.ravel(), scale)
+    if grid is None:
+        return None
+    spacing = grid[1] - grid[0] if grid.size > 1 else 1.0
+    index = np.rint((ratings - grid[0]) / spacing).astype(np.intp)
+    table = np.zeros((grid.size, grid.size))
+    np.add.at(table, (index[:, 0], index[:, 1]), 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(cohens_kappa(table, weights=grid, wt="quadratic", return_results=False))
+    return value if math.isfinite(value) else None
+
+
+def agreement(ratings: npt.NDArray[np.float64], scale: Scale) -> Agreement:
+    """Agreement of captures x judges ratings (rows with a missing rating are left out)."""
+    complete = ratings[~np.isnan(ratings).any(axis=1)] if ratings.size else ratings.reshape(0, ratings.shape[-1])
+    n, judges = complete.shape
+    if n == 0 or judges < 2:
+        return Agreement(n, None, None, None, None, "agreement needs two or more judges per capture" if judges < 2 else None)
+    spread = complete.max(axis=1) - complete.min(axis=1)
+    # A small tolerance: spreads of decimal scores (7.3 - 6.3) are not exact in binary.
+    within = float(scale.unit) + 1e-9
+    alpha = _alpha(complete) if n >= 2 else None
+    kappa = _kappa(complete, scale) if judges == 2 else None
+    return Agreement(
+        n=n,
+        krippendorff_alpha=alpha,
+        exact=float(np.mean(spread <= 1e-9)),
+        within_one=float(np.mean(spread <= within)),
+        quadratic_kappa=kappa,
+        note=_note(complete, scale, alpha, kappa),
+    )
+
+
+def _note(ratings: npt.NDArray[np.float64], scale: Scale, alpha: float | None, kappa: float | None) -> str | None:
+    notes = []
+    distinct = int(np.unique(ratings).size)
+    if alpha is None:
+        if ratings.shape[0] * distinct * distinct > MAX_ALPHA_CELLS:
+            notes.append(f"alpha not computed: {distinct} distinct values over {ratings.shape[0]} captures exceed "
+                         "what krippendorff.alpha holds in memory (captures x values x values)")
+        else:
+            notes.append("alpha undefined: fewer than two captures or no variation")
+    if kappa is None and ratings.shape[1] == 2 and discrete_grid(ratings.ravel(), scale) is None:
+        notes.append(f"kappa not computed: {distinct} distinct values are not on a discrete scale")
+    elif kappa is None and ratings.shape[1] != 2:
+        notes.append("kappa needs exactly two judges")
+    return "; ".join(notes) or None
