@@ -98,7 +98,8 @@ def test_the_report_opens_offline_renders_every_chart_filters_and_opens_a_captur
     assert offline.blocked == []
     assert offline.errors == []
     charts = rendered_charts(page)
-    assert set(charts) == {"overall", "heatmap", "failures", "agreement", "families"}
+    # (the run wrote stats.json: its paired differences are drawn too)
+    assert set(charts) == {"overall", "heatmap", "failures", "agreement", "families", "paired"}
     for name, box in charts.items():
         assert box["width"] > 100 and box["height"] > 50 and box["shapes"] > 10, name
 

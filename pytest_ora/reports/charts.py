@@ -186,7 +186,7 @@ def _agreement(data: Mapping[str, Any]) -> Any:
         keys = [k for k in (*data["rubric"]["criteria"], "overall") if k in stats]
         series = [(label, [stats[k].get(field) for k in keys]) for field, label in
                   (("alpha", "Krippendorff's alpha"), ("kappa", "weighted kappa"), ("within_one", "within one step"))]
-        ylabel, bottom = "agreement", min(0.0, *(v for _, vs in series for v in vs if v is not None))
+        ylabel, bottom = "agreement", min([0.0, *(v for _, vs in series for v in vs if v is not None)])
     else:
         agreement = data["agreement"]
         keys = [k for k in data["rubric"]["criteria"] if k in agreement]
