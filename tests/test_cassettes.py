@@ -341,3 +341,37 @@ def test_all_re_records_even_a_matching_cassette(bench: Bench) -> None:
     stored = interactions(cassette_path(bench.cassettes, CAPTURE_ID))
     assert sorted(i["request"]["uri"] for i in stored) == sorted(bench.routes.values())
     assert verdict(bench.runner(plan, "none", environ={}).run(planned(plan))) == verdict(first)
+
+
+def test_a_refused_exchange_never_takes_the_tag_of_the_last_kept_one(tmp_path: Path) -> None:
+    """Regression: Judge B's 401 after Judge A's 200 left A's exchange tagged as B's, so A's valid
+    reply was not kept in the partial cassette and a rerun paid for it again."""
+    import asyncio
+
+    from pytest_ora.bundle.intake import JudgeSlot
+    from pytest_ora.judges.calling import judging_as
+    from pytest_ora.judges.cassettes import CassetteTransport, partial_path
+    from pytest_ora.models import RoleSpec
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200 if request.url.path == "/a" else 401, json={"ok": request.url.path})
+
+    library = CassetteLibrary(tmp_path, "once", secrets=())
+    cassette = library.open("mode:argument-audit/optimum")
+    client = httpx.AsyncClient(transport=CassetteTransport(httpx.MockTransport(answer)))
+    spec = RoleSpec(model="m", provider="openai", route="http://127.0.0.1:1/v1/chat/completions")
+
+    async def call(label: str, path: str) -> None:
+        judging_as(JudgeSlot(label=label, slot=label, role=label, spec=spec))
+        await client.post(f"http://127.0.0.1:1{path}", content=b"{}")
+
+    async def both() -> None:
+        cassette.activate()
+        await asyncio.create_task(call("Judge A", "/a"))
+        await asyncio.create_task(call("Judge B", "/b"))
+        await client.aclose()
+
+    asyncio.run(both())
+    cassette.save_partial(["Judge A"])
+    kept = json.loads(partial_path(cassette.path).read_text(encoding="utf-8"))["interactions"]
+    assert [interaction["request"]["uri"] for interaction in kept] == ["http://127.0.0.1:1/a"]

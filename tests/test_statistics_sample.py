@@ -23,6 +23,7 @@ from pytest_ora.method.scoring import combine
 from pytest_ora.record import CaptureRecord, JudgeRecord, base_record
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import OutputDir
+from pytest_ora.stats.agreement import interval_alpha
 
 ROOT = Path(__file__).parent.parent
 USAGE = {"input_tokens": 1, "output_tokens": 1, "cached_input_tokens": 0, "reasoning_tokens": 0}
@@ -104,14 +105,31 @@ def test_agreement_on_each_judges_own_overall(sample: Any) -> None:
     assert overall["exact"] == pytest.approx(float(np.mean(a == b)), abs=1e-11)
     assert overall["within_one"] == pytest.approx(float(np.mean(np.abs(a - b) <= 1)), abs=1e-11)
     # ora-1.0's weighted, capped overall takes hundreds of values: krippendorff.alpha would need
-    # captures x values x values numbers (gigabytes), and kappa needs a discrete scale.
+    # captures x values x values numbers (gigabytes), so alpha comes from its closed form, which
+    # agrees with the library on the first 150 captures (where the library fits); kappa needs a
+    # discrete scale.
     distinct = np.unique(np.concatenate([a, b])).size
     assert distinct > 400
-    assert overall["krippendorff_alpha"] is None and overall["quadratic_kappa"] is None
+    assert overall["krippendorff_alpha"] == pytest.approx(interval_alpha(np.column_stack([a, b])), abs=1e-11)
+    assert interval_alpha(np.column_stack([a[:150], b[:150]])) == pytest.approx(
+        krippendorff.alpha(reliability_data=[a[:150], b[:150]], level_of_measurement="interval"), abs=1e-11
+    )
+    assert 0.9 < overall["krippendorff_alpha"] < 1
+    assert overall["quadratic_kappa"] is None
     assert overall["note"] == (
-        f"alpha not computed: {distinct} distinct values over 1159 captures exceed what krippendorff.alpha holds in "
+        f"alpha in closed form: {distinct} distinct values over 1159 captures exceed what krippendorff.alpha holds in "
         f"memory (captures x values x values); kappa not computed: {distinct} distinct values are not on a discrete scale"
     )
+
+
+def test_closed_form_interval_alpha_is_the_librarys() -> None:
+    generator = np.random.default_rng(7)
+    for judges in (2, 3, 5):
+        truth = generator.normal(5, 2, size=(80, 1))
+        ratings = np.round(truth + generator.normal(0, 1, size=(80, judges)), 1)
+        library = krippendorff.alpha(reliability_data=ratings.T, level_of_measurement="interval")
+        assert interval_alpha(ratings) == pytest.approx(library, abs=1e-11)
+    assert interval_alpha(np.full((5, 2), 3.0)) is None
 
 
 def test_per_configuration_means_and_wilson_intervals(sample: Any) -> None:

@@ -19,12 +19,13 @@ from statsmodels.stats.inter_rater import cohens_kappa
 
 from .arrays import Scale, decimal_fraction
 
-__all__ = ["MAX_ALPHA_CELLS", "MAX_KAPPA_CATEGORIES", "Agreement", "agreement", "discrete_grid"]
+__all__ = ["MAX_ALPHA_CELLS", "MAX_KAPPA_CATEGORIES", "Agreement", "agreement", "discrete_grid", "interval_alpha"]
 
 MAX_KAPPA_CATEGORIES = 101
 """A scale finer than this (0-10 in tenths) is treated as continuous: no kappa."""
 MAX_ALPHA_CELLS = 6_000_000
-"""krippendorff.alpha holds several captures x values x values arrays at once (48 MB each at this bound)."""
+"""krippendorff.alpha holds several captures x values x values arrays at once (48 MB each at this bound);
+past it, interval alpha comes from the same coincidence formula in closed form (`interval_alpha`)."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def _gcd(a: Fraction, b: Fraction) -> Fraction:
 def _alpha(ratings: npt.NDArray[np.float64]) -> float | None:
     distinct = np.unique(ratings).size
     if ratings.shape[0] * distinct * distinct > MAX_ALPHA_CELLS:
-        return None
+        return interval_alpha(ratings)
     try:
         with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -78,6 +79,26 @@ def _alpha(ratings: npt.NDArray[np.float64]) -> float | None:
     except ValueError:  # one value in the whole domain: agreement is undefined, not perfect
         return None
     return value if math.isfinite(value) else None
+
+
+def interval_alpha(ratings: npt.NDArray[np.float64]) -> float | None:
+    """Krippendorff's interval alpha of complete captures x judges ratings, in closed form.
+
+    The library's coincidence matrix costs captures x values x values memory, gigabytes for a
+    weighted overall with hundreds of distinct values. With the squared difference as the
+    metric, both sums of the formula reduce to sums of values and squares:
+    alpha = 1 - (N - 1) * sum_u [sum_{i!=j in u} (v_i - v_j)^2 / (m - 1)] / sum_{i!=j} (v_i - v_j)^2.
+    A test checks it against krippendorff.alpha wherever the library fits.
+    """
+    units, judges = ratings.shape
+    total = units * judges
+    if units < 2 or judges < 2:
+        return None
+    within = float((2 * (judges * (ratings**2).sum(axis=1) - ratings.sum(axis=1) ** 2) / (judges - 1)).sum())
+    between = 2 * (total * float((ratings**2).sum()) - float(ratings.sum()) ** 2)
+    if between <= 0:
+        return None  # no variation at all: agreement is undefined, not perfect
+    return float(1 - (total - 1) * within / between)
 
 
 def _kappa(ratings: npt.NDArray[np.float64], scale: Scale) -> float | None:
@@ -118,11 +139,10 @@ def _note(ratings: npt.NDArray[np.float64], scale: Scale, alpha: float | None, k
     notes = []
     distinct = int(np.unique(ratings).size)
     if alpha is None:
-        if ratings.shape[0] * distinct * distinct > MAX_ALPHA_CELLS:
-            notes.append(f"alpha not computed: {distinct} distinct values over {ratings.shape[0]} captures exceed "
-                         "what krippendorff.alpha holds in memory (captures x values x values)")
-        else:
-            notes.append("alpha undefined: fewer than two captures or no variation")
+        notes.append("alpha undefined: fewer than two captures or no variation")
+    elif ratings.shape[0] * distinct * distinct > MAX_ALPHA_CELLS:
+        notes.append(f"alpha in closed form: {distinct} distinct values over {ratings.shape[0]} captures exceed "
+                     "what krippendorff.alpha holds in memory (captures x values x values)")
     if kappa is None and ratings.shape[1] == 2 and discrete_grid(ratings.ravel(), scale) is None:
         notes.append(f"kappa not computed: {distinct} distinct values are not on a discrete scale")
     elif kappa is None and ratings.shape[1] != 2:

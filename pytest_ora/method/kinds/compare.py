@@ -8,7 +8,6 @@ panel majority, else a tie.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Literal
@@ -73,8 +72,6 @@ class CompareKind:
     def check_rubric(self, rubric: Rubric) -> str | None:
         if not rubric.blind:
             return "field 'blind': kind compare must be blind (the judges never see configuration names)"
-        if importlib.util.find_spec("statsmodels") is None:  # imported only where the report is written
-            return "kind compare needs statsmodels for the Wilson interval: pip install 'pytest-ora[compare]'"
         return None
 
     def formula(self, rubric: Rubric) -> str:
