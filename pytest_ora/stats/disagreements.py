@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -38,7 +39,10 @@ def disagreements(data: RunArrays, at_least: Fraction) -> list[Disagreement]:
     """Every (capture, criterion) with spread >= at_least, widest first, then in bundle and criterion order."""
     if not data.capture_ids or len(data.judges) < 2:
         return []
-    spread = np.nanmax(data.scores, axis=1) - np.nanmin(data.scores, axis=1)
+    with warnings.catch_warnings():
+        # a criterion no judge scored (kind compare's captures) is an all-NaN slice: NaN, never a candidate
+        warnings.simplefilter("ignore", RuntimeWarning)
+        spread = np.nanmax(data.scores, axis=1) - np.nanmin(data.scores, axis=1)
     found = []
     # The float spread finds candidates; the exact decimal spread decides (7.3 - 4.3 is 3, not 2.9999999999999996).
     for i, k in zip(*np.nonzero(spread >= float(at_least) - 1e-6)):
