@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .rubric import Rubric
+from .rubric import Rubric, weight_text
 
 __all__ = ["METRICS", "JudgeChecklist", "judge_checklist", "severity_weight"]
 
@@ -82,6 +82,20 @@ def judge_checklist(
         novel_valid=novel_valid, false_positives=false_positives, recall=recall, precision=precision, f2=f2,
         detection=detection, quality=quality, persona=persona,
     )
+
+
+def pair_problem(kind: str, rubric: Rubric) -> str | None:
+    """Why the rubric's criteria cannot make the quality and persona pairs, or None."""
+    if len(rubric.criteria) != 4:
+        return f"field 'criteria': kind {kind} scores four criteria (two for quality, then two for persona)"
+    return None
+
+
+def pair_terms(rubric: Rubric) -> str:
+    """The quality and persona formulas as the methodology note states them."""
+    quality = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria[:2])
+    persona = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria[2:4])
+    return f"quality = {quality}; persona = {persona}"
 
 
 def pair_scores(scores: Mapping[str, Fraction], rubric: Rubric) -> tuple[Fraction, Fraction]:

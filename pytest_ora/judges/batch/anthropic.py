@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from .base import Outcome, Pending, Status
+from .base import Outcome, Pending, Status, results_lines
 
 __all__ = ["fetch", "poll", "submit"]
 
@@ -46,10 +46,7 @@ def fetch(client: httpx.Client, route: str, headers: dict[str, str], status: Sta
     response = client.get(status.results, headers=headers)
     response.raise_for_status()
     outcomes = []
-    for line in response.content.splitlines():
-        if not line.strip():
-            continue
-        entry = json.loads(line)
+    for entry in results_lines(response.content):
         result = entry.get("result") or {}
         message = result.get("message") if result.get("type") == "succeeded" else None
         outcomes.append(Outcome(str(entry["custom_id"]), json.dumps(message).encode() if message else None))

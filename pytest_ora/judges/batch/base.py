@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["Outcome", "Pending", "Status"]
+__all__ = ["Outcome", "Pending", "Status", "results_lines"]
 
 
 @dataclass(frozen=True)
@@ -38,3 +41,10 @@ class Outcome:
 
     custom_id: str
     body: bytes | None
+
+
+def results_lines(content: bytes) -> Iterator[dict[str, Any]]:
+    """The objects of a results JSONL file (both providers' batch output), blank lines skipped."""
+    for line in content.splitlines():
+        if line.strip():
+            yield json.loads(line)

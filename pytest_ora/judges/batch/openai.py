@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from .base import Outcome, Pending, Status
+from .base import Outcome, Pending, Status, results_lines
 
 __all__ = ["ENDPOINT", "fetch", "poll", "submit"]
 
@@ -59,10 +59,7 @@ def fetch(client: httpx.Client, route: str, headers: dict[str, str], status: Sta
     response = client.get(f"{_base(route)}/v1/files/{status.results}/content", headers=headers)
     response.raise_for_status()
     outcomes = []
-    for line in response.content.splitlines():
-        if not line.strip():
-            continue
-        entry = json.loads(line)
+    for entry in results_lines(response.content):
         answer = entry.get("response") or {}
         body = answer.get("body")
         ok = answer.get("status_code") == 200 and isinstance(body, dict)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import StrictBool
 
 from ...models import ExactNumber
-from ..checklist import pair_scores
+from ..checklist import pair_problem, pair_scores, pair_terms
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
 from ..votes import verdict, votes
@@ -67,8 +67,9 @@ class BehaviorKind(OneAnswer):
     name = "behavior"
 
     def check_rubric(self, rubric: Rubric) -> str | None:
-        if len(rubric.criteria) != 4:
-            return "field 'criteria': kind behavior scores four criteria (two for quality, then two for persona)"
+        problem = pair_problem(self.name, rubric)
+        if problem is not None:
+            return problem
         missing = [name for name in _EXECUTION if name not in rubric.param("execution")]
         if missing:
             return f"field 'params.execution': missing {', '.join(missing)} (baseline_each, baseline_cap, bonus_each, bonus_cap)"
@@ -76,11 +77,9 @@ class BehaviorKind(OneAnswer):
 
     def formula(self, rubric: Rubric) -> str:
         e = {name: weight_text(value) for name, value in rubric.param("execution").items()}
-        quality = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria[:2])
-        persona = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria[2:4])
         return (
             f"execution = min({e['baseline_each']}*baseline demonstrated, {e['baseline_cap']}) + "
-            f"min({e['bonus_each']}*bonus demonstrated, {e['bonus_cap']}); quality = {quality}; persona = {persona}; "
+            f"min({e['bonus_each']}*bonus demonstrated, {e['bonus_cap']}); {pair_terms(rubric)}; "
             f"total = execution + quality + persona per judge; overall = the judges' mean total; {rubric.failure_text()}"
         )
 

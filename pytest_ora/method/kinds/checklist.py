@@ -15,7 +15,7 @@ from pydantic import StrictBool
 
 from ...errors import show_value
 from ...models import ExactNumber
-from ..checklist import METRICS, JudgeChecklist, judge_checklist
+from ..checklist import METRICS, JudgeChecklist, judge_checklist, pair_problem, pair_terms
 from ..rubric import Rubric, weight_text
 from ..scoring import Scores, is_failure
 from ..votes import verdict, votes
@@ -74,8 +74,9 @@ class ChecklistKind(OneAnswer):
     name = "checklist"
 
     def check_rubric(self, rubric: Rubric) -> str | None:
-        if len(rubric.criteria) != 4:
-            return "field 'criteria': kind checklist scores four criteria (two for quality, then two for persona)"
+        problem = pair_problem(self.name, rubric)
+        if problem is not None:
+            return problem
         if "other" not in rubric.param("severity_weights"):
             return "field 'params.severity_weights': give the severities' weights and `other` for any other category"
         missing = [name for name in _DETECTION if name not in rubric.param("detection")]
@@ -86,13 +87,11 @@ class ChecklistKind(OneAnswer):
     def formula(self, rubric: Rubric) -> str:
         weights = ", ".join(f"{name} {weight_text(w)}" for name, w in rubric.param("severity_weights").items())
         d = {name: weight_text(value) for name, value in rubric.param("detection").items()}
-        quality = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria[:2])
-        persona = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in rubric.criteria[2:4])
         return (
             f"severity weights {weights}; recall = weighted found / weighted total; tp = found issues + valid novel "
             "findings; precision = tp / (tp + false positives), 0 when none; f2 = 5*precision*recall / "
             f"(4*precision + recall), 0 when both are 0; detection = {d['recall']}*recall + {d['precision']}*precision "
-            f"+ min({d['novel_each']}*valid novel, {d['novel_cap']}); quality = {quality}; persona = {persona}; "
+            f"+ min({d['novel_each']}*valid novel, {d['novel_cap']}); {pair_terms(rubric)}; "
             f"total = detection + quality + persona per judge; overall = the judges' mean total; {rubric.failure_text()}"
         )
 
