@@ -1,11 +1,7 @@
-"""Repository root: pytest-ora's own tests drive pytest end to end through pytester."""
+"""Repository root: pytest-ora's own tests drive pytest end to end through pytester.
 
-# httpx imports httpcore lazily. pytester's in-process runs drop modules first imported during a
-# run, and a second copy of httpcore would break httpx's exception mapping for later tests.
-import httpcore  # noqa: F401
-
-# numpy (under scipy and statsmodels) cannot be imported twice in one process: load the statistics
-# before pytester's first in-process run would import them and then drop them.
-import pytest_ora.stats.statistics  # noqa: F401
+This file is also loaded by `pytest evals/` (the sample) and by every xdist worker of it, so it
+imports nothing heavy: what the tests need loaded first is in tests/conftest.py.
+"""
 
 pytest_plugins = ["pytester"]

@@ -69,3 +69,21 @@ def test_holm_matches_the_step_down_by_hand() -> None:
 def test_one_shared_entry_has_no_p_value_and_no_interval() -> None:
     result = paired(np.array([7.0]), np.array([5.0]), generator(0, "one"))
     assert (result.n, result.mean_difference, result.interval, result.p_value) == (1, 2.0, None, None)
+
+
+def test_larger_samples_get_a_monte_carlo_p_value_close_to_the_exact_one() -> None:
+    # Given 16 entries (65,536 sign patterns: more than the 10,000 resamples, so they are drawn)
+    rng = np.random.default_rng(8)
+    first = rng.uniform(4, 8, 16)
+    second = first - 0.3 + rng.normal(0, 1.0, 16)
+    difference = first - second
+    signs = np.array(list(itertools.product((1.0, -1.0), repeat=16)))
+    flips = np.abs(signs @ difference / 16)
+    exact = float(np.mean(flips >= abs(difference.mean()) - 1e-12))
+
+    result = paired(first, second, generator(0, "drawn"))
+
+    assert 0.01 < exact < 0.5  # a p-value where a wrong null would show
+    assert result.p_value == pytest.approx(exact, abs=0.015)  # Monte Carlo error at 10,000 draws is ~0.005
+    again = paired(first, second, generator(0, "drawn"))
+    assert again.p_value == result.p_value  # seeded

@@ -24,7 +24,7 @@ from ..judges.inflight import InFlightLog
 from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
 from ..method.kinds import get_kind, mechanical
-from ..record import CaptureRecord, base_record
+from ..record import CaptureRecord, RecordStore, base_record
 from ..reports.methodology import RunFacts, secret_lines
 from ..reports.output import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR, OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
@@ -54,7 +54,8 @@ class OraSession:
         self._plan: Plan | None = None
         self._runner: CaptureRunner | None = None
         self._output: OutputDir | None = None
-        self._records: dict[str, CaptureRecord] = {}
+        self._records = RecordStore()
+        """Every finished capture's record, compressed until the report reads them (controller only)."""
         self._claimed = False
         self._selected: int | None = None
         self._estimates: dict[str, dict[str, Any]] = {}
@@ -112,6 +113,7 @@ class OraSession:
         if self.options.prices is not None:
             self.prices()  # a bad price file is one usage error now, not one failure per capture later
         _check_roles(plan, self.options)
+        self._records = RecordStore([planned.capture.capture_id for planned in plan.captures])
         if self.options.batch and self.options.record not in ("once", "new_episodes"):
             raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
         if self.config.option.collectonly:
@@ -164,9 +166,23 @@ class OraSession:
         if report.failed and NO_BUNDLE in str(report.longrepr) and NO_BUNDLE not in self.usage_errors:
             self.usage_errors.append(NO_BUNDLE)
 
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep a finished item's record and journal its ledger row (the controller sees every report)."""
-        if self._output is None or self.is_worker:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
+        """Keep a finished item's record and journal it (controller); then let no report keep it.
+
+        Every process's terminal reporter keeps every report to the end, a worker's too: once its
+        record is kept here, or sent on to the controller, the report drops it.
+        """
+        if not self.is_worker:
+            self._keep(report)
+        try:
+            return (yield)
+        finally:
+            if hasattr(report, "ora_record"):
+                del report.ora_record
+
+    def _keep(self, report: pytest.TestReport) -> None:
+        if self._output is None:
             return
         estimate = getattr(report, "ora_estimate", None)
         if estimate is not None:
@@ -174,8 +190,7 @@ class OraSession:
         record: CaptureRecord | None = getattr(report, "ora_record", None)
         if record is None:
             return
-        del report.ora_record  # the reporter keeps every report: hold each record once, here
-        self._records[record["capture_id"]] = record
+        self._records.add(record)
         if record["status"] == "budget":
             self._unjudged.append(record["capture_id"])
         if self.journal_error is not None:
@@ -233,7 +248,7 @@ class OraSession:
             if self.options.dry_run:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
-                self._output.write_report(self.plan(), list(self._records.values()), self._facts(exitstatus))
+                self._output.write_report(self.plan(), self._records, self._facts(exitstatus))
                 self.gate_failures = self._gate()
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
@@ -301,7 +316,7 @@ class OraSession:
             deviations.append(f"live judge spend this run: ${spent:.4f} of a ${self.options.budget_usd} budget (price table {PRICES_AS_OF} defaults{', overridden' if self.options.prices else ''})")
         if self.batch_summary is not None:
             deviations.append(self.batch_summary.sentence())
-        errors = sum(1 for r in self._records.values() if r["status"] == "error")
+        errors = sum(1 for r in self._records if r["status"] == "error")
         if errors:
             deviations.append(f"{errors} captures could not be judged (see Errors); they are not in the means")
         return RunFacts(
@@ -327,7 +342,7 @@ class OraSession:
             prices = self.prices()
         except pytest.UsageError:
             prices = {}
-        return spend_lines(judge_spend(list(self._records.values()), prices))
+        return spend_lines(judge_spend(self._records, prices))
 
     def _gate(self) -> list[str]:
         """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""
@@ -336,7 +351,7 @@ class OraSession:
             return []
         plan = self.plan()
         failing = []
-        for row, values in summarize(self._records.values(), plan.lanes, plan.rubric):
+        for row, values in summarize(self._records, plan.lanes, plan.rubric):
             name = row.model_dump()["configuration"]
             overall, rate = values["overall"], values["failure_rate"]
             if under is not None and overall is not None and overall < Fraction(under):
@@ -377,7 +392,7 @@ class OraSession:
         if self.options.dry_run:
             return [*estimate_table(list(self._estimates.values())).splitlines(), "",
                     f"ora: estimate written to {self.options.out} (the last report there is untouched)"]
-        rows = summarize(self._records.values(), plan.lanes, plan.rubric)
+        rows = summarize(self._records, plan.lanes, plan.rubric)
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []
@@ -387,12 +402,10 @@ class OraSession:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
         lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
-        ordered = sorted(self._records.values(), key=lambda record: order.get(record["capture_id"], len(order)))
-        lines += get_kind(plan.rubric.kind).terminal(ordered, plan.rubric)
+        lines += get_kind(plan.rubric.kind).terminal(self._records, plan.rubric)
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
         progress = [self._progress.line(final=True), ""] if self._progress is not None else []
-        return [*progress, *lines, "", *secret_lines(self._records.values()), *stopped, written]
+        return [*progress, *lines, "", *secret_lines(self._records), *stopped, written]
 
     # any process that runs items ----------------------------------------------------------
 
@@ -423,6 +436,8 @@ class OraSession:
         if planned is None or not (report.when == "call" or (report.when == "setup" and not report.passed)):
             return
         produced: dict[str, Any] = item.stash.get(key, {})
+        if produced:
+            del item.stash[key]  # the item lives until the session ends; its record travels on the report
         if report.skipped and isinstance(report.longrepr, tuple):
             # Point the skip at the capture's test, not at the helper that raised it.
             path, line, _ = item.reportinfo()

@@ -61,9 +61,10 @@ def combine(judges: Sequence[Mapping[str, Decimal | str | Fraction]], rubric: Ru
     return _combine(key, rubric)
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 12)
 def _combine(judges: tuple[tuple[str, ...], ...], rubric: Rubric) -> Scores:
-    # Pure and called for every capture by the runner, the ledger and the tables: computed once.
+    # Pure and called for every capture by the runner, the ledger and the tables. Bounded: at 10x every
+    # capture's scores may differ, and the controller keeps records compact (harness RecordStore).
     columns = list(zip(*judges))
     means = {name: sum(map(Fraction, column), Fraction(0)) / len(judges) for name, column in zip(rubric.names, columns)}
     weighted, overall = _formula(means, rubric)

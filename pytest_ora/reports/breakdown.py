@@ -20,13 +20,14 @@ __all__ = ["family_table"]
 
 def family_table(records: Sequence[CaptureRecord], configurations: Sequence[str], rubric: Rubric) -> str:
     """Markdown: configurations by family, each cell the mean overall over scored captures (n in brackets)."""
-    scored = [record for record in records if record["status"] == "scored"]
-    present = {record["family"] for record in scored}
-    families = [f for f in FAMILIES if f in present] + sorted(present - set(FAMILIES))
     overall: dict[tuple[str, str], list[Fraction]] = {}
-    for record in scored:
-        value = combined(record, rubric).overall
-        overall.setdefault((record["configuration"], record["family"]), []).append(value)
+    present = set()
+    for record in records:
+        if record["status"] == "scored":
+            present.add(record["family"])
+            value = combined(record, rubric).overall
+            overall.setdefault((record["configuration"], record["family"]), []).append(value)
+    families = [f for f in FAMILIES if f in present] + sorted(present - set(FAMILIES))
     rows = []
     for configuration in configurations:
         cells = [configuration]

@@ -6,11 +6,12 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import BaseModel
 from tabulate import tabulate
@@ -20,14 +21,15 @@ from ..errors import OutputError
 from ..fileio import file_mode
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, mechanical
-from ..record import CaptureRecord
+from ..method.rubric import Rubric
+from ..record import CaptureRecord, in_plan_order
 from .archive import archive_report
 from .html import REPORT_NAME
 from .methodology import RunFacts, methodology_data, methodology_text
 from .notes import summary_appendix, summary_preface
 from .page import report_page
-from .tables import ledger_csv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
-from .verify import RUN_DATA, run_data
+from .tables import LedgerCsv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
+from .verify import RUN_DATA, ledger_rows, run_data
 
 __all__ = [
     "DRY_RUN_DIR", "ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "PROGRESS_DIR", "REPORT_FILES", "SPEND_DIR", "STATS_FILES",
@@ -58,18 +60,25 @@ def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
     return directory / family / technique / f"{configuration}{suffix}"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write a whole file or nothing: a reader never sees half a report."""
+@contextmanager
+def atomic_stream(path: Path) -> Iterator[TextIO]:
+    """A text stream whose file appears whole at `path` when the block ends, or not at all."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(handle, file_mode())  # mkstemp's 0600 would ignore the user's umask
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+            yield stream
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a whole file or nothing: a reader never sees half a report."""
+    with atomic_stream(path) as stream:
+        stream.write(text)
 
 
 def _write_all(descriptor: int, data: bytes) -> None:
@@ -192,11 +201,13 @@ class OutputDir:
         return errors
 
     def write_report(self, plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> None:
-        """The ledger in plan order, the summary tables and the methodology note."""
+        """The ledger in plan order, the summary tables, the methodology note, the statistics, the page.
+
+        Each pass reads the records one at a time (the controller keeps them compressed), and the
+        ledger streams to its files: a 10x run never holds all its ledger rows at once.
+        """
         rubric = plan.rubric
-        order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
-        ordered = sorted(records, key=lambda record: order.get(record["capture_id"], len(order)))
-        rows = [ledger_row(record, rubric) for record in ordered]
+        ordered = in_plan_order(records, [planned.capture.capture_id for planned in plan.captures])
         summary = summarize(ordered, plan.lanes, rubric)
         table = [public_row(row, values, rubric) for row, values in summary]
         if self._journal is not None:
@@ -204,8 +215,6 @@ class OutputDir:
             self._journal = None
         notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
         files = {
-            "ledger.jsonl": "".join(row.model_dump_json() + "\n" for row in rows),
-            "ledger.csv": ledger_csv(rows, rubric),
             "summary.json": summary_json([row for row, _ in summary], facts.selection),
             "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle, notes["preface"], notes["appendix"]),
             "summary.csv": summary_csv(table, rubric),
@@ -219,14 +228,15 @@ class OutputDir:
         else:
             files.update(get_kind(rubric.kind).outputs(ordered, rubric))
         try:
+            scored = self._write_ledger(ordered, rubric)
             for name, text in files.items():
                 write_atomic(self.path / name, text)
             # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
-            for name, text in _statistics_files(plan, rows, facts, files).items():
+            for name, text in _statistics_files(plan, scored, facts, files).items():
                 write_atomic(self.path / name, text)
-            # Last, from the rows just written and the optional results (statistics, compare) beside them.
-            page = report_page(plan.bundle.manifest.bundle, rubric, rows, [row for row, _ in summary], table,
-                               methodology, self.path)
+            # Last, from the ledger just written (as `verify` renders it) and the optional results beside it.
+            page = report_page(plan.bundle.manifest.bundle, rubric, ledger_rows(self.path / "ledger.jsonl", rubric),
+                               [row for row, _ in summary], table, methodology, self.path)
             write_atomic(self.path / REPORT_NAME, page)
         except OSError as error:
             raise OutputError(
@@ -235,6 +245,22 @@ class OutputDir:
                 "(recorded judge calls replay without cost)"
             ) from None
 
+    def _write_ledger(self, records: Iterable[CaptureRecord], rubric: Rubric) -> list[dict[str, Any]]:
+        """ledger.jsonl and ledger.csv, a row at a time; the scored rows' fields the statistics read."""
+        from ..stats.arrays import statistics_fields
+
+        table = LedgerCsv(rubric)
+        kept = []
+        with atomic_stream(self.path / "ledger.jsonl") as ledger, atomic_stream(self.path / "ledger.csv") as flat:
+            flat.write(table.heading())
+            for record in records:
+                row = ledger_row(record, rubric)
+                ledger.write(row.model_dump_json() + "\n")
+                flat.write(table.line(row))
+                fields = statistics_fields(row.model_dump())
+                if fields is not None:
+                    kept.append(fields)
+        return kept
 
     def write_estimate(self, plan: Plan, estimates: Sequence[dict[str, Any]]) -> None:
         """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""
@@ -254,7 +280,7 @@ class OutputDir:
         write_atomic(self.path / "estimate.md", text)
 
 
-def _statistics_files(plan: Plan, rows: Sequence[BaseModel], facts: RunFacts, files: dict[str, str]) -> dict[str, str]:
+def _statistics_files(plan: Plan, rows: Sequence[dict[str, Any]], facts: RunFacts, files: dict[str, str]) -> dict[str, str]:
     """stats.json, disagreements.csv, hypotheses.json, and the summary and methodology with their Statistics sections."""
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
@@ -262,7 +288,7 @@ def _statistics_files(plan: Plan, rows: Sequence[BaseModel], facts: RunFacts, fi
     from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
 
     rubric = plan.rubric
-    data = run_arrays([row.model_dump() for row in rows], rubric)
+    data = run_arrays(rows, rubric)
     stats = run_statistics(
         data, plan.bundle.manifest.configurations, plan.bundle.manifest, seed=facts.seed, disagreement=facts.disagreement
     )

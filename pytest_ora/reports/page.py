@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +82,7 @@ def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
 def report_page(
     bundle: str,
     rubric: Rubric,
-    rows: Sequence[BaseModel],
+    rows: Iterable[BaseModel],
     summary: Sequence[BaseModel],
     table: Sequence[Sequence[str]],
     methodology: Mapping[str, Any],

@@ -8,7 +8,7 @@ page is byte-stable for the same data.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -164,52 +164,86 @@ def _flags(row: Any, rubric: Rubric) -> list[str]:
     return flags
 
 
-def _captures(rows: Sequence[Any], names: Sequence[str], rubric: Rubric) -> dict[str, Any]:
-    strings = _Strings()
-    encoded = []
-    for row in rows:
+class _Captures:
+    """The capture table, one row at a time: each row a list of CAPTURE_COLUMNS, strings interned."""
+
+    def __init__(self, names: Sequence[str], rubric: Rubric) -> None:
+        self.names = names
+        self.rubric = rubric
+        self.strings = _Strings()
+        self.rows: list[list[Any]] = []
+
+    def add(self, row: Any) -> None:
+        strings, names = self.strings, self.names
         scored = row.status == "scored"
-        encoded.append([
+        self.rows.append([
             strings(row.capture_id), strings(row.family), strings(row.configuration),
             strings(row.status), strings(row.reason), row.overall,
             None if row.failure is None else int(row.failure),
             [getattr(row, name) for name in names] if scored else None,
             _judges(row, names, strings),
-            [strings(flag) for flag in _flags(row, rubric)],
+            [strings(flag) for flag in _flags(row, self.rubric)],
         ])
-    return {"columns": list(CAPTURE_COLUMNS), "judge_columns": list(JUDGE_COLUMNS), "strings": strings.table, "rows": encoded}
+
+    def data(self) -> dict[str, Any]:
+        return {"columns": list(CAPTURE_COLUMNS), "judge_columns": list(JUDGE_COLUMNS), "strings": self.strings.table,
+                "rows": self.rows}
 
 
-def agreement_from_ledger(rows: Sequence[Any], names: Sequence[str]) -> dict[str, dict[str, float | int]]:
-    """Per criterion, over every pair of judges on each scored capture: exact agreement, within one point, mean gap."""
-    result: dict[str, dict[str, float | int]] = {}
-    panels = [row.judges for row in rows if row.status == "scored"]
-    pairs = [(a, b) for panel in panels for i, a in enumerate(panel) for b in panel[i + 1 :]]
-    for name in names:
-        gaps = [abs(a.scores[name] - b.scores[name]) for a, b in pairs if name in a.scores and name in b.scores]
-        if not gaps:
-            continue
-        result[name] = {
-            "n": len(gaps),
-            "exact": sum(gap == 0 for gap in gaps) / len(gaps),
-            "within_one": sum(gap <= 1 for gap in gaps) / len(gaps),
-            "mean_abs_diff": sum(gaps) / len(gaps),
+class _Agreement:
+    """Per criterion, over every pair of judges on each scored capture: the absolute gaps."""
+
+    def __init__(self, names: Sequence[str]) -> None:
+        self.gaps: dict[str, list[float]] = {name: [] for name in names}
+
+    def add(self, row: Any) -> None:
+        if row.status != "scored":
+            return
+        panel = row.judges
+        for i, a in enumerate(panel):
+            for b in panel[i + 1 :]:
+                for name, gaps in self.gaps.items():
+                    if name in a.scores and name in b.scores:
+                        gaps.append(abs(a.scores[name] - b.scores[name]))
+
+    def data(self) -> dict[str, dict[str, float | int]]:
+        return {
+            name: {
+                "n": len(gaps),
+                "exact": sum(gap == 0 for gap in gaps) / len(gaps),
+                "within_one": sum(gap <= 1 for gap in gaps) / len(gaps),
+                "mean_abs_diff": sum(gaps) / len(gaps),
+            }
+            for name, gaps in self.gaps.items()
+            if gaps
         }
-    return result
 
 
-def _by_family(rows: Sequence[Any], configurations: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Family (in order of appearance) -> configuration -> mean overall over its scored captures."""
-    sums: dict[str, dict[str, list[float]]] = {}
+def agreement_from_ledger(rows: Iterable[Any], names: Sequence[str]) -> dict[str, dict[str, float | int]]:
+    """Per criterion, over every pair of judges on each scored capture: exact agreement, within one point, mean gap."""
+    agreement = _Agreement(names)
     for row in rows:
-        family = sums.setdefault(row.family, {})
+        agreement.add(row)
+    return agreement.data()
+
+
+class _ByFamily:
+    """Family (in order of appearance) -> configuration -> the overalls of its scored captures."""
+
+    def __init__(self) -> None:
+        self.overalls: dict[str, dict[str, list[float]]] = {}
+
+    def add(self, row: Any) -> None:
+        family = self.overalls.setdefault(row.family, {})
         if row.status == "scored" and row.overall is not None:
             family.setdefault(row.configuration, []).append(row.overall)
-    return {
-        family: {c: {"n": len(v), "overall": sum(v) / len(v)} for c in configurations if (v := cells.get(c))}
-        for family, cells in sums.items()
-        if cells
-    }
+
+    def data(self, configurations: Sequence[str]) -> dict[str, dict[str, Any]]:
+        return {
+            family: {c: {"n": len(v), "overall": sum(v) / len(v)} for c in configurations if (v := cells.get(c))}
+            for family, cells in self.overalls.items()
+            if cells
+        }
 
 
 def rubric_failure(rubric: Rubric) -> str:
@@ -224,7 +258,7 @@ def page_data(
     bundle: str,
     rubric: Rubric,
     judges: Sequence[Mapping[str, str]],
-    rows: Sequence[Any],
+    rows: Iterable[Any],
     summary: Sequence[Any],
     table: Sequence[Sequence[str]],
     scoring_date: str,
@@ -235,9 +269,15 @@ def page_data(
     """Everything report.html shows, as plain JSON-able builtins.
 
     `rows` and `summary` are the rubric's ledger and summary rows (reports.rows); `table` its public table.
+    The rows are read once, in order: a generator over a 10x ledger never holds more than one.
     """
     names = list(get_kind(rubric.kind).summary_columns(rubric))
     configurations = [row.configuration for row in summary]
+    captures, agreement, by_family = _Captures(names, rubric), _Agreement(names), _ByFamily()
+    for row in rows:
+        captures.add(row)
+        agreement.add(row)
+        by_family.add(row)
     data: dict[str, Any] = {
         "schema": PAGE_SCHEMA,
         "bundle": bundle,
@@ -253,7 +293,7 @@ def page_data(
         },
         "judges": [dict(judge) for judge in judges],
         "configurations": configurations,
-        "families": list(dict.fromkeys(row.family for row in rows)),
+        "families": list(by_family.overalls),
         "statuses": list(STATUSES),
         "summary": dict(zip(("headings", "rows"), public_cells(table, rubric))),
         "means": {
@@ -265,9 +305,9 @@ def page_data(
             }
             for row in summary
         },
-        "by_family": _by_family(rows, configurations),
-        "agreement": agreement_from_ledger(rows, names),
-        "captures": _captures(rows, names, rubric),
+        "by_family": by_family.data(configurations),
+        "agreement": agreement.data(),
+        "captures": captures.data(),
     }
     if statistics:
         data["statistics"] = dict(statistics)

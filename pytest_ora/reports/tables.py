@@ -24,6 +24,7 @@ from ..record import CaptureRecord, JudgeRecord
 from .rows import ledger_model, summary_model
 
 __all__ = [
+    "LedgerCsv",
     "PUBLIC_COLUMNS",
     "fit_table",
     "ledger_csv",
@@ -115,22 +116,32 @@ def _labels(rubric: Rubric) -> list[str]:
     return [chr(ord("a") + index) for index in range(rubric.panel_size)]
 
 
-def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
-    """ledger.csv: one flat row per capture, <label>_<criterion> per judge beside the means."""
-    names = list(get_kind(rubric.kind).summary_columns(rubric))
-    labels = _labels(rubric)
-    header = ["capture_id", "entry_key", "family", "technique", "configuration", "status", "reason"]
-    header += [f"judge_{label}_model" for label in labels]
-    header += [f"{label}_{n}" for label in labels for n in names] + names
-    header += ["weighted", "overall", "failure", "rubric", "rubric_digest"]
-    header += [f"{label}_overall" for label in labels]
-    header += (["verdict"] if rubric.verdicts else []) + list(rubric.vote_names)
-    header += [f"grade_{axis.name}" for axis in rubric.axes]  # kind scorecard: each axis's cell
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
+class LedgerCsv:
+    """ledger.csv a line at a time: one flat row per capture, <label>_<criterion> per judge beside the means."""
+
+    def __init__(self, rubric: Rubric) -> None:
+        self.names = list(get_kind(rubric.kind).summary_columns(rubric))
+        self.labels = _labels(rubric)
+        header = ["capture_id", "entry_key", "family", "technique", "configuration", "status", "reason"]
+        header += [f"judge_{label}_model" for label in self.labels]
+        header += [f"{label}_{n}" for label in self.labels for n in self.names] + self.names
+        header += ["weighted", "overall", "failure", "rubric", "rubric_digest"]
+        header += [f"{label}_overall" for label in self.labels]
+        header += (["verdict"] if rubric.verdicts else []) + list(rubric.vote_names)
+        header += [f"grade_{axis.name}" for axis in rubric.axes]  # kind scorecard: each axis's cell
+        self.header = header
+
+    def _text(self, cells: Sequence[Any]) -> str:
+        out = io.StringIO()
+        csv.writer(out, lineterminator="\n").writerow(cells)
+        return out.getvalue()
+
+    def heading(self) -> str:
+        return self._text(self.header)
+
+    def line(self, row: BaseModel) -> str:
         data = row.model_dump()
+        labels, names, header = self.labels, self.names, self.header
         panel = {judge["label"].lower(): judge for judge in data["judges"]}
         columns: dict[str, Any] = {label: data.get(f"judge_{label}") or panel.get(label) for label in labels}
         line = [data[key] for key in header[:7]]
@@ -144,8 +155,13 @@ def ledger_csv(rows: Sequence[BaseModel], rubric: Rubric) -> str:
             _cell(grades.get(key.removeprefix("grade_")) if key.startswith("grade_") else data.get(key))
             for key in header[len(line):]
         ]
-        writer.writerow(line)
-    return out.getvalue()
+        return self._text(line)
+
+
+def ledger_csv(rows: Iterable[BaseModel], rubric: Rubric) -> str:
+    """ledger.csv as one string (verify renders it so)."""
+    table = LedgerCsv(rubric)
+    return table.heading() + "".join(table.line(row) for row in rows)
 
 
 def _cell(value: object) -> str:
@@ -168,18 +184,24 @@ def summarize(
     records: Iterable[CaptureRecord], configurations: Sequence[str], rubric: Rubric
 ) -> list[tuple[BaseModel, dict[str, Fraction | None]]]:
     """One row per configuration (table order), with the exact values the public table rounds."""
-    by_config: dict[str, list[CaptureRecord]] = {name: [] for name in configurations}
+    # What the table needs of each record, grouped by configuration: not the records (a pass over a
+    # 10x run's records must not hold them all).
+    by_config: dict[str, list[tuple[str, Scores | None, str | None, str | None]]] = {name: [] for name in configurations}
     for record in records:
-        by_config.setdefault(record["configuration"], []).append(record)
+        scores = combined(record, rubric) if record["status"] == "scored" and record["judges"] else None
+        by_config.setdefault(record["configuration"], []).append(
+            (record["status"], scores, record["cost_usd"], record["wall_clock_minutes"])
+        )
     columns = get_kind(rubric.kind).summary_columns(rubric)
     model = summary_model(rubric)
     rows = []
     for name, group in by_config.items():
-        graded = [r for r in group if r["status"] == "scored"]
-        scored = [combined(r, rubric) for r in graded if r["judges"]]  # a scorecard grades axes: no scores
-        accepted = [r for r in group if r["status"] != "excluded"]
-        costs = [exact(r["cost_usd"]) for r in accepted if r["cost_usd"] is not None]
-        minutes = [exact(r["wall_clock_minutes"]) for r in accepted if r["wall_clock_minutes"] is not None]
+        statuses = [status for status, _, _, _ in group]
+        graded = [status for status in statuses if status == "scored"]
+        scored = [scores for _, scores, _, _ in group if scores is not None]  # a scorecard grades axes: no scores
+        accepted = [(cost, minutes) for status, _, cost, minutes in group if status != "excluded"]
+        costs = [exact(cost) for cost, _ in accepted if cost is not None]
+        minutes = [exact(value) for _, value in accepted if value is not None]
         mean_cost = _mean(costs)
         values: dict[str, Fraction | None] = {
             "overall": _mean([s.overall for s in scored]),
@@ -194,10 +216,10 @@ def summarize(
         row = model(
             configuration=name,
             judged=len(graded),
-            unscorable=sum(r["status"] == "unscorable" for r in group),
-            excluded=sum(r["status"] == "excluded" for r in group),
-            errors=sum(r["status"] == "error" for r in group),
-            budget=sum(r["status"] == "budget" for r in group),
+            unscorable=statuses.count("unscorable"),
+            excluded=statuses.count("excluded"),
+            errors=statuses.count("error"),
+            budget=statuses.count("budget"),
             mean_overall=_float(values["overall"]),
             **{f"mean_{c}": _float(values[c]) for c in columns},
             failure_rate=_float(values["failure_rate"]),

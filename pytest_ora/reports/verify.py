@@ -9,7 +9,7 @@ reports (statistics, report.html, comparisons) register their own renderer here.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -21,7 +21,7 @@ from ..method.rubric_file import parse_rubric
 from .rows import ledger_model, summary_model
 from .tables import ledger_csv, public_row, summary_csv, summary_markdown
 
-__all__ = ["DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "register", "run_data", "verify"]
+__all__ = ["DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "run_data", "verify"]
 
 RUN_DATA = "run.json"
 """What the table renderers need beyond the tables' own data: the bundle id and the rubric file's text."""
@@ -140,13 +140,20 @@ def _summary_csv(directory: Path) -> str:
     return summary_csv(table, rubric)
 
 
-def _ledger_rows(directory: Path, rubric: Rubric) -> list[Any]:
+def ledger_rows(path: Path, rubric: Rubric) -> Iterator[Any]:
+    """ledger.jsonl's rows as the rubric's ledger models, read one line at a time."""
     model = ledger_model(rubric)
     try:
-        lines = (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
-        return [model.model_validate_json(line) for line in lines if line.strip()]
+        with path.open(encoding="utf-8") as lines:
+            for line in lines:
+                if line.strip():
+                    yield model.model_validate_json(line)
     except (OSError, ValueError) as error:
-        raise VerifyError(f"{directory / 'ledger.jsonl'}: cannot read the machine-written data ({error})") from None
+        raise VerifyError(f"{path}: cannot read the machine-written data ({error})") from None
+
+
+def _ledger_rows(directory: Path, rubric: Rubric) -> Iterator[Any]:
+    return ledger_rows(directory / "ledger.jsonl", rubric)
 
 
 @register("ledger.csv", ("ledger.jsonl", RUN_DATA))

@@ -23,9 +23,10 @@ __all__ = ["MAX_ALPHA_CELLS", "MAX_KAPPA_CATEGORIES", "Agreement", "agreement", 
 
 MAX_KAPPA_CATEGORIES = 101
 """A scale finer than this (0-10 in tenths) is treated as continuous: no kappa."""
-MAX_ALPHA_CELLS = 6_000_000
-"""krippendorff.alpha holds several captures x values x values arrays at once (48 MB each at this bound);
-past it, interval alpha comes from the same coincidence formula in closed form (`interval_alpha`)."""
+MAX_ALPHA_CELLS = 1_000_000
+"""krippendorff.alpha holds four captures x values x values arrays at once (8 MB each at this bound, 160 MB
+in all for a 10x bundle's criteria); past it, interval alpha comes from the same coincidence formula in
+closed form (`interval_alpha`), which a test holds to the library's value."""
 
 
 @dataclass(frozen=True)

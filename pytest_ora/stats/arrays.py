@@ -7,6 +7,7 @@ Criteria names and the scale come from the run's rubric, never from the rows.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -17,7 +18,7 @@ import numpy.typing as npt
 
 from ..method.scoring import combine
 
-__all__ = ["RunArrays", "Scale", "decimal_fraction", "run_arrays", "scale_of"]
+__all__ = ["RunArrays", "Scale", "decimal_fraction", "run_arrays", "scale_of", "statistics_fields"]
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
@@ -65,7 +66,12 @@ class RunArrays:
 
     def of(self, configuration: str) -> npt.NDArray[np.intp]:
         """Indices of one configuration's captures."""
-        return np.flatnonzero(np.asarray(self.configurations) == configuration)
+        return self._indices.get(configuration, np.empty(0, dtype=np.intp))
+
+    @functools.cached_property
+    def _indices(self) -> dict[str, npt.NDArray[np.intp]]:
+        names = np.asarray(self.configurations)
+        return {name: np.flatnonzero(names == name) for name in dict.fromkeys(self.configurations)}
 
 
 def scale_of(rubric: Any) -> Scale:
@@ -91,6 +97,24 @@ def _own_overall(judge: Mapping[str, Any], criteria: Sequence[str], rubric: Any)
         return float(judge["overall"])
     scores = judge["scores"]
     return float(combine([{name: str(scores[name]) for name in criteria}], rubric).overall)
+
+
+_ROW_FIELDS = ("capture_id", "entry_key", "configuration", "status", "overall", "failure", "critical")
+_JUDGE_FIELDS = ("label", "scores", "overall")
+
+
+def statistics_fields(row: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What run_arrays reads of a scored ledger row (no notes or impressions); None for a row it skips."""
+    if row.get("status") != "scored" or row.get("overall") is None:
+        return None
+    kept = {key: row[key] for key in _ROW_FIELDS if key in row}
+    for key in ("judges", "judge_a", "judge_b"):
+        value = row.get(key)
+        if isinstance(value, list):
+            kept[key] = [{k: judge[k] for k in _JUDGE_FIELDS if k in judge} for judge in value]
+        elif value:
+            kept[key] = {k: value[k] for k in _JUDGE_FIELDS if k in value}
+    return kept
 
 
 def run_arrays(rows: Iterable[Mapping[str, Any]], rubric: Any) -> RunArrays:

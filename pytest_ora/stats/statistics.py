@@ -31,8 +31,8 @@ METHOD = {
     "mean_interval": "BCa bootstrap of the mean overall, resampling captures (scipy.stats.bootstrap)",
     "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci)",
     "paired": "configurations compared over entries both scored: mean difference of overall, BCa bootstrap "
-    "resampling entries, two-sided sign-flip permutation p-value (scipy.stats.permutation_test, "
-    "permutation_type='samples'; exact when 2^n <= resamples), Holm adjustment across the pairs "
+    "resampling entries, two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
+    "permutation_type='samples', when 2^n <= resamples; else random sign flips by scipy.stats.monte_carlo_test), Holm adjustment across the pairs "
     "(statsmodels multipletests)",
 }
 
