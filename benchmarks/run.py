@@ -51,6 +51,7 @@ TARGETS = {
     "intake_sample": 1.0,
     "intake_10x": 5.0,
     "rss_10x_mb": 300.0,
+    "worker_rss_10x_mb": 200.0,
     "live": 0.85,
 }
 RUN_TIMEOUT = 600.0
@@ -77,6 +78,11 @@ class Run:
     @property
     def rss_mb(self) -> float | None:
         value = self.probe.get("maxrss_bytes")
+        return None if value is None else value / 2**20
+
+    @property
+    def children_rss_mb(self) -> float | None:
+        value = self.probe.get("children_maxrss_bytes")
         return None if value is None else value / 2**20
 
     @property
@@ -464,7 +470,10 @@ def render(results: dict[str, Any], args: argparse.Namespace, info: dict[str, st
         add(f"   full 10x run, -n 2, {full.probe.get('items_done', 0):,} items (recorded at zero latency):")
         add(f"     controller peak RSS [MB]                          {fmt(full.rss_mb, '>7.0f')}"
             f"    < 300 MB at 10x: {verdict(ok)}")
-        add(f"     largest worker peak RSS [MB]                      {fmt(full.worker_rss_mb, '>7.0f')}")
+        add(f"     largest worker peak RSS [MB]                      {fmt(full.worker_rss_mb, '>7.0f')}"
+            "    < 200 MB at 10x: " + verdict((full.worker_rss_mb or 0) < TARGETS["worker_rss_10x_mb"]))
+        add(f"     largest child peak RSS [MB]                       {fmt(full.children_rss_mb, '>7.0f')}"
+            "    (a worker, or the child making statistics and report.html)")
         add(f"     wall [s] / session end (report, summary) [s]      {full.wall:>7.1f} / "
             f"{fmt(full.phase('finish_start', 'unconfigure'), '.1f')}")
     add("")

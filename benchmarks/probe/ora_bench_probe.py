@@ -77,6 +77,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         "t_unconfigure": time.time(),
         "items_done": _counts["items_done"],
         "maxrss_bytes": usage.ru_maxrss * scale,
+        # the largest process this one started and waited for: an xdist worker, or the child that
+        # makes a large run's statistics and page
+        "children_maxrss_bytes": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale,
     }
     with open(target, "w", encoding="utf-8") as stream:
         json.dump(data, stream)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from decimal import Decimal
@@ -28,6 +29,7 @@ from .html import REPORT_NAME
 from .methodology import RunFacts, methodology_data, methodology_text
 from .notes import summary_appendix, summary_preface
 from .page import report_page
+from .rows import summary_model
 from .tables import LedgerCsv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 from .verify import RUN_DATA, ledger_rows, run_data
 
@@ -44,6 +46,11 @@ ESTIMATE_FILES = ("estimate.json", "estimate.md")
 EXTRA_FILES = ("run.json", "scorecard.json", "SCORECARD-RESULT.md")
 """run.json (what `verify` re-renders the tables with) and the files a rubric kind adds (scorecard),
 cleared with the rest of the last run's report."""
+CHILD_ROWS = 5_000
+"""From this many ledger rows, the statistics and report.html are made in a child process: the
+scientific stack (numpy, scipy, statsmodels, matplotlib: about 130 MB) and the page's data never
+load into the controller, which holds the run's records. Smaller runs make them in-process. The
+child computes from the same inputs with the same code: the same bytes either way."""
 LOCK_NAME = ".ora-run.lock"
 SPEND_DIR = ".ora-spend"
 DRY_RUN_DIR = "dry-run"
@@ -232,12 +239,15 @@ class OutputDir:
             for name, text in files.items():
                 write_atomic(self.path / name, text)
             # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
-            for name, text in _statistics_files(plan, scored, facts, files).items():
-                write_atomic(self.path / name, text)
-            # Last, from the ledger just written (as `verify` renders it) and the optional results beside it.
-            page = report_page(plan.bundle.manifest.bundle, rubric, ledger_rows(self.path / "ledger.jsonl", rubric),
-                               [row for row, _ in summary], table, methodology, self.path)
-            write_atomic(self.path / REPORT_NAME, page)
+            finish = functools.partial(
+                _finish_report, self.path, rubric, plan.bundle.manifest, scored, facts,
+                {name: files[name] for name in ("summary.md", "methodology.md")},
+                [row.model_dump() for row, _ in summary], table, methodology,
+            )
+            if len(ordered) >= CHILD_ROWS:
+                _in_child(finish)
+            else:
+                finish()
         except OSError as error:
             raise OutputError(
                 f"could not finish the report in {self.path}: {error.strerror or error}; the ledger "
@@ -280,18 +290,53 @@ class OutputDir:
         write_atomic(self.path / "estimate.md", text)
 
 
-def _statistics_files(plan: Plan, rows: Sequence[dict[str, Any]], facts: RunFacts, files: dict[str, str]) -> dict[str, str]:
+def _finish_report(
+    directory: Path, rubric: Rubric, manifest: Any, scored: Sequence[dict[str, Any]], facts: RunFacts,
+    files: dict[str, str], summary: Sequence[dict[str, Any]], table: Sequence[Sequence[str]],
+    methodology: dict[str, Any],
+) -> None:
+    """The statistics files (and the summary and methodology with their Statistics sections), then report.html."""
+    for name, text in _statistics_files(rubric, manifest, scored, facts, files).items():
+        write_atomic(directory / name, text)
+    # Last, from the ledger just written (as `verify` renders it) and the optional results beside it.
+    rows = [summary_model(rubric).model_validate(data) for data in summary]
+    page = report_page(manifest.bundle, rubric, ledger_rows(directory / "ledger.jsonl", rubric), rows, table,
+                       methodology, directory)
+    write_atomic(directory / REPORT_NAME, page)
+
+
+def _in_child(finish: Callable[[], None]) -> None:
+    """Run the session end's heavy half in a fresh process (see CHILD_ROWS); in this one if that process dies."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=context, initializer=_ignore_interrupts) as pool:
+            pool.submit(finish).result()
+    except BrokenProcessPool:
+        finish()  # the child was killed (out of memory, a signal): the same work here, nothing lost
+
+
+def _ignore_interrupts() -> None:
+    # Ctrl-C reaches the whole process group: the controller holds it until the report is written.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _statistics_files(
+    rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts, files: dict[str, str]
+) -> dict[str, str]:
     """stats.json, disagreements.csv, hypotheses.json, and the summary and methodology with their Statistics sections."""
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
     from ..stats.statistics import run_statistics
     from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
 
-    rubric = plan.rubric
     data = run_arrays(rows, rubric)
-    stats = run_statistics(
-        data, plan.bundle.manifest.configurations, plan.bundle.manifest, seed=facts.seed, disagreement=facts.disagreement
-    )
+    stats = run_statistics(data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement)
     written = {
         "stats.json": stable_json(stats.data, rubric.version),
         "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),

@@ -1,0 +1,73 @@
+"""A large run's statistics and page are made in a child process: the same bytes as in-process."""
+
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import pytest
+from test_statistics_sample import ROOT, judge, recorded_scores
+
+from pytest_ora.bundle.intake import intake
+from pytest_ora.record import CaptureRecord, RecordStore, base_record
+from pytest_ora.reports import output
+from pytest_ora.reports.methodology import RunFacts
+from pytest_ora.reports.output import REPORT_FILES, STATS_FILES, OutputDir
+
+
+def sample_records() -> tuple[object, list[CaptureRecord]]:
+    plan = intake(ROOT / "evals" / "bundle")
+    records: list[CaptureRecord] = []
+    for planned in plan.captures:
+        if planned.status != "judge":
+            records.append(base_record(planned, planned.status, planned.reason))
+            continue
+        scores = recorded_scores(planned.capture.capture_id)
+        record = base_record(planned, "scored")
+        record["judges"] = [judge("A", scores["A"]), judge("B", scores["B"])]
+        records.append(record)
+    return plan, records
+
+
+def write(directory: Path, plan: object, records: object) -> None:
+    out = OutputDir(directory)
+    out.claim()
+    try:
+        out.write_report(plan, records, RunFacts(scoring_date="2026-06-20", record_mode="none", selected=1185))  # type: ignore[arg-type]
+    finally:
+        out.release()
+
+
+def test_the_child_process_writes_the_same_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given the sample's records, kept as the controller keeps them and in arrival order reversed
+    plan, records = sample_records()
+    store = RecordStore([planned.capture.capture_id for planned in plan.captures])  # type: ignore[attr-defined]
+    for record in reversed(records):
+        store.add(record)
+
+    # When one report is made in-process from a plain list and one in a child process from the store
+    write(tmp_path / "here", plan, records)
+    children = []
+    real = output._in_child
+    monkeypatch.setattr(output, "CHILD_ROWS", 1)
+    monkeypatch.setattr(output, "_in_child", lambda finish: (children.append(finish), real(finish)))
+    write(tmp_path / "child", plan, store)
+
+    # Then the child ran, and every report file is the same, byte for byte
+    assert len(children) == 1
+    names = [*REPORT_FILES, *STATS_FILES[:2], "run.json"]
+    match, mismatch, errors = filecmp.cmpfiles(tmp_path / "here", tmp_path / "child", names, shallow=False)
+    assert (mismatch, errors) == ([], [])
+    assert sorted(match) == sorted(names)
+
+
+def test_a_record_store_reads_back_what_it_kept_in_plan_order() -> None:
+    plan, records = sample_records()
+    store = RecordStore([planned.capture.capture_id for planned in plan.captures])  # type: ignore[attr-defined]
+    for record in reversed(records):
+        store.add(record)
+    assert len(store) == len(records)
+    assert list(store) == records  # plan order, whatever the arrival order
+    assert store[0] == records[0] and store[-2:] == records[-2:]
+    store.add({**records[0], "capture_id": "extra/one"})  # type: ignore[typeddict-item]
+    assert store[-1]["capture_id"] == "extra/one"  # not in the plan: last
