@@ -235,12 +235,12 @@ class OutputDir:
         else:
             files.update(get_kind(rubric.kind).outputs(ordered, rubric))
         try:
-            scored = self._write_ledger(ordered, rubric)
+            self._write_ledger(ordered, rubric)
             for name, text in files.items():
                 write_atomic(self.path / name, text)
             # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
             finish = functools.partial(
-                _finish_report, self.path, rubric, plan.bundle.manifest, scored, facts,
+                _finish_report, self.path, rubric, plan.bundle.manifest, facts,
                 {name: files[name] for name in ("summary.md", "methodology.md")},
                 [row.model_dump() for row, _ in summary], table, methodology,
             )
@@ -255,22 +255,15 @@ class OutputDir:
                 "(recorded judge calls replay without cost)"
             ) from None
 
-    def _write_ledger(self, records: Iterable[CaptureRecord], rubric: Rubric) -> list[dict[str, Any]]:
-        """ledger.jsonl and ledger.csv, a row at a time; the scored rows' fields the statistics read."""
-        from ..stats.arrays import statistics_fields
-
+    def _write_ledger(self, records: Iterable[CaptureRecord], rubric: Rubric) -> None:
+        """ledger.jsonl and ledger.csv, a row at a time."""
         table = LedgerCsv(rubric)
-        kept = []
         with atomic_stream(self.path / "ledger.jsonl") as ledger, atomic_stream(self.path / "ledger.csv") as flat:
             flat.write(table.heading())
             for record in records:
                 row = ledger_row(record, rubric)
                 ledger.write(row.model_dump_json() + "\n")
                 flat.write(table.line(row))
-                fields = statistics_fields(row.model_dump())
-                if fields is not None:
-                    kept.append(fields)
-        return kept
 
     def write_estimate(self, plan: Plan, estimates: Sequence[dict[str, Any]]) -> None:
         """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""
@@ -291,17 +284,20 @@ class OutputDir:
 
 
 def _finish_report(
-    directory: Path, rubric: Rubric, manifest: Any, scored: Sequence[dict[str, Any]], facts: RunFacts,
-    files: dict[str, str], summary: Sequence[dict[str, Any]], table: Sequence[Sequence[str]],
-    methodology: dict[str, Any],
+    directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts, files: dict[str, str],
+    summary: Sequence[dict[str, Any]], table: Sequence[Sequence[str]], methodology: dict[str, Any],
 ) -> None:
-    """The statistics files (and the summary and methodology with their Statistics sections), then report.html."""
+    """The statistics files (and the summary and methodology with their Statistics sections), then report.html,
+    from the ledger just written (as `verify` reads it)."""
+    from ..stats.arrays import statistics_fields
+
+    rows = (statistics_fields(row.model_dump()) for row in ledger_rows(directory / "ledger.jsonl", rubric))
+    scored = [fields for fields in rows if fields is not None]
     for name, text in _statistics_files(rubric, manifest, scored, facts, files).items():
         write_atomic(directory / name, text)
     # Last, from the ledger just written (as `verify` renders it) and the optional results beside it.
-    rows = [summary_model(rubric).model_validate(data) for data in summary]
-    page = report_page(manifest.bundle, rubric, ledger_rows(directory / "ledger.jsonl", rubric), rows, table,
-                       methodology, directory)
+    page = report_page(manifest.bundle, rubric, ledger_rows(directory / "ledger.jsonl", rubric),
+                       [summary_model(rubric).model_validate(data) for data in summary], table, methodology, directory)
     write_atomic(directory / REPORT_NAME, page)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
@@ -172,54 +173,81 @@ def _cell(value: object) -> str:
     return repr(value) if isinstance(value, float) else str(value)
 
 
-def _mean(values: Sequence[Fraction]) -> Fraction | None:
-    return sum(values, Fraction(0)) / len(values) if values else None
-
-
 def _float(value: Fraction | None) -> float | None:
     return None if value is None else float(value)
+
+
+class _Tally:
+    """One configuration's sums over its records, added one record at a time (exact Fractions)."""
+
+    def __init__(self, columns: Sequence[str], rubric: Rubric) -> None:
+        self.statuses: Counter[str] = Counter()
+        self.scored = 0
+        self.sums = dict.fromkeys(("overall", *columns), Fraction(0))
+        self.failures = 0
+        self.counts = dict.fromkeys(_counts(rubric), 0)
+        self.costs: list[Fraction] = [Fraction(0), Fraction(0)]  # sum, count
+        self.minutes: list[Fraction] = [Fraction(0), Fraction(0)]
+
+    def add(self, record: CaptureRecord, rubric: Rubric) -> None:
+        status = record["status"]
+        self.statuses[status] += 1
+        if status != "excluded":
+            for tally, value in ((self.costs, record["cost_usd"]), (self.minutes, record["wall_clock_minutes"])):
+                if value is not None:
+                    tally[0] += exact(value)
+                    tally[1] += 1
+        if status != "scored" or not record["judges"]:
+            return  # a scorecard grades axes: no scores
+        scores = combined(record, rubric)
+        self.scored += 1
+        self.sums["overall"] += scores.overall
+        for column in self.sums.keys() - {"overall"}:
+            self.sums[column] += scores.means[column]
+        self.failures += scores.failure
+        for band in rubric.verdicts:
+            self.counts[f"verdict_{band.name}"] += scores.verdict == band.name
+        for vote in rubric.vote_names:
+            self.counts[vote] += scores.votes[vote]
+
+    def values(self) -> dict[str, Fraction | None]:
+        n = self.scored
+        mean_cost = self.costs[0] / self.costs[1] if self.costs[1] else None
+        return {
+            **{name: total / n if n else None for name, total in self.sums.items()},
+            "failure_rate": Fraction(self.failures, n) if n else None,
+            "cost_per_100": None if mean_cost is None else mean_cost * 100,
+            "minutes": self.minutes[0] / self.minutes[1] if self.minutes[1] else None,
+            **{key: Fraction(count) for key, count in self.counts.items()},
+        }
 
 
 def summarize(
     records: Iterable[CaptureRecord], configurations: Sequence[str], rubric: Rubric
 ) -> list[tuple[BaseModel, dict[str, Fraction | None]]]:
-    """One row per configuration (table order), with the exact values the public table rounds."""
-    # What the table needs of each record, grouped by configuration: not the records (a pass over a
-    # 10x run's records must not hold them all).
-    by_config: dict[str, list[tuple[str, Scores | None, str | None, str | None]]] = {name: [] for name in configurations}
-    for record in records:
-        scores = combined(record, rubric) if record["status"] == "scored" and record["judges"] else None
-        by_config.setdefault(record["configuration"], []).append(
-            (record["status"], scores, record["cost_usd"], record["wall_clock_minutes"])
-        )
+    """One row per configuration (table order), with the exact values the public table rounds.
+
+    Each record is added to its configuration's sums as it comes: a pass over a 10x run's records
+    holds none of them.
+    """
     columns = get_kind(rubric.kind).summary_columns(rubric)
+    tallies = {name: _Tally(columns, rubric) for name in configurations}
+    for record in records:
+        name = record["configuration"]
+        if name not in tallies:
+            tallies[name] = _Tally(columns, rubric)
+        tallies[name].add(record, rubric)
     model = summary_model(rubric)
     rows = []
-    for name, group in by_config.items():
-        statuses = [status for status, _, _, _ in group]
-        graded = [status for status in statuses if status == "scored"]
-        scored = [scores for _, scores, _, _ in group if scores is not None]  # a scorecard grades axes: no scores
-        accepted = [(cost, minutes) for status, _, cost, minutes in group if status != "excluded"]
-        costs = [exact(cost) for cost, _ in accepted if cost is not None]
-        minutes = [exact(value) for _, value in accepted if value is not None]
-        mean_cost = _mean(costs)
-        values: dict[str, Fraction | None] = {
-            "overall": _mean([s.overall for s in scored]),
-            **{c: _mean([s.means[c] for s in scored]) for c in columns},
-            "failure_rate": Fraction(sum(s.failure for s in scored), len(scored)) if scored else None,
-            "cost_per_100": None if mean_cost is None else mean_cost * 100,
-            "minutes": _mean(minutes),
-        }
-        counts = {f"verdict_{band.name}": sum(s.verdict == band.name for s in scored) for band in rubric.verdicts}
-        counts.update({vote: sum(s.votes[vote] for s in scored) for vote in rubric.vote_names})
-        values.update({key: Fraction(count) for key, count in counts.items()})
+    for name, tally in tallies.items():
+        values = tally.values()
         row = model(
             configuration=name,
-            judged=len(graded),
-            unscorable=statuses.count("unscorable"),
-            excluded=statuses.count("excluded"),
-            errors=statuses.count("error"),
-            budget=statuses.count("budget"),
+            judged=tally.statuses["scored"],
+            unscorable=tally.statuses["unscorable"],
+            excluded=tally.statuses["excluded"],
+            errors=tally.statuses["error"],
+            budget=tally.statuses["budget"],
             mean_overall=_float(values["overall"]),
             **{f"mean_{c}": _float(values[c]) for c in columns},
             failure_rate=_float(values["failure_rate"]),
@@ -227,7 +255,7 @@ def summarize(
             minutes_per_run=_float(values["minutes"]),
             rubric=rubric.version,
             rubric_digest=rubric.digest,
-            **counts,
+            **tally.counts,
         )
         rows.append((row, values))
     return rows
