@@ -97,3 +97,24 @@ def test_the_reference_judge_refuses_a_batch_without_a_key(judge: ReferenceJudge
     assert response.status_code == 401
     missing = httpx.get(judge.url + "/v1/batches/batch_nope", headers={"authorization": "Bearer k"})
     assert missing.status_code == 404
+
+
+def test_a_budget_batches_only_the_captures_whose_estimate_fits(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+    # Given prices that make each capture cost about two dollars at the batch rate
+    project.path.joinpath("prices.yaml").write_text("claude-opus: {input: 1000, output: 1000}\ngpt-5: {input: 1000, output: 1000}\n")
+
+    result = project.runpytest("--ora-record", "once", "--ora-batch", "--ora-budget-usd", "5", "--ora-prices", "prices.yaml")
+
+    # Then the first captures in plan order are batched, as many as the estimate lets fit, and the run says so
+    line = next(text for text in result.outlines if "ora: --ora-budget-usd:" in text)
+    batched, total = (int(word) for word in line.split(":")[2].split()[:3:2])
+    assert total == 8 and 0 < batched < total
+    result.stdout.fnmatch_lines([f"*ora: batch msgbatch_* of Judge A (big-1) submitted: {batched} requests*",
+                                 f"*ora: batch batch_* of Judge B (big-2) submitted: {batched} requests*"])
+    methodology = (project.path / "ora-results" / "methodology.md").read_text(encoding="utf-8")
+    assert f"{total - batched} captures left out of the batches: their estimated cost did not fit --ora-budget-usd" in methodology
+    # And what the batches left out is judged live only while the budget allows: never all of it
+    assert live_calls(judge) < 2 * (total - batched)
+    # And the spend the terminal reports counts the batches, at their rate, in its total
+    spend = next(text for text in result.outlines if text.startswith("ora: judge spend this run"))
+    assert "provider batches: $" in spend and "total: $" in spend

@@ -290,9 +290,11 @@ class OraSession:
             if reporter is not None:
                 reporter.write_line(line)
 
+        budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
         with httpx.Client(timeout=_timeout(self.options.timeout), trust_env=False) as client:
             self.batch_summary = run_batches(
-                plan.bundle.root, judging, library, selected, self.prices(), self._spend_log(), say, client
+                plan.bundle.root, judging, library, selected, self.prices(), self._spend_log(), say, client,
+                budget=budget,
             )
 
     def _facts(self, exitstatus: int) -> RunFacts:
@@ -342,7 +344,8 @@ class OraSession:
             prices = self.prices()
         except pytest.UsageError:
             prices = {}
-        return spend_lines(judge_spend(self._records, prices))
+        batched = self.batch_summary.usd if self.batch_summary is not None else None
+        return spend_lines(judge_spend(self._records, prices), batched)
 
     def _gate(self) -> list[str]:
         """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""

@@ -44,8 +44,8 @@ def judge_spend(records: Sequence[CaptureRecord], prices: Mapping[str, Price]) -
     return spends
 
 
-def spend_lines(spends: Sequence[JudgeSpend]) -> list[str]:
-    """One line per judge and a total: 'Judge A claude-opus-4-7: $1.23 (12,000 in / 3,000 out tokens)'."""
+def spend_lines(spends: Sequence[JudgeSpend], batched: Decimal | None = None) -> list[str]:
+    """One line per judge, what provider batches cost, and a total: 'Judge A claude-opus-4-7: $1.23 (12,000 in / 3,000 out tokens)'."""
     lines = []
     for spend in spends:
         usd = "no price (add it with --ora-prices)" if spend.usd is None else f"${spend.usd:.2f}"
@@ -53,7 +53,10 @@ def spend_lines(spends: Sequence[JudgeSpend]) -> list[str]:
             f"{spend.label} {spend.model}: {usd} ({spend.input_tokens:,} input / {spend.output_tokens:,} output tokens)"
         )
     priced = [spend.usd for spend in spends if spend.usd is not None]
-    if spends:
-        unpriced = " (unpriced judges not included)" if len(priced) < len(spends) else ""
+    if batched:
+        lines.append(f"provider batches: ${batched:.2f} at the batch rate")
+        priced.append(batched)
+    if spends or batched:
+        unpriced = " (unpriced judges not included)" if len(priced) < len(spends) + bool(batched) else ""
         lines.append(f"total: ${sum(priced, Decimal(0)):.2f}{unpriced}")
     return lines

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from ...bundle.intake import JudgeSlot, PlannedCapture
-from ..budget import Price, SpendLog, cost, price_for
+from ..budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
 from ..cassettes import CassetteLibrary, partial_path
 from ..packet import build_packet, judge_prompt
 from ..panel import Judging
@@ -44,12 +44,16 @@ class BatchSummary:
     requests: int = 0
     answered: int = 0
     usd: Decimal = Decimal(0)
+    left_out: int = 0
+    """Captures not batched because their estimated cost did not fit --ora-budget-usd."""
 
     def sentence(self) -> str:
         resumed = f" ({self.resumed} resumed after an interruption, not submitted again)" if self.resumed else ""
+        left = (f"; {self.left_out} captures left out of the batches: their estimated cost did not fit "
+                "--ora-budget-usd" if self.left_out else "")
         return (
             f"judged through provider batch APIs: {self.requests} requests in {self.batches} batches{resumed}, "
-            f"{self.answered} answered; ${self.usd:.4f} at the batch rate ({BATCH_RATE:.0%} of list prices); "
+            f"{self.answered} answered; ${self.usd:.4f} at the batch rate ({BATCH_RATE:.0%} of list prices){left}; "
             "unanswered requests and re-asks of invalid replies were made live"
         )
 
@@ -64,8 +68,13 @@ def run_batches(
     say: Callable[[str], None],
     client: httpx.Client,
     sleep: Callable[[float], None] = time.sleep,
+    budget: Decimal | None = None,
 ) -> BatchSummary:
-    """Resume batches in flight, then batch what is still missing; answers land in partial cassettes."""
+    """Resume batches in flight, then batch what is still missing; answers land in partial cassettes.
+
+    With a `budget` (--ora-budget-usd), only the captures whose estimated batch cost fits what is left
+    of it are submitted, in plan order: a batch cannot be stopped once its requests are answered.
+    """
     summary = BatchSummary()
     state_dir = library.directory / BATCH_STATE_DIR
     # Keyed by label: two judges of a panel may share a role (and a model) yet are asked apart.
@@ -79,6 +88,8 @@ def run_batches(
         summary.resumed += 1
         _finish(state, judge, judging, library, prices, spend, say, client, sleep, summary, path)
     needed = _needed(root, judging, library, captures, judges)
+    if budget is not None:
+        needed = _within(needed, judges, captures, prices, budget - spend.total(), summary, say)
     submitted = []
     for label, pending in needed.items():
         judge = judges[label]
@@ -132,6 +143,41 @@ def _needed(
                 Pending(custom_id, capture_id, judge.label, str(request.url), request.content)
             )
     return needed
+
+
+def _within(
+    needed: dict[str, list[Pending]], judges: dict[str, JudgeSlot], captures: Sequence[PlannedCapture],
+    prices: dict[str, Price], remaining: Decimal, summary: BatchSummary, say: Callable[[str], None],
+) -> dict[str, list[Pending]]:
+    """The requests of the captures, in plan order, whose estimated cost at the batch rate fits `remaining`.
+
+    A request's input tokens are estimated from its size, as a dry run does (an image counts by its
+    base64 bytes, more than a provider bills), its output tokens as OUTPUT_TOKENS_ESTIMATE.
+    """
+    estimates: dict[str, Decimal] = {}
+    for label, pending in needed.items():
+        price = price_for(judges[label].spec.model, prices)
+        for request in pending:
+            usd = Decimal(0) if price is None else cost(
+                price, estimate_input_tokens(len(request.body), 0), OUTPUT_TOKENS_ESTIMATE
+            ) * BATCH_RATE
+            estimates[request.capture_id] = estimates.get(request.capture_id, Decimal(0)) + usd
+    kept: set[str] = set()
+    total = Decimal(0)
+    for capture_id in (planned.capture.capture_id for planned in captures):
+        if capture_id not in estimates:
+            continue
+        if total + estimates[capture_id] > remaining:
+            break  # the next in plan order does not fit: none after it is batched either, as with live calls
+        total += estimates[capture_id]
+        kept.add(capture_id)
+    summary.left_out = len(estimates) - len(kept)
+    if summary.left_out:
+        say(f"ora: --ora-budget-usd: {len(kept)} of {len(estimates)} captures batched, estimated ${total:.4f} at "
+            f"the batch rate of ${max(remaining, Decimal(0)):.4f} left; the others are judged live only while "
+            "the budget allows")
+    within = {label: [r for r in pending if r.capture_id in kept] for label, pending in needed.items()}
+    return {label: pending for label, pending in within.items() if pending}
 
 
 def _kept_digests(path: Path) -> set[str]:
