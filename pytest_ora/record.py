@@ -141,9 +141,6 @@ class RecordStore(Sequence[CaptureRecord]):
         for capture_id in self._ordered():
             yield self._decode(capture_id)
 
-    def __contains__(self, value: object) -> bool:
-        return isinstance(value, dict) and value.get("capture_id") in self._blobs
-
 
 def in_plan_order(records: Sequence[CaptureRecord], order: Sequence[str]) -> Sequence[CaptureRecord]:
     """The records in plan order (capture ids not in the plan last, as they came): a store is kept so already."""
