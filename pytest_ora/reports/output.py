@@ -17,19 +17,20 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 from tabulate import tabulate
 
-from ..bundle.intake import Plan
-from ..errors import OutputError
-from ..fileio import file_mode
+from ..core.errors import OutputError
+from ..core.fileio import file_mode
+from ..core.plan import Plan
+from ..core.record import CaptureRecord, in_plan_order
+from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, mechanical
-from ..method.rubric import Rubric
-from ..record import CaptureRecord, in_plan_order
 from .archive import archive_report
 from .html import REPORT_NAME
 from .methodology import RunFacts, methodology_data, methodology_text
 from .notes import summary_appendix, summary_preface
 from .page import report_page
 from .rows import summary_model
+from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
 from .tables import LedgerCsv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 from .verify import RUN_DATA, ledger_rows, run_data
 
@@ -329,8 +330,6 @@ def _statistics_files(
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
     from ..stats.statistics import run_statistics
-    from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
-
     data = run_arrays(rows, rubric)
     stats = run_statistics(data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement)
     written = {
