@@ -10,7 +10,7 @@ from ..scoring import Scores
 from .base import Kind, ReplyProblem
 from .mechanical import Mechanical, calls_judges, mechanical
 
-__all__ = ["KINDS", "Kind", "Mechanical", "ReplyProblem", "calls_judges", "combined", "formula", "get_kind", "mechanical"]
+__all__ = ["KINDS", "Kind", "Mechanical", "ReplyProblem", "calls_judges", "combined", "formula", "get_kind", "kind_files", "mechanical"]
 
 KINDS: dict[str, str] = {
     "scores": "pytest_ora.method.kinds.scores.kind",
@@ -42,3 +42,8 @@ def formula(rubric: Rubric) -> str:
 def combined(record: CaptureRecord, rubric: Rubric) -> Scores:
     """A scored capture's panel combination, recomputed exactly from its judges' replies."""
     return get_kind(rubric.kind).panel(record, rubric)
+
+
+def kind_files() -> tuple[str, ...]:
+    """The report files every registered kind may add, in registry order."""
+    return tuple(name for kind in KINDS for name in get_kind(kind).files)

@@ -42,6 +42,8 @@ class Kind(Protocol):
 
     name: str
     answer_in_packet: bool
+    files: tuple[str, ...]
+    """Report files this kind may add to --ora-out (a new run archives the last run's with the others)."""
     """Whether the packet's ANSWER section holds the capture's answer (compare shows two responses instead)."""
 
     def items(
@@ -141,6 +143,7 @@ class OneAnswer:
     """What most kinds share: one item per capture, one packet, one reply per judge."""
 
     answer_in_packet = True
+    files: tuple[str, ...] = ()
 
     def items(
         self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],

@@ -71,6 +71,7 @@ class ChecklistKind(OneAnswer):
     """Expected findings weighted by severity; the weights and the detection formula come from the rubric."""
 
     name = "checklist"
+    files = ("checklist.md",)
 
     def check_rubric(self, rubric: Rubric) -> str | None:
         problem = pair_problem(self.name, rubric)

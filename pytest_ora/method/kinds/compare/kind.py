@@ -57,6 +57,7 @@ class CompareKind:
     """Pairwise comparison on the rubric's criteria; the result, never a score, is what counts."""
 
     name = "compare"
+    files = ("compare.jsonl", "compare.json", "compare.md")
     answer_in_packet = False
 
     def check_rubric(self, rubric: Rubric) -> str | None:

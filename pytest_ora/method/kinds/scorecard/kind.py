@@ -23,6 +23,7 @@ class ScorecardKind(NoJudge):
     """PASS / PARTIAL / FAIL / N/A / UNKNOWN per axis; scorecard.json and SCORECARD-RESULT.md."""
 
     name = "scorecard"
+    files = (SCORECARD_JSON, SCORECARD_RESULT)
 
     def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> Any:
         return ReplyProblem("(reply)", "a reply", f"is never asked for: rubric {rubric.version} calls no judge")
