@@ -25,7 +25,7 @@ def test_no_module_imports_upward() -> None:
 def test_the_import_graph_has_no_cycle() -> None:
     known = import_graph.modules()
     loops = import_graph.cycles(sorted(known), import_graph.edges(import_graph.imports(known)))
-    assert not loops, "import cycles:\n" + "\n".join(" -> ".join(loop) for loop in loops)
+    assert not loops, "modules that import each other (a cycle):\n" + "\n".join(", ".join(loop) for loop in loops)
 
 
 def test_every_module_sits_in_a_layer() -> None:
