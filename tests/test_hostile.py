@@ -161,8 +161,10 @@ def test_judge_text_reaching_any_output_is_redacted(project: pytest.Pytester, ju
 
     judge.inject(Fault("rewrite", rewrite=not_json, times=2, provider="openai"))
 
+    # One capture at a time: which capture's calls meet the two faults must not depend on scheduling.
     result = project.runpytest(
-        "--ora-record", "once", "-k", "argument-audit", "-rA", "-v", "--junitxml", "junit.xml", "-p", "no:cacheprovider"
+        "--ora-record", "once", "--ora-concurrency", "1", "-k", "argument-audit",
+        "-rA", "-v", "--junitxml", "junit.xml", "-p", "no:cacheprovider",
     )
 
     outcomes = result.parseoutcomes()
