@@ -1,15 +1,28 @@
-"""pytest-ora's wiring: options, markers, fixtures and hooks. The work lives in the other modules."""
+"""pytest-ora's wiring: options, markers, fixtures and hooks. The work lives in the other modules.
+
+A run registers its shared state (harness/session.py) and the roles its process plays: the
+controller (harness/controller.py) where the terminal is, the worker (harness/worker.py) where
+items run; a run without -n plays both.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from .core.vocabulary import FAMILIES
 
+if TYPE_CHECKING:  # the harness is imported when pytest configures, not when it loads the plugin
+    from .harness.capture import CaptureTest
+    from .harness.controller import OraController
+    from .harness.session import OraRun
+    from .harness.worker import OraWorker
+
 SESSION_NAME = "ora-session"
+CONTROLLER_NAME = "ora-controller"
+WORKER_NAME = "ora-worker"
 _CAPTURE = pytest.StashKey[dict[str, Any]]()
 """What an item's capture test produced: its record, or a dry run's estimate."""
 
@@ -27,27 +40,49 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    from .harness.controller import OraController
     from .harness.options import read_options
-    from .harness.session import OraSession
+    from .harness.session import OraRun
+    from .harness.worker import OraWorker
+    from .harness.xdist import distributes, is_worker
 
     for family in FAMILIES:
         config.addinivalue_line("markers", f"{family}: pytest-ora captures of the {family} family")
-    session = OraSession(config, read_options(config))
-    config.pluginmanager.register(session, SESSION_NAME)
-    if session.active:
-        for name in _configurations(session):
+    run = OraRun(config, read_options(config))
+    config.pluginmanager.register(run, SESSION_NAME)
+    if not is_worker(config):
+        config.pluginmanager.register(OraController(run), CONTROLLER_NAME)
+    if not distributes(config):
+        config.pluginmanager.register(OraWorker(run), WORKER_NAME)
+    if run.active:
+        for name in _configurations(run):
             config.addinivalue_line("markers", f"{name}: pytest-ora captures of configuration {name}")
 
 
-def _session(config: pytest.Config) -> Any:
-    return config.pluginmanager.get_plugin(SESSION_NAME)
+def _run(config: pytest.Config) -> OraRun:
+    run: OraRun | None = config.pluginmanager.get_plugin(SESSION_NAME)
+    assert run is not None, "registered in pytest_configure"
+    return run
 
 
-def _configurations(session: Any) -> list[str]:
+def _controller(config: pytest.Config) -> OraController | None:
+    """The controller, in the process that owns the terminal; None on an xdist worker."""
+    controller: OraController | None = config.pluginmanager.get_plugin(CONTROLLER_NAME)
+    return controller
+
+
+def _worker(config: pytest.Config) -> OraWorker | None:
+    """The worker, in a process that runs items; None on an xdist controller."""
+    worker: OraWorker | None = config.pluginmanager.get_plugin(WORKER_NAME)
+    return worker
+
+
+def _configurations(run: OraRun) -> list[str]:
     from .bundle.read import read_yaml
 
+    assert run.options.bundle is not None
     try:
-        data, _ = read_yaml(session.options.bundle / "bundle.yaml")
+        data, _ = read_yaml(run.options.bundle / "bundle.yaml")
         return [str(name) for name in data.get("configurations", [])]
     except Exception:  # intake reports a broken manifest with its file, line and field
         return []
@@ -55,32 +90,33 @@ def _configurations(session: Any) -> list[str]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    ora = _session(session.config)
-    ora.session = session
-    if ora.active and not ora.is_worker:
-        ora.start()
+    controller = _controller(session.config)
+    if controller is not None:
+        controller.session = session
+        if controller.run.active:
+            controller.start()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
-    ora = _session(config)
-    return ora.header() if ora.active else None
+    run = _run(config)
+    return run.header() if run.active else None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "ora_capture" not in metafunc.fixturenames:
         return
-    ora = _session(metafunc.config)
-    if not ora.active:
+    run = _run(metafunc.config)
+    if not run.active:
         # pytest shows a CollectError as its message alone (a UsageError here prints a traceback);
         # the run then exits as a usage error.
         from .harness.session import NO_BUNDLE
 
-        ora.usage_errors.append(NO_BUNDLE)
+        run.usage_errors.append(NO_BUNDLE)
         raise pytest.Collector.CollectError(
             f"{metafunc.definition.nodeid} {NO_BUNDLE}: pass --ora-bundle=PATH, "
             "set ora_bundle in the ini file, or implement pytest_ora_bundle in a conftest.py"
         )
-    families = sorted({planned.capture.family for planned in ora.plan().captures} - set(FAMILIES))
+    families = sorted({planned.capture.family for planned in run.plan().captures} - set(FAMILIES))
     for family in families:  # other rubrics' free family slugs are markers too
         metafunc.config.addinivalue_line("markers", f"{family}: pytest-ora captures of the {family} family")
     params = [
@@ -91,29 +127,40 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             marks=(getattr(pytest.mark, planned.capture.family),
                    *(getattr(pytest.mark, name) for name in planned.configurations)),
         )
-        for planned in ora.plan().captures
+        for planned in run.plan().captures
     ]
     metafunc.parametrize("ora_capture", params)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    ora = _session(session.config)
-    if ora.active:
-        ora.note_items(session.items)
+    if not _run(session.config).active:
+        return
+    worker = _worker(session.config)
+    if worker is not None:
+        worker.note_items(session.items)
+    controller = _controller(session.config)
+    if controller is not None:
+        _selected(controller, [item.nodeid for item in session.items])
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
-    ora = _session(node.config)
-    if ora.active:
-        ora.note_selection(ids)
+    controller = _controller(node.config)
+    if controller is not None and controller.run.active:
+        _selected(controller, ids)
+
+
+def _selected(controller: OraController, nodeids: list[str]) -> None:
+    """The items are collected: count the selection, then take the judging strategy's step before them."""
+    controller.note_selection(nodeids)
+    controller.judge_before_items(nodeids)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    ora = _session(node.config)
-    if ora.active:
-        ora.limits.configure_node(node)
+    run = _run(node.config)
+    if run.active:
+        run.limits.configure_node(node)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -121,7 +168,9 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    _session(item.config).annotate(item, call, report, _CAPTURE)
+    worker = _worker(item.config)
+    if worker is not None:
+        worker.annotate(item, call, report, _CAPTURE)
     return report
 
 
@@ -131,13 +180,13 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     return verbose_word(report)
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
     from .harness.outcomes import lowscore_lines, shows_lowscores
 
-    ora = _session(config)
-    if not ora.active or ora.is_worker:
+    controller = _controller(config)
+    if controller is None or not controller.run.active:
         return
-    lines = ora.summary_lines(config.get_terminal_writer().fullwidth)
+    lines = controller.summary_lines(config.get_terminal_writer().fullwidth)
     if not lines:
         return  # --collect-only, or a run stopped before it started: nothing was written
     terminalreporter.write_sep("=", "ora summary")
@@ -146,29 +195,36 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     low = terminalreporter.stats.get("lowscore", [])
     if low and shows_lowscores(config):
         terminalreporter.write_sep("=", "ora low scores (-rL)")
-        for line in lowscore_lines(low, ora.failure_rule()):
+        for line in lowscore_lines(low, controller.failure_rule()):
             terminalreporter.write_line(line)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    ora = _session(session.config)
-    if ora.usage_errors:
+    run = _run(session.config)
+    controller = _controller(session.config)
+    worker = _worker(session.config)
+    if run.usage_errors:
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
     try:
-        if ora.active and not ora.is_worker:
-            ora.finish(exitstatus)
-            if ora.report_error is not None or ora.journal_error is not None:
+        if run.active and controller is not None:
+            controller.finish(exitstatus)
+            if controller.report_error is not None or controller.journal_error is not None:
                 session.exitstatus = pytest.ExitCode.USAGE_ERROR
-            elif ora.gate_failures and session.exitstatus == pytest.ExitCode.OK:
+            elif controller.gate_failures and session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
     finally:
-        ora.close()
+        if controller is not None:
+            controller.close()
+        if worker is not None:
+            worker.close()
 
 
 @pytest.fixture
-def ora(request: pytest.FixtureRequest) -> Any:
+def ora(request: pytest.FixtureRequest) -> CaptureTest:
     """Judge this item's capture and keep its record for the ledger."""
     from .harness.capture import CaptureTest
 
-    return CaptureTest(_session(request.config), request.node, _CAPTURE)
+    worker = _worker(request.config)
+    assert worker is not None, "capture items run only where a worker is registered"
+    return CaptureTest(worker, request.node, _CAPTURE)

@@ -1,19 +1,48 @@
-"""Shared by every test module: what in-process pytester runs need loaded beforehand."""
+"""Shared by every test module: what in-process pytester runs need loaded beforehand, and the fixtures."""
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
+from typing import Any
 
 # httpx imports httpcore lazily. pytester's in-process runs drop modules first imported during a
 # run, and a second copy of httpcore would break httpx's exception mapping for later tests.
 import httpcore  # noqa: F401
+import pytest
+from bundle_factory import write_bundle
+from e2e import EVAL_TEST, KEY_A, KEY_B, low_and_excluded
 
 # numpy (under scipy and statsmodels) cannot be imported twice in one process: load the statistics
 # before pytester's first in-process run would import them and then drop them.
 import pytest_ora.stats.statistics  # noqa: F401
+from pytest_ora.testing.server import ReferenceJudge
 
 # An in-process pytester run restores sys.modules when it ends, and numpy refuses to be imported
 # twice in one process: load the chart stack here, once, so every in-process run finds it loaded.
 with contextlib.suppress(ImportError):
     import matplotlib.backends.backend_svg  # noqa: F401
     import matplotlib.figure  # noqa: F401
+
+
+@pytest.fixture
+def reference_judge_options() -> dict[str, Any]:
+    """How the `judge` fixture starts its server; a module overrides this fixture to change it."""
+    return {"keys": {"anthropic": KEY_A, "openai": KEY_B}}
+
+
+@pytest.fixture
+def judge(reference_judge_options: dict[str, Any]) -> Iterator[ReferenceJudge]:
+    """The loopback reference judge for one test, accepting only the module's fake keys."""
+    with ReferenceJudge(**reference_judge_options) as server:
+        yield server
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester:
+    """A project holding the eval suite and a bundle whose judges are the loopback server."""
+    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+    write_bundle(pytester.path / "bundle", routes=routes, edit=low_and_excluded)
+    pytester.makepyfile(test_ora=EVAL_TEST)
+    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+    return pytester

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -15,9 +15,8 @@ KEYS = {"ANTHROPIC_API_KEY": "ora-batch-test-key-a", "OPENAI_API_KEY": "ora-batc
 
 
 @pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    with ReferenceJudge(batch_delay=0.3) as server:
-        yield server
+def reference_judge_options() -> dict[str, Any]:
+    return {"batch_delay": 0.3}
 
 
 @pytest.fixture

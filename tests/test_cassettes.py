@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from bundle_factory import write_bundle
-from fake_keys import FAKE_A, FAKE_B, KEYS, keyed_judge
+from fake_keys import FAKE_A, FAKE_B, KEYS
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.core.errors import MissingCassette, OraError, PacketDrift, TransportError
@@ -65,10 +65,9 @@ class Bench:
 
 
 @pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    """A loopback reference judge accepting only the fake keys."""
-    with keyed_judge() as server:
-        yield server
+def reference_judge_options() -> dict[str, Any]:
+    """The reference judge accepts only the fake keys."""
+    return {"keys": {"anthropic": FAKE_A, "openai": FAKE_B}}
 
 
 @pytest.fixture
@@ -351,7 +350,7 @@ def test_a_refused_exchange_never_takes_the_tag_of_the_last_kept_one(tmp_path: P
 
     from pytest_ora.core.models import RoleSpec
     from pytest_ora.core.plan import JudgeSlot
-    from pytest_ora.judges.calling import judging_as
+    from pytest_ora.judges.calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
     from pytest_ora.judges.cassettes import CassetteTransport, partial_path
 
     def answer(request: httpx.Request) -> httpx.Response:
@@ -363,11 +362,11 @@ def test_a_refused_exchange_never_takes_the_tag_of_the_last_kept_one(tmp_path: P
     spec = RoleSpec(model="m", provider="openai", route="http://127.0.0.1:1/v1/chat/completions")
 
     async def call(label: str, path: str) -> None:
-        judging_as(JudgeSlot(label=label, slot=label, role=label, spec=spec))
-        await client.post(f"http://127.0.0.1:1{path}", content=b"{}")
+        judge = JudgeSlot(label=label, slot=label, role=label, spec=spec)
+        extensions = {JUDGE_EXTENSION: judge, CASSETTE_EXTENSION: cassette}
+        await client.post(f"http://127.0.0.1:1{path}", content=b"{}", extensions=extensions)
 
     async def both() -> None:
-        cassette.activate()
         await asyncio.create_task(call("Judge A", "/a"))
         await asyncio.create_task(call("Judge B", "/b"))
         await client.aclose()

@@ -7,11 +7,12 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from bundle_factory import write_bundle
-from fake_keys import FAKE_A, FAKE_B, KEYS, keyed_judge
+from fake_keys import FAKE_A, FAKE_B, KEYS
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.core.errors import InvalidReplyError, TransportError
@@ -60,10 +61,9 @@ MakeRig = Callable[..., Rig]
 
 
 @pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    """A loopback reference judge accepting only the fake keys."""
-    with keyed_judge() as server:
-        yield server
+def reference_judge_options() -> dict[str, Any]:
+    """The reference judge accepts only the fake keys."""
+    return {"keys": {"anthropic": FAKE_A, "openai": FAKE_B}}
 
 
 @pytest.fixture

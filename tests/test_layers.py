@@ -58,10 +58,10 @@ def test_a_planted_upward_import_is_named_with_its_file_and_line(tmp_path: Path,
     numbers = package / "core" / "numbers.py"
     text = numbers.read_text(encoding="utf-8")
     if where == "module":
-        planted = "from ..harness.session import OraSession  # planted\n"
+        planted = "from ..harness.session import OraRun  # planted\n"
         text = text.replace("__all__", planted + "\n__all__", 1)
     else:
-        planted = "    from ..harness.session import OraSession  # planted\n"
+        planted = "    from ..harness.session import OraRun  # planted\n"
         text = text.replace('    """Round an exact', planted + '    """Round an exact', 1)
     numbers.write_text(text, encoding="utf-8")
     line = text.splitlines().index(planted.rstrip("\n")) + 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 import pytest
-from test_plugin import judge, outcomes, project, record  # noqa: F401  (fixtures used by name)
+from e2e import outcomes, record
 
 LOW = "test_ora.py::test_capture[mode:causal-dag/big-1]"
 

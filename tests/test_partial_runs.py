@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_plugin import judge, outcomes, project, record, report  # noqa: F401  (fixtures used by name)
+from e2e import record, report
 
 from pytest_ora.testing.server import ReferenceJudge
 

@@ -3,72 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
-from bundle_factory import write_bundle
+from e2e import EXPECTED, KEY_A, KEY_B, REPORT, outcomes, record, report, tables
 
 from pytest_ora.testing.server import ReferenceJudge
-
-EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
-KEY_A = "sk-ant-FAKE-KEY-never-written-4242"
-KEY_B = "sk-FAKE-KEY-never-written-8484"
-EXPECTED = {"passed": 6, "skipped": 5, "lowscore": 1, "failed": 0, "errors": 0}
-REPORT = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
-STATS = ("stats.json", "disagreements.csv")
-
-
-def low_and_excluded(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    for item in items:
-        if item["entry_key"] == "mode:causal-dag" and item["configuration"] == "big-1":
-            item["answer"] = ""
-        if item["entry_key"] == "lens:historian" and item["configuration"] == "big-1":
-            item["acceptance"] = {"passed": False, "reason": "fallback", "notes": "answered by a fallback model"}
-    return items
-
-
-@pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    with ReferenceJudge(keys={"anthropic": KEY_A, "openai": KEY_B}) as server:
-        yield server
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester:
-    """A project holding the eval suite and a bundle whose judges are the loopback server."""
-    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    write_bundle(pytester.path / "bundle", routes=routes, edit=low_and_excluded)
-    pytester.makepyfile(test_ora=EVAL_TEST)
-    pytester.makeini("[pytest]\nora_bundle = bundle\n")
-    return pytester
-
-
-def record(project: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """Judge live (record mode once) with the keys set only for this run."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ANTHROPIC_API_KEY", KEY_A)
-        patch.setenv("OPENAI_API_KEY", KEY_B)
-        return project.runpytest("--ora-record", "once", *args)
-
-
-def outcomes(result: pytest.RunResult) -> dict[str, int]:
-    counts = result.parseoutcomes()
-    return {kind: counts.get(kind, 0) for kind in ("passed", "skipped", "lowscore", "failed", "errors")}
-
-
-def report(project: pytest.Pytester, out: str = "ora-results") -> dict[str, bytes]:
-    return {name: (project.path / out / name).read_bytes() for name in REPORT + STATS}
-
-
-def tables(files: dict[str, bytes]) -> dict[str, bytes]:
-    """The report without what only a live run has: its methodology note and its judge spend."""
-    kept = {name: data for name, data in files.items() if name != "methodology.md"}
-    head, _, rest = kept["summary.md"].partition(b"\n## Judge spend")
-    statistics = rest.partition(b"\n## Statistics")  # the Statistics section follows the spend: keep it
-    kept["summary.md"] = head + (statistics[1] + statistics[2] if statistics[1] else b"")
-    return kept
 
 
 def test_recording_scores_every_capture_and_writes_the_report(project: pytest.Pytester) -> None:

@@ -16,7 +16,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +64,9 @@ EXCLUDED = (
 
 
 @pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    """The loopback reference judge, accepting only the fake keys."""
-    with ReferenceJudge(keys={"anthropic": KEY_A, "openai": KEY_B}) as server:
-        yield server
+def reference_judge_options() -> dict[str, Any]:
+    """The loopback reference judge accepts only this module's fake keys."""
+    return {"keys": {"anthropic": KEY_A, "openai": KEY_B}}
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from bundle_factory import write_bundle
-from test_plugin import EVAL_TEST, low_and_excluded, outcomes, record
+from e2e import EVAL_TEST, low_and_excluded, outcomes, record
 
 from pytest_ora.reports.charts import CHART_TITLES
 from pytest_ora.testing.browser import chromium_path, launch, offline_context

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from bundle_factory import write_bundle
-from test_plugin import EVAL_TEST, KEY_A, KEY_B, judge, project  # noqa: F401  (fixtures used by name)
+from e2e import EVAL_TEST, KEY_A, KEY_B
 
 from pytest_ora.core.fileio import file_mode
 from pytest_ora.core.models import RoleSpec

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from bundle_factory import write_bundle
-from test_plugin import EVAL_TEST, judge, low_and_excluded, outcomes, record  # noqa: F401  (judge is a fixture)
+from e2e import EVAL_TEST, low_and_excluded, record
 
 from pytest_ora.testing.server import ReferenceJudge
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from bundle_factory import write_bundle
-from test_plugin import EVAL_TEST, judge, project, record  # noqa: F401  (fixtures used by name)
+from e2e import EVAL_TEST
 
 from pytest_ora.testing.server import ReferenceJudge
 

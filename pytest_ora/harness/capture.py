@@ -8,6 +8,7 @@ import pytest
 
 from ..core.plan import PlannedCapture
 from ..core.record import CaptureRecord
+from .worker import OraWorker
 
 __all__ = ["CaptureTest"]
 
@@ -15,8 +16,8 @@ __all__ = ["CaptureTest"]
 class CaptureTest:
     """The `ora` fixture: judge this item's capture and keep its record for the ledger."""
 
-    def __init__(self, session: Any, item: pytest.Item, key: pytest.StashKey[Any]) -> None:
-        self._session = session
+    def __init__(self, worker: OraWorker, item: pytest.Item, key: pytest.StashKey[Any]) -> None:
+        self._worker = worker
         self._item = item
         self._key = key
 
@@ -30,12 +31,12 @@ class CaptureTest:
 
         With --ora-dry-run the packet is built and the call estimated instead, and the test skips.
         """
-        if self._session.options.dry_run:
-            estimate = self._session.estimate(planned)
+        if self._worker.options.dry_run:
+            estimate = self._worker.estimate(planned)
             self._item.stash[self._key] = {"estimate": estimate}
             tokens = sum(judge["input_tokens"] for judge in estimate["judges"])
             pytest.skip(f"{planned.capture.capture_id}: dry run: packet built, about {tokens} input tokens")
-        return self._session.run_capture(planned)  # type: ignore[no-any-return]
+        return self._worker.run_capture(planned)
 
     def grade(self, planned: PlannedCapture) -> CaptureRecord:
         """judge() by its name for kinds that call no judge (scorecard, python): graded in this process."""

@@ -33,12 +33,11 @@ from ..judges.budget import (
     price_for,
     usage_cost,
 )
-from ..judges.calling import on_valid_reply
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
 from ..judges.context import over_window
 from ..judges.inflight import CountingTransport, InFlightLog
 from ..judges.packet import Packet, build_packet, judge_prompt, packet_json
-from ..judges.panel import Judging, judge_packet
+from ..judges.panel import CaptureCall, Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
 from ..judges.ratelimit import PacedTransport, SharedLimiter
@@ -172,7 +171,6 @@ class CaptureRunner:
         async with self.cassettes.hold(capture.capture_id):
             cassette = self.cassettes.open(capture.capture_id)
             cassette.expect(fields)
-            cassette.activate()  # this task's context only: concurrent captures keep their own cassette
             valid: list[str] = []
 
             def keep(judge: JudgeSlot) -> None:
@@ -180,8 +178,9 @@ class CaptureRunner:
                 valid.append(judge.label)
                 cassette.save_partial(valid)
 
-            on_valid_reply(keep)
-            replies = [await judge_packet(self.judging, client, packet, image) for _, packet, image in packets]
+            # Each request carries this capture's cassette: concurrent captures keep their own.
+            call = CaptureCall(cassette=cassette, on_valid=keep)
+            replies = [await judge_packet(self.judging, client, packet, image, call) for _, packet, image in packets]
             judges = kind.merge(replies, rubric)
             cassette.save()
         for judge in judges:

@@ -14,6 +14,7 @@ import pytest
 
 __all__ = [
     "SUPPORTED",
+    "distributes",
     "hand_to_worker",
     "is_worker",
     "queued_items",
@@ -30,6 +31,13 @@ SUPPORTED = ((3, 5), (4, 0))
 def is_worker(config: pytest.Config) -> bool:
     """Whether this process is an xdist worker (the controller and a run without -n are not)."""
     return hasattr(config, "workerinput")
+
+
+def distributes(config: pytest.Config) -> bool:
+    """Whether this process is an xdist controller that hands every item to workers (it runs none)."""
+    if is_worker(config) or config.option.collectonly:
+        return False
+    return getattr(config.option, "dist", "no") != "no" and bool(getattr(config.option, "tx", None))
 
 
 def worker_value(config: pytest.Config, key: str) -> Any:

@@ -1,37 +1,26 @@
-"""Which judge the current task is calling, for the transports below the panel (pacing, cassettes)."""
+"""Which judge a call is for, carried on the request itself for the transports below the panel.
+
+As httpx carries a request's timeout in `Request.extensions`, the panel puts the judge (and the
+capture's cassette, judges/cassettes.py) on every request it sends; the pacing and cassette
+transports read them there. Nothing is global or context-local, so captures judged concurrently
+in one process cannot see each other's judge or cassette.
+"""
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Callable
+import httpx
 
 from ..core.plan import JudgeSlot
 
-__all__ = ["current_judge", "judging_as", "on_valid_reply", "reply_valid"]
+__all__ = ["CASSETTE_EXTENSION", "JUDGE_EXTENSION", "judge_of"]
 
-_ON_VALID: contextvars.ContextVar[Callable[[JudgeSlot], None] | None] = contextvars.ContextVar(
-    "ora_on_valid", default=None
-)
-_JUDGE: contextvars.ContextVar[JudgeSlot | None] = contextvars.ContextVar("ora_judge", default=None)
-
-
-def judging_as(judge: JudgeSlot) -> None:
-    """Mark the running task (one judge's calls for one capture) as this judge's."""
-    _JUDGE.set(judge)
+JUDGE_EXTENSION = "ora.judge"
+"""The request extension naming the JudgeSlot a call is sent for."""
+CASSETTE_EXTENSION = "ora.cassette"
+"""The request extension holding the capture's cassette (a judges.cassettes.CaptureCassette)."""
 
 
-def current_judge() -> JudgeSlot | None:
-    """The judge whose call is being sent, or None outside a judge's task."""
-    return _JUDGE.get()
-
-
-def on_valid_reply(callback: Callable[[JudgeSlot], None]) -> None:
-    """Call `callback` whenever a judge of the running capture's task gives a valid reply."""
-    _ON_VALID.set(callback)
-
-
-def reply_valid(judge: JudgeSlot) -> None:
-    """Say that this judge's reply for the running capture was valid (its exchanges may be kept)."""
-    callback = _ON_VALID.get()
-    if callback is not None:
-        callback(judge)
+def judge_of(request: httpx.Request) -> JudgeSlot | None:
+    """The judge this request is sent for, or None for a request sent outside a judge's call."""
+    judge = request.extensions.get(JUDGE_EXTENSION)
+    return judge if isinstance(judge, JudgeSlot) else None

@@ -1,8 +1,9 @@
 """Replayable judge calls: one vcrpy cassette per capture, credentials never written.
 
 Judge calls go through `CassetteTransport`, an httpx transport that consults the vcrpy
-cassette of the capture being judged (a context variable names it), so captures judged
-concurrently in one process each use their own cassette and nothing is patched globally.
+cassette of the capture being judged (the request carries it in its extensions, see
+judges/calling.py), so captures judged concurrently in one process each use their own cassette
+and nothing is patched globally.
 
 A cassette stores each successful exchange with its request body as a SHA-256 (the packet is
 reproducible from the bundle) and its response body as readable JSON (base64 when it is not
@@ -21,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import contextvars
 import hashlib
 import json
 import os
@@ -47,7 +47,7 @@ from ..core.errors import CorruptCassette, MissingCassette, OraError, PacketDrif
 from ..core.fileio import file_mode
 from ..core.strictjson import lone_surrogate
 from ..core.vocabulary import RECORD_MODES
-from .calling import current_judge
+from .calling import CASSETTE_EXTENSION, judge_of
 from .transport import MAX_REPLY_BYTES, ReplyTooLarge
 
 __all__ = [
@@ -75,7 +75,6 @@ def _same_body(recorded: Request, sent: Request) -> None:
 
 
 _MATCH_ON = (method, scheme, host, port, path, query, _same_body)
-_CURRENT: contextvars.ContextVar[CaptureCassette] = contextvars.ContextVar("ora_cassette")
 
 
 def cassette_path(directory: Path, capture_id: str) -> Path:
@@ -399,10 +398,6 @@ class CaptureCassette:
         self.cassette._save(force=self.resumed)
         partial_path(self.path).unlink(missing_ok=True)
 
-    def activate(self) -> contextvars.Token[CaptureCassette]:
-        """Route this task's judge calls (and the tasks it starts) through this cassette."""
-        return _CURRENT.set(self)
-
 
 class CassetteLibrary:
     """The cassettes directory of a run: where each capture's judge calls are recorded."""
@@ -510,8 +505,8 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         self._inner = inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        active = _CURRENT.get(None)
-        if active is None:
+        active = request.extensions.get(CASSETTE_EXTENSION)
+        if not isinstance(active, CaptureCassette):
             return await self._inner.handle_async_request(request)
         content = await request.aread()
         headers = {k: v for k, v in request.headers.items() if k.lower() in _KEPT_REQUEST_HEADERS}
@@ -534,7 +529,7 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         stored = _stored(response, body_bytes)
         before = len(cassette.data)
         cassette.append(recorded, stored)
-        judge = current_judge()
+        judge = judge_of(request)
         # Only successful exchanges are kept: a refused one must not take the tag of the last kept one.
         if judge is not None and len(cassette.data) > before:
             active.tag(judge.label)

@@ -7,7 +7,7 @@ estimated, clamped or defaulted.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,14 +19,25 @@ from ..core.plan import JudgeSlot, Panel
 from ..core.record import JudgeRecord, Usage
 from ..core.rubric import Rubric
 from ..method.kinds import get_kind
-from .calling import judging_as, reply_valid
+from .calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
+from .cassettes import CaptureCassette
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for
 from .providers.base import ProviderReply
 from .reply import ReplyProblem, check_reply, check_usage
 from .transport import RetryPolicy, send
 
-__all__ = ["Judging", "judge_packet"]
+__all__ = ["CaptureCall", "Judging", "judge_packet"]
+
+
+@dataclass(frozen=True)
+class CaptureCall:
+    """What the harness hands the panel for one capture: its cassette, and whom to tell of a valid reply."""
+
+    cassette: CaptureCassette | None = None
+    """Every request of the capture carries it to the cassette transport; None sends straight through."""
+    on_valid: Callable[[JudgeSlot], None] | None = None
+    """Called as each judge's reply is found valid (its exchanges may then be kept)."""
 
 
 @dataclass(frozen=True)
@@ -48,10 +59,11 @@ class Judging:
 
 
 async def judge_packet(
-    judging: Judging, client: httpx.AsyncClient, packet: Packet, image: bytes | None
+    judging: Judging, client: httpx.AsyncClient, packet: Packet, image: bytes | None, call: CaptureCall | None = None
 ) -> list[JudgeRecord]:
     """Every panel judge's validated reply, judged concurrently; all calls finish before any error is raised (a failed capture records nothing)."""
-    calls = [_judge(judging, client, judge, packet, image) for judge in judging.panel.judges]
+    capture_call = call if call is not None else CaptureCall()
+    calls = [_judge(judging, client, judge, packet, image, capture_call) for judge in judging.panel.judges]
     results = await asyncio.gather(*calls, return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
@@ -60,9 +72,9 @@ async def judge_packet(
 
 
 async def _judge(
-    judging: Judging, client: httpx.AsyncClient, judge: JudgeSlot, packet: Packet, image: bytes | None
+    judging: Judging, client: httpx.AsyncClient, judge: JudgeSlot, packet: Packet, image: bytes | None,
+    call: CaptureCall,
 ) -> JudgeRecord:
-    judging_as(judge)  # this task's calls are paced and recorded as this judge's
     provider = client_for(judge.spec)
     key = api_key_for(judge.spec, judging.environ)
     name = f"{judge.label} ({judge.spec.model})"
@@ -75,6 +87,10 @@ async def _judge(
     for ask in range(1, judging.reasks + 2):
         prompt = judge_prompt(packet, image, judging.rubric, correction)
         request = provider.build_request(judge.spec, prompt, key)
+        # The transports below read these: the call is paced and recorded as this judge's, in this capture's cassette.
+        request.extensions[JUDGE_EXTENSION] = judge
+        if call.cassette is not None:
+            request.extensions[CASSETTE_EXTENSION] = call.cassette
         sent = await send(
             client, request, policy=judging.policy, judge=name, error_message=provider.error_message, secrets=secrets
         )
@@ -92,7 +108,8 @@ async def _judge(
         if not isinstance(checked, ReplyProblem):
             checked = check_usage(reply) or checked
         if not isinstance(checked, ReplyProblem):
-            reply_valid(judge)
+            if call.on_valid is not None:
+                call.on_valid(judge)
             return _record(judge, judging.rubric, reply, checked, ask, attempts, usage, secrets)
         problem = checked
         correction = _redacted(problem, secrets).sentence()

@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from .calling import current_judge
+from .calling import judge_of
 
 __all__ = ["HEADROOM", "Limit", "PacedTransport", "SharedLimiter", "parse_reset", "request_tokens"]
 
@@ -290,7 +290,7 @@ class PacedTransport(httpx.AsyncBaseTransport):
         self.limiter = limiter
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        judge = current_judge()
+        judge = judge_of(request)
         if judge is None or request.method != "POST":
             return await self._inner.handle_async_request(request)
         role = judge.role

@@ -1,0 +1,354 @@
+"""The controller: checks the judges before the run, keeps every finished record, writes the report.
+
+Like pytest-xdist's DSession it runs in the process that owns the terminal (the xdist controller,
+or the only process of a run without -n); it never runs an item. The items' records reach it on
+their reports (harness/worker.py puts them there).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..core.errors import OraError
+from ..core.numbers import round_half_away
+from ..core.plan import Plan
+from ..core.record import CaptureRecord, RecordStore
+from ..core.vocabulary import is_live
+from ..judges.budget import PRICES_AS_OF, price_for
+from ..judges.cassettes import cassette_path
+from ..judges.keyguard import check_keys
+from ..judges.reachability import check_reachable, missing_keys
+from ..method.kinds import get_kind
+from ..reports.methodology import RunFacts, secret_lines
+from ..reports.output import OutputDir, estimate_table
+from ..reports.spend import judge_spend, spend_lines
+from ..reports.tables import fit_table, ledger_row, public_row, summarize
+from .options import Options
+from .progress import LiveProgress
+from .selection import Selection, selection_for
+from .session import NO_BUNDLE, OraRun
+from .signals import SignalGuard
+from .strategy import JudgingStrategy, judging_strategy
+from .xdist import stop_controller
+
+__all__ = ["OraController"]
+
+
+class OraController:
+    """One run's controller state: the output directory, the records, the report and the gates."""
+
+    def __init__(self, run: OraRun) -> None:
+        self.run = run
+        self.config = run.config
+        self.options = run.options
+        self._output: OutputDir | None = None
+        self._records = RecordStore()
+        """Every finished capture's record, compressed until the report reads them."""
+        self._claimed = False
+        self._selected: int | None = None
+        self._estimates: dict[str, dict[str, Any]] = {}
+        self._unjudged: list[str] = []
+        self.report_error: str | None = None
+        """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
+        self.gate_failures: list[str] = []
+        """Quality gates that failed (--ora-fail-under, --ora-fail-lowscore-pct): said on the terminal; exit 1."""
+        self._progress: LiveProgress | None = None
+        self.journal_error: str | None = None
+        """Why a ledger row could not be journaled mid-run (a full disk), if so; the run stopped there."""
+        self.session: pytest.Session | None = None
+        self.signals = SignalGuard()
+        self._finished = False
+        self.judging: JudgingStrategy = judging_strategy(run)
+        """Live or batch judging (--ora-batch), and what its step before the items did."""
+
+    def plan(self) -> Plan:
+        return self.run.plan()
+
+    def start(self) -> None:
+        """Intake, judge checks and the output directory, before any item runs."""
+        plan = self.plan()
+        if self.options.substitutes and not self.options.panel_label:
+            raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
+        if self.options.budget_usd is not None:
+            unpriced = [j for j in plan.panel.judges if price_for(j.spec.model, self.run.prices()) is None]
+            if unpriced:
+                names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
+                raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
+        if self.options.prices is not None:
+            self.run.prices()  # a bad price file is one usage error now, not one failure per capture later
+        _check_roles(plan, self.options)
+        self._records = RecordStore([planned.capture.capture_id for planned in plan.captures])
+        if self.options.batch and self.options.record not in ("once", "new_episodes"):
+            raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
+        if self.config.option.collectonly:
+            return  # nothing is judged: leave the judges and the last report alone
+        if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
+            _check_recordable(self.options.cassettes)
+            missing = missing_keys(plan.panel, os.environ)
+            if missing:
+                raise pytest.UsageError("live judging needs API keys: " + "; ".join(missing))
+            try:
+                check_keys(plan, os.environ)
+                check_reachable(plan.panel, os.environ, timeout=self.options.timeout)
+            except OraError as error:
+                raise pytest.UsageError(str(error)) from None
+            if self.config.get_verbosity() >= 0:
+                budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
+                self._progress = LiveProgress(self.run.in_flight_log(), self.run.prices(), budget)
+        self._output = OutputDir(self.options.out)
+        try:
+            self._output.claim(estimate=self.options.dry_run)
+        except OraError as error:
+            raise pytest.UsageError(str(error)) from None
+        self._claimed = True
+        self.signals.install()
+
+    def _needs_network(self, plan: Plan) -> bool:
+        if self.options.record in ("all", "new_episodes"):
+            return True
+        if not plan.panel.judges:
+            return False
+        judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
+        return any(not cassette_path(self.options.cassettes, cid).is_file() for cid in judged)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Under xdist a worker's missing-bundle collection error reaches the controller only as a report."""
+        usage_errors = self.run.usage_errors
+        if report.failed and NO_BUNDLE in str(report.longrepr) and NO_BUNDLE not in usage_errors:
+            usage_errors.append(NO_BUNDLE)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
+        """Keep a finished item's record and journal it; then let no report keep it.
+
+        The terminal reporter keeps every report to the end: once its record is kept here, the
+        report drops it.
+        """
+        self._keep(report)
+        try:
+            return (yield)
+        finally:
+            if hasattr(report, "ora_record"):
+                del report.ora_record
+
+    def _keep(self, report: pytest.TestReport) -> None:
+        if self._output is None:
+            return
+        estimate = getattr(report, "ora_estimate", None)
+        if estimate is not None:
+            self._estimates[estimate["capture_id"]] = estimate
+        record: CaptureRecord | None = getattr(report, "ora_record", None)
+        if record is None:
+            return
+        self._records.add(record)
+        if record["status"] == "budget":
+            self._unjudged.append(record["capture_id"])
+        if self.journal_error is not None:
+            return
+        try:
+            self._output.append(ledger_row(record, self.plan().rubric))
+        except OraError as error:
+            # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
+            # (their results could not be kept) and says why at the end, with exit code 4.
+            self.journal_error = str(error)
+            stop = "ora: the ledger journal could not be written (see the ora summary)"
+            if self.session is not None:
+                self.session.shouldstop = stop
+            stop_controller(self.config, stop)
+        if self._progress is not None:
+            self._show_progress(record)
+
+    def _show_progress(self, record: CaptureRecord) -> None:
+        assert self._progress is not None
+        self._progress.total = self._selected
+        self._progress.add(record)
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and self._progress.due():
+            # Start on a line of its own: after -n N's progress dots ensure_newline() alone does not.
+            reporter.ensure_newline()
+            if getattr(reporter, "_width_of_current_line", 0):
+                reporter.write("\n")
+            reporter.write_line(self._progress.line())
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Any:
+        """Around every plugin's session end: signals wait until the report is written and the lock released."""
+        self.signals.hold()
+        try:
+            return (yield)
+        finally:
+            if not self._finished and self.run.active:
+                self.finish(int(session.exitstatus))  # another plugin's hook raised before ours ran
+            self.signals.restore()
+            if self.signals.held is not None:
+                import signal
+
+                name = signal.Signals(self.signals.held).name
+                sys.stderr.write(f"ora: {name} arrived while the report was written; it was finished first\n")
+                session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+    def finish(self, exitstatus: int) -> None:
+        """Write the report from what was collected, even after an interruption."""
+        self._finished = True
+        if not self._claimed or self._output is None:
+            return
+        try:
+            if self.options.dry_run:
+                self._output.write_estimate(self.plan(), list(self._estimates.values()))
+            else:
+                self._output.write_report(self.plan(), self._records, self._facts(exitstatus))
+                self.gate_failures = self._gate()
+        except OraError as error:
+            self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
+        finally:
+            self._output.release()
+
+    def note_selection(self, nodeids: list[str]) -> None:
+        """Count the captures this run selected (after -k / -m), from collected node ids."""
+        known = {planned.capture.capture_id for planned in self.plan().captures}
+        self._selected = sum(1 for nodeid in nodeids if _param(nodeid) in known)
+
+    def judge_before_items(self, nodeids: list[str]) -> None:
+        """The judging strategy's step before any item runs (--ora-batch submits the first asks here)."""
+        if not self._claimed:
+            return  # --collect-only, or a start that stopped: nothing is judged
+        known = {planned.capture.capture_id: planned for planned in self.plan().captures}
+        self.judging.before_items([known[_param(nodeid)] for nodeid in nodeids if _param(nodeid) in known])
+
+    def _facts(self, exitstatus: int) -> RunFacts:
+        deviations = []
+        selected = self._selected
+        total = len(self.plan().captures)
+        if selected is not None and selected < total:
+            deviations.append(f"partial run ({self.selection().banner()}); earlier reports are under runs/")
+        if selected is not None and len(self._records) < selected and exitstatus != pytest.ExitCode.INTERRUPTED:
+            missing = selected - len(self._records)
+            deviations.append(f"{missing} selected captures have no record (a worker crashed or stopped); re-run to complete")
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            deviations.append(f"run interrupted: {len(self._records)} captures recorded; re-run to complete")
+        if self._unjudged:
+            deviations.append(
+                f"budget reached: judge spend hit --ora-budget-usd {self.options.budget_usd}; "
+                f"{len(self._unjudged)} captures were not started (re-run with a larger budget: recorded calls replay free)"
+            )
+        if self.options.budget_usd is not None:
+            spent = self.run.spend_log().total()
+            deviations.append(f"live judge spend this run: ${spent:.4f} of a ${self.options.budget_usd} budget (price table {PRICES_AS_OF} defaults{', overridden' if self.options.prices else ''})")
+        if self.judging.summary is not None:
+            deviations.append(self.judging.summary.sentence())
+        errors = sum(1 for r in self._records if r["status"] == "error")
+        if errors:
+            deviations.append(f"{errors} captures could not be judged (see Errors); they are not in the means")
+        return RunFacts(
+            scoring_date=self.options.scoring_date,
+            record_mode=self.options.record,
+            selected=selected if selected is not None else len(self._records),
+            deviations=tuple(deviations),
+            selection=self.selection().banner(),
+            spend=tuple(self.spend()),
+            seed=self.options.seed,
+            disagreement=self.options.disagreement,
+        )
+
+    def selection(self) -> Selection:
+        """How much of the bundle this run selected, and by what."""
+        total = len(self.plan().captures)
+        selected = self._selected if self._selected is not None else len(self._records)
+        return selection_for(self.config, selected, total)
+
+    def spend(self) -> list[str]:
+        """Live judge spend per judge (tokens x price) and the total; empty when nothing was called live."""
+        try:
+            prices = self.run.prices()
+        except pytest.UsageError:
+            prices = {}
+        batched = self.judging.summary.usd if self.judging.summary is not None else None
+        return spend_lines(judge_spend(self._records, prices), batched)
+
+    def _gate(self) -> list[str]:
+        """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""
+        under, share = self.options.fail_under, self.options.fail_lowscore_pct
+        if under is None and share is None:
+            return []
+        plan = self.plan()
+        failing = []
+        for row, values in summarize(self._records, plan.lanes, plan.rubric):
+            name = row.model_dump()["configuration"]
+            overall, rate = values["overall"], values["failure_rate"]
+            if under is not None and overall is not None and overall < Fraction(under):
+                failing.append(f"--ora-fail-under {under}: {name} mean overall {round_half_away(overall, 2)} < {under}")
+            if share is not None and rate is not None and rate * 100 > Fraction(share):
+                failing.append(
+                    f"--ora-fail-lowscore-pct {share}: {name} LOWSCORE share {round_half_away(rate * 100, 1)}% > {share}%"
+                )
+        return failing
+
+    def failure_rule(self) -> str:
+        """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
+        rubric = self.plan().rubric
+        if rubric.failure_below is None:
+            return f"({rubric.failure_vote} vote)"
+        return f"< {round_half_away(rubric.failure_below, 1)}"
+
+    def summary_lines(self, width: int = 200) -> list[str]:
+        """The terminal's ora summary; nothing when the run wrote nothing (--collect-only, a stopped start)."""
+        if not self._claimed:
+            return []
+        plan = self.plan()
+        if self.options.dry_run:
+            return [*estimate_table(list(self._estimates.values())).splitlines(), "",
+                    f"ora: estimate written to {self.options.out} (the last report there is untouched)"]
+        rows = summarize(self._records, plan.lanes, plan.rubric)
+        table = [public_row(row, values, plan.rubric) for row, values in rows]
+        banner = self.selection().banner()
+        lines = [f"ora: {banner}"] if banner else []
+        lines += fit_table(table, width, plan.rubric)
+        spend = self.spend()
+        if spend:
+            lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
+        lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
+        written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
+        lines += get_kind(plan.rubric.kind).terminal(self._records, plan.rubric)
+        stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
+        progress = [self._progress.line(final=True), ""] if self._progress is not None else []
+        return [*progress, *lines, "", *secret_lines(self._records), *stopped, written]
+
+    def close(self) -> None:
+        self.run.limits.close()
+
+
+def _check_recordable(directory: Path) -> None:
+    """Refuse a live run whose recordings could not be written: every judge call would be paid, then lost."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise pytest.UsageError(
+            f"cannot record judge calls in {directory}: {error.strerror or error}; "
+            "choose a writable directory with --ora-cassettes"
+        ) from None
+
+
+def _check_roles(plan: Plan, options: Options) -> None:
+    """--ora-rpm / --ora-tpm must name a role of the panel."""
+    roles = sorted({judge.role for judge in plan.panel.judges})
+    for unit, pairs in (("rpm", options.rpm), ("tpm", options.tpm)):
+        for role, _ in pairs:
+            if role not in roles:
+                raise pytest.UsageError(
+                    f"--ora-{unit} {role}=...: no judge of the panel has role {role!r}; roles: {', '.join(roles)}"
+                )
+
+
+def _param(nodeid: str) -> str:
+    head, _, rest = nodeid.partition("[")
+    return rest[:-1] if rest.endswith("]") else ""
