@@ -25,14 +25,11 @@ from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, kind_files, mechanical
 from .archive import archive_report
-from .html import REPORT_NAME
-from .methodology import RunFacts, methodology_data, methodology_text
+from .methodology import RunFacts, methodology_data
 from .notes import summary_appendix, summary_preface
-from .page import report_page
-from .rows import summary_model
-from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
-from .tables import LedgerCsv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
-from .verify import RUN_DATA, ledger_rows, run_data
+from .renderers import RUN_DATA, ledger_rows, render_reports, run_data
+from .statistics import disagreements_csv, stable_json
+from .tables import ledger_row, summarize, summary_json
 
 __all__ = [
     "DRY_RUN_DIR", "ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "PROGRESS_DIR", "REPORT_FILES", "SPEND_DIR", "STATS_FILES",
@@ -215,34 +212,27 @@ class OutputDir:
         rubric = plan.rubric
         ordered = in_plan_order(records, [planned.capture.capture_id for planned in plan.captures])
         summary = summarize(ordered, plan.lanes, rubric)
-        table = [public_row(row, values, rubric) for row, values in summary]
         if self._journal is not None:
             self._journal.close()
             self._journal = None
         notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
-        files = {
-            "summary.json": summary_json([row for row, _ in summary], facts.selection),
-            "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle, notes["preface"], notes["appendix"]),
-            "summary.csv": summary_csv(table, rubric),
-        }
+        # The data files first; every report is then rendered from them by the registry `verify` runs.
+        data = {"summary.json": summary_json([row for row, _ in summary], facts.selection)}
         methodology = methodology_data(plan, ordered, facts)
-        files["methodology.md"] = methodology_text(methodology)
-        files[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
+        data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
         kind = mechanical(get_kind(rubric.kind))
         if kind is not None:
-            files.update(kind.report_files(plan, ordered))
+            data.update(kind.report_files(plan, ordered))
         else:
-            files.update(get_kind(rubric.kind).outputs(ordered, rubric))
+            data.update(get_kind(rubric.kind).outputs(ordered, rubric))
         try:
             self._write_ledger(ordered, rubric)
-            for name, text in files.items():
+            for name, text in data.items():
+                write_atomic(self.path / name, text)
+            for name, text in render_reports(self.path, rubric, statistics=False).items():
                 write_atomic(self.path / name, text)
             # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
-            finish = functools.partial(
-                _finish_report, self.path, rubric, plan.bundle.manifest, facts,
-                {name: files[name] for name in ("summary.md", "methodology.md")},
-                [row.model_dump() for row, _ in summary], table, methodology,
-            )
+            finish = functools.partial(_finish_report, self.path, rubric, plan.bundle.manifest, facts)
             if len(ordered) >= CHILD_ROWS:
                 _in_child(finish)
             else:
@@ -255,14 +245,10 @@ class OutputDir:
             ) from None
 
     def _write_ledger(self, records: Iterable[CaptureRecord], rubric: Rubric) -> None:
-        """ledger.jsonl and ledger.csv, a row at a time."""
-        table = LedgerCsv(rubric)
-        with atomic_stream(self.path / "ledger.jsonl") as ledger, atomic_stream(self.path / "ledger.csv") as flat:
-            flat.write(table.heading())
+        """ledger.jsonl, a row at a time (ledger.csv is rendered from it)."""
+        with atomic_stream(self.path / "ledger.jsonl") as ledger:
             for record in records:
-                row = ledger_row(record, rubric)
-                ledger.write(row.model_dump_json() + "\n")
-                flat.write(table.line(row))
+                ledger.write(ledger_row(record, rubric).model_dump_json() + "\n")
 
     def write_estimate(self, plan: Plan, estimates: Sequence[dict[str, Any]]) -> None:
         """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""
@@ -282,22 +268,17 @@ class OutputDir:
         write_atomic(self.path / "estimate.md", text)
 
 
-def _finish_report(
-    directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts, files: dict[str, str],
-    summary: Sequence[dict[str, Any]], table: Sequence[Sequence[str]], methodology: dict[str, Any],
-) -> None:
-    """The statistics files (and the summary and methodology with their Statistics sections), then report.html,
-    from the ledger just written (as `verify` reads it)."""
+def _finish_report(directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts) -> None:
+    """The statistics files from the ledger just written (as `verify` reads it), then the reports that
+    read them (summary.md and methodology.md with their Statistics sections, report.html last)."""
     from ..stats.arrays import statistics_fields
 
     rows = (statistics_fields(row.model_dump()) for row in ledger_rows(directory / "ledger.jsonl", rubric))
     scored = [fields for fields in rows if fields is not None]
-    for name, text in _statistics_files(rubric, manifest, scored, facts, files).items():
+    for name, text in _statistics_files(rubric, manifest, scored, facts).items():
         write_atomic(directory / name, text)
-    # Last, from the ledger just written (as `verify` renders it) and the optional results beside it.
-    page = report_page(manifest.bundle, rubric, ledger_rows(directory / "ledger.jsonl", rubric),
-                       [summary_model(rubric).model_validate(data) for data in summary], table, methodology, directory)
-    write_atomic(directory / REPORT_NAME, page)
+    for name, text in render_reports(directory, rubric, statistics=True).items():
+        write_atomic(directory / name, text)
 
 
 def _in_child(finish: Callable[[], None]) -> None:
@@ -321,10 +302,8 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _statistics_files(
-    rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts, files: dict[str, str]
-) -> dict[str, str]:
-    """stats.json, disagreements.csv, hypotheses.json, and the summary and methodology with their Statistics sections."""
+def _statistics_files(rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts) -> dict[str, str]:
+    """stats.json, disagreements.csv and hypotheses.json: the statistics' data files."""
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
     from ..stats.statistics import run_statistics
@@ -336,11 +315,6 @@ def _statistics_files(
     }
     if stats.hypotheses is not None:
         written["hypotheses.json"] = stable_json(stats.hypotheses, rubric.version)
-    # The sections render from the written JSON, as `verify` renders them again.
-    stable = json.loads(written["stats.json"])
-    hypotheses = json.loads(written["hypotheses.json"]) if "hypotheses.json" in written else None
-    written["summary.md"] = files["summary.md"] + statistics_markdown(stable, hypotheses)
-    written["methodology.md"] = files["methodology.md"] + statistics_method(stable, hypotheses)
     return written
 
 

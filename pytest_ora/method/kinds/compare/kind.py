@@ -58,6 +58,7 @@ class CompareKind:
 
     name = "compare"
     files = ("compare.jsonl", "compare.json", "compare.md")
+    """compare.jsonl is data; compare.json and compare.md are rendered from it (reports/renderers.py)."""
     answer_in_packet = False
 
     def check_rubric(self, rubric: Rubric) -> str | None:

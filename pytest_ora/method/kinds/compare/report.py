@@ -17,7 +17,7 @@ from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
 from .. import combined, formula
 
-__all__ = ["compare_files", "compare_table", "wilson"]
+__all__ = ["compare_files", "compare_json", "compare_markdown", "compare_table", "wilson"]
 
 
 def wilson(successes: Fraction, n: int) -> tuple[float, float]:
@@ -97,18 +97,21 @@ def _table(pairs: Sequence[dict[str, Any]], fmt: str) -> str:
 
 
 def compare_files(records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-    """The three compare files, machine-written from the records."""
-    rows = _rows(records, rubric)
-    pairs = _pairs(rows, rubric)
-    markdown = (
+    """compare.jsonl, the data file: one row per scored item, machine-written from the records."""
+    return {"compare.jsonl": "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in _rows(records, rubric))}
+
+
+def compare_json(rows: Sequence[dict[str, Any]], rubric: Rubric) -> str:
+    """compare.json, per pair, rendered from compare.jsonl's rows."""
+    return json.dumps(_pairs(rows, rubric), indent=2, ensure_ascii=False) + "\n"
+
+
+def compare_markdown(rows: Sequence[dict[str, Any]], rubric: Rubric) -> str:
+    """compare.md, the per-pair table, rendered from compare.jsonl's rows."""
+    return (
         "# Head-to-head comparison\n\n"
         f"Rubric {rubric.version}, digest {rubric.digest}. {formula(rubric)}. Wins, ties and losses are the "
         "first configuration's; position consistency is the share of items whose two orders a judge decided "
         "alike. Machine-written: do not edit.\n\n"
-        + _table(pairs, "github") + "\n"
+        + _table(_pairs(rows, rubric), "github") + "\n"
     )
-    return {
-        "compare.jsonl": "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
-        "compare.json": json.dumps(pairs, indent=2, ensure_ascii=False) + "\n",
-        "compare.md": markdown,
-    }

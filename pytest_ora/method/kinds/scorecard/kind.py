@@ -14,7 +14,7 @@ from ...scoring import Scores
 from ..base import ReplyProblem
 from ..mechanical import NoJudge
 from .card import SCORECARD_JSON, capture_cells, scorecard_data
-from .render import SCORECARD_RESULT, scorecard_markdown
+from .render import SCORECARD_RESULT
 
 __all__ = ["KIND", "ScorecardKind"]
 
@@ -56,10 +56,8 @@ class ScorecardKind(NoJudge):
 
     def report_files(self, plan: Plan, records: Sequence[CaptureRecord]) -> dict[str, str]:
         data = scorecard_data(plan, (record["capture_id"] for record in records))
-        return {
-            SCORECARD_JSON: json.dumps(data, indent=2, ensure_ascii=False) + "\n",
-            SCORECARD_RESULT: scorecard_markdown(data),
-        }
+        # SCORECARD-RESULT.md is rendered from scorecard.json by the report registry (reports/renderers.py).
+        return {SCORECARD_JSON: json.dumps(data, indent=2, ensure_ascii=False) + "\n"}
 
 
 KIND = ScorecardKind()

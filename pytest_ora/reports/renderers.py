@@ -1,0 +1,242 @@
+"""Every report file, rendered from the output directory's machine-written data: one registry.
+
+Each renderer names the report it writes, the data files it reads, and renders the report from
+those files alone. The session end writes the data files, then runs every renderer
+(reports/output.py); `python -m pytest_ora verify DIR` runs the same renderers over the same data
+and names any report whose bytes differ (reports/verify.py). Adding a report file is its
+rendering function and one `@register` line here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..core.rubric import Rubric, RubricError
+from ..method.kinds import get_kind
+from ..method.kinds.compare.report import compare_json, compare_markdown
+from ..method.kinds.scorecard.render import scorecard_markdown
+from ..method.rubric import builtin_text
+from ..method.rubric_file import parse_rubric
+from .methodology import methodology_text
+from .page import report_page
+from .rows import ledger_model, summary_model
+from .statistics import statistics_sections
+from .tables import ledger_csv, public_row, summary_csv, summary_markdown
+
+__all__ = [
+    "DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "render_reports", "run_data",
+]
+
+RUN_DATA = "run.json"
+"""What the table renderers need beyond the tables' own data: the bundle id and the rubric file's text."""
+
+
+class VerifyError(ValueError):
+    """The directory's data cannot be read: the file and what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """A report, the data files it is rendered from, and the rendering."""
+
+    report: str
+    inputs: tuple[str, ...]
+    render: Callable[[Path], str]
+    kind: str | None = None
+    """The rubric kind whose runs have this report (None: every run's)."""
+    statistics: bool = False
+    """Whether the report reads the statistics files too: rendered again once they are written."""
+    last: bool = False
+    """Rendered only once the statistics are written (the page reads everything beside it)."""
+
+    def applies(self, rubric: Rubric) -> bool:
+        return self.kind is None or self.kind == rubric.kind
+
+
+RENDERERS: list[Renderer] = []
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv")
+"""Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
+Statistics sections are rendered from stats.json and hypotheses.json when present)."""
+
+
+def register(
+    report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False
+) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
+    """Decorator: add a renderer of `report` from `inputs` (names inside the output directory)."""
+
+    def add(render: Callable[[Path], str]) -> Callable[[Path], str]:
+        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last))
+        return render
+
+    return add
+
+
+def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> dict[str, str]:
+    """Every report of this run rendered from the data in `directory`: before the statistics files
+    exist (statistics=False: every report but the last ones), or after them (the reports that read them)."""
+    chosen = [r for r in RENDERERS if r.applies(rubric) and (r.statistics or r.last if statistics else not r.last)]
+    return {renderer.report: renderer.render(directory) for renderer in chosen}
+
+
+def run_data(bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_notes: dict[str, list[str]]) -> str:
+    """run.json: the bundle id, the rubric file's text (its digest is checked when verify re-reads it), the
+    methodology facts, and what summary.md says around its table (selection, judges, per-family breakdown)."""
+    if rubric.source.startswith("builtin:"):
+        text = builtin_text(rubric.version)
+    else:
+        text = Path(rubric.source).read_text(encoding="utf-8")
+    return json.dumps({"bundle": bundle, "rubric": rubric.version, "rubric_digest": rubric.digest,
+                       "rubric_text": text, "methodology": methodology, "summary_notes": summary_notes},
+                      indent=2, ensure_ascii=False) + "\n"
+
+
+def _json(directory: Path, name: str) -> Any:
+    try:
+        return json.loads((directory / name).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise VerifyError(f"{directory / name}: cannot read the machine-written data ({error})") from None
+
+
+def _run(directory: Path) -> tuple[str, Rubric]:
+    data = _json(directory, RUN_DATA)
+    try:
+        rubric = parse_rubric(data["rubric_text"], f"{RUN_DATA} rubric", str(directory / RUN_DATA))
+        bundle = str(data["bundle"])
+    except (RubricError, KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / RUN_DATA}: {error}") from None
+    if rubric.digest != data.get("rubric_digest"):
+        raise VerifyError(f"{directory / RUN_DATA}: the rubric text does not match its recorded digest (edited by hand)")
+    return bundle, rubric
+
+
+def _exact(value: float | int | None) -> Fraction | None:
+    # summary.json keeps full precision: the shortest decimal that reads back as the float is the
+    # exact mean whenever the mean is a decimal the public table can round to differently.
+    return None if value is None else Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+
+def _summary_table(directory: Path) -> tuple[str, Rubric, list[list[str]]]:
+    bundle, rubric = _run(directory)
+    rows = _json(directory, "summary.json")
+    model = summary_model(rubric)
+    table = []
+    columns = get_kind(rubric.kind).summary_columns(rubric)
+    for data in rows:
+        row = model.model_validate(data)
+        values: dict[str, Fraction | None] = {
+            "overall": _exact(data["mean_overall"]),
+            **{name: _exact(data[f"mean_{name}"]) for name in columns},
+            "failure_rate": _exact(data["failure_rate"]),
+            "cost_per_100": _exact(data["cost_per_100_queries_usd"]),
+            "minutes": _exact(data["minutes_per_run"]),
+        }
+        for key in [f"verdict_{band.name}" for band in rubric.verdicts] + list(rubric.vote_names):
+            values[key] = Fraction(data[key])
+        table.append(public_row(row, values, rubric))
+    return bundle, rubric, table
+
+
+@register("summary.md", ("summary.json", RUN_DATA), statistics=True)
+def _summary_md(directory: Path) -> str:
+    bundle, rubric, table = _summary_table(directory)
+    notes = _json(directory, RUN_DATA).get("summary_notes") or {}
+    text = summary_markdown(table, rubric, bundle, notes.get("preface", ()), notes.get("appendix", ()))
+    return text + _statistics(directory)[0]
+
+
+def _statistics(directory: Path) -> tuple[str, str]:
+    """The Statistics sections (SPEC 10) of summary.md and methodology.md, from stats.json when the run wrote one."""
+    try:
+        return statistics_sections(directory)
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / 'stats.json'}: cannot read the machine-written data ({error})") from None
+
+
+@register("summary.csv", ("summary.json", RUN_DATA))
+def _summary_csv(directory: Path) -> str:
+    _, rubric, table = _summary_table(directory)
+    return summary_csv(table, rubric)
+
+
+def ledger_rows(path: Path, rubric: Rubric) -> Iterator[Any]:
+    """ledger.jsonl's rows as the rubric's ledger models, read one line at a time."""
+    model = ledger_model(rubric)
+    try:
+        with path.open(encoding="utf-8") as lines:
+            for line in lines:
+                if line.strip():
+                    yield model.model_validate_json(line)
+    except (OSError, ValueError) as error:
+        raise VerifyError(f"{path}: cannot read the machine-written data ({error})") from None
+
+
+def _ledger_rows(directory: Path, rubric: Rubric) -> Iterator[Any]:
+    return ledger_rows(directory / "ledger.jsonl", rubric)
+
+
+@register("ledger.csv", ("ledger.jsonl", RUN_DATA))
+def _ledger_csv(directory: Path) -> str:
+    _, rubric = _run(directory)
+    return ledger_csv(_ledger_rows(directory, rubric), rubric)
+
+
+@register("report.html", ("ledger.jsonl", "summary.json", RUN_DATA), last=True)
+def _report_html(directory: Path) -> str:
+    bundle, rubric, table = _summary_table(directory)
+    summary = [summary_model(rubric).model_validate(data) for data in _json(directory, "summary.json")]
+    try:
+        methodology = _json(directory, RUN_DATA)["methodology"]
+        return report_page(bundle, rubric, _ledger_rows(directory, rubric), summary, table, methodology, directory)
+    except (KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / RUN_DATA}: no methodology facts ({error})") from None
+
+
+@register("methodology.md", (RUN_DATA,), statistics=True)
+def _methodology(directory: Path) -> str:
+    _run(directory)  # the rubric text still matches its digest
+    try:
+        text = methodology_text(_json(directory, RUN_DATA)["methodology"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory / RUN_DATA}: no methodology facts ({error})") from None
+    return text + _statistics(directory)[1]
+
+
+@register("SCORECARD-RESULT.md", ("scorecard.json",), kind="scorecard")
+def _scorecard(directory: Path) -> str:
+    try:
+        return scorecard_markdown(_json(directory, "scorecard.json"))
+    except (KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / 'scorecard.json'}: not a scorecard ({error})") from None
+
+
+def _compare_rows(directory: Path) -> tuple[Rubric, list[dict[str, Any]]]:
+    _, rubric = _run(directory)
+    path = directory / "compare.jsonl"
+    try:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise VerifyError(f"{path}: cannot read the machine-written data ({error})") from None
+    return rubric, rows
+
+
+@register("compare.json", ("compare.jsonl", RUN_DATA), kind="compare")
+def _compare_json(directory: Path) -> str:
+    try:
+        rubric, rows = _compare_rows(directory)
+        return compare_json(rows, rubric)
+    except (KeyError, TypeError, ZeroDivisionError) as error:
+        raise VerifyError(f"{directory / 'compare.jsonl'}: not compare rows ({error})") from None
+
+
+@register("compare.md", ("compare.jsonl", RUN_DATA), kind="compare")
+def _compare_md(directory: Path) -> str:
+    try:
+        rubric, rows = _compare_rows(directory)
+        return compare_markdown(rows, rubric)
+    except (KeyError, TypeError, ZeroDivisionError) as error:
+        raise VerifyError(f"{directory / 'compare.jsonl'}: not compare rows ({error})") from None
