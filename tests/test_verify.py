@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,10 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         shutil.copytree(EXAMPLES / name, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
         assert pytest.main([str(project), "-q", "-p", "no:cacheprovider", "--rootdir", str(project), "-c",
                             str(project / "pytest.ini"), "--ora-out", str(project / "out")]) in (0, 1)
+        # The example's test module stays imported after pytest.main: drop it, or a later pytester run of
+        # the same example in this process collects a different file under the same module name.
+        for module in [name for name, m in sys.modules.items() if str(getattr(m, "__file__", "")).startswith(str(project))]:
+            del sys.modules[module]
         found[name] = project / "out"
     return found
 
