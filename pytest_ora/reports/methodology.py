@@ -33,6 +33,8 @@ class RunFacts:
     """--ora-seed: the statistics' resampling seed."""
     disagreement: str = "30%"
     """--ora-disagreement as given."""
+    labels: Any = None
+    """The run's human labels (a bundle.labels.LabelSet), checked at intake; None without labels."""
 
 
 def safe_route(route: str) -> str:
