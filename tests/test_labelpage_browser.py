@@ -90,3 +90,27 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     assert shapes > 20
     assert report.locator('nav a[href="#calibration"]').count() == 1
     assert offline.blocked == [] and offline.errors == []
+
+
+def test_text_from_the_bundle_is_shown_as_text_and_never_runs(tmp_path: Path, offline: OfflinePage) -> None:  # noqa: F811
+    from bundle_factory import write_bundle
+    from test_labelpage import HOSTILE
+
+    def hostile(items: list[dict[str, object]]) -> list[dict[str, object]]:
+        for item in items:
+            item["answer"] = HOSTILE
+            item["prompt"] = 'Use it on <img src=x onerror="document.title=1"> this case'
+        return items
+
+    # Given a bundle whose answers and prompts carry markup and script
+    write_bundle(tmp_path / "bundle", edit=hostile)
+    assert main(["label", str(tmp_path / "bundle"), "--sample", "2"]) == 0
+    dialogs: list[str] = []
+    offline.page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page = offline.open(tmp_path / "bundle" / "label.html")
+
+    # Then the markup is on screen as text, no element was made of it and nothing ran
+    assert HOSTILE.split(" \u2028")[0] in page.locator("#capture").inner_text()
+    assert page.locator("#capture img, #capture b, #capture script").count() == 0
+    assert dialogs == [] and page.title().startswith("pytest-ora labelling")
+    assert offline.blocked == [] and offline.errors == []
