@@ -190,10 +190,10 @@ def test_two_raters_give_the_ceiling_and_a_small_n_says_so(tmp_path: Path) -> No
     result = calibration(run_arrays(rows, rubric), humans)
     assert result["captures_labelled"] == 6 and result["captures"] == 5 and result["not_scored"] == 1
     ceiling = {row["criterion"]: row for row in [*result["humans"]["criteria"], result["humans"]["overall"]]}
-    for k, name in enumerate(names):
+    for name in names:
         grid = np.full((2, 5), np.nan)
         for i, c in enumerate(ids[:5]):
-            grid[0, i] = truth[c][name] if name != "accuracy" else truth[c][name]
+            grid[0, i] = truth[c][name]
             if i < 4:
                 grid[1, i] = min(5, truth[c][name] + (1 if name == "accuracy" else 0))
         expected = krippendorff.alpha(reliability_data=grid, level_of_measurement="interval")
