@@ -146,13 +146,15 @@ def calibration_html(data: Mapping[str, Any] | None, scale: Sequence[float]) -> 
     if svg:
         parts.append(f'<figure class="chart calibration-chart" data-chart="calibration"><figcaption>{escape(CHART_TITLE)}'
                      f"</figcaption>{svg}</figure>")
+        parts.append('<p class="note">Each point is a labelled capture: the human mean across, the judge (or the panel '
+                     "mean) up. On the dashed line judge and people agree; above it the judge scores higher.</p>")
     parts.append(_html_table(_HEADERS, _rows(data)))
     if data["humans"] is not None:
         parts.append(f"<h3>Human vs human (the ceiling, {data['humans']['raters']} raters)</h3>")
         parts.append(_html_table(("Criterion", "Captures with 2+ raters", "alpha"), _ceiling_rows(data)))
     for note in _notes(data):
         parts.append(f'<p class="note">{escape(note[2:])}</p>')
-    parts.append(f'<p class="note">{escape(data["method"])}</p>')
+    parts.append(f'<p class="note">Method: {escape(data["method"])}</p>')
     return '<section id="calibration"><h2>Calibration against human labels</h2>' + "".join(parts) + "</section>"
 
 
@@ -172,7 +174,7 @@ def calibration_chart(data: Mapping[str, Any], scale: Sequence[float]) -> str:
     low, high = float(scale[0]), float(scale[1])
     pad = (high - low) * 0.05
     with matplotlib.rc_context(charts._STYLE):  # type: ignore[arg-type]  # the report's own chart style
-        figure = Figure(figsize=(6.4, 2.1 * rows + 0.5), layout="constrained")
+        figure = Figure(figsize=(6.4, 2.4 * rows + 0.5), layout="constrained")
         grid = figure.subplots(rows, columns, squeeze=False)
         for index, name in enumerate(names):
             axes = grid[index // columns][index % columns]

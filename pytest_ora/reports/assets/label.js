@@ -133,7 +133,7 @@
     var aside = document.getElementById("scoring");
     aside.textContent = "";
     aside.appendChild(el("h2", {}, "Your scores"));
-    var range = "Scale " + scale.min + " to " + scale.max + (scale.step_declared ? " in steps of " + scale.step : "");
+    var range = "Scale " + scale.min + " to " + scale.max + (scale.step_declared ? " in steps of " + scale.step : (scale.values.length ? ", in whole points here" : ""));
     aside.appendChild(el("p", { "class": "scale" }, range));
     if (rubric.anchors.length) {
       var general = el("dl", { "class": "anchors" });
