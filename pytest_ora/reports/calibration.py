@@ -144,7 +144,7 @@ def calibration_html(data: Mapping[str, Any] | None, scale: Sequence[float]) -> 
     parts = [f'<p class="note">{escape(line)}</p>' for line in _lead(data)]
     svg = calibration_chart(data, scale)
     if svg:
-        parts.append(f'<figure class="chart calibration-chart" data-chart="calibration"><figcaption>{escape(CHART_TITLE)}'
+        parts.append(f'<figure class="chart calibration-chart" data-chart="calibration" style="max-width: 820px"><figcaption>{escape(CHART_TITLE)}'
                      f"</figcaption>{svg}</figure>")
         parts.append('<p class="note">Each point is a labelled capture: the human mean across, the judge (or the panel '
                      "mean) up. On the dashed line judge and people agree; above it the judge scores higher.</p>")
