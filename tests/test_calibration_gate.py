@@ -14,20 +14,20 @@ from pytest_ora.testing.server import ReferenceJudge
 CRITERIA = ("fidelity", "soundness", "completeness", "relevance", "calibration")
 
 
+def vary(items: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Answers of different quality, so that people and judges have something to agree on."""
+    for index, item in enumerate(items):
+        if index % 3 == 1:
+            item["answer"] = str(item["answer"]).split("\n\n")[0]
+        elif index % 3 == 2:
+            item["answer"] = "A generic essay that names the technique and performs none of it."
+    return items
+
+
 @pytest.fixture
 def judged(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester:  # noqa: F811
     """Twelve scored captures over three configurations, judged once by the reference judge."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-
-    def vary(items: list[dict[str, object]]) -> list[dict[str, object]]:
-        # Answers of different quality, so that people and judges have something to agree on.
-        for index, item in enumerate(items):
-            if index % 3 == 1:
-                item["answer"] = str(item["answer"]).split("\n\n")[0]
-            elif index % 3 == 2:
-                item["answer"] = "A generic essay that names the technique and performs none of it."
-        return items
-
     write_bundle(pytester.path / "bundle", configurations=("optimum", "big-1", "big-2"), routes=routes, edit=vary)
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
@@ -94,3 +94,41 @@ def test_a_gate_threshold_outside_alpha_is_a_usage_error(pytester: pytest.Pytest
     result = pytester.runpytest("--ora-bundle=bundle", f"--ora-fail-calibration={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--ora-fail-calibration" in result.stderr.str()
+
+
+def test_a_judge_built_to_be_biased_shows_its_bias_against_people_while_the_judges_agree(judged: pytest.Pytester) -> None:
+    # Given people whose scores are the unbiased panel's, rounded to whole points
+    write_labels(judged, "people.jsonl")
+    # When both judges of the panel are the reference judge built to add 1.5 to every soundness score
+    keys = {"anthropic": "sk-ant-FAKE-KEY-never-written-4242", "openai": "sk-FAKE-KEY-never-written-8484"}
+    with ReferenceJudge(keys=keys, bias={"soundness": 1.5}) as biased:
+        routes = {"big-1": biased.route("anthropic"), "big-2": biased.route("openai")}
+        write_bundle(judged.path / "biased", configurations=("optimum", "big-1", "big-2"), routes=routes, edit=vary)
+        result = record(judged, "--ora-bundle=biased", "--ora-cassettes=biased-cassettes", "--ora-labels=people.jsonl",
+                        "--ora-out=biased-out")
+    assert result.ret == pytest.ExitCode.OK
+    stats = json.loads((judged.path / "biased-out" / "stats.json").read_text())
+
+    # Then judge vs judge, the bias is invisible: the two judges still agree on soundness
+    soundness = next(row for row in stats["agreement"]["criteria"] if row["criterion"] == "soundness")
+    assert soundness["krippendorff_alpha"] > 0.9
+    # (the judge is built as said: each soundness score is the unbiased one + 1.5, kept within 0-10)
+    def ledger(path: Path) -> dict[str, dict[str, object]]:
+        return {row["capture_id"]: row for row in map(json.loads, path.read_text().splitlines()) if row["status"] == "scored"}
+
+    plain, moved = ledger(judged.path / "ora-results" / "ledger.jsonl"), ledger(judged.path / "biased-out" / "ledger.jsonl")
+    for capture, row in moved.items():
+        for key in ("judge_a", "judge_b"):
+            before, after = plain[capture][key]["scores"], row[key]["scores"]  # type: ignore[index]
+            assert after["soundness"] == min(10, before["soundness"] + 1.5)
+            assert all(after[c] == before[c] for c in CRITERIA if c != "soundness")
+    # And against people it shows: +1.5 where the scale's top does not clip it, a t interval excluding 0
+    for row in stats["calibration"]["judges"]:
+        by = {r["criterion"]: r for r in row["criteria"]}
+        assert 0.75 < by["soundness"]["bias"] <= 1.5 and by["soundness"]["bias_interval"][0] > 0, row["judge"]
+        for name in ("fidelity", "completeness", "relevance", "calibration"):
+            low, high = by[name]["bias_interval"] or (by[name]["bias"], by[name]["bias"])
+            assert abs(by[name]["bias"]) < 0.5 and low < 0.5, (row["judge"], name)
+        assert by["soundness"]["krippendorff_alpha"] < min(by[n]["krippendorff_alpha"] for n in ("fidelity", "completeness"))
+    summary = (judged.path / "biased-out" / "summary.md").read_text()
+    assert "| panel mean | soundness" in summary
