@@ -109,3 +109,24 @@ def test_unblinded_pages_show_configurations_and_the_cli_reports_usage_errors(
     assert "kind checklist" in capsys.readouterr().err
     # A suite laid out by `init` (DIR/bundle/) works from its own directory too
     assert main(["label", str(tmp_path)]) == 0 and (tmp_path / "label.html").is_file()
+
+
+def test_an_unblinded_page_with_results_carries_each_judges_scores(tmp_path: Path) -> None:
+    write_bundle(tmp_path / "bundle")
+    results = tmp_path / "out"
+    results.mkdir()
+    row = {"capture_id": "mode:argument-audit/optimum", "status": "scored",
+           "judges": [{"label": "A", "scores": {"fidelity": 8, "soundness": 7}, "overall": 7.2}]}
+    (results / "ledger.jsonl").write_text(json.dumps(row) + "\n")
+    html, _ = label_page(tmp_path / "bundle", 100, 0, blind=False, results=results)
+    captures = {c["id"]: c for c in page_data(html)["captures"]}  # type: ignore[union-attr, index]
+    assert captures["mode:argument-audit/optimum"]["judges"] == [  # type: ignore[index]
+        {"label": "A", "scores": {"fidelity": 8, "soundness": 7, "completeness": None, "relevance": None, "calibration": None},
+         "overall": 7.2}]
+    assert captures["mode:argument-audit/big-1"]["judges"] == []  # type: ignore[index]
+    # A blind page never reads them, even when given
+    blind, _ = label_page(tmp_path / "bundle", 100, 0, results=results)
+    assert "7.2" not in blind.split('id="label-data">')[1]
+    (results / "ledger.jsonl").write_text("{broken\n")
+    with pytest.raises(ValueError, match="cannot read the ledger"):
+        label_page(tmp_path / "bundle", 100, 0, blind=False, results=results)
