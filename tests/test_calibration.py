@@ -209,3 +209,22 @@ def test_two_raters_give_the_ceiling_and_a_small_n_says_so(tmp_path: Path) -> No
     assert gate_message(result, "0.5") == ("--ora-fail-calibration 0.5: only 5 labelled captures were scored "
                                            "(at least 10 are needed to judge a judge)")
     assert gate_message(None, "0.5") is not None
+
+
+def test_the_alpha_interval_resamples_captures_with_the_librarys_alpha(sample: Any) -> None:
+    from pytest_ora.stats.calibration import _pair_alpha
+
+    # The closed form used per resample is Krippendorff's interval alpha, resample by resample
+    rng = np.random.default_rng(1)
+    judge_values = rng.integers(0, 11, size=(50, 30)).astype(float)
+    human_values = np.clip(judge_values + rng.integers(-2, 3, size=(50, 30)), 0, 10)
+    vectorized = _pair_alpha(judge_values, human_values)
+    for row in range(50):
+        assert vectorized[row] == pytest.approx(krippendorff.alpha(
+            reliability_data=[judge_values[row], human_values[row]], level_of_measurement="interval"), abs=1e-10)
+    # On the sample: every alpha has an interval around it, and the seed fixes it
+    plan, stats, recorded, labels = sample
+    for judge_row in stats["calibration"]["judges"]:
+        for row in [*judge_row["criteria"], judge_row["overall"]]:
+            low, high = row["alpha_interval"]
+            assert low < row["krippendorff_alpha"] < high and high - low > 0.1  # 30 captures leave alpha uncertain

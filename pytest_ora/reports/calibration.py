@@ -19,8 +19,8 @@ from tabulate import tabulate
 __all__ = ["CHART_TITLE", "calibration_chart", "calibration_html", "calibration_markdown", "gate_message", "held_message"]
 
 CHART_TITLE = "Judge vs human per criterion"
-_HEADERS = ("Judge", "Criterion", "n", "alpha vs human", "Quadratic kappa", "Bias (judge - human)", "95% t interval",
-            "MAE", "Spearman rho")
+_HEADERS = ("Judge", "Criterion", "n", "alpha vs human", "95% bootstrap", "Quadratic kappa", "Bias (judge - human)",
+            "95% t interval", "MAE", "Spearman rho")
 
 
 def _fmt(value: Any, places: int = 3) -> str:
@@ -33,6 +33,10 @@ def _signed(value: Any) -> str:
 
 def _range(pair: Sequence[float] | None) -> str:
     return "" if pair is None else f"[{pair[0]:+.2f}, {pair[1]:+.2f}]"
+
+
+def _plain_range(pair: Sequence[float] | None) -> str:
+    return "" if pair is None else f"[{pair[0]:.2f}, {pair[1]:.2f}]"
 
 
 def _judge_name(label: str) -> str:
@@ -49,7 +53,7 @@ def _rows(data: Mapping[str, Any]) -> list[list[str]]:
         for row in [*judge["criteria"], judge["overall"]]:
             rows.append([
                 _judge_name(judge["judge"]), row["criterion"], _n(row), _fmt(row["krippendorff_alpha"]),
-                _fmt(row["quadratic_kappa"]), _signed(row["bias"]), _range(row["bias_interval"]), _fmt(row["mae"], 2),
+                _plain_range(row.get("alpha_interval")), _fmt(row["quadratic_kappa"]), _signed(row["bias"]), _range(row["bias_interval"]), _fmt(row["mae"], 2),
                 _fmt(row["spearman_rho"]),
             ])
     return rows

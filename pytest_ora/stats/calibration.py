@@ -25,7 +25,7 @@ from scipy import stats
 from ..method.scoring import combine
 from .agreement import agreement
 from .arrays import RunArrays, Scale
-from .intervals import CONFIDENCE
+from .intervals import BATCH, CONFIDENCE, RESAMPLES, generator
 
 __all__ = ["GATE_MINIMUM", "METHOD", "PANEL", "SMALL_N", "HumanArrays", "calibration", "human_arrays"]
 
@@ -41,8 +41,9 @@ METHOD = (
     "and scored: Krippendorff's alpha, interval level (krippendorff.alpha); quadratic-weighted Cohen's kappa "
     "(statsmodels cohens_kappa) where the values lie on a discrete scale; bias = mean(judge - human) with a "
     "Student t interval (scipy.stats.ttest_1samp); mean absolute error; Spearman's rho (scipy.stats.spearmanr). "
-    "A human overall is the rubric's formula over the raters' mean scores. Human-vs-human alpha over every "
-    "rater's labels (captures with two or more raters) is the ceiling."
+    "A human overall is the rubric's formula over the raters' mean scores. alpha_interval: percentile bootstrap "
+    "resampling labelled captures (scipy.stats.bootstrap, paired; alpha in closed form per resample). "
+    "Human-vs-human alpha over every rater's labels (captures with two or more raters) is the ceiling."
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -96,13 +97,37 @@ def _finite(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def versus(judge: FloatArray, human: FloatArray, scale: Scale) -> dict[str, Any]:
+def _pair_alpha(judge: FloatArray, human: FloatArray, axis: int = -1) -> FloatArray:
+    """Interval alpha of two raters over the last axis, in closed form (as agreement.interval_alpha), vectorized
+    over resamples: 1 - (2n - 1) * sum (j - h)^2 / sum over all ordered pairs of values of their squared difference."""
+    both = np.concatenate([judge, human], axis=axis)
+    total = both.shape[axis]
+    within = 2 * ((judge - human) ** 2).sum(axis=axis)
+    between = 2 * (total * (both**2).sum(axis=axis) - both.sum(axis=axis) ** 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(1 - (total - 1) * within / between, dtype=np.float64)
+
+
+def alpha_interval(judge: FloatArray, human: FloatArray, rng: np.random.Generator, resamples: int) -> list[float] | None:
+    """Percentile bootstrap interval of the judge-vs-human alpha, resampling captures; None when undefined."""
+    if judge.size < 3 or np.ptp(np.concatenate([judge, human])) == 0:
+        return None
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = stats.bootstrap((judge, human), _pair_alpha, paired=True, vectorized=True, n_resamples=resamples,
+                                 batch=BATCH, confidence_level=CONFIDENCE, method="percentile", rng=rng)
+    low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
+    return [low, high] if math.isfinite(low) and math.isfinite(high) else None
+
+
+def versus(judge: FloatArray, human: FloatArray, scale: Scale, rng: np.random.Generator | None = None,
+           resamples: int = RESAMPLES) -> dict[str, Any]:
     """One judge's (or the panel's) values against the human means on the same captures."""
     keep = ~(np.isnan(judge) | np.isnan(human))
     judge, human = judge[keep], human[keep]
     n = int(judge.size)
-    row: dict[str, Any] = {"n": n, "krippendorff_alpha": None, "quadratic_kappa": None, "bias": None,
-                           "bias_interval": None, "mae": None, "spearman_rho": None, "small_n": n < SMALL_N}
+    row: dict[str, Any] = {"n": n, "krippendorff_alpha": None, "alpha_interval": None, "quadratic_kappa": None,
+                           "bias": None, "bias_interval": None, "mae": None, "spearman_rho": None, "small_n": n < SMALL_N}
     notes = []
     if n:
         difference = judge - human
@@ -110,6 +135,8 @@ def versus(judge: FloatArray, human: FloatArray, scale: Scale) -> dict[str, Any]
         row["mae"] = float(np.abs(difference).mean())
         found = agreement(np.column_stack([judge, human]), scale)
         row["krippendorff_alpha"], row["quadratic_kappa"] = found.krippendorff_alpha, found.quadratic_kappa
+        if found.krippendorff_alpha is not None and rng is not None:
+            row["alpha_interval"] = alpha_interval(judge, human, rng, resamples)
         if found.note:
             notes.append(found.note)
     if n >= 2 and np.ptp(judge - human) > 0:
@@ -144,7 +171,7 @@ def _ceiling(ratings: FloatArray) -> dict[str, Any]:
     return {"n": pairable, "krippendorff_alpha": alpha, "small_n": pairable < SMALL_N}
 
 
-def calibration(data: RunArrays, human: HumanArrays) -> dict[str, Any]:
+def calibration(data: RunArrays, human: HumanArrays, seed: int = 0, resamples: int = RESAMPLES) -> dict[str, Any]:
     """stats.json's `calibration`: every judge and the panel vs people, and the people's own agreement."""
     position = {capture: i for i, capture in enumerate(data.capture_ids)}
     shared = [(position[c], h) for h, c in enumerate(human.capture_ids) if c in position]
@@ -161,9 +188,11 @@ def calibration(data: RunArrays, human: HumanArrays) -> dict[str, Any]:
     for label, scores, overall in columns:
         judges.append({
             "judge": label,
-            "criteria": [{"criterion": name, **versus(scores[:, k], human.mean_scores[human_index, k], data.scale)}
+            "criteria": [{"criterion": name, **versus(scores[:, k], human.mean_scores[human_index, k], data.scale,
+                                                      generator(seed, f"calibration:{label}:{name}"), resamples)}
                          for k, name in enumerate(data.criteria)],
-            "overall": {"criterion": "overall", **versus(overall, human.mean_overall[human_index], data.scale)},
+            "overall": {"criterion": "overall", **versus(overall, human.mean_overall[human_index], data.scale,
+                                                         generator(seed, f"calibration:{label}:overall"), resamples)},
         })
     ceiling = None
     if len(human.raters) >= 2:

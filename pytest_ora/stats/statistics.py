@@ -155,7 +155,7 @@ def run_statistics(
     if labels is not None:  # human labels (SPEC 16): stats/calibration.py, a stats.calibration.HumanArrays
         from .calibration import calibration
 
-        stats["calibration"] = calibration(data, labels)
+        stats["calibration"] = calibration(data, labels, seed, resamples)
     hypotheses = hypotheses_data(data, manifest, seed, resamples)
     if hypotheses is not None:
         hypotheses["method"] = {"seed": seed, "resamples": resamples, "confidence_level": CONFIDENCE,
