@@ -151,7 +151,8 @@ def calibration_html(data: Mapping[str, Any] | None, scale: Sequence[float]) -> 
         parts.append(f'<figure class="chart calibration-chart" data-chart="calibration" style="max-width: 820px"><figcaption>{escape(CHART_TITLE)}'
                      f"</figcaption>{svg}</figure>")
         parts.append('<p class="note">Each point is a labelled capture: the human mean across, the judge (or the panel '
-                     "mean) up. On the dashed line judge and people agree; above it the judge scores higher.</p>")
+                     "mean) up, the judges drawn side by side around each human value. On the dashed line judge and people agree; "
+                     "above it the judge scores higher.</p>")
     parts.append(_html_table(_HEADERS, _rows(data)))
     if data["humans"] is not None:
         parts.append(f"<h3>Human vs human (the ceiling, {data['humans']['raters']} raters)</h3>")
@@ -184,7 +185,9 @@ def calibration_chart(data: Mapping[str, Any], scale: Sequence[float]) -> str:
             axes = grid[index // columns][index % columns]
             axes.plot([low, high], [low, high], color="#9aa3ad", linewidth=0.8, linestyle="--")
             for j, label in enumerate(labels):
-                xs = [p["human"][index] for p in data["points"]]
+                # Judges side by side around each human value, so that equal scores on a discrete scale do not hide each other.
+                dodge = (j - (len(labels) - 1) / 2) * (high - low) * 0.012
+                xs = [p["human"][index] + dodge for p in data["points"]]
                 ys = [p["judges"][label][index] for p in data["points"]]
                 panel = label == "panel"
                 axes.plot(xs, ys, "D" if panel else "o", color="#29323c" if panel else charts._PALETTE[j % len(charts._PALETTE)],
