@@ -84,7 +84,7 @@ def _verify(directory: Path) -> int:
 
 def _label(args: argparse.Namespace) -> int:
     """0 with the page written; 4 when the bundle or the options cannot give one."""
-    from .errors import IntakeError
+    from .core.errors import IntakeError
     from .reports.labelpage import LabelPageError, write_label_page
 
     if args.sample < 1:

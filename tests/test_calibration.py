@@ -16,9 +16,9 @@ from test_statistics_sample import ROOT, judge, recorded_scores
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.bundle.labels import read_labels
+from pytest_ora.core.record import CaptureRecord, base_record
 from pytest_ora.method.rubric import get_rubric
 from pytest_ora.method.scoring import combine
-from pytest_ora.record import CaptureRecord, base_record
 from pytest_ora.reports.calibration import calibration_markdown, gate_message
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import OutputDir

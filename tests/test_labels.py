@@ -10,7 +10,7 @@ from bundle_factory import write_bundle
 from test_plugin import EVAL_TEST
 
 from pytest_ora.bundle.labels import labels_path, read_labels
-from pytest_ora.errors import IntakeError
+from pytest_ora.core.errors import IntakeError
 from pytest_ora.method.rubric import get_rubric
 
 ORA = get_rubric("ora-1.0")

@@ -16,10 +16,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ..errors import IntakeError, Problem, show_value
-from ..method.kinds.scores import check_scale
-from ..strictjson import StrictJsonError, strict_loads
-from .paths import BundlePathError, bundle_file
+from ..core.errors import IntakeError, Problem, show_value
+from ..core.paths import BundlePathError, bundle_file
+from ..core.strictjson import StrictJsonError, strict_loads
+from ..method.kinds.scores.kind import check_scale
 
 __all__ = ["LABEL_FIELDS", "HumanLabel", "LabelSet", "check_label", "labels_path", "read_labels"]
 

@@ -26,7 +26,8 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from ..bundle.intake import Plan, PlannedCapture, intake
+from ..bundle.intake import intake
+from ..core.plan import Plan, PlannedCapture
 from ..judges.packet import build_packet
 
 __all__ = ["DEFAULT_SAMPLE", "LABEL_PAGE", "LabelPageError", "label_page", "stratified_sample", "write_label_page"]
