@@ -142,7 +142,7 @@ def _options(values: Sequence[str]) -> str:
     return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
 
 
-def render_html(data: Mapping[str, Any]) -> str:
+def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
     """The whole page for the page data; the same data gives the same bytes."""
     rubric = data["rubric"]
     judges = "; ".join(f"{j['label']} = {j['model']} ({j['provider']})" for j in data["judges"]) or "none"
@@ -156,6 +156,8 @@ def render_html(data: Mapping[str, Any]) -> str:
         summary=_summary(data),
         charts=_charts(data),
         statistics=_statistics(data),
+        calibration=calibration,
+        calibration_nav='<a href="#calibration">Calibration</a> ' if calibration else "",
         family_options=_options(data["families"]),
         configuration_options=_options(data["configurations"]),
         status_options=_options(data["statuses"]),

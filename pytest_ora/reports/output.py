@@ -329,7 +329,13 @@ def _statistics_files(
     from ..stats.arrays import run_arrays
     from ..stats.statistics import run_statistics
     data = run_arrays(rows, rubric)
-    stats = run_statistics(data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement)
+    human = None
+    if facts.labels is not None:
+        from ..stats.calibration import human_arrays
+
+        human = human_arrays(facts.labels, rubric)
+    stats = run_statistics(data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement,
+                           labels=human)
     written = {
         "stats.json": stable_json(stats.data, rubric.version),
         "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),

@@ -222,6 +222,15 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+def _biased(reply: dict[str, Any], bias: Mapping[str, float], shape: Any) -> dict[str, Any]:
+    """The reply with `bias` added to the named criteria's scores, within the scale."""
+    scores = reply.get("scores")
+    if not bias or not isinstance(scores, dict):
+        return reply
+    moved = {name: min(shape.high, max(shape.low, value + bias[name])) if name in bias else value for name, value in scores.items()}
+    return {**reply, "scores": moved}
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Reads one request, asks the judge, writes the response (or nothing, for a drop)."""
 
@@ -294,11 +303,14 @@ class ReferenceJudge:
         batch_delay: float = 0.5,
         batch_expire: bool = False,
         prefer_first: bool = False,
+        bias: Mapping[str, float] | None = None,
     ) -> None:
         """keys: provider -> the one accepted key (providers not listed, or keys=None, accept any
         non-empty key); models: an allowlist of model ids (others get 404), or None for any;
         rpm: requests per minute per provider and key (a token bucket, see ratelimit.py), or None;
-        prefer_first: a position-biased judge that names the first compared response the winner."""
+        prefer_first: a position-biased judge that names the first compared response the winner;
+        bias: criterion -> points added to every score of it (kept on the scale): a judge built to be
+        biased, to show what calibration against people finds."""
         unknown = sorted(set(keys or {}) - set(PROVIDERS))
         if unknown:
             raise ValueError(f"unknown provider in keys: {', '.join(unknown)}; known: {', '.join(PROVIDERS)}")
@@ -310,6 +322,7 @@ class ReferenceJudge:
         self.batches = BatchStore(self._answer_offline, batch_delay, batch_expire)
         """OpenAI Files + Batch and Anthropic Message Batches (see batch.py)."""
         self.prefer_first = prefer_first
+        self.bias = dict(bias or {})
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []
@@ -556,7 +569,8 @@ class ReferenceJudge:
         if fault is not None and fault.kind == "slow":
             self._stopping.wait(fault.delay)
         spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS else None
-        reply = _spoil(judge_reply(call.text, call.model, call.images, reply_shape(body), self.prefer_first), spoiler)
+        shape = reply_shape(body)
+        reply = _spoil(_biased(judge_reply(call.text, call.model, call.images, shape, self.prefer_first), self.bias, shape), spoiler)
         kind = fault.kind if fault is not None else None
         limit = call.max_tokens
         if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:
