@@ -14,7 +14,7 @@ import httpx
 import pytest
 from virtual_time import VirtualLoop, run_virtual
 
-from pytest_ora.errors import TransportError
+from pytest_ora.core.errors import TransportError
 from pytest_ora.judges.calling import judging_as
 from pytest_ora.judges.ratelimit import HEADROOM, Limit, PacedTransport, SharedLimiter, parse_reset, request_tokens
 from pytest_ora.judges.transport import RetryPolicy, send
