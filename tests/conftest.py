@@ -7,6 +7,7 @@ import contextlib
 # httpx imports httpcore lazily. pytester's in-process runs drop modules first imported during a
 # run, and a second copy of httpcore would break httpx's exception mapping for later tests.
 import httpcore  # noqa: F401
+import pytest
 
 # numpy (under scipy and statsmodels) cannot be imported twice in one process: load the statistics
 # before pytester's first in-process run would import them and then drop them.
@@ -17,3 +18,10 @@ import pytest_ora.stats.statistics  # noqa: F401
 with contextlib.suppress(ImportError):
     import matplotlib.backends.backend_svg  # noqa: F401
     import matplotlib.figure  # noqa: F401
+
+
+@pytest.fixture(autouse=True)
+def _no_report_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test computes its statistics and charts (a test that changes how is not served an old result);
+    tests of the cache itself point PYTEST_ORA_CACHE at a directory of their own."""
+    monkeypatch.setenv("PYTEST_ORA_CACHE", "off")

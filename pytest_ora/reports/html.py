@@ -15,6 +15,7 @@ from string import Template
 from typing import Any
 
 from . import charts
+from .cache import cached
 
 __all__ = ["REPORT_NAME", "render_html"]
 
@@ -63,7 +64,8 @@ def _summary(data: Mapping[str, Any]) -> str:
 
 
 def _charts(data: Mapping[str, Any]) -> str:
-    drawn = charts.render_charts(data)
+    # Drawn again only when the page data changed: the same data gives the same SVG bytes.
+    drawn = cached("charts", {"data": data, "available": charts.charts_available()}, lambda: charts.render_charts(data))
     if not drawn and charts.charts_available():
         return '<p class="note" id="no-charts">Nothing to chart: no configuration has a mean overall (see the tables).</p>'
     if not drawn:

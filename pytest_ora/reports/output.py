@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -25,6 +26,7 @@ from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, kind_files, mechanical
 from .archive import archive_report
+from .cache import cached
 from .html import REPORT_NAME
 from .methodology import RunFacts, methodology_data, methodology_text
 from .notes import summary_appendix, summary_preface
@@ -288,11 +290,7 @@ def _finish_report(
 ) -> None:
     """The statistics files (and the summary and methodology with their Statistics sections), then report.html,
     from the ledger just written (as `verify` reads it)."""
-    from ..stats.arrays import statistics_fields
-
-    rows = (statistics_fields(row.model_dump()) for row in ledger_rows(directory / "ledger.jsonl", rubric))
-    scored = [fields for fields in rows if fields is not None]
-    for name, text in _statistics_files(rubric, manifest, scored, facts, files).items():
+    for name, text in _statistics_files(directory, rubric, manifest, facts, files).items():
         write_atomic(directory / name, text)
     # Last, from the ledger just written (as `verify` renders it) and the optional results beside it.
     page = report_page(manifest.bundle, rubric, ledger_rows(directory / "ledger.jsonl", rubric),
@@ -322,9 +320,38 @@ def _ignore_interrupts() -> None:
 
 
 def _statistics_files(
+    directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts, files: dict[str, str]
+) -> dict[str, str]:
+    """stats.json, disagreements.csv, hypotheses.json, and the summary and methodology with their Statistics sections,
+    from the ledger just written (as `verify` reads it)."""
+    # A replay of unchanged cassettes writes the same ledger: its statistics are not computed (nor
+    # numpy, scipy and statsmodels imported) again; see cache.py for why a hit is the same bytes.
+    ledger = directory / "ledger.jsonl"
+    inputs = {
+        "ledger": _file_digest(ledger), "rubric": repr(rubric), "manifest": manifest.model_dump(mode="json"),
+        "seed": facts.seed, "disagreement": facts.disagreement, "files": files,
+    }
+
+    def compute() -> dict[str, str]:
+        from ..stats.arrays import statistics_fields
+
+        rows = (statistics_fields(row.model_dump()) for row in ledger_rows(ledger, rubric))
+        return _computed_statistics(rubric, manifest, [fields for fields in rows if fields is not None], facts, files)
+
+    return cached("statistics", inputs, compute)
+
+
+def _file_digest(path: Path) -> str:
+    hasher = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(1 << 20):
+            hasher.update(chunk)
+    return hasher.hexdigest()
+
+
+def _computed_statistics(
     rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts, files: dict[str, str]
 ) -> dict[str, str]:
-    """stats.json, disagreements.csv, hypotheses.json, and the summary and methodology with their Statistics sections."""
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
     from ..stats.statistics import run_statistics
