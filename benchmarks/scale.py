@@ -1,7 +1,7 @@
 """Scale figures (SPEC section 13): live defaults, the shared rate limit, resume after an interrupt.
 
     python benchmarks/scale.py                       # all parts, about 6 minutes on 2 cores
-    python benchmarks/scale.py --parts ratelimit     # throughput, ratelimit, resume, inspect
+    python benchmarks/scale.py --parts ratelimit     # throughput, ratelimit, headerless, resume, batch, inspect, memory
 
 Every part runs pytest on a generated copy of the sample whose judges are the loopback reference
 judge (its own process, `python -m pytest_ora.testing.server`), with placeholder keys, in a
@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 import live  # noqa: E402
 
 LATENCY = 0.5
-PARTS = ("throughput", "ratelimit", "resume", "batch", "inspect", "memory")
+PARTS = ("throughput", "ratelimit", "headerless", "resume", "batch", "inspect", "memory")
 
 
 @dataclass
@@ -112,6 +112,34 @@ def ratelimit(bundle: Path, scratch: Path, env: dict[str, str], captures: int, r
         print("  " + line)
     if result.returncode != 0:
         print(result.output[-3000:])
+
+
+def headerless(bundle: Path, scratch: Path, env: dict[str, str], captures: int, rps: float, settings: list[str],
+               repeat: int) -> None:
+    """Captures x 2 judges against a judge allowing `rps` calls a second per route that announces nothing."""
+    floor = captures / rps
+    print(f"\n## Header-less rate limit: {captures} captures x 2 judges, a judge allowing {rps:g} requests/s per route "
+          f"(429 + retry-after only, no rate-limit header), {LATENCY} s a call; physical limit {floor:.0f} s")
+    print("| setting | run | wall s | wall / limit | judge calls | answered 429 | share of 429s | captures lost |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    ids = live.judged_ids(bundle, captures)
+    for setting in settings:
+        extra = setting.split()
+        for run in range(repeat):
+            name = f"hl{setting.replace(' ', '')}-{run}"
+            with live.JudgeServer(LATENCY, rpm=rps * 60, rate_headers=False) as server:
+                live.point_bundle_at(bundle, server)
+                result = run_pytest(pytest_args(ids, bundle, scratch, name, *extra), env)
+            calls, refused = served(server)
+            ledger = scratch / f"{name}-out" / "ledger.jsonl"
+            statuses = [json.loads(line)["status"] for line in ledger.read_text().splitlines()] if ledger.exists() else []
+            lost = captures - statuses.count("scored")
+            print(f"| {setting or '-n 0'} (defaults) | {run + 1} | {result.wall:.1f} | {result.wall / floor:.2f} | {calls} | "
+                  f"{refused} | {100 * refused / max(1, calls):.1f}% | {lost} |", flush=True)
+            if result.returncode not in (0, 1) or lost:
+                print(result.output[-3000:])
+            for line in server.closing[1:]:
+                print("    " + line)
 
 
 def resume(bundle: Path, scratch: Path, env: dict[str, str], captures: int, after: float) -> None:
@@ -278,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow-captures", type=int, default=40, help="captures of the old-default row (1 at a time)")
     parser.add_argument("--rpm", type=float, default=300, help="the judge's limit in the rate-limit part")
     parser.add_argument("--rpm-captures", type=int, default=150, help="captures of the rate-limit part")
+    parser.add_argument("--headerless-rps", type=float, default=2.0, help="the header-less judge's requests/s per route")
+    parser.add_argument("--headerless-captures", type=int, default=100)
+    parser.add_argument("--headerless-settings", default=",-n 4", help="comma-separated pytest options, one run each")
+    parser.add_argument("--headerless-repeat", type=int, default=1)
     parser.add_argument("--resume-captures", type=int, default=100)
     parser.add_argument("--interrupt-after", type=float, default=8.0, help="seconds before SIGINT in the resume part")
     parser.add_argument("--batch-delay", type=float, default=10.0, help="seconds until the judge ends a batch")
@@ -296,6 +328,9 @@ def main(argv: list[str] | None = None) -> int:
             throughput(bundle, scratch, env, args.captures, args.slow_captures)
         if "ratelimit" in parts:
             ratelimit(bundle, scratch, env, args.rpm_captures, args.rpm)
+        if "headerless" in parts:
+            headerless(bundle, scratch, env, args.headerless_captures, args.headerless_rps,
+                       args.headerless_settings.split(","), args.headerless_repeat)
         if "resume" in parts:
             resume(bundle, scratch, env, args.resume_captures, args.interrupt_after)
         if "batch" in parts:

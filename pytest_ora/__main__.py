@@ -1,4 +1,4 @@
-"""`python -m pytest_ora schema capture|reply`, `rubric list|show ID|digest FILE` and `verify DIR`."""
+"""`python -m pytest_ora schema capture|reply`, `rubric list|show ID|digest FILE`, `verify DIR` and `label DIR`."""
 
 from __future__ import annotations
 
@@ -32,9 +32,18 @@ def main(argv: list[str] | None = None) -> int:
     digest.add_argument("file", type=Path)
     check = commands.add_parser("verify", help="re-render every report of an --ora-out directory; fail naming any edited by hand")
     check.add_argument("directory", type=Path)
+    label = commands.add_parser("label", help="write DIR/label.html: a page on which a person scores a sample of the bundle")
+    label.add_argument("directory", type=Path, help="a capture bundle (or a suite holding bundle/)")
+    label.add_argument("--sample", type=int, default=50, metavar="N", help="captures to sample, stratified by configuration (default 50)")
+    label.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the sample and its order (default 0)")
+    label.add_argument("--rubric", default=None, help="rubric (built-in id or file) instead of the bundle's")
+    label.add_argument("--unblind", action="store_true", help="show each capture's configuration (and, with --results, the judges' scores)")
+    label.add_argument("--results", type=Path, default=None, help="an --ora-out directory whose judge scores an --unblind page shows")
     args = parser.parse_args(argv)
     if args.command == "verify":
         return _verify(args.directory)
+    if args.command == "label":
+        return _label(args)
     try:
         if args.command == "schema":
             document = capture_json_schema() if args.which == "capture" else reply_schema(resolve_rubric(args.rubric, Path.cwd()))
@@ -71,6 +80,30 @@ def _verify(directory: Path) -> int:
         sys.stderr.write(f"error: {directory}: no report to verify (is it an --ora-out directory?)\n")
         return 4
     return 1 if edited else 0
+
+
+def _label(args: argparse.Namespace) -> int:
+    """0 with the page written; 4 when the bundle or the options cannot give one."""
+    from .core.errors import IntakeError
+    from .reports.labelpage import LabelPageError, write_label_page
+
+    if args.sample < 1:
+        sys.stderr.write(f"error: --sample takes a positive number of captures, got {args.sample}\n")
+        return 4
+    try:
+        path, count = write_label_page(
+            args.directory, args.sample, args.seed, rubric_option=(args.rubric, Path.cwd()) if args.rubric else None,
+            blind=not args.unblind, results=args.results,
+        )
+    except (LabelPageError, IntakeError, RubricError) as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 4
+    except OSError as error:
+        sys.stderr.write(f"error: {args.directory}: cannot write the page ({error.strerror or error})\n")
+        return 4
+    sys.stdout.write(f"label: {count} captures on {path}; open it in a browser, score, download labels.jsonl, "
+                     "then run with --ora-labels labels.jsonl\n")
+    return 0
 
 
 def _digest(path: Path) -> str:

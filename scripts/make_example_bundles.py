@@ -106,7 +106,10 @@ def trio() -> None:
         "  - {id: H3, better: cell-d, worse: cell-c, margin: 0.30}   # Qwen multiplier\n"
         "  - {id: H4, better: cell-d, worse: cell-a, margin: 0}      # sovereignty bridge: D >= A\n"
         "verdict: {directional_at_least: 6, no_critical: true}       # PILOT PASS: 6 of 9 directional, no critical cell\n"
+        "labels: labels.jsonl                                        # human labels of all 12 responses: illustrative, see README.md\n"
     ))
+    # Hand-written, not generated: one person's scores of the 12 responses (SPEC 16), copied as they are.
+    write(root / "labels.jsonl", (Path(__file__).with_name("trio_labels.jsonl")).read_text(encoding="utf-8"))
     write(root / "optimum.yaml", (
         "# The trio of seed 003, routed to the loopback reference judge for the recorded example.\n"
         "snapshot: trio-2026-04-24\n"

@@ -25,6 +25,8 @@ from functools import lru_cache
 from pathlib import Path
 
 SEED = "ora-performance-sample/v1"
+LABELS = Path(__file__).with_name("sample_labels.jsonl")
+"""Hand-written human labels of 30 sample captures (illustrative), copied into the bundle as labels.jsonl."""
 BUNDLE_ID = "ora-performance-sample"
 CREATED = "2026-06-20"
 LANES: tuple[str, ...] = ("optimum", "big-1", "big-2", "medium", "small", "local")
@@ -1737,6 +1739,7 @@ def manifest_yaml(lanes: list[str]) -> str:
         f"configurations: [{', '.join(lanes)}]\n"
         f"scored_set: {{{scored}}}\n"
         f"collisions: {{{collisions}}}\n"
+        "labels: labels.jsonl   # human labels for 30 captures: illustrative, see README.md\n"
     )
 
 
@@ -1821,6 +1824,16 @@ Adversarial answers (text that tries to close the answer section or instruct the
 carries ``` fences): {adversarial}.
 Every executed `mode:structured-output` answer also ends in a fenced JSON record.
 
+## Human labels (illustrative)
+
+`labels.jsonl` (named by `labels:` in bundle.yaml) holds one person's scores of 30 captures, five
+from each lane, on the ora-1.0 rubric: the sample `python -m pytest_ora label evals/bundle --sample 30`
+draws with seed 0. The scorer read each capture and its specification and scored it on the
+rubric's questions and anchors; the note on each line says why. They are **illustrative**: one
+rater, 30 captures, written to show the Calibration section of summary.md and report.html, not a
+measurement of any judge. They are hand-written and kept in `scripts/sample_labels.jsonl`; this
+script copies them unchanged.
+
 ## Costs and times
 
 `cost_usd` and `wall_clock_minutes` are drawn per lane from fixed ranges (the `local` lane has no
@@ -1861,6 +1874,8 @@ def generate(scale: int) -> Output:
     # Byte-for-byte regeneration is tested; keep git from converting line endings on checkout.
     out.text(".gitattributes", "* -text\n")
     out.text("README.md", readme(stats, lanes, n_scored, len(records), n_specs, techniques))
+    # Hand-written, not generated: one person's scores of 30 captures (SPEC 16), copied as they are.
+    out.text("labels.jsonl", LABELS.read_text(encoding="utf-8"))
     return out
 
 
@@ -1871,7 +1886,7 @@ def write(out: Output, root: Path) -> None:
     for name in ("specs", "artifacts"):
         if (root / name).is_dir():
             shutil.rmtree(root / name)
-    for name in ("bundle.yaml", "optimum.yaml", "captures.jsonl", "README.md", ".gitattributes"):
+    for name in ("bundle.yaml", "optimum.yaml", "captures.jsonl", "README.md", ".gitattributes", "labels.jsonl"):
         (root / name).unlink(missing_ok=True)
     for rel, data in sorted(out.files.items()):
         path = root / rel

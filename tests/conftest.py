@@ -46,3 +46,10 @@ def project(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
     return pytester
+
+
+@pytest.fixture(autouse=True)
+def _no_report_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test computes its statistics and charts (a test that changes how is not served an old result);
+    tests of the cache itself point PYTEST_ORA_CACHE at a directory of their own."""
+    monkeypatch.setenv("PYTEST_ORA_CACHE", "off")

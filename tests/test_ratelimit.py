@@ -1,18 +1,30 @@
-"""The shared rate limiter: pacing, the providers' headers, AIMD on 429, and one schedule for many processes."""
+"""The shared rate limiter: pacing, the providers' headers, a limit learned without them, one schedule for many processes."""
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
+from virtual_time import VirtualLoop, run_virtual
 
-from pytest_ora.judges.ratelimit import HEADROOM, Limit, SharedLimiter, parse_reset, request_tokens
-from pytest_ora.testing.ratelimit import RateLimiter
+from pytest_ora.core.errors import TransportError
+from pytest_ora.core.models import RoleSpec
+from pytest_ora.core.plan import JudgeSlot
+from pytest_ora.judges.calling import JUDGE_EXTENSION
+from pytest_ora.judges.ratelimit import HEADROOM, Limit, PacedTransport, SharedLimiter, parse_reset, request_tokens
+from pytest_ora.judges.transport import RetryPolicy, send
+from pytest_ora.testing.ratelimit import Bucket, RateLimiter
 from pytest_ora.testing.server import ReferenceJudge
+
+BIG = JudgeSlot(label="Judge A", slot="big", role="big",
+                spec=RoleSpec(model="m", provider="openai", route="http://judge.test/v1/chat/completions"))
+"""The judge a paced call is sent for (the pacing transport reads it off the request)."""
 
 
 class Clock:
@@ -206,3 +218,185 @@ def test_the_bucket_refills_at_its_rate() -> None:
     assert "retry-after-ms" in headers
     time.sleep(0.55)
     assert limit.take("openai", "k").allowed
+
+
+# --- a header-less limit, simulated on a virtual clock ----------------------------------------
+
+
+class _LimitedJudge(httpx.AsyncBaseTransport):
+    """The reference judge's token bucket on the loop's virtual clock, answering after `latency`."""
+
+    def __init__(self, loop: VirtualLoop, rps: float, latency: float, announce: bool) -> None:
+        self.loop, self.latency, self.announce = loop, latency, announce
+        self.bucket = Bucket(rps * 60, loop.time())
+        self.accepted = self.refused = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        decision = self.bucket.take(self.loop.time(), int(self.bucket.rate * 60))
+        headers = decision.headers("openai", announce=self.announce)
+        if not decision.allowed:
+            self.refused += 1
+            return httpx.Response(429, headers=headers, request=request)
+        await asyncio.sleep(self.latency)
+        self.accepted += 1
+        return httpx.Response(200, headers=headers, json={}, request=request)
+
+
+@dataclass
+class _Run:
+    wall: float
+    accepted: int
+    refused: int
+    lost: int
+    rates: list[float]
+    """The role's rate after every response (None while unpaced is left out)."""
+
+
+def _simulate(tmp_path: Path, *, calls: int, rps: float, in_flight: int, processes: int = 1,
+              announce: bool = False, latency: float = 0.5) -> _Run:
+    """`calls` judge calls of one role through PacedTransport and the retry policy's defaults."""
+    loop = VirtualLoop()
+    judge = _LimitedJudge(loop, rps, latency, announce)
+    rates: list[float] = []
+    lost = 0
+
+    async def main() -> float:
+        nonlocal lost
+        limiters = [SharedLimiter(tmp_path, {}, clock=loop.clock, sleep=asyncio.sleep) for _ in range(processes)]
+        clients = [httpx.AsyncClient(transport=PacedTransport(judge, shared)) for shared in limiters]
+        remaining = [calls]
+        rng = random.Random(0)
+
+        async def one_slot(index: int) -> None:
+            nonlocal lost
+            client = clients[index % processes]
+            while remaining[0] > 0:
+                remaining[0] -= 1
+                request = httpx.Request("POST", "http://judge.test/v1/chat/completions", content=b"{}",
+                                        extensions={JUDGE_EXTENSION: BIG})
+                try:
+                    await send(client, request, policy=RetryPolicy(max_attempts=7), judge="Judge A",
+                               error_message=lambda response: "", rng=rng)
+                except TransportError:
+                    lost += 1
+                rate = limiters[0].snapshot("big")["rate"]
+                if rate is not None:
+                    rates.append(rate)
+
+        start = loop.time()
+        await asyncio.gather(*(one_slot(index) for index in range(in_flight * processes)))
+        return loop.time() - start
+
+    wall = run_virtual(main(), loop)
+    return _Run(wall, judge.accepted, judge.refused, lost, rates)
+
+
+def test_a_header_less_limit_is_learned_from_the_pace_of_successes(tmp_path: Path) -> None:
+    # Given a judge allowing 2 calls a second, saying nothing but retry-after on a 429,
+    # and 100 calls with 24 in flight (the live default of one process)
+    run = _simulate(tmp_path, calls=100, rps=2.0, in_flight=24)
+    # Then no call is lost, the run takes about the physical 50 s, and few calls are refused
+    assert run.lost == 0
+    assert run.accepted == 100
+    assert run.wall <= 1.3 * 50
+    assert run.refused / (run.accepted + run.refused) < 0.1
+    # And the rate settled near the limit: it never collapsed below half of it
+    assert min(run.rates) >= 1.0
+    assert 1.6 <= run.rates[-1] <= 2.4
+
+
+def test_a_header_less_limit_is_shared_by_every_process(tmp_path: Path) -> None:
+    # Given four processes (-n 4) of six calls in flight each against the same 2 calls a second
+    run = _simulate(tmp_path, calls=100, rps=2.0, in_flight=6, processes=4)
+    assert run.lost == 0
+    assert run.wall <= 1.3 * 50
+    assert min(run.rates) >= 1.0
+
+
+def test_a_faster_header_less_limit_is_held_too(tmp_path: Path) -> None:
+    # 10 calls a second: the old halving on every 429 fell to a tenth of this and stayed there
+    run = _simulate(tmp_path, calls=500, rps=10.0, in_flight=24)
+    assert run.lost == 0
+    assert run.wall <= 1.3 * 50
+    assert min(run.rates) >= 5.0
+
+
+def test_with_the_providers_headers_eight_processes_meet_no_429(tmp_path: Path) -> None:
+    run = _simulate(tmp_path, calls=100, rps=2.0, in_flight=3, processes=8, announce=True)
+    assert run.refused == 0
+    assert run.lost == 0
+    assert run.rates[-1] == pytest.approx(2.0 * HEADROOM)
+
+
+def test_a_burst_of_429s_cuts_to_the_pace_of_successes_once_a_round(tmp_path: Path) -> None:
+    # Given a header-less role whose calls were accepted at 4 a second for the last 5 seconds, unpaced
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    first = send_times(shared, "big", 1)[0]
+    for index in range(21):
+        clock.now = first + index * 0.25  # answered a quarter of a second apart
+        shared.observe("big", first, 200, httpx.Headers())
+    clock.now = first + 5.5
+    # When six calls sent together all come back 429
+    burst = send_times(shared, "big", 6)
+    for moment in burst:
+        shared.observe("big", moment, 429, httpx.Headers())
+    # Then the rate went to a little under the measured pace, once (not halved six times)
+    state = shared.snapshot("big")
+    assert state["measured"] == pytest.approx(4.0)
+    assert state["rate"] == pytest.approx(4.0 * HEADROOM)
+    # And when calls paced at that rate are refused, only the first call's refusal cuts again
+    paced = send_times(shared, "big", 3)
+    for moment in paced:
+        shared.observe("big", moment, 429, httpx.Headers())
+    assert shared.snapshot("big")["rate"] == pytest.approx(4.0 * HEADROOM * HEADROOM)
+    assert shared.snapshot("big")["limited"] == 9
+
+
+def test_past_a_measured_pace_the_rate_probes_upward_slowly_then_faster(tmp_path: Path) -> None:
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    first = send_times(shared, "big", 1)[0]
+    for index in range(5):
+        clock.now = first + index  # answered a second apart
+        shared.observe("big", first, 200, httpx.Headers())
+    clock.now = first + 5
+    shared.observe("big", clock.now, 429, httpx.Headers())
+    start = shared.snapshot("big")["rate"]
+    assert start == pytest.approx(1.0 * HEADROOM)
+    for _ in range(24):
+        shared.observe("big", clock.now, 200, httpx.Headers())
+    slow = shared.snapshot("big")["rate"]
+    for _ in range(120):
+        shared.observe("big", clock.now, 200, httpx.Headers())
+    fast = shared.snapshot("big")["rate"]
+    # 24 successes past the measured pace add about 12%; five times as many without a 429 double it
+    assert 1.05 * start < slow < 1.2 * start
+    assert fast > 2 * start
+
+
+def test_the_header_less_reference_judge_says_only_retry_after() -> None:
+    with ReferenceJudge(rpm=120, rate_headers=False) as judge:
+        url = judge.route("openai")
+        body = {"model": "gpt-5.4", "messages": [{"role": "user", "content": "entry_key: mode:x\nconfiguration: c\nanswer"}]}
+        responses = [httpx.post(url, json=body, headers={"authorization": "Bearer k"}) for _ in range(3)]
+    assert [r.status_code for r in responses] == [200, 200, 429]
+    for response in responses:
+        assert not [name for name in response.headers if "ratelimit" in name]
+    assert responses[2].headers["retry-after"] == "1"
+    assert "retry-after-ms" not in responses[2].headers
+
+
+def test_idle_time_between_successes_does_not_read_as_a_low_limit(tmp_path: Path) -> None:
+    # Given answers 0.5 s apart, interrupted by a 10 s hold in which nobody sent
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    first = send_times(shared, "big", 1)[0]
+    moments = [first + 0.5 * index for index in range(6)] + [first + 12.5 + 0.5 * index for index in range(6)]
+    for moment in moments:
+        clock.now = moment
+        shared.observe("big", first, 200, httpx.Headers())
+    # When a call is refused
+    shared.observe("big", clock.now, 429, httpx.Headers())
+    # Then the measured pace is the two calls a second of the busy time
+    assert shared.snapshot("big")["measured"] == pytest.approx(2.0)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..core.bundle import Bundle, CaptureLine
 from ..core.errors import IntakeError, Problem, show_value
-from ..core.models import BundleManifest, Capture, OptimumSnapshot
+from ..core.models import Acceptance, BundleManifest, Capture, OptimumSnapshot
 from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
 
@@ -180,6 +180,8 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
         problems.append(Problem(name, f"cannot be read ({error.strerror or error})"))
         return []
     lines = 0
+    shared: dict[str, str] = {}
+    gates: dict[tuple[Any, ...], Acceptance] = {}
     with stream:  # line by line: a large bundle is never held twice in memory
         for number, data in enumerate(stream, start=1):
             if number == 1 and data.startswith(b"\xef\xbb\xbf"):
@@ -187,7 +189,7 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
             if not data.strip():
                 continue
             lines += 1
-            capture = _read_capture_line(name, number, data.rstrip(b"\r\n"), problems)
+            capture = _read_capture_line(name, number, data.rstrip(b"\r\n"), problems, shared, gates)
             if capture is not None:
                 captures.append(CaptureLine(capture, number))
     if lines == 0:
@@ -195,7 +197,51 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
     return captures
 
 
-def _read_capture_line(name: str, number: int, data: bytes, problems: list[Problem]) -> Capture | None:
+def _shared_strings(obj: dict[str, Any], shared: dict[str, str]) -> dict[str, Any]:
+    """`obj` with its strings (and those of its objects one level down) replaced by equal ones read before.
+
+    A bundle repeats most of its strings: an entry's prompt on every configuration, the entry keys,
+    configuration names, model ids, acceptance notes. Kept once, a 100x bundle's plan holds a
+    copy of each instead of one per capture (the validated capture keeps the string it is given).
+    """
+
+    def one(value: Any) -> Any:
+        return shared.setdefault(value, value) if isinstance(value, str) else value
+
+    return {
+        one(key): {one(k): one(v) for k, v in value.items()} if isinstance(value, dict) else one(value)
+        for key, value in obj.items()
+    }
+
+
+_ACCEPTANCE_CACHE = 1024
+
+
+def _shared_acceptance(obj: dict[str, Any], models: dict[tuple[Any, ...], Acceptance]) -> dict[str, Any]:
+    """`obj` with a valid acceptance gate replaced by an equal one read before (most captures share a few).
+
+    A capture keeps the Acceptance instance it is given (it is frozen); an invalid gate stays a
+    mapping, so the capture's validation names it exactly as before.
+    """
+    gate = obj.get("acceptance")
+    if not isinstance(gate, dict) or not all(isinstance(v, (str, bool, int, float, type(None))) for v in gate.values()):
+        return obj
+    key = tuple(sorted((k, type(v).__name__, v) for k, v in gate.items()))
+    model = models.get(key)
+    if model is None:
+        try:
+            model = Acceptance.model_validate(gate)
+        except ValidationError:
+            return obj
+        if len(models) < _ACCEPTANCE_CACHE:
+            models[key] = model
+    return {**obj, "acceptance": model}
+
+
+def _read_capture_line(
+    name: str, number: int, data: bytes, problems: list[Problem], shared: dict[str, str] | None = None,
+    shared_acceptance: dict[tuple[Any, ...], Acceptance] | None = None,
+) -> Capture | None:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -220,6 +266,10 @@ def _read_capture_line(name: str, number: int, data: bytes, problems: list[Probl
     if not isinstance(obj, dict):
         problems.append(Problem(name, "must be a JSON object", line=number, value=show_value(obj)))
         return None
+    if shared is not None:
+        obj = _shared_strings(obj, shared)
+    if shared_acceptance is not None:
+        obj = _shared_acceptance(obj, shared_acceptance)
     try:
         return Capture.model_validate(obj)
     except RecursionError:

@@ -137,6 +137,8 @@ class BundleManifest(_Record):
     hypotheses: list[Hypothesis] | None = None
     """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
     verdict: VerdictRule | None = None
+    labels: str | None = Field(default=None, min_length=1)
+    """Human labels (SPEC section 16): a JSONL file inside the bundle; --ora-labels overrides."""
 
     @field_validator("configurations")
     @classmethod

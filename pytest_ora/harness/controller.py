@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ..core.errors import OraError
+from ..core.errors import IntakeError, OraError
 from ..core.numbers import round_half_away
 from ..core.plan import Plan
 from ..core.record import CaptureRecord, RecordStore
@@ -68,6 +68,10 @@ class OraController:
         self._finished = False
         self.judging: JudgingStrategy = judging_strategy(run)
         """Live or batch judging (--ora-batch), and what its step before the items did."""
+        self.labels: Any = None
+        """Human labels (--ora-labels or bundle.yaml `labels:`), checked at start."""
+        self.gates_held: list[str] = []
+        """Gates that were asked for and held, one line each on the terminal."""
 
     def plan(self) -> Plan:
         return self.run.plan()
@@ -85,6 +89,7 @@ class OraController:
         if self.options.prices is not None:
             self.run.prices()  # a bad price file is one usage error now, not one failure per capture later
         _check_roles(plan, self.options)
+        self.labels = self._labels(plan)
         self._records = RecordStore([planned.capture.capture_id for planned in plan.captures])
         if self.options.batch and self.options.record not in ("once", "new_episodes"):
             raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
@@ -223,6 +228,18 @@ class OraController:
         known = {planned.capture.capture_id: planned for planned in self.plan().captures}
         self.judging.before_items([known[_param(nodeid)] for nodeid in nodeids if _param(nodeid) in known])
 
+    def _labels(self, plan: Plan) -> Any:
+        """The human labels, checked against the bundle's captures and the rubric's scale; a bad line stops the run."""
+        from ..bundle.labels import labels_path, read_labels
+
+        try:
+            found = labels_path(self.options.labels, plan.bundle.manifest.labels, plan.bundle.root)
+            if found is None:
+                return None
+            return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures})
+        except IntakeError as error:
+            raise pytest.UsageError(str(error).replace("capture bundle failed intake", "human labels refused", 1)) from None
+
     def _facts(self, exitstatus: int) -> RunFacts:
         deviations = []
         selected = self._selected
@@ -256,6 +273,7 @@ class OraController:
             spend=tuple(self.spend()),
             seed=self.options.seed,
             disagreement=self.options.disagreement,
+            labels=self.labels,
         )
 
     def selection(self) -> Selection:
@@ -276,10 +294,10 @@ class OraController:
     def _gate(self) -> list[str]:
         """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""
         under, share = self.options.fail_under, self.options.fail_lowscore_pct
+        failing = self._calibration_gate()
         if under is None and share is None:
-            return []
+            return failing
         plan = self.plan()
-        failing = []
         for row, values in summarize(self._records, plan.lanes, plan.rubric):
             name = row.model_dump()["configuration"]
             overall, rate = values["overall"], values["failure_rate"]
@@ -290,6 +308,24 @@ class OraController:
                     f"--ora-fail-lowscore-pct {share}: {name} LOWSCORE share {round_half_away(rate * 100, 1)}% > {share}%"
                 )
         return failing
+
+    def _calibration_gate(self) -> list[str]:
+        """--ora-fail-calibration A: the panel's alpha vs people on overall (stats.json's calibration) below A fails."""
+        if self.options.fail_calibration is None or self._output is None:
+            return []
+        import json
+
+        from ..reports.calibration import gate_message, held_message
+
+        try:
+            stats = json.loads((self._output.path / "stats.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            stats = {}
+        data = stats.get("calibration") if isinstance(stats, dict) else None
+        message = gate_message(data, self.options.fail_calibration)
+        if message is None and data is not None:
+            self.gates_held.append(held_message(data, self.options.fail_calibration))
+        return [] if message is None else [message]
 
     def failure_rule(self) -> str:
         """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
@@ -315,6 +351,7 @@ class OraController:
         if spend:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
         lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
+        lines += [f"ora: gate holds: {held}" for held in self.gates_held]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
         lines += get_kind(plan.rubric.kind).terminal(self._records, plan.rubric)
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]

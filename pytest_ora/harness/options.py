@@ -35,10 +35,13 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
     ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
     ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
+    ("labels", "JSONL file of human labels (capture_id, rater, scores, notes): calibrates the judges against people", None),
+    ("fail-calibration", "exit non-zero when the panel's alpha vs the human labels on overall is below this "
+     "(or fewer than 10 captures are labelled)", None),
 )
 
 
-_PATHS = frozenset({"bundle", "out", "cassettes", "prices"})
+_PATHS = frozenset({"bundle", "out", "cassettes", "prices", "labels"})
 _DEFAULTS = {name: default for name, _, default in _OPTIONS}
 
 
@@ -77,6 +80,10 @@ class Options:
     """--ora-batch: first asks through the providers' batch APIs."""
     compare: tuple[tuple[str, str], ...] = ()
     """--ora-compare A:B pairs (kind compare), in the order given."""
+    labels: tuple[str, Path] | None = None
+    """--ora-labels / ini ora_labels as given and the directory a relative path in it is relative to."""
+    fail_calibration: Decimal | None = None
+    """--ora-fail-calibration A: the panel's alpha vs people on overall must reach A, over at least 10 labelled captures."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -150,7 +157,17 @@ def read_options(config: pytest.Config) -> Options:
         seed=source.number("seed", int),
         disagreement=_disagreement(source.value("disagreement")),
         compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
+        labels=(str(source.value("labels")), source.base("labels")) if source.value("labels") else None,
+        fail_calibration=_alpha_gate(source),
     )
+
+
+def _alpha_gate(source: _Source) -> Decimal | None:
+    """--ora-fail-calibration: an alpha between 0 and 1."""
+    value = source.amount("fail-calibration", allow_zero=True)
+    if value is not None and value > 1:
+        raise pytest.UsageError(f"{source.name('fail-calibration')} takes a Krippendorff alpha between 0 and 1, got {value}")
+    return value
 
 
 def _concurrency(source: _Source) -> int:

@@ -9,9 +9,17 @@ exclusive `fcntl` lock, so the processes of a run pace their judge calls as one 
   the providers' rate-limit headers (Anthropic `anthropic-ratelimit-*`, OpenAI
   `x-ratelimit-*`) set a ceiling a little under the announced limit; `remaining: 0` or a
   `retry-after` holds every process until the reset;
-- on 429 the rate is halved once per round (a 429 for a call sent before the last cut does
-  not cut again) and grows back by 2% a success up to the ceiling (AIMD), so a limit the
-  run could not know in advance costs a few refusals, never a storm.
+- without headers (OpenRouter, vLLM, local servers, Gemini: a 429 with `retry-after` at
+  most), the limit is learned from the pace of successes: a server refusing calls accepts
+  them at its limit, so on a 429 the rate goes to the pace at which the run's recent calls
+  were accepted (`_measured_pace`), a little under it, and never below half the rate of the
+  moment. A 429 cuts once per round (a 429 for a call that was given its slot before the
+  last cut does not cut again), so eight workers meeting the limit slow down together instead of retrying in a
+  storm, and a burst of refusals cannot halve the rate again and again into a collapse;
+- successes grow the rate back by 2% each up to the ceiling (announced, or the measured
+  pace); past a measured pace by 0.2% each at first, the step doubling every 8 successes
+  without a refusal (up to 2%): near the limit a 429 is rare, and a limit that was raised,
+  or measured low, is found again within a minute or two.
 
 Calls served from a cassette never reach the limiter: replay is never paced.
 """
@@ -23,6 +31,7 @@ import contextlib
 import datetime as dt
 import fcntl
 import json
+import logging
 import math
 import os
 import re
@@ -36,6 +45,8 @@ import httpx
 
 from .calling import judge_of
 
+logger = logging.getLogger("pytest_ora.judges.ratelimit")
+
 __all__ = ["HEADROOM", "Limit", "PacedTransport", "SharedLimiter", "parse_reset", "request_tokens"]
 
 HEADROOM = 0.95
@@ -43,7 +54,19 @@ HEADROOM = 0.95
 _MIN_RATE = 1 / 60
 """Never slower than one call a minute: a halving storm cannot stall a run for good."""
 _INCREASE = 0.02
-"""Additive-increase step after each success, as a fraction of the current rate."""
+"""Increase step after each success up to the ceiling, as a fraction of the current rate."""
+_PROBE_INCREASE = 0.002
+"""Increase step after each success past a measured (not announced) limit: slow, since it earns a 429 at the top."""
+_PACE_SAMPLES = 24
+"""Accepted calls kept per role to measure the pace of successes (the run's, all processes')."""
+_PACE_WINDOW = 60.0
+"""Seconds of accepted calls the pace is measured over, at most."""
+_PACE_MIN = 4
+"""Accepted calls needed before their pace is a measurement."""
+_IDLE_GAP = 3.0
+"""A gap between two accepted calls longer than this many usual gaps is idle time, not the limit's pace."""
+_PROBE_DOUBLING = 8
+"""Successes without a refusal after which the step past a measured pace doubles."""
 _HORIZON = 1.0
 """Seconds ahead a call may reserve its slot; beyond that it sleeps and looks again (a cut applies)."""
 _PROBE_WAIT = 0.05
@@ -146,6 +169,7 @@ class SharedLimiter:
             "tat": 0.0, "ttat": 0.0, "rate": rate, "ceiling": rate, "token_rate": tokens,
             "token_ceiling": tokens, "cut_at": 0.0, "probe": None, "learned": rate is not None,
             "fixed": rate is not None, "sent": 0, "limited": 0, "started": None,
+            "accepted": [], "measured": None, "announced": False, "streak": 0,
         }
 
     @contextlib.contextmanager
@@ -224,17 +248,23 @@ class SharedLimiter:
             state["learned"] = True
             state["probe"] = None
             self._learn_limits(state, headers, now)
+            # Calls given a slot before this moment were scheduled at the pace of the moment: a cut
+            # now does not reach them, so their refusals belong to this round (see _cut).
+            scheduled = max(now, state["tat"])
             hold = self._hold(headers, status, now)
             if hold is not None:
                 state["tat"] = max(state["tat"], now + hold)
             if status == 429:
                 state["limited"] += 1
                 if sent_at > state["cut_at"]:
-                    self._cut(state, now)
-            elif 200 <= status < 300 and state["rate"] and not state["fixed"]:
-                grown = state["rate"] * (1 + _INCREASE)
-                ceiling = state["ceiling"]
-                state["rate"] = min(grown, ceiling) if ceiling else grown
+                    self._cut(state, now, scheduled)
+                    logger.info("%s: refused (429); pace now %.3g calls/s (successes measured at %s)", role,
+                                state["rate"], f"{state['measured']:.3g}/s" if state.get("measured") else "-")
+            elif 200 <= status < 300:
+                _remember(state, now)
+                state["streak"] = state.get("streak", 0) + 1
+                if state["rate"] and not state["fixed"]:
+                    state["rate"] = self._grown(state)
 
     def forget_probe(self, role: str) -> None:
         """The first call ended without a response (network fault): let another one probe."""
@@ -247,6 +277,7 @@ class SharedLimiter:
             if limit:
                 ceiling = limit / 60 * HEADROOM
                 state["ceiling"] = ceiling
+                state["announced"] = True
                 if state["rate"] is None or state["rate"] > ceiling:
                     state["rate"] = ceiling
         if state["token_ceiling"] is None or state.get("token_learned"):
@@ -272,14 +303,41 @@ class SharedLimiter:
                     waits.append(seconds)
         return max(waits) if waits else None
 
-    def _cut(self, state: dict[str, Any], now: float) -> None:
+    def _grown(self, state: dict[str, Any]) -> float:
+        """The rate after a success: 2% more up to the ceiling; past a measured pace, 0.2% more."""
+        rate = float(state["rate"])
+        ceiling = state["ceiling"]
+        if state["announced"] and ceiling:
+            return min(rate * (1 + _INCREASE), float(ceiling))
+        measured = state.get("measured")
+        if measured is None:
+            return rate * (1 + _INCREASE)
+        target = float(measured) * HEADROOM
+        if rate < target:
+            return min(rate * (1 + _INCREASE), target)
+        # At or past what was measured: probe upward, slowly at first (the limit is near), then
+        # faster the longer no call is refused (the limit was raised, or measured low).
+        streak = int(state.get("streak", 0))
+        return rate * (1 + min(_INCREASE, _PROBE_INCREASE * 2 ** (streak / _PROBE_DOUBLING)))
+
+    def _cut(self, state: dict[str, Any], now: float, scheduled: float) -> None:
         rate = state["rate"]
-        if rate is None:
-            # Unpaced until now: start from the pace actually achieved since the run began.
-            started = state["started"] if state["started"] is not None else now
-            rate = state["sent"] / max(1.0, now - started)
-        state["rate"] = max(_MIN_RATE, rate / 2)
-        state["cut_at"] = now
+        pace = None if state["announced"] or state["fixed"] else _measured_pace(state, now)
+        if pace is not None:
+            # No header says the limit, but a server refusing calls accepts them at its limit:
+            # the pace of the run's recent successes measures it, and the rate goes a little under
+            # it (never more than halved at once, so a short or idle sample cannot stall the run).
+            state["measured"] = pace
+            cut = pace * HEADROOM if rate is None else max(rate / 2, min(rate, pace) * HEADROOM)
+        else:
+            if rate is None:
+                # Unpaced until now: start from the pace actually achieved since the run began.
+                started = state["started"] if state["started"] is not None else now
+                rate = state["sent"] / max(1.0, now - started)
+            cut = rate / 2
+        state["rate"] = max(_MIN_RATE, cut)
+        state["cut_at"] = scheduled
+        state["streak"] = 0
 
 
 class PacedTransport(httpx.AsyncBaseTransport):
@@ -306,6 +364,33 @@ class PacedTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def _remember(state: dict[str, Any], answered_at: float) -> None:
+    """Keep the moment an accepted call was answered (the latest _PACE_SAMPLES within _PACE_WINDOW)."""
+    accepted = [moment for moment in state.setdefault("accepted", []) if moment >= answered_at - _PACE_WINDOW]
+    accepted.append(answered_at)
+    accepted.sort()
+    state["accepted"] = accepted[-_PACE_SAMPLES:]
+
+
+def _measured_pace(state: dict[str, Any], now: float) -> float | None:
+    """Accepted calls per second over the kept samples, idle gaps left out; None with too few.
+
+    The moments are those of the answers: a server at its limit accepts a call every 1 / limit
+    seconds and answers each after the same latency, so their spacing is its limit. A gap far
+    longer than the usual one is time nobody sent (the first call going alone, a retry-after
+    hold) and counts as a usual gap, so an idle moment does not read as a low limit.
+    """
+    accepted: list[float] = [moment for moment in state.get("accepted", []) if moment >= now - _PACE_WINDOW]
+    if len(accepted) < _PACE_MIN:
+        return None
+    gaps = sorted(later - earlier for earlier, later in zip(accepted, accepted[1:]))
+    usual = gaps[len(gaps) // 2]
+    if usual <= 0:
+        return None
+    span = sum(gap if gap <= _IDLE_GAP * usual else usual for gap in gaps)
+    return len(gaps) / span
 
 
 def _safe(role: str) -> str:

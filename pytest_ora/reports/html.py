@@ -15,6 +15,7 @@ from string import Template
 from typing import Any
 
 from . import charts
+from .cache import cached
 
 __all__ = ["REPORT_NAME", "render_html"]
 
@@ -63,7 +64,8 @@ def _summary(data: Mapping[str, Any]) -> str:
 
 
 def _charts(data: Mapping[str, Any]) -> str:
-    drawn = charts.render_charts(data)
+    # Drawn again only when the page data changed: the same data gives the same SVG bytes.
+    drawn = cached("charts", {"data": data, "available": charts.charts_available()}, lambda: charts.render_charts(data))
     if not drawn and charts.charts_available():
         return '<p class="note" id="no-charts">Nothing to chart: no configuration has a mean overall (see the tables).</p>'
     if not drawn:
@@ -142,7 +144,7 @@ def _options(values: Sequence[str]) -> str:
     return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
 
 
-def render_html(data: Mapping[str, Any]) -> str:
+def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
     """The whole page for the page data; the same data gives the same bytes."""
     rubric = data["rubric"]
     judges = "; ".join(f"{j['label']} = {j['model']} ({j['provider']})" for j in data["judges"]) or "none"
@@ -156,6 +158,8 @@ def render_html(data: Mapping[str, Any]) -> str:
         summary=_summary(data),
         charts=_charts(data),
         statistics=_statistics(data),
+        calibration=calibration,
+        calibration_nav='<a href="#calibration">Calibration</a> ' if calibration else "",
         family_options=_options(data["families"]),
         configuration_options=_options(data["configurations"]),
         status_options=_options(data["statuses"]),

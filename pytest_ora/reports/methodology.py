@@ -34,6 +34,8 @@ class RunFacts:
     """--ora-seed: the statistics' resampling seed."""
     disagreement: str = "30%"
     """--ora-disagreement as given."""
+    labels: Any = None
+    """The run's human labels (a bundle.labels.LabelSet), checked at intake; None without labels."""
 
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -25,6 +26,7 @@ from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, kind_files, mechanical
 from .archive import archive_report
+from .cache import cached
 from .methodology import RunFacts, methodology_data
 from .notes import summary_appendix, summary_preface
 from .renderers import RUN_DATA, ledger_rows, render_reports, run_data
@@ -271,11 +273,7 @@ class OutputDir:
 def _finish_report(directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts) -> None:
     """The statistics files from the ledger just written (as `verify` reads it), then the reports that
     read them (summary.md and methodology.md with their Statistics sections, report.html last)."""
-    from ..stats.arrays import statistics_fields
-
-    rows = (statistics_fields(row.model_dump()) for row in ledger_rows(directory / "ledger.jsonl", rubric))
-    scored = [fields for fields in rows if fields is not None]
-    for name, text in _statistics_files(rubric, manifest, scored, facts).items():
+    for name, text in _statistics_files(directory, rubric, manifest, facts).items():
         write_atomic(directory / name, text)
     for name, text in render_reports(directory, rubric, statistics=True).items():
         write_atomic(directory / name, text)
@@ -302,13 +300,48 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _statistics_files(rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts) -> dict[str, str]:
-    """stats.json, disagreements.csv and hypotheses.json: the statistics' data files."""
+def _statistics_files(directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts) -> dict[str, str]:
+    """stats.json, disagreements.csv and hypotheses.json: the statistics' data files, from the ledger just
+    written (as `verify` reads it)."""
+    # A replay of unchanged cassettes writes the same ledger: its statistics are not computed (nor
+    # numpy, scipy and statsmodels imported) again; see cache.py for why a hit is the same bytes.
+    ledger = directory / "ledger.jsonl"
+    # summary.md and methodology.md as rendered before the statistics: what the run says of itself.
+    files = {name: (directory / name).read_text(encoding="utf-8") for name in ("summary.md", "methodology.md")}
+    inputs = {
+        "ledger": _file_digest(ledger), "rubric": repr(rubric), "manifest": manifest.model_dump(mode="json"),
+        "seed": facts.seed, "disagreement": facts.disagreement, "files": files,
+    }
+
+    def compute() -> dict[str, str]:
+        from ..stats.arrays import statistics_fields
+
+        rows = (statistics_fields(row.model_dump()) for row in ledger_rows(ledger, rubric))
+        return _computed_statistics(rubric, manifest, [fields for fields in rows if fields is not None], facts)
+
+    return cached("statistics", inputs, compute)
+
+
+def _file_digest(path: Path) -> str:
+    hasher = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(1 << 20):
+            hasher.update(chunk)
+    return hasher.hexdigest()
+
+
+def _computed_statistics(rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts) -> dict[str, str]:
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
     from ..stats.statistics import run_statistics
     data = run_arrays(rows, rubric)
-    stats = run_statistics(data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement)
+    human = None
+    if facts.labels is not None:
+        from ..stats.calibration import human_arrays
+
+        human = human_arrays(facts.labels, rubric)
+    stats = run_statistics(data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement,
+                           labels=human)
     written = {
         "stats.json": stable_json(stats.data, rubric.version),
         "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),

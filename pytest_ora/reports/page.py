@@ -103,4 +103,15 @@ def report_page(
         compare=optional.get("compare"),
         notes=notes,
     )
-    return render_html(data)
+    return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
+
+
+def _calibration(directory: Path, scale: Sequence[float]) -> str:
+    """The Calibration section (SPEC 16) from stats.json's `calibration`, when the run had human labels."""
+    from .calibration import calibration_html
+
+    try:
+        stats = json.loads((directory / "stats.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return calibration_html(stats.get("calibration") if isinstance(stats, dict) else None, scale)

@@ -118,6 +118,10 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
     lines += [_table(rows, ["First", "Second", "n", "Mean difference", "95% paired bootstrap", "p (sign-flip)", "p (Holm)"])]
     if hypotheses is not None:
         lines += ["", hypotheses_markdown(hypotheses)]
+    if data.get("calibration"):  # human labels (SPEC 16): reports/calibration.py
+        from .calibration import calibration_markdown
+
+        lines.append(calibration_markdown(data["calibration"]).rstrip("\n"))
     return "\n".join(lines) + "\n"
 
 
@@ -171,5 +175,7 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
     if hypotheses is not None:
         lines.append("- Hypotheses: per entry delta = overall(better) - overall(worse), compared with the margin exactly; "
                      "mean delta with a BCa bootstrap interval resampling entries")
+    if data.get("calibration"):
+        lines.append(f"- Calibration against human labels ({data['calibration']['source']}): {data['calibration']['method']}")
     lines += [f"- Libraries: {libraries}", "- Computed in the controller from the ledger rows in bundle order.", ""]
     return "\n".join(lines)

@@ -133,7 +133,7 @@ def hypotheses_data(data: RunArrays, manifest: Any, seed: int, resamples: int) -
 
 def run_statistics(
     data: RunArrays, configurations: Sequence[str], manifest: Any, *, seed: int, disagreement: str,
-    resamples: int = RESAMPLES,
+    resamples: int = RESAMPLES, labels: Any = None,
 ) -> RunStatistics:
     """Agreement, per-configuration intervals, paired comparisons, disagreements and hypotheses of one run."""
     at_least = threshold(disagreement, data.scale)
@@ -152,6 +152,10 @@ def run_statistics(
         "comparisons": _comparisons(data, configurations, seed, resamples),
         "disagreements": {"threshold": float(at_least), "given_as": disagreement, "count": len(listed)},
     }
+    if labels is not None:  # human labels (SPEC 16): stats/calibration.py, a stats.calibration.HumanArrays
+        from .calibration import calibration
+
+        stats["calibration"] = calibration(data, labels, seed, resamples)
     hypotheses = hypotheses_data(data, manifest, seed, resamples)
     if hypotheses is not None:
         hypotheses["method"] = {"seed": seed, "resamples": resamples, "confidence_level": CONFIDENCE,

@@ -5,6 +5,11 @@ rpm / 60 a second, as Anthropic documents its limits ("enforced over shorter int
 judge call's response carries the provider's rate-limit headers with the bucket's real state;
 a call finding the bucket empty is refused with 429, `retry-after` (and OpenAI's
 `retry-after-ms`) saying when the next request fits.
+
+With `announce=False` the limiter is header-less, as OpenRouter, vLLM behind a proxy, local
+servers and Gemini are: no rate-limit header on any response, and a refusal carries only
+`retry-after` in whole seconds. A client then has to learn the limit from the refusals and
+the pace of its successes.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ class Decision:
     retry: float
     """Seconds until one request fits (0 when allowed)."""
 
-    def headers(self, provider: str) -> list[tuple[str, str]]:
-        """The provider's rate-limit headers for this state (Gemini announces none)."""
+    def headers(self, provider: str, announce: bool = True) -> list[tuple[str, str]]:
+        """The provider's rate-limit headers for this state (Gemini announces none; header-less: retry-after only)."""
+        if not announce:
+            return [] if self.allowed else [("retry-after", str(max(1, math.ceil(self.retry))))]
         if provider == "anthropic":
             moment = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=self.reset)
             headers = [
@@ -86,10 +93,12 @@ class Bucket:
 class RateLimiter:
     """Buckets per (provider, key), thread-safe; counts what it refused."""
 
-    def __init__(self, rpm: float) -> None:
+    def __init__(self, rpm: float, announce: bool = True) -> None:
         if not (math.isfinite(rpm) and rpm > 0):
             raise ValueError(f"rpm must be a positive number (got {rpm!r})")
         self.rpm = rpm
+        self.announce = announce
+        """Whether responses carry the providers' rate-limit headers (False: a 429's retry-after only)."""
         self._buckets: dict[tuple[str, str], Bucket] = {}
         self._lock = threading.Lock()
         self.refused = 0

@@ -34,7 +34,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..core.vocabulary import PROVIDERS
 from .batch import BatchStore
-from .ratelimit import RateLimiter
+from .ratelimit import Decision, RateLimiter
 from .scoring import CRITERIA, judge_reply, reply_shape
 from .wire import (
     BAD_GATEWAY,
@@ -222,6 +222,15 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+def _biased(reply: dict[str, Any], bias: Mapping[str, float], shape: Any) -> dict[str, Any]:
+    """The reply with `bias` added to the named criteria's scores, within the scale."""
+    scores = reply.get("scores")
+    if not bias or not isinstance(scores, dict):
+        return reply
+    moved = {name: min(shape.high, max(shape.low, value + bias[name])) if name in bias else value for name, value in scores.items()}
+    return {**reply, "scores": moved}
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Reads one request, asks the judge, writes the response (or nothing, for a drop)."""
 
@@ -291,14 +300,19 @@ class ReferenceJudge:
         port: int = 0,
         verbose: bool = False,
         rpm: float | None = None,
+        rate_headers: bool = True,
         batch_delay: float = 0.5,
         batch_expire: bool = False,
         prefer_first: bool = False,
+        bias: Mapping[str, float] | None = None,
     ) -> None:
         """keys: provider -> the one accepted key (providers not listed, or keys=None, accept any
         non-empty key); models: an allowlist of model ids (others get 404), or None for any;
         rpm: requests per minute per provider and key (a token bucket, see ratelimit.py), or None;
-        prefer_first: a position-biased judge that names the first compared response the winner."""
+        rate_headers: False for a header-less limit (no rate-limit headers; a 429 says retry-after only);
+        prefer_first: a position-biased judge that names the first compared response the winner;
+        bias: criterion -> points added to every score of it (kept on the scale): a judge built to be
+        biased, to show what calibration against people finds."""
         unknown = sorted(set(keys or {}) - set(PROVIDERS))
         if unknown:
             raise ValueError(f"unknown provider in keys: {', '.join(unknown)}; known: {', '.join(PROVIDERS)}")
@@ -306,10 +320,11 @@ class ReferenceJudge:
         self.latency = latency
         self.models = tuple(models) if models is not None else None
         self.verbose = verbose
-        self.rate_limit = RateLimiter(rpm) if rpm is not None else None
+        self.rate_limit = RateLimiter(rpm, announce=rate_headers) if rpm is not None else None
         self.batches = BatchStore(self._answer_offline, batch_delay, batch_expire)
         """OpenAI Files + Batch and Anthropic Message Batches (see batch.py)."""
         self.prefer_first = prefer_first
+        self.bias = dict(bias or {})
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []
@@ -523,13 +538,20 @@ class ReferenceJudge:
             decision = self.rate_limit.take(wire.name, wire.key(request.headers, query) or "")
             if not decision.allowed:
                 message = _STATUS["429"][2]
-                return wire.error(429, "rate_limit", message, seed, decision.headers(wire.name))
+                return wire.error(429, "rate_limit", message, seed, self._limit_headers(decision, wire))
         if self.latency > 0:
             self._stopping.wait(self.latency)
         response = self._answer(wire, request, query, call, seed, body)
         if decision is not None and response is not None and response.status == 200:
-            response = _announce(response, decision.headers(wire.name))
+            if self.rate_limit is not None and not self.rate_limit.announce:
+                response = _unannounced(response)
+            else:
+                response = _announce(response, self._limit_headers(decision, wire))
         return response
+
+    def _limit_headers(self, decision: Decision, wire: Wire) -> list[tuple[str, str]]:
+        assert self.rate_limit is not None
+        return decision.headers(wire.name, announce=self.rate_limit.announce)
 
     def _answer_offline(self, provider: str, body: bytes, headers: Mapping[str, str]) -> Response:
         """A batch request's answer: what the same request sent live would get, without latency or rate limit."""
@@ -556,7 +578,8 @@ class ReferenceJudge:
         if fault is not None and fault.kind == "slow":
             self._stopping.wait(fault.delay)
         spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS else None
-        reply = _spoil(judge_reply(call.text, call.model, call.images, reply_shape(body), self.prefer_first), spoiler)
+        shape = reply_shape(body)
+        reply = _spoil(_biased(judge_reply(call.text, call.model, call.images, shape, self.prefer_first), self.bias, shape), spoiler)
         kind = fault.kind if fault is not None else None
         limit = call.max_tokens
         if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:
@@ -622,6 +645,12 @@ def _announce(response: Response, headers: Sequence[tuple[str, str]]) -> Respons
     return Response(response.status, kept + tuple(headers), response.body)
 
 
+def _unannounced(response: Response) -> Response:
+    """The response without any rate-limit header (a header-less limit announces nothing)."""
+    kept = tuple(item for item in response.headers if "ratelimit" not in item[0].lower())
+    return Response(response.status, kept, response.body)
+
+
 def _wait_seconds(fault: Fault) -> float:
     """The wait a fault's retry headers announce, for the reset headers; 1 s when none parses."""
     for value, scale in ((fault.retry_after_ms, 0.001), (fault.retry_after, 1.0)):
@@ -652,9 +681,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", action="append", default=None, metavar="MODEL", help="allow only these model ids")
     parser.add_argument("--verbose", action="store_true", help="log every request")
     parser.add_argument("--rpm", type=float, default=None, help="requests per minute per provider and key (429 beyond)")
+    parser.add_argument("--rps", type=float, default=None, help="requests per second per provider and key (--rpm x 60)")
+    parser.add_argument(
+        "--rate-headers", choices=("provider", "none"), default="provider",
+        help="what a rate-limited response announces: the providers' headers, or none (a 429's retry-after only)",
+    )
     parser.add_argument("--batch-delay", type=float, default=0.5, help="seconds until a submitted batch has ended")
     parser.add_argument("--prefer-first", action="store_true", help="position-biased: always prefer the first compared response")
     options = parser.parse_args(argv)
+    if options.rpm is not None and options.rps is not None:
+        parser.error("give --rpm or --rps, not both")
+    rpm = options.rps * 60 if options.rps is not None else options.rpm
     keys = {}
     for item in options.key:
         provider, sep, key = item.partition("=")
@@ -664,7 +701,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         judge = ReferenceJudge(
             keys, options.latency, models=options.model, host=options.host, port=options.port,
-            verbose=options.verbose, rpm=options.rpm, batch_delay=options.batch_delay,
+            verbose=options.verbose, rpm=rpm, rate_headers=options.rate_headers == "provider", batch_delay=options.batch_delay,
             prefer_first=options.prefer_first,
         )
     except ValueError as error:

@@ -1,0 +1,91 @@
+"""The session end's statistics and charts, kept by the digest of their inputs: the same bytes, fewer seconds."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+from pathlib import Path
+
+import pytest
+from test_report_process import sample_records, write
+
+from pytest_ora.reports import cache, charts, output
+from pytest_ora.reports.output import REPORT_FILES, STATS_FILES
+
+NAMES = [*REPORT_FILES, *STATS_FILES[:2], "run.json"]
+
+
+def _same(left: Path, right: Path) -> None:
+    match, mismatch, errors = filecmp.cmpfiles(left, right, NAMES, shallow=False)
+    assert (mismatch, errors) == ([], [])
+
+
+def test_a_second_report_of_the_same_ledger_is_served_from_the_cache_byte_for_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the sample's records and a report made without any cache
+    plan, records = sample_records()
+    write(tmp_path / "fresh", plan, records)
+    # When the same report is made twice with a cache
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    write(tmp_path / "first", plan, records)
+    computed: list[str] = []
+    monkeypatch.setattr(output, "_computed_statistics", lambda *args: computed.append("statistics") or {})
+    monkeypatch.setattr(charts, "render_charts", lambda data: computed.append("charts") or {})
+    write(tmp_path / "second", plan, records)
+    # Then the second computed neither the statistics nor the charts, and all three are the same bytes
+    assert computed == []
+    _same(tmp_path / "fresh", tmp_path / "first")
+    _same(tmp_path / "fresh", tmp_path / "second")
+    assert len(list((tmp_path / "cache" / "statistics").glob("*.json"))) == 1
+    assert len(list((tmp_path / "cache" / "charts").glob("*.json"))) == 1
+
+
+def test_a_changed_ledger_computes_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    plan, records = sample_records()
+    write(tmp_path / "first", plan, records)
+    # When one capture's score differs
+    changed = [dict(record) for record in records]
+    scored = next(index for index, record in enumerate(changed) if record["status"] == "scored")
+    judges = [dict(judge) for judge in changed[scored]["judges"]]  # type: ignore[union-attr]
+    judges[0]["scores"] = {name: "1" for name in judges[0]["scores"]}
+    changed[scored]["judges"] = judges
+    write(tmp_path / "second", plan, changed)
+    # Then its statistics and charts are new entries, and its stats.json differs from the first run's
+    assert len(list((tmp_path / "cache" / "statistics").glob("*.json"))) == 2
+    assert len(list((tmp_path / "cache" / "charts").glob("*.json"))) == 2
+    assert (tmp_path / "first" / "stats.json").read_bytes() != (tmp_path / "second" / "stats.json").read_bytes()
+
+
+def test_a_torn_or_foreign_entry_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    inputs = {"a": 1}
+    key = cache.digest("things", inputs)
+    (tmp_path / "cache" / "things").mkdir(parents=True)
+    (tmp_path / "cache" / "things" / f"{key}.json").write_text('{"key": "', encoding="utf-8")
+    assert cache.cached("things", inputs, lambda: {"x": "computed"}) == {"x": "computed"}
+    # An entry whose key is not its name's (copied, or another code's) is not trusted either
+    (tmp_path / "cache" / "things" / f"{key}.json").write_text(json.dumps({"key": "other", "result": {"x": "old"}}))
+    assert cache.cached("things", inputs, lambda: {"x": "again"}) == {"x": "again"}
+    assert cache.cached("things", inputs, lambda: {"x": "never"}) == {"x": "again"}
+
+
+def test_the_key_covers_the_inputs_and_the_code() -> None:
+    assert cache.digest("k", {"a": 1, "b": 2}) == cache.digest("k", {"b": 2, "a": 1})
+    assert cache.digest("k", {"a": 1}) != cache.digest("k", {"a": 2})
+    assert cache.digest("k", {"a": 1}) != cache.digest("j", {"a": 1})
+    cache._code_digest.cache_clear()
+    assert len(cache._code_digest()) == 64
+
+
+def test_off_disables_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(cache.CACHE_ENV, "off")
+    assert cache.cache_directory() is None
+    calls: list[int] = []
+    for _ in range(2):
+        cache.cached("things", {}, lambda: calls.append(1) or {})
+    assert calls == [1, 1]
+    monkeypatch.delenv(cache.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache.cache_directory() == tmp_path / "pytest-ora"
