@@ -14,8 +14,9 @@ from ..errors import IntakeError, Problem, show_value
 from ..models import BundleManifest, Capture, OptimumSnapshot
 from ..strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
 from .paths import BundlePathError, bundle_file
+from .secrets import redact_shapes
 
-__all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
+__all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "jsonl_line", "jsonl_lines", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
 
 MAX_YAML_ALIASES = 64
 """More aliases than this in a manifest is treated as an alias bomb, not a manifest."""
@@ -184,6 +185,22 @@ def yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
     return _yaml_line(node, location)
 
 
+def jsonl_line(number: int, data: bytes) -> bytes:
+    """One line of captures.jsonl as read: its byte order mark (line 1) and line end removed."""
+    if number == 1 and data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]  # a UTF-8 byte order mark, as some editors write
+    return data.rstrip(b"\r\n")
+
+
+def jsonl_lines(data: bytes) -> list[bytes]:
+    """captures.jsonl's lines numbered as intake numbers them (a list index is line - 1).
+
+    One rule for every reader: lines end at \n only. bytes.splitlines() would also split at a lone
+    \r (JSON whitespace inside a line), shift every later line, and read the wrong capture's keys.
+    """
+    return [jsonl_line(number, line) for number, line in enumerate(data.split(b"\n"), start=1)]
+
+
 def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[CaptureLine]:
     captures: list[CaptureLine] = []
     try:
@@ -200,12 +217,11 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
     lines = 0
     with stream:  # line by line: a large bundle is never held twice in memory
         for number, data in enumerate(stream, start=1):
-            if number == 1 and data.startswith(b"\xef\xbb\xbf"):
-                data = data[3:]  # a UTF-8 byte order mark, as some editors write
+            data = jsonl_line(number, data)
             if not data.strip():
                 continue
             lines += 1
-            capture = _read_capture_line(name, number, data.rstrip(b"\r\n"), problems)
+            capture = _read_capture_line(name, number, data, problems)
             if capture is not None:
                 captures.append(CaptureLine(capture, number))
     if lines == 0:
@@ -232,7 +248,8 @@ def _read_capture_line(name: str, number: int, data: bytes, problems: list[Probl
     except StrictJsonError as error:
         field = error.field or (key_of(text, error.literal) if error.literal else None)
         problems.append(
-            Problem(name, str(error), line=number, field=field, fix="each line must hold one unambiguous JSON object")
+            Problem(name, redact_shapes(str(error)), line=number, field=None if field is None else redact_shapes(field),
+                    fix="each line must hold one unambiguous JSON object")
         )
         return None
     if not isinstance(obj, dict):
@@ -252,8 +269,9 @@ def _read_capture_line(name: str, number: int, data: bytes, problems: list[Probl
                     _message(detail),
                     line=number,
                     capture_id=capture_id,
-                    field=".".join(str(part) for part in detail["loc"]) or None,
-                    value=None if detail["type"] == "missing" else show_value(detail.get("input")),
+                    # A key may be a token: the path and the value are shown with credential shapes redacted.
+                    field=redact_shapes(".".join(str(part) for part in detail["loc"])) or None,
+                    value=None if detail["type"] == "missing" else redact_shapes(show_value(detail.get("input"))),
                 )
             )
         return None
@@ -274,9 +292,9 @@ def _message(detail: Any) -> str:
         return "is not a known field"
     if kind == "string_pattern_mismatch":
         pattern = detail.get("ctx", {}).get("pattern", "")
+        if "https?" in pattern:  # before the slug test: this pattern has a ':' too
+            return "must be a full http:// or https:// URL: a judge route is called over HTTP only (file, ftp, javascript and other schemes are refused)"
         if ":" in pattern:
             return "must be family:technique, both slugs ([a-z0-9][a-z0-9-]*)"
-        if "https?" in pattern:
-            return "must be a full http(s) URL"
         return "must be a slug: lowercase letters, digits and hyphens, starting with a letter or digit"
     return str(detail["msg"]).replace("Value error, ", "").lower() if kind == "value_error" else str(detail["msg"]).lower()

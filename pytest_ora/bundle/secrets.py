@@ -16,7 +16,7 @@ from typing import Any
 
 from ..models import Capture
 
-__all__ = ["SECRET_REASON", "SHAPES", "capture_texts", "find_secret", "secret_in", "secret_reason"]
+__all__ = ["SECRET_REASON", "SHAPES", "capture_texts", "find_secret", "redact_shapes", "secret_in", "secret_reason"]
 
 SECRET_REASON = "secret-bearing input"
 
@@ -59,13 +59,27 @@ def secret_in(text: str) -> str | None:
     return None
 
 
+def redact_shapes(text: str) -> str:
+    """text with every credential-shaped part replaced by [redacted].
+
+    A field path names keys, and a key may itself be a token (`model_snapshot: {"ghp_...": ...}`):
+    every path or value a message shows goes through this first.
+    """
+    if secret_in(text) is None:
+        return text
+    for _, pattern, hints in SHAPES:
+        if any(hint in text for hint in hints):
+            text = pattern.sub("[redacted]", text)
+    return text
+
+
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    """Every string under value (keys included), with its dotted path."""
+    """Every string under value (keys included), with its dotted path (credential-shaped keys redacted in it)."""
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            where = f"{path}.{key}"
+            where = f"{path}.{redact_shapes(str(key))}"
             yield where, str(key)
             yield from _leaves(item, where)
     elif isinstance(value, (list, tuple)):
@@ -118,5 +132,5 @@ def find_secret(capture: Capture, root: Path, files: dict[str, str | None] | Non
 
 
 def secret_reason(field: str, kind: str) -> str:
-    """The exclusion reason: names the field and the kind of credential, never the value."""
-    return f"{SECRET_REASON}: field '{field}' holds text shaped like {kind}; never sent to a judge"
+    """The exclusion reason: names the field (its path redacted) and the kind of credential, never the value."""
+    return f"{SECRET_REASON}: field '{redact_shapes(field)}' holds text shaped like {kind}; never sent to a judge"

@@ -251,6 +251,8 @@ def load_rubric(path: Path) -> Rubric:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise RubricError(str(path), f"cannot read the rubric file ({error.strerror or error})") from None
+    except UnicodeDecodeError as error:
+        raise RubricError(str(path), f"is not UTF-8 at byte {error.start}; save the rubric file as UTF-8") from None
     return _parse(text, str(path), str(path))
 
 

@@ -1,0 +1,270 @@
+"""Hostile input on the newer surfaces: secrets as key names, keys from any variable, PNG text, blind
+packets, forged batch results and reports, rubric files, hangs on absurd numbers and waits.
+
+One test (or one parametrized test) per row of docs/reliability.md's "Hostile input on the newer
+surfaces" section.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import shutil
+import struct
+import time
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from bundle_factory import write_bundle
+from fake_keys import FAKE_A, KEYS
+
+from pytest_ora.bundle.intake import intake
+from pytest_ora.errors import IntakeError
+from pytest_ora.method.rubric import RubricError, builtin_text, digest_of, get_rubric, load_rubric
+from pytest_ora.method.rubric_file import parse_rubric
+from pytest_ora.testing.server import ReferenceJudge
+
+ROOT = Path(__file__).parent.parent
+EVAL_TEST = (ROOT / "evals" / "test_ora.py").read_text(encoding="utf-8")
+SCORECARD_EXAMPLE = ROOT / "evals" / "examples" / "scorecard"
+TOKEN = "ghp_" + "Zq7" * 12
+"""A GitHub-token-shaped key name (36 characters after the prefix)."""
+
+
+def problems(root: Path) -> str:
+    with pytest.raises(IntakeError) as caught:
+        intake(root)
+    return str(caught.value)
+
+
+def holding(root: Path, needle: str, *texts: str) -> list[str]:
+    """Files under root (the bundle left out) and texts that hold needle."""
+    found = [str(path) for path in root.rglob("*") if path.is_file() and "bundle" not in path.relative_to(root).parts
+             and needle.encode() in path.read_bytes()]
+    return found + [text[:80] for text in texts if needle in text]
+
+
+def edit_first_capture(root: Path, change: Any) -> None:
+    lines = (root / "captures.jsonl").read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    change(first)
+    (root / "captures.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def judge() -> Any:
+    with ReferenceJudge() as server:
+        yield server
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """The sample eval suite over the 12-capture test bundle (8 judged), judged by the loopback judge."""
+    write_bundle(pytester.path / "bundle", routes={"big-1": judge.route("anthropic"), "big-2": judge.route("openai")})
+    pytester.makepyfile(test_ora=EVAL_TEST)
+    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+    for name, value in KEYS.items():
+        monkeypatch.setenv(name, value)
+    return pytester
+
+
+# --- secrets as key names ----------------------------------------------------------------------
+
+
+def test_a_token_used_as_a_key_name_is_never_printed_or_written(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+    """`model_snapshot: {"ghp_...": ...}`: excluded as secret-bearing, the reason's field path redacted everywhere."""
+    edit_first_capture(project.path / "bundle", lambda first: first["model_snapshot"].update({TOKEN: "x"}))
+
+    result = project.runpytest("--ora-record", "once", "-rA", "-v", "--junitxml", "junit.xml", "-p", "no:cacheprovider")
+
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*secret-bearing input: field 'model_snapshot.[[]redacted[]]' holds text shaped like "
+                                 "a GitHub token*"])
+    outputs = project.path / "ora-results"
+    for name in ("ledger.jsonl", "ledger.csv", "methodology.md", "report.html", "run.json"):
+        assert "model_snapshot.[redacted]" in (outputs / name).read_text(encoding="utf-8"), name
+    assert holding(project.path, TOKEN, result.stdout.str(), result.stderr.str()) == []
+    assert holding(project.path, TOKEN[:12]) == []
+
+
+def test_a_token_as_an_evidence_key_is_never_in_a_scorecard(pytester: pytest.Pytester) -> None:
+    """A key under `evidence.closure` shaped like a token: UNKNOWN, and SCORECARD-RESULT.md names no token."""
+    shutil.copytree(SCORECARD_EXAMPLE, pytester.path, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+    edit_first_capture(pytester.path / "bundle", lambda first: first["evidence"]["closure"].update({TOKEN: 1}))
+
+    result = pytester.runpytest("-rA", "-v", "-p", "no:cacheprovider")
+
+    card = (pytester.path / "ora-results" / "SCORECARD-RESULT.md").read_text(encoding="utf-8")
+    assert "UNKNOWN (secret-bearing input in evidence.closure.[redacted])" in card
+    assert holding(pytester.path, TOKEN, result.stdout.str(), result.stderr.str()) == []
+
+
+def test_an_intake_error_about_a_token_key_redacts_the_path(tmp_path: Path) -> None:
+    """A wrong type under a token-shaped key: the intake message names the field with the key redacted."""
+    root = write_bundle(tmp_path)
+    edit_first_capture(root, lambda first: first["model_snapshot"].update({TOKEN: 5}))
+
+    message = problems(root)
+
+    assert "field 'model_snapshot.[redacted]'" in message
+    assert TOKEN not in message
+
+
+# --- scorecards: malformed evidence, line splitting --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("axis", "changes", "cell"),
+    [
+        ("rail", {"rail__entered": False, "rail__entry_tool_call": None, "rail__reports_filled": "yes"},
+         "UNKNOWN (malformed rail.reports_filled: a string, expected a boolean)"),
+        ("completion", {"closure__finish_exit_code": 0, "closure__blockers_after": 0, "closure__blockers_before": "three"},
+         "UNKNOWN (malformed closure.blockers_before: a string, expected a number)"),
+    ],
+)
+def test_malformed_evidence_is_unknown_whatever_rule_decides_first(axis: str, changes: dict[str, Any], cell: str) -> None:
+    """Before: `reports_filled: "yes"` graded FAIL and `blockers_before: "three"` PASS (an earlier rule decided)."""
+    from test_scorecard import evidence, grade
+
+    assert grade(axis, evidence(**changes)).text() == cell
+
+
+def test_a_duplicate_key_after_a_carriage_return_is_caught(tmp_path: Path) -> None:
+    """A `\\r` inside a line (JSON whitespace): intake and the scorecard split lines by one rule, so the repeat is seen."""
+    from pytest_ora.scorecard.card import duplicate_paths
+
+    second = '{"entry_key": "task:b", "evidence": {"closure": {"blockers_after": 1,\r "blockers_after": 0}}}'
+    (tmp_path / "captures.jsonl").write_bytes(b'{"entry_key": "task:a",\r "evidence": {}}\n' + second.encode() + b"\n")
+
+    assert duplicate_paths(tmp_path, 2) == ("closure.blockers_after",)
+
+
+# --- rubric files -------------------------------------------------------------------------------
+
+
+def _rubric_text(data: dict[str, Any]) -> str:
+    data = copy.deepcopy(data)
+    data.pop("history", None)
+    data["history"] = [{"version": data["rubric"], "date": "2026-07-03", "change": "c", "digest": digest_of(data)}]
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+ORA = yaml.safe_load(builtin_text("ora-1.0"))
+
+
+def test_a_file_calling_itself_a_builtin_with_other_content_is_refused() -> None:
+    """`rubric: ora-1.0` with another weight and a matching history digest: refused, never cited as ora-1.0."""
+    data = copy.deepcopy(ORA)
+    data["criteria"][0]["weight"] = 0.95
+    text = _rubric_text(data)  # its history line records the new digest: only the id is wrong
+
+    with pytest.raises(RubricError, match="calls itself ora-1.0, the id of a built-in rubric, but its content differs"):
+        parse_rubric(text, "mine.yaml", "mine.yaml")
+    assert parse_rubric(builtin_text("ora-1.0"), "copy.yaml", "copy.yaml").digest == get_rubric("ora-1.0").digest
+
+
+def test_yaml_duplicate_keys_in_a_rubric_are_refused_with_the_line() -> None:
+    """`weight: 0.35` then `weight: 0.95` in one criterion: refused naming the key and both lines, never last-wins."""
+    text = builtin_text("ora-1.0")
+    first = text.index("weight:")
+    end = text.index("\n", first)
+    doubled = text[: end + 1] + text[text.rindex("\n", 0, first) + 1: first] + "weight: 0.95\n" + text[end + 1:]
+
+    with pytest.raises(RubricError) as caught:
+        parse_rubric(doubled, "dup.yaml", "dup.yaml")
+
+    line = doubled[:first].count("\n") + 1
+    assert f"line {line + 1}: key 'weight' appears twice in one mapping (first on line {line})" in str(caught.value)
+
+
+SCORES = {
+    "rubric": "mine-1.0", "title": "t", "kind": "scores", "scale": {"min": 0, "max": 10},
+    "criteria": [{"name": "a", "title": "A", "weight": 1, "question": "q"}],
+    "failure": {"below": 4},
+}
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["criteria"][0].update(weight=-1), "field 'criteria.a.weight': is negative"),
+        (lambda d: d.update(failure={"below": 11}), "field 'failure.below': 11 is outside what overall can be (0 to 10"),
+        (lambda d: d.update(failure={"below": -1}), "field 'failure.below': -1 is outside"),
+        (lambda d: d.update(verdicts=[{"name": "HIGH", "min": 50}, {"name": "LOW"}]), "field 'verdicts.HIGH.min': 50 is outside"),
+        (lambda d: d.update(votes={"fail": {"judges": 2, "below": -3}}), "field 'votes.fail.below': -3 is outside"),
+    ],
+)
+def test_rubric_numbers_outside_the_scale_or_negative_are_refused(edit: Any, message: str) -> None:
+    data = copy.deepcopy(SCORES)
+    edit(data)
+    with pytest.raises(RubricError) as caught:
+        parse_rubric(_rubric_text(data), "r.yaml", "r.yaml")
+    assert message in str(caught.value)
+
+
+def test_a_negative_scorecard_band_is_refused() -> None:
+    from test_scorecard import RUBRIC
+
+    data = copy.deepcopy(RUBRIC)
+    data["axes"][0].update(rules=None, count={"field": "x"}, bands=[{"grade": "PASS", "max": -1}, {"grade": "FAIL"}])
+    with pytest.raises(RubricError, match="a band's max must not be negative"):
+        parse_rubric(_rubric_text(data), "t.yaml", "t.yaml")
+
+
+@pytest.mark.parametrize("where", ["weight", "step", "band"])
+def test_absurd_rubric_numbers_are_refused_at_once(where: str) -> None:
+    """"1e999999999" as a weight, a scale step or a scorecard band: refused in well under a second, no hang."""
+    from test_scorecard import RUBRIC
+
+    if where == "band":
+        data = copy.deepcopy(RUBRIC)
+        data["axes"][0].update(rules=None, count={"field": "x"}, bands=[{"grade": "PASS", "max": "1e999999999"},
+                                                                         {"grade": "FAIL"}])
+    else:
+        data = copy.deepcopy(SCORES)
+        if where == "weight":
+            data["criteria"][0]["weight"] = "1e999999999"
+        else:
+            data["scale"]["step"] = "1e-999999999"
+    started = time.monotonic()
+    with pytest.raises(RubricError, match="has an exponent beyond"):
+        parse_rubric(_rubric_text(data), "r.yaml", "r.yaml")
+    assert time.monotonic() - started < 2
+
+
+def test_a_non_utf8_rubric_file_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes("rubric: caf\xe9-1.0\n".encode("latin-1"))
+    with pytest.raises(RubricError) as caught:
+        load_rubric(path)
+    assert str(caught.value) == f"{path}: is not UTF-8 at byte 11; save the rubric file as UTF-8"
+
+
+# --- routes --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("route", ["file:///etc/passwd", "ftp://judge.example/v1", "javascript:alert(1)"])
+def test_a_route_that_is_not_http_is_refused_as_a_route(tmp_path: Path, route: str) -> None:
+    root = write_bundle(tmp_path, routes={"big-1": route, "big-2": "https://api.openai.com/v1/chat/completions"})
+
+    message = problems(root)
+
+    assert "optimum.yaml:7: field 'roles.big-1.route': must be a full http:// or https:// URL" in message
+    assert "family:technique" not in message
+
+
+def _png(*chunks: tuple[bytes, bytes]) -> bytes:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\x00")
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + b"".join(chunk(k, d) for k, d in chunks) + \
+        chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+
+
+_ = (FAKE_A, _png)
