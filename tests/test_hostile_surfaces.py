@@ -268,3 +268,42 @@ def _png(*chunks: tuple[bytes, bytes]) -> bytes:
 
 
 _ = (FAKE_A, _png)
+
+
+# --- api_key_env --------------------------------------------------------------------------------
+
+
+def _key_env(root: Path, name: str) -> None:
+    optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
+    optimum["roles"]["big-2"]["api_key_env"] = name
+    (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
+
+
+def test_api_key_env_path_is_refused_before_any_request(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+    """`api_key_env: PATH`: a live run stops at intake (exit 4); the judge gets no request, reachability check included."""
+    _key_env(project.path / "bundle", "PATH")
+
+    result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*optimum.yaml: field 'roles.big-2.api_key_env': names an environment variable that is "
+                                 "not an API key's*(got 'PATH'); name a variable ending in _API_KEY, or allow this one "
+                                 "with --ora-key-env NAME (ini ora_key_env)*"])
+    assert judge.requests == []
+    assert not (project.path / "ora-results").exists()
+
+
+def test_an_api_key_env_outside_the_default_needs_the_users_allow_list(
+    project: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`VLLM_TOKEN` is refused unless the user (never the bundle) allows it; `*_API_KEY` names pass by default."""
+    _key_env(project.path / "bundle", "VLLM_TOKEN")
+    monkeypatch.setenv("VLLM_TOKEN", KEYS["OPENAI_API_KEY"])
+    assert project.runpytest("--ora-record", "once", "-p", "no:cacheprovider").ret == pytest.ExitCode.USAGE_ERROR
+    assert judge.requests == []
+
+    allowed = project.runpytest("--ora-record", "once", "--ora-key-env", "VLLM_TOKEN", "-p", "no:cacheprovider")
+    assert allowed.ret == 0
+
+    _key_env(project.path / "bundle", "MINIMAX_API_KEY")
+    assert intake(project.path / "bundle").panel.judges[1].spec.api_key_env == "MINIMAX_API_KEY"

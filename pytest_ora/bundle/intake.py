@@ -136,6 +136,7 @@ def intake(
     panel_label: str | None = None,
     rubric_option: tuple[str, Path] | None = None,
     compare: tuple[tuple[str, str], ...] = (),
+    key_envs: tuple[str, ...] = (),
 ) -> Plan:
     """Read and check a bundle; raise IntakeError with every problem found.
 
@@ -150,6 +151,7 @@ def intake(
         raise IntakeError(problems)
     families = _families(bundle, rubric, problems)
     panel = _panel(bundle, rubric, substitutions, panel_label, problems)
+    _check_key_envs(panel, key_envs, problems)
     _check_configurations(bundle, families, problems)
     check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
     _check_duplicates(bundle, problems)
@@ -215,6 +217,20 @@ def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[s
                         value=show_value(item.capture.entry_key))
             )
     return list(rubric.families) + [family for family in present if family not in rubric.families]
+
+
+def _check_key_envs(panel: Panel | None, allowed: tuple[str, ...], problems: list[Problem]) -> None:
+    """Refuse, before any request (the reachability check included), a judge key read from a variable that is no key's."""
+    from ..judges.providers import key_env_allowed
+
+    for judge in panel.judges if panel is not None else ():
+        name = judge.spec.api_key_env
+        if name is not None and not key_env_allowed(name, allowed):
+            problems.append(Problem(
+                "optimum.yaml", "names an environment variable that is not an API key's: its value would be sent as "
+                f"{judge.label}'s key to the role's route", field=f"roles.{judge.role}.api_key_env", value=show_value(name),
+                fix="name a variable ending in _API_KEY, or allow this one with --ora-key-env NAME (ini ora_key_env)",
+            ))
 
 
 def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:

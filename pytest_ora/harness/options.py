@@ -77,6 +77,8 @@ class Options:
     """--ora-batch: first asks through the providers' batch APIs."""
     compare: tuple[tuple[str, str], ...] = ()
     """--ora-compare A:B pairs (kind compare), in the order given."""
+    key_envs: tuple[str, ...] = ()
+    """--ora-key-env NAME / ini ora_key_env: more environment variables a role's api_key_env may name."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -109,6 +111,13 @@ def add_options(parser: pytest.Parser) -> None:
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
         help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
     )
+    group.addoption(
+        "--ora-key-env", dest="ora_key_env", action="append", default=[], metavar="NAME",
+        help="allow a role's api_key_env to name this variable (by default only the providers' key names and "
+             "names ending in _API_KEY); repeatable",
+    )
+    parser.addini("ora_key_env", "environment variables a role's api_key_env may name besides *_API_KEY",
+                  type="linelist", default=[])
     group.addoption(
         "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
         help="a configuration pair to compare head to head (kind compare); repeatable",
@@ -150,6 +159,7 @@ def read_options(config: pytest.Config) -> Options:
         seed=source.number("seed", int),
         disagreement=_disagreement(source.value("disagreement")),
         compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
+        key_envs=tuple(config.getoption("ora_key_env") or ()) + tuple(config.getini("ora_key_env") or ()),
     )
 
 

@@ -19,6 +19,7 @@ __all__ = [
     "OpenAIClient",
     "api_key_for",
     "client_for",
+    "key_env_allowed",
     "key_env_for",
 ]
 
@@ -50,6 +51,16 @@ def client_for(role: RoleSpec) -> ProviderClient:
 def key_env_for(role: RoleSpec) -> str:
     """The environment variable the role's key is read from."""
     return role.api_key_env or DEFAULT_KEY_ENV[role.provider]
+
+
+def key_env_allowed(name: str, allowed: tuple[str, ...] = ()) -> bool:
+    """Whether a role's api_key_env may name this variable.
+
+    A bundle is untrusted input: `api_key_env: PATH` or a CI deploy token's name would send that
+    value, as a key, to whatever route the bundle names. By default only the providers' own key
+    names and names ending in _API_KEY qualify; the user (never the bundle) may allow more.
+    """
+    return name in DEFAULT_KEY_ENV.values() or name.endswith("_API_KEY") or name in allowed
 
 
 def api_key_for(role: RoleSpec, environ: Mapping[str, str]) -> Secret | None:
