@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from bundle_factory import write_bundle
-from fake_keys import FAKE_A, KEYS
+from fake_keys import KEYS
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.errors import IntakeError
@@ -267,7 +267,55 @@ def _png(*chunks: tuple[bytes, bytes]) -> bytes:
         chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
 
 
-_ = (FAKE_A, _png)
+def _with_image(root: Path, image: bytes) -> None:
+    (root / "artifacts").mkdir(exist_ok=True)
+    (root / "artifacts" / "diagram.png").write_bytes(image)
+    edit_first_capture(root, lambda first: first.update(visual_artifact="artifacts/diagram.png"))
+
+
+@pytest.mark.parametrize("chunk", ["tEXt", "zTXt", "iTXt"])
+def test_a_token_in_a_png_text_chunk_is_never_sent(project: pytest.Pytester, judge: ReferenceJudge, chunk: str) -> None:
+    """A GitHub token in a tEXt, zTXt (deflated) or compressed iTXt chunk: the capture is secret-bearing, never sent."""
+    text = f"Comment\x00token {TOKEN}".encode()
+    body = {"tEXt": text, "zTXt": b"Comment\x00\x00" + zlib.compress(f"token {TOKEN}".encode()),
+            "iTXt": b"Comment\x00\x01\x00en\x00\x00" + zlib.compress(f"token {TOKEN}".encode())}[chunk]
+    _with_image(project.path / "bundle", _png((chunk.encode(), body)))
+
+    result = project.runpytest("--ora-record", "once", "-rA", "-p", "no:cacheprovider")
+
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["*secret-bearing input: field 'visual_artifact (artifacts/diagram.png)' holds text "
+                                 "shaped like a GitHub token*"])
+    sent = b"".join(request.body for request in judge.requests)
+    assert zlib.compress(f"token {TOKEN}".encode()) not in sent and TOKEN.encode() not in sent
+    assert len([r for r in judge.requests if r.method == "POST"]) == 14  # 7 judged captures x 2 judges
+
+
+def test_the_configured_key_deflated_in_a_ztxt_chunk_stops_the_live_run(
+    project: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The configured key (a gateway's, shaped like no provider's) deflated in zTXt: the live run stops, no call."""
+    house_key = "house-gateway-key-0042-abcdef"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", house_key)
+    _with_image(project.path / "bundle", _png((b"zTXt", b"Author\x00\x00" + zlib.compress(house_key.encode()))))
+
+    result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*the value of ANTHROPIC_API_KEY occurs in the bundle (artifacts/diagram.png)*"])
+    assert [r for r in judge.requests if r.method == "POST"] == []
+
+
+def test_a_ztxt_bomb_is_refused_unread(tmp_path: Path) -> None:
+    """A zTXt chunk inflating past 1 MiB is never inflated whole: the image cannot be scanned, so it is never sent."""
+    from pytest_ora.bundle.pngtext import PngTextError, png_texts
+
+    bomb = _png((b"zTXt", b"k\x00\x00" + zlib.compress(b"\x00" * (64 << 20), 9)))
+    started = time.monotonic()
+    with pytest.raises(PngTextError, match="inflate past 1048576 bytes"):
+        png_texts(bomb)
+    assert time.monotonic() - started < 2
+    assert png_texts(_png((b"tEXt", b"Title\x00a diagram"))) == ["Title: a diagram"]
 
 
 # --- api_key_env --------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..models import Capture
+from .pngtext import PNG_SIGNATURE, PngTextError, png_texts
 
 __all__ = ["SECRET_REASON", "SHAPES", "capture_texts", "find_secret", "redact_shapes", "secret_in", "secret_reason"]
 
@@ -99,8 +100,14 @@ def _read_text(root: Path, relative: str) -> str | None:
     if path.is_absolute() or ".." in path.parts:
         return None  # never read outside the bundle because the bundle names it
     try:
-        return (root / path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = (root / path).read_bytes()
+    except OSError:
+        return None
+    if data.startswith(PNG_SIGNATURE):
+        return "\x00".join(png_texts(data))  # PngTextError: the caller refuses what it cannot scan
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 
@@ -123,8 +130,12 @@ def find_secret(capture: Capture, root: Path, files: dict[str, str | None] | Non
         if relative is None:
             continue
         if relative not in cache:
-            content = _read_text(root, relative)
-            cache[relative] = None if content is None else secret_in(content)
+            try:
+                content = _read_text(root, relative)
+            except PngTextError as error:
+                cache[relative] = f"an image whose text chunks cannot be scanned ({error})"
+            else:
+                cache[relative] = None if content is None else secret_in(content)
         kind = cache[relative]
         if kind is not None:
             return f"{field} ({relative})", kind
