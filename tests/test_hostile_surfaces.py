@@ -355,3 +355,58 @@ def test_an_api_key_env_outside_the_default_needs_the_users_allow_list(
 
     _key_env(project.path / "bundle", "MINIMAX_API_KEY")
     assert intake(project.path / "bundle").panel.judges[1].spec.api_key_env == "MINIMAX_API_KEY"
+
+
+# --- blind packets -------------------------------------------------------------------------------
+
+
+def test_a_blind_packet_names_no_configuration(tmp_path: Path) -> None:
+    """Artifact and spec paths, acceptance notes and texts naming lane-zulu or its model: withheld in a blind packet."""
+    from pytest_ora.judges.packet import build_packet, judge_prompt, packet_json
+    from pytest_ora.models import Capture
+
+    (tmp_path / "specs" / "lane-zulu").mkdir(parents=True)
+    (tmp_path / "specs" / "lane-zulu" / "board-memo.md").write_text("# Memo\nThe LANE-ZULU variant adds a step.\n")
+    (tmp_path / "artifacts" / "lane-zulu").mkdir(parents=True)
+    (tmp_path / "artifacts" / "lane-zulu" / "diagram.svg").write_text("<svg><text>lane-zulu v2</text></svg>")
+    capture = Capture.model_validate({
+        "entry_key": "task:board-memo", "configuration": "lane-zulu", "prompt": "Write the memo.",
+        "answer": "Signed, zulu-model-7 (lane-zulu).", "spec": "specs/lane-zulu/board-memo.md",
+        "visual_artifact": "artifacts/lane-zulu/diagram.svg", "model_snapshot": {"agent": "zulu-model-7"},
+        "acceptance": {"passed": True, "reason": None, "notes": "captured by the lane-zulu harness"},
+    })
+    rubric = get_rubric("trio-likert-1.0")
+
+    packet, _ = build_packet(capture, tmp_path, rubric)
+    prompt = judge_prompt(packet, None, rubric)
+
+    sent = json.dumps(packet_json(packet)) + "".join(getattr(part, "text", "") for part in prompt.parts)
+    assert "zulu" not in sent.lower()
+    assert packet.artifact is not None and packet.artifact.path == "artifact.svg"
+    assert packet.specification_source == "(withheld: blind packet)" and packet.acceptance_notes == ""
+    assert packet.answer == "Signed, [withheld] ([withheld])."
+    # Not blind: the same capture's packet keeps every name (nothing is withheld without the rubric saying so)
+    seen, _ = build_packet(capture, tmp_path, get_rubric("judge-solo-1.0"))
+    assert seen.artifact is not None and seen.artifact.path == "artifacts/lane-zulu/diagram.svg"
+
+
+def test_a_blind_compare_packet_withholds_both_configurations(tmp_path: Path) -> None:
+    """Kind compare: each response may name its own lane; both are withheld."""
+    from pytest_ora.bundle.intake import PlannedCapture
+    from pytest_ora.method.kinds import get_kind
+    from pytest_ora.models import Capture
+
+    (tmp_path / "specs" / "review").mkdir(parents=True)
+    (tmp_path / "specs" / "review" / "x.md").write_text("spec")
+
+    def capture(configuration: str, answer: str) -> Capture:
+        return Capture.model_validate({"entry_key": "review:x", "configuration": configuration, "prompt": "p",
+                                       "answer": answer, "acceptance": {"passed": True, "reason": None, "notes": ""}})
+
+    first = capture("team-red", "team-red found it").model_copy(update={"configuration": "team-red+team-blue"})
+    second = capture("team-blue", "Team-Blue wins")
+    planned = PlannedCapture(first, 1, "judge", partner=second)
+
+    packets = get_kind("compare").packets(planned, tmp_path, get_rubric("judge-compare-1.0"))
+
+    assert all("team" not in json.dumps(packet.material).lower() for _, packet, _ in packets)

@@ -128,6 +128,11 @@ class CompareKind:
         base = planned.capture.model_copy(update={"answer": "", "acceptance": planned.capture.acceptance.model_copy(update={"notes": ""})})
         packet, _ = build_packet(base, root, rubric)
         answers = (planned.capture.answer, planned.partner.answer)
+        if rubric.blind:  # always, for this kind: each response may name its own configuration
+            from ...judges.blind import blind_names, withhold
+
+            names = blind_names(planned.capture, planned.partner)
+            answers = (withhold(answers[0], names), withhold(answers[1], names))
         shown = {"first-second": answers, "second-first": answers[::-1]}
         return [
             (order, packet.model_copy(update={"material": {"order": order, **dict(zip(LABELS, shown[order]))}}), None)
