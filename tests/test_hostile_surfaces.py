@@ -410,3 +410,86 @@ def test_a_blind_compare_packet_withholds_both_configurations(tmp_path: Path) ->
     packets = get_kind("compare").packets(planned, tmp_path, get_rubric("judge-compare-1.0"))
 
     assert all("team" not in json.dumps(packet.material).lower() for _, packet, _ in packets)
+
+
+# --- waits a server asks for -------------------------------------------------------------------
+
+
+ABSURD_WAITS = {
+    "retry-after": {"retry-after": "1000000000"},
+    "retry-after-ms": {"retry-after-ms": "1000000000000"},
+    "http-date-9999": {"retry-after": "Fri, 31 Dec 9999 23:59:59 GMT"},
+    "reset-year-9999": {"anthropic-ratelimit-requests-remaining": "0",
+                        "anthropic-ratelimit-requests-reset": "9999-12-31T23:59:59Z"},
+    "reset-99999h": {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "99999h"},
+}
+
+
+def _two_captures(tmp_path: Path, headers: dict[str, str]) -> tuple[list[str], list[float], float]:
+    """Two captures in turn through the shared pace, the judge refusing every call with 429 and these headers:
+    (their errors, how long each took on the fake clock, how far ahead the shared pace is held at the end)."""
+    import asyncio
+    import random
+
+    import httpx
+
+    from pytest_ora.bundle.intake import JudgeSlot
+    from pytest_ora.errors import TransportError
+    from pytest_ora.judges.calling import judging_as
+    from pytest_ora.judges.ratelimit import PacedTransport, SharedLimiter
+    from pytest_ora.judges.transport import RetryPolicy, send
+    from pytest_ora.models import RoleSpec
+
+    now = [1_000_000.0]
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    limiter = SharedLimiter(tmp_path, {}, clock=lambda: now[0], sleep=sleep)
+    refusal = httpx.Response(429, headers={"date": "Tue, 01 Dec 2026 18:00:00 GMT", **headers},
+                             json={"type": "error", "error": {"message": "slow down"}})
+    transport = PacedTransport(httpx.MockTransport(lambda request: refusal), limiter)
+    spec = RoleSpec(model="m", provider="anthropic", route="https://judge.example/v1/messages")
+    messages: list[str] = []
+    durations: list[float] = []
+    rng = random.Random(0)
+
+    async def capture() -> None:
+        judging_as(JudgeSlot("Judge A", "big-1", "big-1", spec))
+        started = now[0]
+        async with httpx.AsyncClient(transport=transport) as client:
+            try:
+                await send(client, httpx.Request("POST", spec.route, content=b"{}"), policy=RetryPolicy(),
+                           judge="Judge A", error_message=lambda r: "slow down", sleep=sleep, rng=rng)
+            except TransportError as error:
+                messages.append(str(error))
+        durations.append(now[0] - started)
+
+    async def two_in_turn() -> None:
+        await capture()
+        await capture()
+
+    asyncio.run(asyncio.wait_for(two_in_turn(), timeout=10))
+    return messages, durations, limiter.snapshot("big-1")["tat"] - now[0]
+
+
+@pytest.mark.parametrize("headers", ABSURD_WAITS.values(), ids=ABSURD_WAITS.keys())
+def test_an_absurd_wait_ends_each_capture_within_the_retry_budget(tmp_path: Path, headers: dict[str, str]) -> None:
+    """Each capture fails with a message; the absurd wait holds the shared pace not at all (before: forever).
+
+    A retry-after beyond the 120 s budget fails the call at once, naming the wait. A reset header
+    beyond it holds nothing: the captures take exactly as long as under a plain 429 storm (the
+    backoff within the budget, and the pace the 429s themselves teach).
+    """
+    from pytest_ora.judges.ratelimit import MAX_HOLD
+    from pytest_ora.judges.transport import RetryPolicy
+
+    messages, durations, held = _two_captures(tmp_path / "absurd", headers)
+
+    assert len(messages) == 2 and all("Judge A: HTTP 429 after" in message for message in messages)
+    assert held <= MAX_HOLD
+    if "retry-after" in headers or "retry-after-ms" in headers:
+        assert all("past the remaining retry budget of 120.0 s" in message for message in messages), messages
+        assert all(duration <= RetryPolicy().max_total_wait for duration in durations), durations
+    else:
+        assert durations == _two_captures(tmp_path / "plain", {})[1]
