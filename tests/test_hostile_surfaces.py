@@ -493,3 +493,151 @@ def test_an_absurd_wait_ends_each_capture_within_the_retry_budget(tmp_path: Path
         assert all(duration <= RetryPolicy().max_total_wait for duration in durations), durations
     else:
         assert durations == _two_captures(tmp_path / "plain", {})[1]
+
+
+# --- batch results bound to their requests -----------------------------------------------------
+
+
+BATCH_KEYS = {"ANTHROPIC_API_KEY": "ora-batch-test-key-a", "OPENAI_API_KEY": "ora-batch-test-key-b"}
+
+
+@pytest.fixture
+def batch_judge() -> Any:
+    with ReferenceJudge(batch_delay=0.2) as server:
+        yield server
+
+
+@pytest.fixture
+def batch_project(pytester: pytest.Pytester, batch_judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    from live_project import live_project
+
+    return live_project(pytester, batch_judge, monkeypatch, BATCH_KEYS)
+
+
+def _ids(line: bytes) -> str:
+    return str(json.loads(line)["custom_id"])
+
+
+def _with_id(line: bytes, custom_id: str) -> bytes:
+    entry = json.loads(line)
+    entry["custom_id"] = custom_id
+    return json.dumps(entry).encode()
+
+
+def _scores(path: Path) -> list[Any]:
+    return [(row["capture_id"], row["status"], row.get("judges")) for row in
+            map(json.loads, (path / "ledger.jsonl").read_text(encoding="utf-8").splitlines())]
+
+
+def test_a_swapped_batch_results_file_is_refused_and_asked_live(
+    batch_project: pytest.Pytester, batch_judge: ReferenceJudge
+) -> None:
+    """Two captures' custom_ids swapped in the OpenAI results file: both refused, asked live, scored from their own
+    replies (the ledger equals a clean run's), never from each other's."""
+    from live_project import EXPECTED, live_calls, outcomes
+
+    def swap(provider: str, lines: list[bytes]) -> list[bytes]:
+        if provider != "openai":
+            return lines
+        first, second = _ids(lines[0]), _ids(lines[1])
+        return [_with_id(lines[0], second), _with_id(lines[1], first), *lines[2:]]
+
+    batch_judge.batches.tamper = swap
+    result = batch_project.runpytest("--ora-record", "once", "--ora-batch", "-p", "no:cacheprovider")
+
+    assert outcomes(result) == EXPECTED
+    result.stdout.fnmatch_lines(["*ora: batch batch_* of Judge B: 2 results refused, their requests are asked live: "
+                                 "*got the reply of configuration*"])
+    assert live_calls(batch_judge, "/v1/chat/completions") == 2
+    batch_judge.batches.tamper = None
+    clean = batch_project.runpytest("--ora-record", "once", "--ora-batch", "--ora-cassettes", "clean", "--ora-out",
+                                    "clean", "-p", "no:cacheprovider")
+    assert outcomes(clean) == EXPECTED
+    assert _scores(batch_project.path / "ora-results") == _scores(batch_project.path / "clean")
+
+
+def test_a_forged_duplicate_result_placed_first_is_refused(
+    batch_project: pytest.Pytester, batch_judge: ReferenceJudge
+) -> None:
+    """Another capture's reply under a capture's custom_id, before its own line: the id is answered twice, so neither
+    is kept; that request is asked live."""
+    from live_project import EXPECTED, live_calls, outcomes
+
+    def forge(provider: str, lines: list[bytes]) -> list[bytes]:
+        if provider != "anthropic":
+            return lines
+        return [_with_id(lines[1], _ids(lines[0])), *lines]
+
+    batch_judge.batches.tamper = forge
+    result = batch_project.runpytest("--ora-record", "once", "--ora-batch", "-p", "no:cacheprovider")
+
+    assert outcomes(result) == EXPECTED
+    result.stdout.fnmatch_lines(["*of Judge A: 2 results refused*mode:argument-audit/optimum is answered 2 times*"])
+    assert live_calls(batch_judge, "/v1/messages") == 1
+
+
+def test_a_non_json_line_in_a_batch_results_file_is_a_clear_refusal(
+    batch_project: pytest.Pytester, batch_judge: ReferenceJudge
+) -> None:
+    """`<html>` among the result lines: no INTERNALERROR; the file is refused naming the line, its requests asked live."""
+    from live_project import EXPECTED, live_calls, outcomes
+
+    batch_judge.batches.tamper = lambda provider, lines: [*lines[:3], b"<html>gateway timeout</html>", *lines[3:]] \
+        if provider == "openai" else lines
+    result = batch_project.runpytest("--ora-record", "once", "--ora-batch", "-p", "no:cacheprovider")
+
+    assert outcomes(result) == EXPECTED and "INTERNALERROR" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*of Judge B: results refused (line 4 is not JSON: *); its requests are asked live*"])
+    assert live_calls(batch_judge, "/v1/chat/completions") == 8
+
+
+def test_a_batch_stuck_in_progress_is_given_up_and_asked_live(
+    batch_project: pytest.Pytester, batch_judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch that never ends: polling stops at the bound (25 h; here shortened), its requests are asked live."""
+    from live_project import EXPECTED, live_calls, outcomes
+
+    from pytest_ora.judges.batch import job
+
+    monkeypatch.setattr(job, "MAX_BATCH_WAIT", 1.0)
+    batch_judge.batches.delay = 1e9
+    result = batch_project.runpytest("--ora-record", "once", "--ora-batch", "-p", "no:cacheprovider")
+
+    assert outcomes(result) == EXPECTED
+    result.stdout.fnmatch_lines(["*of Judge A: still in_progress after * s of polling, past the providers' 24 h "
+                                 "completion window: given up; its requests are asked live*"])
+    assert live_calls(batch_judge) == 16
+
+
+def _openai_body(entry_key: str, prompt_tokens: int) -> bytes:
+    reply = {"entry_key": entry_key, "judge_model": "gpt-5.4", "scores": {}, "notes": {}, "impression": ""}
+    return json.dumps({"id": "c", "object": "chat.completion", "model": "gpt-5.4", "choices": [
+        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": json.dumps(reply)}}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 40}}).encode()
+
+
+def test_a_blind_reply_swapped_within_one_entry_is_refused_by_its_token_count() -> None:
+    """Blind: the replies echo only the entry key. A larger request billed for fewer input tokens than a smaller one of
+    the same entry is a swap: both refused. Consistent counts, and other entries, are bound."""
+    from pytest_ora.bundle.intake import JudgeSlot
+    from pytest_ora.judges.batch.base import Outcome
+    from pytest_ora.judges.batch.binding import bind_outcomes
+    from pytest_ora.models import RoleSpec
+
+    judge = JudgeSlot("Judge B", "big-2", "big-2", RoleSpec(model="gpt-5.4", provider="openai",
+                                                            route="https://api.openai.com/v1/chat/completions"))
+    rows = {f"r{i}": {"custom_id": f"r{i}", "capture_id": capture_id, "bytes": size}
+            for i, (capture_id, size) in enumerate([("task:a/cell-a", 4000), ("task:a/cell-b", 8000),
+                                                     ("task:b/cell-a", 4000), ("task:b/cell-b", 8000)])}
+    said: list[str] = []
+    swapped = [Outcome("r0", _openai_body("task:a", 2000)), Outcome("r1", _openai_body("task:a", 1000)),
+               Outcome("r2", _openai_body("task:b", 1000)), Outcome("r3", _openai_body("task:b", 2000))]
+
+    bound = bind_outcomes(swapped, rows, judge, True, said.append, "batch_x")
+
+    assert sorted(row["capture_id"] for row, _ in bound) == ["task:b/cell-a", "task:b/cell-b"]
+    assert "2 results refused" in said[0] and "input tokens contradict its request's size" in said[0]
+    wrong_entry = bind_outcomes([Outcome("r2", _openai_body("task:a", 1000))], rows, judge, True, said.append, "b")
+    assert wrong_entry == [] and "got the reply of entry 'task:a'" in said[-1]
+    forged = bind_outcomes([Outcome("zz", _openai_body("task:a", 1000))], rows, judge, True, said.append, "b")
+    assert forged == [] and "is not a request of this batch" in said[-1]
