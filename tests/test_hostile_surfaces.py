@@ -11,6 +11,8 @@ import copy
 import json
 import shutil
 import struct
+import subprocess
+import sys
 import time
 import zlib
 from pathlib import Path
@@ -641,3 +643,152 @@ def test_a_blind_reply_swapped_within_one_entry_is_refused_by_its_token_count() 
     assert wrong_entry == [] and "got the reply of entry 'task:a'" in said[-1]
     forged = bind_outcomes([Outcome("zz", _openai_body("task:a", 1000))], rows, judge, True, said.append, "b")
     assert forged == [] and "is not a request of this batch" in said[-1]
+
+
+# --- verify: forged data ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The solo, scorecard, compare and checklist examples, each replayed once offline."""
+    found = {}
+    for name in ("solo", "scorecard", "compare", "checklist"):
+        project = tmp_path_factory.mktemp(name)
+        shutil.copytree(ROOT / "evals" / "examples" / name, project, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+        # A child process: the examples' conftest modules would clash with other in-process runs.
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ora-out", "out"],
+                              cwd=project, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode in (0, 1), done.stdout[-2000:]
+        found[name] = project / "out"
+    return found
+
+
+def _forged(runs: dict[str, Path], name: str, tmp_path: Path) -> Path:
+    target = tmp_path / name
+    shutil.copytree(runs[name], target)
+    return target
+
+
+def _rerender(directory: Path, *reports: str) -> None:
+    """What a careful forger does: every report rendered again from the edited data, so each matches it."""
+    from pytest_ora.reports.verify import RENDERERS
+
+    for renderer in RENDERERS:
+        if renderer.report in reports:
+            (directory / renderer.report).write_text(renderer.render(directory), encoding="utf-8")
+
+
+def _verify(directory: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    from pytest_ora.__main__ import main
+
+    code = main(["verify", str(directory)])
+    return code, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["solo", "scorecard", "compare", "checklist"])
+def test_untouched_outputs_verify_with_their_data_cross_checked(
+    runs: dict[str, Path], name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = _verify(runs[name], capsys)
+    assert code == 0, out
+    assert "not checked" not in out
+
+
+def test_a_forged_summary_mean_with_its_reports_rerendered_fails(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = _forged(runs, "solo", tmp_path)
+    summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
+    summary[0]["mean_overall"] += 5
+    (directory / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    _rerender(directory, "summary.md", "summary.csv", "report.html")
+
+    code, out = _verify(directory, capsys)
+
+    assert code == 1
+    assert "verify: ok: summary.md (from summary.json, run.json)" in out  # the report matches the forged data...
+    assert f"verify: FAILED: {directory / 'summary.json'}: does not match the other data: {summary[0]['configuration']}: " \
+           f"mean_overall is {summary[0]['mean_overall']!r}, but its ledger rows give" in out  # ...which the ledger refutes
+
+
+def test_a_forged_ledger_overall_fails_against_its_judges_scores(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = _forged(runs, "solo", tmp_path)
+    rows = [json.loads(line) for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    row = next(row for row in rows if row["status"] == "scored")
+    row["overall"] = 99.5
+    (directory / "ledger.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    _rerender(directory, "ledger.csv", "report.html")
+
+    code, out = _verify(directory, capsys)
+
+    assert code == 1
+    assert f"ledger.jsonl: does not match the other data: {row['capture_id']}: overall is 99.5, but its judges' " \
+           "scores give" in out
+
+
+def test_forged_judge_scores_fail_against_the_kept_replies(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = _forged(runs, "solo", tmp_path)
+    rows = [json.loads(line) for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    row = next(row for row in rows if row["status"] == "scored")
+    criterion = next(iter(row["judges"][0]["scores"]))
+    row["judges"][0]["scores"][criterion] += 1
+    (directory / "ledger.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    code, out = _verify(directory, capsys)
+
+    assert code == 1, out
+    assert f"{row['capture_id']}: {row['judges'][0]['label']}'s scores differ from its reply in the judges/ directory" in out, out
+
+
+def test_a_deleted_summary_md_fails(runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    directory = _forged(runs, "solo", tmp_path)
+    (directory / "summary.md").unlink()
+
+    code, out = _verify(directory, capsys)
+
+    assert code == 1 and f"verify: FAILED: {directory / 'summary.md'}: missing: every run writes it (deleted?)" in out
+
+
+def test_a_scorecard_cell_flipped_from_unknown_to_pass_fails(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The cell, its grade, the pair view and the aggregate all edited alike, SCORECARD-RESULT.md re-rendered."""
+    directory = _forged(runs, "scorecard", tmp_path)
+    data = json.loads((directory / "scorecard.json").read_text(encoding="utf-8"))
+    capture = next(c for c in data["captures"] if c["status"] == "scored"
+                   and any(cell["grade"] == "UNKNOWN" for cell in c["axes"].values()))
+    axis = next(name for name, cell in capture["axes"].items() if cell["grade"] == "UNKNOWN")
+    capture["axes"][axis] = {"grade": "PASS", "cell": "PASS (0 blockers)", "raw": 0}
+    pair = next(p for p in data["pairs"] if p["entry_key"] == capture["entry_key"])
+    pair["axes"][axis][capture["configuration"]] = capture["axes"][axis]
+    tally = data["aggregate"][capture["configuration"]][axis]
+    tally["UNKNOWN"] -= 1
+    tally["PASS"] += 1
+    (directory / "scorecard.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    _rerender(directory, "SCORECARD-RESULT.md")
+
+    code, out = _verify(directory, capsys)
+
+    assert code == 1
+    assert f"{capture['capture_id']}: axis {axis} is 'PASS (0 blockers)', but ledger.jsonl grades it 'UNKNOWN" in out
+
+
+@pytest.mark.parametrize(("name", "report"), [("compare", "compare.md"), ("checklist", "checklist.md")])
+def test_an_edited_compare_or_checklist_report_fails(
+    runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, report: str
+) -> None:
+    """Before: "not checked". Now each is rendered again (compare.md from compare.json; checklist.md from the
+    ledger, the judges' answers and the packets' checklists) and an edit is named."""
+    directory = _forged(runs, name, tmp_path)
+    text = (directory / report).read_text(encoding="utf-8")
+    (directory / report).write_text(text.replace("| 1", "| 2", 1) if "| 1" in text else text + "edited\n",
+                                    encoding="utf-8")
+
+    code, out = _verify(directory, capsys)
+
+    assert code == 1 and f"verify: FAILED: {directory / report}: edited by hand: line" in out

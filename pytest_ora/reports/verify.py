@@ -41,7 +41,7 @@ class Renderer:
 
 
 RENDERERS: list[Renderer] = []
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv")
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
@@ -197,6 +197,40 @@ def _scorecard(directory: Path) -> str:
         raise VerifyError(f"{directory / 'scorecard.json'}: not a scorecard ({error})") from None
 
 
+@register("compare.md", ("compare.json", RUN_DATA))
+def _compare_md(directory: Path) -> str:
+    from .compare import compare_markdown
+
+    _, rubric = _run(directory)
+    try:
+        return compare_markdown(_json(directory, "compare.json"), rubric)
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory / 'compare.json'}: not a comparison ({error})") from None
+
+
+@register("checklist.md", ("ledger.jsonl", RUN_DATA))
+def _checklist_md(directory: Path) -> str:
+    """From the ledger's rows, each judge's per-item answers under judges/ and each packet's checklist under packets/."""
+    from .checklist import checklist_markdown
+
+    _, rubric = _run(directory)
+    records = []
+    for row in map(json.loads, (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()):
+        record = dict(row)
+        if row["status"] == "scored":
+            entry, _, configuration = str(row["capture_id"]).rpartition("/")
+            family, _, technique = entry.partition(":")
+            folder = Path(family) / technique
+            record["judges"] = [_json(directory / "judges", str(folder / f"{configuration}.{judge['role']}.json"))
+                                for judge in row["judges"]]
+            record["material"] = _json(directory / "packets", str(folder / f"{configuration}.json"))["material"]
+        records.append(record)
+    try:
+        return checklist_markdown(records, rubric)
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory}: the checklist answers under judges/ cannot be read ({error})") from None
+
+
 def _first_difference(written: str, rendered: str) -> int:
     for number, (left, right) in enumerate(zip(written.splitlines(), rendered.splitlines()), start=1):
         if left != right:
@@ -227,6 +261,19 @@ def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
             edited.append(
                 f"{renderer.report}: edited by hand: line {line} differs from its rendering of {', '.join(renderer.inputs)}"
             )
+    if (directory / RUN_DATA).is_file():
+        # Every run writes these: one that is gone was deleted, and nothing else would say so.
+        from .output import REPORT_FILES
+
+        edited += [f"{name}: missing: every run writes it (deleted?)" for name in REPORT_FILES
+                   if not (directory / name).is_file()]
+        if (directory / "ledger.jsonl").is_file():
+            from .crosscheck import cross_check
+
+            _, rubric = _run(directory)
+            rows = [json.loads(line) for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+                    if line.strip()]
+            edited += cross_check(directory, rubric, rows)
     checked = {renderer.report for renderer in RENDERERS}
     data = {name for renderer in RENDERERS for name in renderer.inputs} | set(DATA_FILES)
     unchecked = sorted(
