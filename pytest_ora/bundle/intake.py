@@ -167,6 +167,9 @@ def intake(
     planned.sort(key=lambda p: (families.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
     pairs = compare or tuple((a, b) for a, b in bundle.manifest.compare or ()) or rubric.compare
     planned = get_kind(rubric.kind).items(planned, pairs, bundle.manifest.configurations, problems)
+    own_files = getattr(get_kind(rubric.kind), "check_bundle", None)
+    if own_files is not None:
+        own_files(bundle.root, problems)  # a kind that reads its own bundle file checks it here (kind advisory)
     if problems:
         raise IntakeError(problems)
     return Plan(

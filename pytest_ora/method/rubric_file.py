@@ -158,6 +158,11 @@ class RubricFile(_Model):
 
     @model_validator(mode="after")
     def _by_kind(self) -> RubricFile:
+        if self.kind == "advisory":
+            if self.criteria or self.scale is not None or self.failure is not None or self.axes is not None:
+                raise ValueError("an advisory rubric evaluates records against its fixed threshold: it has no scale, "
+                                 "criteria, failure or axes")
+            return self
         if self.kind == "scorecard":
             if not self.axes:
                 raise ValueError("a scorecard rubric lists its axes")
@@ -271,7 +276,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         failure_vote=failure.vote if failure else None,
         verdicts=tuple(VerdictBand(v.name, v.min) for v in parsed.verdicts),
         votes=tuple(VoteRule(name, v.judges, v.min, v.below) for name, v in parsed.votes.items()),
-        panel_size=0 if parsed.kind == "scorecard" else parsed.panel_size,  # a scorecard has no judge columns
+        panel_size=0 if parsed.kind in ("scorecard", "advisory") else parsed.panel_size,  # no judge columns
         blind=parsed.blind,
         requires_spec=parsed.requires_spec,
         families=tuple(parsed.families) if parsed.families is not None else None,

@@ -163,6 +163,29 @@ def _scorecard(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) ->
                 yield f"aggregate {lane} {axis} does not count its captures' cells"
 
 
+@_check("advisory.json")
+def _advisory(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> Iterator[str]:
+    data = _load(directory / "advisory.json")
+    grades = {row["capture_id"]: (row.get("grades") or {}) for row in ledger}
+    if data.get("advisory_only") is not True or data.get("gate") is not False:
+        yield "it no longer says advisory only, never a gate"
+    counts = Counter(result["result"] for result in data["results"])
+    for grade in ("PASS", "FAIL", "UNKNOWN"):
+        if data["counts"].get(grade) != counts[grade]:
+            yield f"counts.{grade} is {data['counts'].get(grade)}, but its results hold {counts[grade]}"
+    for result in data["results"]:
+        cell = f"{result['result']} ({result['reason']})" if result["reason"] else result["result"]
+        if result.get("advisory_only") is not True:
+            yield f"{result['capture_id']} is no longer marked advisory only"
+        if result["result"] in ("PASS", "FAIL") and result["cause"] is not None:
+            yield f"{result['capture_id']}: {result['result']} with a cause of UNKNOWN"
+        kept = grades.get(result["capture_id"], {}).get(data["threshold"])
+        if kept is not None and kept != cell:
+            yield f"{result['capture_id']} is {cell!r}, but ledger.jsonl has {kept!r}"
+        if kept is None and result["result"] != "UNKNOWN":
+            yield f"{result['capture_id']} is {result['result']}, but ledger.jsonl evaluated no record for it"
+
+
 @_check("compare.json")
 def _compare(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> Iterator[str]:
     from .compare import _pairs

@@ -43,7 +43,7 @@ STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
 KIND_FILES = ("checklist.md", "compare.jsonl", "compare.json", "compare.md")
 """Report files some rubric kinds add (SPEC 9); a new run archives them like the others."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
-EXTRA_FILES = ("run.json", "scorecard.json", "SCORECARD-RESULT.md")
+EXTRA_FILES = ("run.json", "scorecard.json", "SCORECARD-RESULT.md", "advisory.json", "ADVISORY-RESULT.md")
 """run.json (what `verify` re-renders the tables with) and the files a rubric kind adds (scorecard),
 cleared with the rest of the last run's report."""
 CHILD_ROWS = 5_000

@@ -197,6 +197,16 @@ def _scorecard(directory: Path) -> str:
         raise VerifyError(f"{directory / 'scorecard.json'}: not a scorecard ({error})") from None
 
 
+@register("ADVISORY-RESULT.md", ("advisory.json",))
+def _advisory(directory: Path) -> str:
+    from ..method.kinds.advisory.render import advisory_markdown
+
+    try:
+        return advisory_markdown(_json(directory, "advisory.json"))
+    except (KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / 'advisory.json'}: not an advisory result ({error})") from None
+
+
 @register("compare.md", ("compare.json", RUN_DATA))
 def _compare_md(directory: Path) -> str:
     from .compare import compare_markdown

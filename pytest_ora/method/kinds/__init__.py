@@ -17,6 +17,7 @@ KINDS: dict[str, str] = {
     "coherence": "pytest_ora.method.kinds.coherence",
     "scorecard": "pytest_ora.method.kinds.scorecard",
     "python": "pytest_ora.method.kinds.python",
+    "advisory": "pytest_ora.method.kinds.advisory",
 }
 """Kind name -> the module defining KIND. A new kind adds a line."""
 
