@@ -212,8 +212,8 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
     except yaml.YAMLError as error:
         raise RubricError(where, f"not valid YAML ({error})") from None
     if repeated is not None:
-        key, line, first = repeated
-        raise RubricError(where, f"line {line}: key {key!r} appears twice in one mapping (first on line {first}); YAML "
+        key, line, first_line = repeated
+        raise RubricError(where, f"line {line}: key {key!r} appears twice in one mapping (first on line {first_line}); YAML "
                                  "would keep the last silently: give each key once")
     if not isinstance(data, dict):
         raise RubricError(where, "a rubric file is a YAML mapping (rubric, title, scale, criteria, ...)")
@@ -352,14 +352,14 @@ def _in_range(parsed: RubricFile, where: str) -> None:
         for name, value in values.items():
             if value < 0:
                 raise RubricError(where, f"field 'params.{group}.{name}': is negative ({value})")
-    if parsed.scale is None or parsed.kind not in ("scores", "python"):
-        low, high = Fraction(0), None  # other kinds define overall their own way: only its sign is known
-    else:
+    low: Fraction = Fraction(0)
+    high: Fraction | None = None  # other kinds define overall their own way: only its sign is known
+    if parsed.scale is not None and parsed.kind in ("scores", "python"):
         total = sum((c.weight for c in parsed.criteria), Fraction(0))
         low, high = total * parsed.scale.min, total * parsed.scale.max
         if parsed.cap is not None:  # overall = min(weighted, the cap criterion's mean on the scale)
             low, high = min(low, parsed.scale.min), min(high, parsed.scale.max)
-    thresholds = [("failure.below", parsed.failure.below if parsed.failure else None)]
+    thresholds: list[tuple[str, Fraction | None]] = [("failure.below", parsed.failure.below if parsed.failure else None)]
     thresholds += [(f"verdicts.{band.name}.min", band.min) for band in parsed.verdicts]
     thresholds += [(f"votes.{name}.{'min' if vote.min is not None else 'below'}",
                     vote.min if vote.min is not None else vote.below) for name, vote in parsed.votes.items()]

@@ -102,7 +102,7 @@ def _ledger(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> It
             if replied is not None and not all(_close(judge["scores"].get(k), v) for k, v in replied.items()):
                 yield f"{row['capture_id']}: {judge['label']}'s scores differ from its reply in the judges/ directory"
         try:
-            scores = combined(row, rubric)
+            scores = combined(row, rubric)  # type: ignore[arg-type]  # a ledger row carries what combining reads
         except (KeyError, TypeError):
             continue  # this kind combines per-item answers the ledger does not keep (checklist, compare)
         for key, value in (("overall", scores.overall), ("weighted", getattr(scores, "weighted", None))):

@@ -236,7 +236,7 @@ def _checklist_md(directory: Path) -> str:
             record["material"] = _json(directory / "packets", str(folder / f"{configuration}.json"))["material"]
         records.append(record)
     try:
-        return checklist_markdown(records, rubric)
+        return checklist_markdown(records, rubric)  # type: ignore[arg-type]  # rebuilt records, the fields it reads
     except (KeyError, TypeError, ValueError) as error:
         raise VerifyError(f"{directory}: the checklist answers under judges/ cannot be read ({error})") from None
 

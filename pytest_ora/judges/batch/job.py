@@ -113,7 +113,7 @@ def run_batches(
     return summary
 
 
-def _row(pending: Pending) -> dict[str, str]:
+def _row(pending: Pending) -> dict[str, Any]:
     return {"custom_id": pending.custom_id, "capture_id": pending.capture_id, "label": pending.label,
             "url": pending.url, "digest": hashlib.sha256(pending.body).hexdigest(), "bytes": len(pending.body)}
 
