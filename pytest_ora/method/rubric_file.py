@@ -363,10 +363,10 @@ def _in_range(parsed: RubricFile, where: str) -> None:
     thresholds += [(f"verdicts.{band.name}.min", band.min) for band in parsed.verdicts]
     thresholds += [(f"votes.{name}.{'min' if vote.min is not None else 'below'}",
                     vote.min if vote.min is not None else vote.below) for name, vote in parsed.votes.items()]
-    for field, value in thresholds:
-        if value is None:
+    for field, threshold in thresholds:
+        if threshold is None:
             continue
-        if value < low or (high is not None and value > high):
+        if threshold < low or (high is not None and threshold > high):
             span = f"{float(low):g} to {float(high):g}" if high is not None else f"at least {float(low):g}"
-            raise RubricError(where, f"field '{field}': {float(value):g} is outside what overall can be ({span} on this "
+            raise RubricError(where, f"field '{field}': {float(threshold):g} is outside what overall can be ({span} on this "
                                      "rubric's scale and weights)")
