@@ -103,8 +103,8 @@ def _ledger(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> It
                 yield f"{row['capture_id']}: {judge['label']}'s scores differ from its reply in the judges/ directory"
         try:
             scores = combined(row, rubric)  # type: ignore[arg-type]  # a ledger row carries what combining reads
-        except (KeyError, TypeError):
-            continue  # this kind combines per-item answers the ledger does not keep (checklist, compare)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue  # this kind combines per-item answers the ledger does not keep (checklist, compare, behavior)
         for key, value in (("overall", scores.overall), ("weighted", getattr(scores, "weighted", None))):
             if key in row and value is not None and not _close(row[key], value):
                 yield f"{row['capture_id']}: {key} is {row[key]!r}, but its judges' scores give {float(value)!r}"
