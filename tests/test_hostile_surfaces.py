@@ -255,7 +255,7 @@ def test_a_route_that_is_not_http_is_refused_as_a_route(tmp_path: Path, route: s
 
     message = problems(root)
 
-    assert "optimum.yaml:7: field 'roles.big-1.route': must be a full http:// or https:// URL" in message
+    assert "optimum.yaml:7: field 'roles.big-1.route': must be a full http(s) URL: a judge route is called over http:// or https:// only" in message
     assert "family:technique" not in message
 
 

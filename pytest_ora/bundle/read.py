@@ -293,7 +293,8 @@ def _message(detail: Any) -> str:
     if kind == "string_pattern_mismatch":
         pattern = detail.get("ctx", {}).get("pattern", "")
         if "https?" in pattern:  # before the slug test: this pattern has a ':' too
-            return "must be a full http:// or https:// URL: a judge route is called over HTTP only (file, ftp, javascript and other schemes are refused)"
+            return ("must be a full http(s) URL: a judge route is called over http:// or https:// only (file, ftp, "
+                    "javascript and other schemes are refused)")
         if ":" in pattern:
             return "must be family:technique, both slugs ([a-z0-9][a-z0-9-]*)"
         return "must be a slug: lowercase letters, digits and hyphens, starting with a letter or digit"
