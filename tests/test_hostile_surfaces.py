@@ -24,9 +24,10 @@ from bundle_factory import write_bundle
 from fake_keys import KEYS
 
 from pytest_ora.bundle.intake import intake
-from pytest_ora.errors import IntakeError
-from pytest_ora.method.rubric import RubricError, builtin_text, digest_of, get_rubric, load_rubric
-from pytest_ora.method.rubric_file import parse_rubric
+from pytest_ora.core.errors import IntakeError
+from pytest_ora.core.rubric import RubricError
+from pytest_ora.method.rubric import builtin_text, get_rubric, load_rubric
+from pytest_ora.method.rubric_file import digest_of, parse_rubric
 from pytest_ora.testing.server import ReferenceJudge
 
 ROOT = Path(__file__).parent.parent
@@ -137,7 +138,7 @@ def test_malformed_evidence_is_unknown_whatever_rule_decides_first(axis: str, ch
 
 def test_a_duplicate_key_after_a_carriage_return_is_caught(tmp_path: Path) -> None:
     """A `\\r` inside a line (JSON whitespace): intake and the scorecard split lines by one rule, so the repeat is seen."""
-    from pytest_ora.scorecard.card import duplicate_paths
+    from pytest_ora.method.kinds.scorecard.card import duplicate_paths
 
     second = '{"entry_key": "task:b", "evidence": {"closure": {"blockers_after": 1,\r "blockers_after": 0}}}'
     (tmp_path / "captures.jsonl").write_bytes(b'{"entry_key": "task:a",\r "evidence": {}}\n' + second.encode() + b"\n")
@@ -310,7 +311,7 @@ def test_the_configured_key_deflated_in_a_ztxt_chunk_stops_the_live_run(
 
 def test_a_ztxt_bomb_is_refused_unread(tmp_path: Path) -> None:
     """A zTXt chunk inflating past 1 MiB is never inflated whole: the image cannot be scanned, so it is never sent."""
-    from pytest_ora.bundle.pngtext import PngTextError, png_texts
+    from pytest_ora.core.pngtext import PngTextError, png_texts
 
     bomb = _png((b"zTXt", b"k\x00\x00" + zlib.compress(b"\x00" * (64 << 20), 9)))
     started = time.monotonic()
@@ -364,8 +365,8 @@ def test_an_api_key_env_outside_the_default_needs_the_users_allow_list(
 
 def test_a_blind_packet_names_no_configuration(tmp_path: Path) -> None:
     """Artifact and spec paths, acceptance notes and texts naming lane-zulu or its model: withheld in a blind packet."""
+    from pytest_ora.core.models import Capture
     from pytest_ora.judges.packet import build_packet, judge_prompt, packet_json
-    from pytest_ora.models import Capture
 
     (tmp_path / "specs" / "lane-zulu").mkdir(parents=True)
     (tmp_path / "specs" / "lane-zulu" / "board-memo.md").write_text("# Memo\nThe LANE-ZULU variant adds a step.\n")
@@ -394,9 +395,9 @@ def test_a_blind_packet_names_no_configuration(tmp_path: Path) -> None:
 
 def test_a_blind_compare_packet_withholds_both_configurations(tmp_path: Path) -> None:
     """Kind compare: each response may name its own lane; both are withheld."""
-    from pytest_ora.bundle.intake import PlannedCapture
+    from pytest_ora.core.models import Capture
+    from pytest_ora.core.plan import PlannedCapture
     from pytest_ora.method.kinds import get_kind
-    from pytest_ora.models import Capture
 
     (tmp_path / "specs" / "review").mkdir(parents=True)
     (tmp_path / "specs" / "review" / "x.md").write_text("spec")
@@ -409,7 +410,9 @@ def test_a_blind_compare_packet_withholds_both_configurations(tmp_path: Path) ->
     second = capture("team-blue", "Team-Blue wins")
     planned = PlannedCapture(first, 1, "judge", partner=second)
 
-    packets = get_kind("compare").packets(planned, tmp_path, get_rubric("judge-compare-1.0"))
+    from pytest_ora.judges.packet import build_packet
+
+    packets = get_kind("compare").packets(planned, tmp_path, get_rubric("judge-compare-1.0"), build_packet)
 
     assert all("team" not in json.dumps(packet.material).lower() for _, packet, _ in packets)
 
@@ -435,12 +438,12 @@ def _two_captures(tmp_path: Path, headers: dict[str, str]) -> tuple[list[str], l
 
     import httpx
 
-    from pytest_ora.bundle.intake import JudgeSlot
-    from pytest_ora.errors import TransportError
+    from pytest_ora.core.errors import TransportError
+    from pytest_ora.core.models import RoleSpec
+    from pytest_ora.core.plan import JudgeSlot
     from pytest_ora.judges.calling import judging_as
     from pytest_ora.judges.ratelimit import PacedTransport, SharedLimiter
     from pytest_ora.judges.transport import RetryPolicy, send
-    from pytest_ora.models import RoleSpec
 
     now = [1_000_000.0]
 
@@ -621,10 +624,10 @@ def _openai_body(entry_key: str, prompt_tokens: int) -> bytes:
 def test_a_blind_reply_swapped_within_one_entry_is_refused_by_its_token_count() -> None:
     """Blind: the replies echo only the entry key. A larger request billed for fewer input tokens than a smaller one of
     the same entry is a swap: both refused. Consistent counts, and other entries, are bound."""
-    from pytest_ora.bundle.intake import JudgeSlot
+    from pytest_ora.core.models import RoleSpec
+    from pytest_ora.core.plan import JudgeSlot
     from pytest_ora.judges.batch.base import Outcome
     from pytest_ora.judges.batch.binding import bind_outcomes
-    from pytest_ora.models import RoleSpec
 
     judge = JudgeSlot("Judge B", "big-2", "big-2", RoleSpec(model="gpt-5.4", provider="openai",
                                                             route="https://api.openai.com/v1/chat/completions"))

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from ..errors import IntakeError, Problem, show_value
-from ..models import BundleManifest, Capture, OptimumSnapshot
-from ..strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
-from .paths import BundlePathError, bundle_file
+from ..core.bundle import Bundle, CaptureLine
+from ..core.errors import IntakeError, Problem, show_value
+from ..core.jsonl import jsonl_line
+from ..core.models import BundleManifest, Capture, OptimumSnapshot
+from ..core.paths import BundlePathError, bundle_file
+from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
 from .secrets import redact_shapes
 
-__all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "jsonl_line", "jsonl_lines", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
+__all__ = ["MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
 
 MAX_YAML_ALIASES = 64
 """More aliases than this in a manifest is treated as an alias bomb, not a manifest."""
@@ -27,24 +28,6 @@ MAX_YAML_NODES = 1_000_000
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Model = TypeVar("_Model", bound=BaseModel)
-
-
-@dataclass(frozen=True)
-class CaptureLine:
-    """A capture and the line of captures.jsonl it came from."""
-
-    capture: Capture
-    line: int
-
-
-@dataclass(frozen=True)
-class Bundle:
-    """A bundle as read from disk, before intake decides what gets judged."""
-
-    root: Path
-    manifest: BundleManifest
-    optimum: OptimumSnapshot
-    captures: tuple[CaptureLine, ...]
 
 
 def load_bundle(root: Path) -> Bundle:
@@ -183,22 +166,6 @@ def _yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
 def yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
     """The 1-based line of the deepest node on a path through a YAML document (None without a node)."""
     return _yaml_line(node, location)
-
-
-def jsonl_line(number: int, data: bytes) -> bytes:
-    """One line of captures.jsonl as read: its byte order mark (line 1) and line end removed."""
-    if number == 1 and data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]  # a UTF-8 byte order mark, as some editors write
-    return data.rstrip(b"\r\n")
-
-
-def jsonl_lines(data: bytes) -> list[bytes]:
-    """captures.jsonl's lines numbered as intake numbers them (a list index is line - 1).
-
-    One rule for every reader: lines end at \n only. bytes.splitlines() would also split at a lone
-    \r (JSON whitespace inside a line), shift every later line, and read the wrong capture's keys.
-    """
-    return [jsonl_line(number, line) for number, line in enumerate(data.split(b"\n"), start=1)]
 
 
 def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[CaptureLine]:

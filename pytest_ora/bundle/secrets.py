@@ -14,12 +14,11 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..models import Capture
-from .pngtext import PNG_SIGNATURE, PngTextError, png_texts
+from ..core.models import Capture
+from ..core.pngtext import PNG_SIGNATURE, PngTextError, png_texts
+from ..core.vocabulary import SECRET_REASON
 
-__all__ = ["SECRET_REASON", "SHAPES", "capture_texts", "find_secret", "redact_shapes", "secret_in", "secret_reason"]
-
-SECRET_REASON = "secret-bearing input"
+__all__ = ["SHAPES", "capture_texts", "find_secret", "redact_shapes", "secret_in", "secret_reason"]
 
 SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (name, re.compile(pattern), hints)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from ..bundle.intake import Plan
-from ..bundle.pngtext import PngTextError, png_texts
-from ..errors import OraError
+from ..core.errors import OraError
+from ..core.plan import Plan
+from ..core.pngtext import PngTextError, png_texts
 from .providers import api_key_for, key_env_for
 
 __all__ = ["MIN_KEY_LENGTH", "check_keys"]

@@ -23,8 +23,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..core.rubric import Rubric
 from ..method.kinds import get_kind
-from ..method.rubric import Rubric
 
 __all__ = ["CHECKS", "cross_check"]
 
@@ -91,7 +91,7 @@ def _summary(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> I
 
 @_check("ledger.jsonl")
 def _ledger(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> Iterator[str]:
-    from .tables import combined
+    from ..method.kinds import combined
 
     for row in ledger:
         if row["status"] != "scored" or not row.get("judges"):
@@ -188,7 +188,7 @@ def _advisory(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> 
 
 @_check("compare.json")
 def _compare(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> Iterator[str]:
-    from .compare import _pairs
+    from ..method.kinds.compare.report import _pairs
 
     if not (directory / "compare.json").is_file():
         return

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import OraError
+from ...core.errors import OraError
 
 __all__ = ["BatchResultsError", "Outcome", "Pending", "Status", "results_lines"]
 

@@ -22,8 +22,8 @@ from typing import Any
 
 import httpx
 
-from ...bundle.intake import JudgeSlot
-from ...strictjson import strict_loads
+from ...core.plan import JudgeSlot
+from ...core.strictjson import strict_loads
 from ..providers import client_for
 from .base import Outcome
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from ...credentials import Secret
-from ...models import RoleSpec
+from ...core.credentials import Secret
+from ...core.models import RoleSpec
+from ...core.vocabulary import PROVIDER_KEY_ENVS
 from .anthropic import AnthropicClient
 from .base import ProviderClient
 from .gemini import GeminiClient
@@ -19,18 +20,10 @@ __all__ = [
     "OpenAIClient",
     "api_key_for",
     "client_for",
-    "key_env_allowed",
     "key_env_for",
 ]
 
-DEFAULT_KEY_ENV: Mapping[str, str] = MappingProxyType(
-    {
-        "anthropic": "ANTHROPIC_API_KEY",
-        "openai": "OPENAI_API_KEY",
-        "openai-compatible": "OPENROUTER_API_KEY",
-        "google": "GEMINI_API_KEY",
-    }
-)
+DEFAULT_KEY_ENV: Mapping[str, str] = MappingProxyType(PROVIDER_KEY_ENVS)
 """The environment variable holding a provider's key when the role names none."""
 
 _CLIENTS: Mapping[str, Callable[[], ProviderClient]] = MappingProxyType(
@@ -51,16 +44,6 @@ def client_for(role: RoleSpec) -> ProviderClient:
 def key_env_for(role: RoleSpec) -> str:
     """The environment variable the role's key is read from."""
     return role.api_key_env or DEFAULT_KEY_ENV[role.provider]
-
-
-def key_env_allowed(name: str, allowed: tuple[str, ...] = ()) -> bool:
-    """Whether a role's api_key_env may name this variable.
-
-    A bundle is untrusted input: `api_key_env: PATH` or a CI deploy token's name would send that
-    value, as a key, to whatever route the bundle names. By default only the providers' own key
-    names and names ending in _API_KEY qualify; the user (never the bundle) may allow more.
-    """
-    return name in DEFAULT_KEY_ENV.values() or name.endswith("_API_KEY") or name in allowed
 
 
 def api_key_for(role: RoleSpec, environ: Mapping[str, str]) -> Secret | None:

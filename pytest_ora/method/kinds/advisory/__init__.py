@@ -6,9 +6,3 @@ ADVISORY-RESULT.md (render.py). Registered by one line in `pytest_ora.method.kin
 and one renderer in `pytest_ora.reports.verify`. No judge, no network: the result is computed
 mechanically, and is advisory only, never a product, merge, CI or release gate.
 """
-
-from __future__ import annotations
-
-from .kind import KIND, AdvisoryKind
-
-__all__ = ["KIND", "AdvisoryKind"]

@@ -6,46 +6,46 @@ import json
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
-from ...rubric import Rubric
+from ....core.errors import Problem
+from ....core.plan import Plan, PlannedCapture
+from ....core.record import CaptureRecord, base_record
+from ....core.rubric import Rubric
+from ....core.vocabulary import SECRET_REASON
 from ...scoring import Scores
 from ..base import ReplyProblem
 from ..mechanical import NoJudge
+from ..scorecard.card import duplicate_paths
 from .record import SCHEMA, THRESHOLD, Binding, Observation, observe, read_binding
-
-if TYPE_CHECKING:
-    from ....bundle.intake import Plan, PlannedCapture
-    from ....errors import Problem
-    from ....record import CaptureRecord
+from .render import ADVISORY_JSON, ADVISORY_RESULT, advisory_data, advisory_markdown
 
 __all__ = ["BINDING_FILE", "KIND", "AdvisoryKind", "observation_of"]
 
 BINDING_FILE = "binding.yaml"
 """In the bundle: the exact candidate and base commits, package identity and configured model records must match."""
+MAX_BINDING_BYTES = 64 * 1024
+"""binding.yaml is a handful of lines: anything larger is refused unread."""
 
 
 def _binding(root: Path) -> Binding:
     """The bundle's binding.yaml (ValueError names what is wrong)."""
-    from ....bundle.read import read_yaml
-
     path = root / BINDING_FILE
-    if not path.is_file():
+    if not path.is_file() or path.is_symlink():
         raise ValueError("is missing: an advisory bundle names the commits, package and model records are bound to")
+    if path.stat().st_size > MAX_BINDING_BYTES:
+        raise ValueError(f"is over {MAX_BINDING_BYTES} bytes: refusing to read it as a binding")
     try:
-        data, _ = read_yaml(path)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise ValueError(f"cannot be read ({error})") from None
+        raise ValueError(f"cannot be read ({type(error).__name__})") from None
     return read_binding(data)
 
 
 def observation_of(plan: Plan, planned: PlannedCapture) -> Observation:
     """The capture's result: UNKNOWN for a secret-bearing or otherwise unusable capture, else its record's."""
-    from ....bundle.secrets import SECRET_REASON
-    from ....scorecard.card import duplicate_paths
-
     capture = planned.capture
     if (planned.reason or "").startswith(SECRET_REASON):
         return Observation("UNKNOWN", "secret-bearing", "secret-bearing: the capture holds credential-shaped text; "
@@ -66,11 +66,10 @@ class AdvisoryKind(NoJudge):
     """PASS / FAIL / UNKNOWN per observation record, always advisory-only; advisory.json and ADVISORY-RESULT.md."""
 
     name = "advisory"
+    files = (ADVISORY_JSON, ADVISORY_RESULT)
 
     def check_bundle(self, root: Path, problems: list[Problem]) -> None:
         """Intake's check of this kind's own bundle file: binding.yaml exists and is well formed."""
-        from ....errors import Problem
-
         try:
             _binding(root)
         except ValueError as error:
@@ -103,8 +102,6 @@ class AdvisoryKind(NoJudge):
         return ()
 
     def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
-        from ....record import base_record
-
         observation = observation_of(plan, planned)
         record = base_record(planned, "scored")
         record["grades"] = {THRESHOLD: observation.cell()}
@@ -112,9 +109,7 @@ class AdvisoryKind(NoJudge):
         return record
 
     def report_files(self, plan: Plan, records: Sequence[CaptureRecord]) -> dict[str, str]:
-        from .render import ADVISORY_JSON, ADVISORY_RESULT, advisory_data, advisory_markdown
-
-        data = advisory_data(plan, {record["capture_id"] for record in records})
+        data = advisory_data(plan, observation_of, {record["capture_id"] for record in records})
         return {ADVISORY_JSON: json.dumps(data, indent=2, ensure_ascii=False) + "\n", ADVISORY_RESULT: advisory_markdown(data)}
 
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from tabulate import tabulate
 
+from ....core.plan import Plan, PlannedCapture
+from ....core.vocabulary import SECRET_REASON
 from .record import CASES, SCHEMA, THRESHOLD, Observation
-
-if TYPE_CHECKING:
-    from ....bundle.intake import Plan
 
 __all__ = ["ADVISORY_JSON", "ADVISORY_RESULT", "advisory_data", "advisory_markdown"]
 
@@ -19,11 +18,10 @@ ADVISORY_RESULT = "ADVISORY-RESULT.md"
 NOTICE = "Advisory only: never a product, merge, CI or release gate."
 
 
-def advisory_data(plan: Plan, selected: Iterable[str]) -> dict[str, Any]:
+def advisory_data(
+    plan: Plan, observation_of: Callable[[Plan, PlannedCapture], Observation], selected: Iterable[str]
+) -> dict[str, Any]:
     """Every selected capture's result (scored, or secret-bearing and so UNKNOWN), in plan order."""
-    from ....bundle.secrets import SECRET_REASON
-    from .kind import observation_of
-
     chosen = set(selected)
     results = []
     for planned in plan.captures:

@@ -21,7 +21,7 @@ import re
 from pathlib import PurePosixPath
 from typing import Any
 
-from ..models import Capture
+from .models import Capture
 
 __all__ = ["WITHHELD", "artifact_path", "blind_names", "specification_source", "withhold", "withhold_all"]
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from ..strictjson import bounded_fraction
+from ....core.strictjson import bounded_fraction
 
 __all__ = ["OPERATORS", "Axis", "Band", "Condition", "Rule", "parse_axes"]
 
