@@ -165,9 +165,15 @@ def test_a_file_calling_itself_a_builtin_with_other_content_is_refused() -> None
     data["criteria"][0]["weight"] = 0.95
     text = _rubric_text(data)  # its history line records the new digest: only the id is wrong
 
+    from pytest_ora.method.rubric import resolve_rubric
+
+    path = Path(__file__).parent / "mine.yaml"
     with pytest.raises(RubricError, match="calls itself ora-1.0, the id of a built-in rubric, but its content differs"):
-        parse_rubric(text, "mine.yaml", "mine.yaml")
-    assert parse_rubric(builtin_text("ora-1.0"), "copy.yaml", "copy.yaml").digest == get_rubric("ora-1.0").digest
+        from pytest_ora.method.rubric import _parse
+
+        _parse(text, "mine.yaml", "mine.yaml")  # what load_rubric does with a file's text
+    assert _parse(builtin_text("ora-1.0"), "copy.yaml", "copy.yaml").digest == get_rubric("ora-1.0").digest
+    assert resolve_rubric("ora-1.0", path.parent).source == "builtin:ora-1.0"
 
 
 def test_yaml_duplicate_keys_in_a_rubric_are_refused_with_the_line() -> None:
@@ -795,3 +801,10 @@ def test_an_edited_compare_or_checklist_report_fails(
     code, out = _verify(directory, capsys)
 
     assert code == 1 and f"verify: FAILED: {directory / report}: edited by hand: line" in out
+
+
+def test_the_reports_verify_expects_are_the_ones_every_run_writes() -> None:
+    from pytest_ora.reports.output import REPORT_FILES
+    from pytest_ora.reports.verify import ALWAYS_WRITTEN
+
+    assert ALWAYS_WRITTEN == REPORT_FILES

@@ -291,7 +291,6 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
     problem = kind.check_rubric(rubric)
     if problem is not None:
         raise RubricError(where, problem)
-    _not_a_builtin(parsed, digest, source, where)
     return rubric
 
 
@@ -323,22 +322,6 @@ def _repeated_key(node: yaml.Node | None) -> tuple[str, int, int] | None:
         elif isinstance(current, yaml.SequenceNode):
             pending.extend(current.value)
     return None
-
-
-def _not_a_builtin(parsed: RubricFile, digest: str, source: str, where: str) -> None:
-    """A file may not take a built-in's id with other content: every output would cite that built-in."""
-    from .rubric import builtin_ids, get_rubric
-
-    if source.startswith("builtin:"):
-        return
-    # Only the id it claims now: a history may cite the built-in a file was derived from.
-    for version in (parsed.rubric,):
-        if version in builtin_ids() and get_rubric(version).digest != digest:
-            raise RubricError(
-                where,
-                f"calls itself {version}, the id of a built-in rubric, but its content differs from it (digest {digest}, "
-                f"the built-in's {get_rubric(version).digest}): give the file its own id and history",
-            )
 
 
 def _in_range(parsed: RubricFile, where: str) -> None:

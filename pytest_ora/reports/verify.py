@@ -18,7 +18,7 @@ from typing import Any
 from ..core.rubric import Rubric, RubricError
 from ..method.kinds import get_kind
 from ..method.kinds.scorecard.render import scorecard_markdown
-from ..method.rubric import builtin_text
+from ..method.rubric import builtin_text, check_not_builtin
 from ..method.rubric_file import parse_rubric
 from .methodology import methodology_text
 from .page import report_page
@@ -46,6 +46,8 @@ class Renderer:
 
 
 RENDERERS: list[Renderer] = []
+ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
+"""Every run writes these (output.REPORT_FILES; not imported: output imports this module): one missing was deleted."""
 DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
@@ -87,6 +89,10 @@ def _run(directory: Path) -> tuple[str, Rubric]:
         bundle = str(data["bundle"])
     except (RubricError, KeyError, TypeError) as error:
         raise VerifyError(f"{directory / RUN_DATA}: {error}") from None
+    try:
+        check_not_builtin(rubric, f"{directory / RUN_DATA} rubric")
+    except RubricError as error:
+        raise VerifyError(str(error)) from None
     if rubric.digest != data.get("rubric_digest"):
         raise VerifyError(f"{directory / RUN_DATA}: the rubric text does not match its recorded digest (edited by hand)")
     return bundle, rubric
@@ -268,9 +274,7 @@ def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
             )
     if (directory / RUN_DATA).is_file():
         # Every run writes these: one that is gone was deleted, and nothing else would say so.
-        from .output import REPORT_FILES
-
-        edited += [f"{name}: missing: every run writes it (deleted?)" for name in REPORT_FILES
+        edited += [f"{name}: missing: every run writes it (deleted?)" for name in ALWAYS_WRITTEN
                    if not (directory / name).is_file()]
         if (directory / "ledger.jsonl").is_file():
             from .crosscheck import cross_check
