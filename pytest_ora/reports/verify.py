@@ -18,7 +18,7 @@ from typing import Any
 from ..core.rubric import Rubric, RubricError
 from ..method.kinds import get_kind
 from ..method.kinds.scorecard.render import scorecard_markdown
-from ..method.rubric import builtin_text
+from ..method.rubric import builtin_text, check_not_builtin
 from ..method.rubric_file import parse_rubric
 from .methodology import methodology_text
 from .page import report_page
@@ -46,7 +46,9 @@ class Renderer:
 
 
 RENDERERS: list[Renderer] = []
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv")
+ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
+"""Every run writes these (output.REPORT_FILES; not imported: output imports this module): one missing was deleted."""
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
@@ -87,6 +89,10 @@ def _run(directory: Path) -> tuple[str, Rubric]:
         bundle = str(data["bundle"])
     except (RubricError, KeyError, TypeError) as error:
         raise VerifyError(f"{directory / RUN_DATA}: {error}") from None
+    try:
+        check_not_builtin(rubric, f"{directory / RUN_DATA} rubric")
+    except RubricError as error:
+        raise VerifyError(str(error)) from None
     if rubric.digest != data.get("rubric_digest"):
         raise VerifyError(f"{directory / RUN_DATA}: the rubric text does not match its recorded digest (edited by hand)")
     return bundle, rubric
@@ -192,6 +198,50 @@ def _scorecard(directory: Path) -> str:
         raise VerifyError(f"{directory / 'scorecard.json'}: not a scorecard ({error})") from None
 
 
+@register("ADVISORY-RESULT.md", ("advisory.json",))
+def _advisory(directory: Path) -> str:
+    from ..method.kinds.advisory.render import advisory_markdown
+
+    try:
+        return advisory_markdown(_json(directory, "advisory.json"))
+    except (KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / 'advisory.json'}: not an advisory result ({error})") from None
+
+
+@register("compare.md", ("compare.json", RUN_DATA))
+def _compare_md(directory: Path) -> str:
+    from ..method.kinds.compare.report import compare_markdown
+
+    _, rubric = _run(directory)
+    try:
+        return compare_markdown(_json(directory, "compare.json"), rubric)
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory / 'compare.json'}: not a comparison ({error})") from None
+
+
+@register("checklist.md", ("ledger.jsonl", RUN_DATA))
+def _checklist_md(directory: Path) -> str:
+    """From the ledger's rows, each judge's per-item answers under judges/ and each packet's checklist under packets/."""
+    from ..method.kinds.checklist.report import checklist_markdown
+
+    _, rubric = _run(directory)
+    records = []
+    for row in map(json.loads, (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()):
+        record = dict(row)
+        if row["status"] == "scored":
+            entry, _, configuration = str(row["capture_id"]).rpartition("/")
+            family, _, technique = entry.partition(":")
+            folder = Path(family) / technique
+            record["judges"] = [_json(directory / "judges", str(folder / f"{configuration}.{judge['role']}.json"))
+                                for judge in row["judges"]]
+            record["material"] = _json(directory / "packets", str(folder / f"{configuration}.json"))["material"]
+        records.append(record)
+    try:
+        return checklist_markdown(records, rubric)  # type: ignore[arg-type]  # rebuilt records, the fields it reads
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory}: the checklist answers under judges/ cannot be read ({error})") from None
+
+
 def _first_difference(written: str, rendered: str) -> int:
     for number, (left, right) in enumerate(zip(written.splitlines(), rendered.splitlines()), start=1):
         if left != right:
@@ -222,6 +272,17 @@ def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
             edited.append(
                 f"{renderer.report}: edited by hand: line {line} differs from its rendering of {', '.join(renderer.inputs)}"
             )
+    if (directory / RUN_DATA).is_file():
+        # Every run writes these: one that is gone was deleted, and nothing else would say so.
+        edited += [f"{name}: missing: every run writes it (deleted?)" for name in ALWAYS_WRITTEN
+                   if not (directory / name).is_file()]
+        if (directory / "ledger.jsonl").is_file():
+            from .crosscheck import cross_check
+
+            _, rubric = _run(directory)
+            rows = [json.loads(line) for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+                    if line.strip()]
+            edited += cross_check(directory, rubric, rows)
     checked = {renderer.report for renderer in RENDERERS}
     data = {name for renderer in RENDERERS for name in renderer.inputs} | set(DATA_FILES)
     unchecked = sorted(

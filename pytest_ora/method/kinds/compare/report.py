@@ -100,15 +100,20 @@ def compare_files(records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str,
     """The three compare files, machine-written from the records."""
     rows = _rows(records, rubric)
     pairs = _pairs(rows, rubric)
-    markdown = (
+    markdown = compare_markdown(pairs, rubric)
+    return {
+        "compare.jsonl": "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
+        "compare.json": json.dumps(pairs, indent=2, ensure_ascii=False) + "\n",
+        "compare.md": markdown,
+    }
+
+
+def compare_markdown(pairs: Sequence[dict[str, Any]], rubric: Rubric) -> str:
+    """compare.md from compare.json's pairs (verify renders it so)."""
+    return (
         "# Head-to-head comparison\n\n"
         f"Rubric {rubric.version}, digest {rubric.digest}. {formula(rubric)}. Wins, ties and losses are the "
         "first configuration's; position consistency is the share of items whose two orders a judge decided "
         "alike. Machine-written: do not edit.\n\n"
         + _table(pairs, "github") + "\n"
     )
-    return {
-        "compare.jsonl": "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows),
-        "compare.json": json.dumps(pairs, indent=2, ensure_ascii=False) + "\n",
-        "compare.md": markdown,
-    }
