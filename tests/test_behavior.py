@@ -100,5 +100,9 @@ def test_a_behavior_bundle_is_judged_live_and_capped(pytester: pytest.Pytester, 
     assert {j["execution"] for j in rookie["behavior_judges"]} <= {10.0, 15.0}  # B3 in passing: judges may differ
     assert rookie["execution"] == sum(j["execution"] for j in rookie["behavior_judges"]) / 2
     assert "execution = min(5*baseline demonstrated, 40)" in (pytester.path / "ora-results" / "methodology.md").read_text()
+    # verify re-renders the reports and checks the data files against each other: this kind's ledger too
+    from pytest_ora.reports.verify import verify
+
+    assert verify(pytester.path / "ora-results")[1] == []
     heading = next(line for line in (pytester.path / "ora-results" / "summary.md").read_text().splitlines() if line.startswith("| Configuration"))
     assert [cell.strip() for cell in heading.split("|")[7:10]] == ["Execution", "Quality", "Persona"]

@@ -102,3 +102,6 @@ def test_coherence_chains_are_rated_and_the_multiplier_applies_to_the_mean_phase
     linked = next(r for r in rows if r["entry_key"] == "relay:linked")
     assert linked["rating"] in ("excellent", "good") and "poor" not in [j["rating"] for j in linked["judge_ratings"]]
     assert next(r for r in rows if r["entry_key"] == "relay:loose")["judge_ratings"][0]["rating"] == "poor"
+    from pytest_ora.reports.verify import verify
+
+    assert verify(pytester.path / "ora-results")[1] == []  # reports re-rendered, data files cross-checked

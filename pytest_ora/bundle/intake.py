@@ -16,7 +16,7 @@ from ..core.models import Capture, RoleSpec, default_collisions, default_scored_
 from ..core.paths import BundlePathError, inside
 from ..core.plan import DEFAULT_PANEL, JudgeSlot, Panel, Plan, PlannedCapture, Substitution
 from ..core.rubric import Rubric, RubricError
-from ..core.vocabulary import IMAGE_TYPES
+from ..core.vocabulary import IMAGE_TYPES, key_env_allowed
 from ..method.kinds import calls_judges, get_kind
 from ..method.rubric import DEFAULT_RUBRIC, get_rubric, resolve_rubric
 from .hypotheses import check_hypotheses
@@ -56,6 +56,7 @@ def intake(
     panel_label: str | None = None,
     rubric_option: tuple[str, Path] | None = None,
     compare: tuple[tuple[str, str], ...] = (),
+    key_envs: tuple[str, ...] = (),
 ) -> Plan:
     """Read and check a bundle; raise IntakeError with every problem found.
 
@@ -70,6 +71,7 @@ def intake(
         raise IntakeError(problems)
     families = _families(bundle, rubric, problems)
     panel = _panel(bundle, rubric, substitutions, panel_label, problems)
+    _check_key_envs(panel, key_envs, problems)
     _check_configurations(bundle, families, problems)
     check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
     _check_duplicates(bundle, problems)
@@ -85,6 +87,9 @@ def intake(
     planned.sort(key=lambda p: (families.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
     pairs = compare or tuple((a, b) for a, b in bundle.manifest.compare or ()) or rubric.compare
     planned = get_kind(rubric.kind).items(planned, pairs, bundle.manifest.configurations, problems)
+    own_files = getattr(get_kind(rubric.kind), "check_bundle", None)
+    if own_files is not None:
+        own_files(bundle.root, problems)  # a kind that reads its own bundle file checks it here (kind advisory)
     if problems:
         raise IntakeError(problems)
     return Plan(
@@ -135,6 +140,18 @@ def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[s
                         value=show_value(item.capture.entry_key))
             )
     return list(rubric.families) + [family for family in present if family not in rubric.families]
+
+
+def _check_key_envs(panel: Panel | None, allowed: tuple[str, ...], problems: list[Problem]) -> None:
+    """Refuse, before any request (the reachability check included), a judge key read from a variable that is no key's."""
+    for judge in panel.judges if panel is not None else ():
+        name = judge.spec.api_key_env
+        if name is not None and not key_env_allowed(name, allowed):
+            problems.append(Problem(
+                "optimum.yaml", "names an environment variable that is not an API key's: its value would be sent as "
+                f"{judge.label}'s key to the role's route", field=f"roles.{judge.role}.api_key_env", value=show_value(name),
+                fix="name a variable ending in _API_KEY, or allow this one with --ora-key-env NAME (ini ora_key_env)",
+            ))
 
 
 def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:

@@ -11,9 +11,11 @@ from pydantic import BaseModel, ValidationError
 
 from ..core.bundle import Bundle, CaptureLine
 from ..core.errors import IntakeError, Problem, show_value
+from ..core.jsonl import jsonl_line
 from ..core.models import Acceptance, BundleManifest, Capture, OptimumSnapshot
 from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
+from .secrets import redact_shapes
 
 __all__ = ["MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
 
@@ -184,12 +186,11 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
     gates: dict[tuple[Any, ...], Acceptance] = {}
     with stream:  # line by line: a large bundle is never held twice in memory
         for number, data in enumerate(stream, start=1):
-            if number == 1 and data.startswith(b"\xef\xbb\xbf"):
-                data = data[3:]  # a UTF-8 byte order mark, as some editors write
+            data = jsonl_line(number, data)
             if not data.strip():
                 continue
             lines += 1
-            capture = _read_capture_line(name, number, data.rstrip(b"\r\n"), problems, shared, gates)
+            capture = _read_capture_line(name, number, data, problems, shared, gates)
             if capture is not None:
                 captures.append(CaptureLine(capture, number))
     if lines == 0:
@@ -260,7 +261,8 @@ def _read_capture_line(
     except StrictJsonError as error:
         field = error.field or (key_of(text, error.literal) if error.literal else None)
         problems.append(
-            Problem(name, str(error), line=number, field=field, fix="each line must hold one unambiguous JSON object")
+            Problem(name, redact_shapes(str(error)), line=number, field=None if field is None else redact_shapes(field),
+                    fix="each line must hold one unambiguous JSON object")
         )
         return None
     if not isinstance(obj, dict):
@@ -284,8 +286,9 @@ def _read_capture_line(
                     _message(detail),
                     line=number,
                     capture_id=capture_id,
-                    field=".".join(str(part) for part in detail["loc"]) or None,
-                    value=None if detail["type"] == "missing" else show_value(detail.get("input")),
+                    # A key may be a token: the path and the value are shown with credential shapes redacted.
+                    field=redact_shapes(".".join(str(part) for part in detail["loc"])) or None,
+                    value=None if detail["type"] == "missing" else redact_shapes(show_value(detail.get("input"))),
                 )
             )
         return None
@@ -306,9 +309,10 @@ def _message(detail: Any) -> str:
         return "is not a known field"
     if kind == "string_pattern_mismatch":
         pattern = detail.get("ctx", {}).get("pattern", "")
+        if "https?" in pattern:  # before the slug test: this pattern has a ':' too
+            return ("must be a full http(s) URL: a judge route is called over http:// or https:// only (file, ftp, "
+                    "javascript and other schemes are refused)")
         if ":" in pattern:
             return "must be family:technique, both slugs ([a-z0-9][a-z0-9-]*)"
-        if "https?" in pattern:
-            return "must be a full http(s) URL"
         return "must be a slug: lowercase letters, digits and hyphens, starting with a letter or digit"
     return str(detail["msg"]).replace("Value error, ", "").lower() if kind == "value_error" else str(detail["msg"]).lower()

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.models import Capture
+from ..core.pngtext import PNG_SIGNATURE, PngTextError, png_texts
 from ..core.vocabulary import SECRET_REASON
 
-__all__ = ["SHAPES", "capture_texts", "find_secret", "secret_in", "secret_reason"]
+__all__ = ["SHAPES", "capture_texts", "find_secret", "redact_shapes", "secret_in", "secret_reason"]
 
 SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (name, re.compile(pattern), hints)
@@ -58,13 +59,27 @@ def secret_in(text: str) -> str | None:
     return None
 
 
+def redact_shapes(text: str) -> str:
+    """text with every credential-shaped part replaced by [redacted].
+
+    A field path names keys, and a key may itself be a token (`model_snapshot: {"ghp_...": ...}`):
+    every path or value a message shows goes through this first.
+    """
+    if secret_in(text) is None:
+        return text
+    for _, pattern, hints in SHAPES:
+        if any(hint in text for hint in hints):
+            text = pattern.sub("[redacted]", text)
+    return text
+
+
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    """Every string under value (keys included), with its dotted path."""
+    """Every string under value (keys included), with its dotted path (credential-shaped keys redacted in it)."""
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            where = f"{path}.{key}"
+            where = f"{path}.{redact_shapes(str(key))}"
             yield where, str(key)
             yield from _leaves(item, where)
     elif isinstance(value, (list, tuple)):
@@ -84,8 +99,14 @@ def _read_text(root: Path, relative: str) -> str | None:
     if path.is_absolute() or ".." in path.parts:
         return None  # never read outside the bundle because the bundle names it
     try:
-        return (root / path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = (root / path).read_bytes()
+    except OSError:
+        return None
+    if data.startswith(PNG_SIGNATURE):
+        return "\x00".join(png_texts(data))  # PngTextError: the caller refuses what it cannot scan
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 
@@ -108,8 +129,12 @@ def find_secret(capture: Capture, root: Path, files: dict[str, str | None] | Non
         if relative is None:
             continue
         if relative not in cache:
-            content = _read_text(root, relative)
-            cache[relative] = None if content is None else secret_in(content)
+            try:
+                content = _read_text(root, relative)
+            except PngTextError as error:
+                cache[relative] = f"an image whose text chunks cannot be scanned ({error})"
+            else:
+                cache[relative] = None if content is None else secret_in(content)
         kind = cache[relative]
         if kind is not None:
             return f"{field} ({relative})", kind
@@ -117,5 +142,5 @@ def find_secret(capture: Capture, root: Path, files: dict[str, str | None] | Non
 
 
 def secret_reason(field: str, kind: str) -> str:
-    """The exclusion reason: names the field and the kind of credential, never the value."""
-    return f"{SECRET_REASON}: field '{field}' holds text shaped like {kind}; never sent to a judge"
+    """The exclusion reason: names the field (its path redacted) and the kind of credential, never the value."""
+    return f"{SECRET_REASON}: field '{redact_shapes(field)}' holds text shaped like {kind}; never sent to a judge"

@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
-__all__ = ["MAX_EXPONENT", "MAX_NUMBER_CHARS", "StrictJsonError", "key_of", "lone_surrogate", "strict_loads"]
+__all__ = [
+    "MAX_EXPONENT", "MAX_NUMBER_CHARS", "StrictJsonError", "bounded_fraction", "key_of", "lone_surrogate", "strict_loads",
+]
 
 MAX_NUMBER_CHARS = 64
 """Longest number literal accepted (sign, digits, point and exponent)."""
@@ -42,6 +45,23 @@ def _check_literal(literal: str) -> None:
     _, _, exponent = literal.lower().partition("e")
     if exponent and abs(int(exponent)) > MAX_EXPONENT:
         raise StrictJsonError(f"number {literal} has an exponent beyond +-{MAX_EXPONENT}", literal=literal)
+
+
+def bounded_fraction(text: str) -> Fraction:
+    """A number or fraction string ("1/6", "2.5e3") exactly, its length and exponent checked as text first.
+
+    Fraction("1e999999999") would build 10**999999999 (minutes of CPU, gigabytes): a file's number
+    is refused by the same bounds as a reply's before any exact conversion.
+    """
+    text = text.strip()
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError(f"number {text[:20]}... has {len(text)} characters (more than {MAX_NUMBER_CHARS})")
+    for part in text.split("/"):
+        _, _, exponent = part.strip().lower().partition("e")
+        digits = exponent.lstrip("+-")
+        if digits.isdigit() and int(digits) > MAX_EXPONENT:
+            raise ValueError(f"number {text} has an exponent beyond +-{MAX_EXPONENT}")
+    return Fraction(text)
 
 
 def _decimal(literal: str) -> Decimal:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["FAMILIES", "IMAGE_TYPES", "PROVIDERS", "RECORD_MODES", "SECRET_REASON", "is_live"]
+__all__ = [
+    "FAMILIES", "IMAGE_TYPES", "PROVIDERS", "PROVIDER_KEY_ENVS", "RECORD_MODES", "SECRET_REASON", "is_live", "key_env_allowed",
+]
 
 FAMILIES: tuple[str, ...] = ("mode", "visual", "lens")
 """Entry families, in table order."""
@@ -16,6 +18,14 @@ IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
 SECRET_REASON = "secret-bearing input"
 """The reason an unscorable capture gives when it holds text shaped like a credential."""
 
+PROVIDER_KEY_ENVS: dict[str, str] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "openai-compatible": "OPENROUTER_API_KEY",
+    "google": "GEMINI_API_KEY",
+}
+"""The environment variable holding a provider's key when the role names none."""
+
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 """none replays only (the default); once records missing cassettes; new_episodes adds new calls; all re-records."""
 
@@ -23,3 +33,13 @@ RECORD_MODES = ("none", "once", "new_episodes", "all")
 def is_live(mode: str) -> bool:
     """Whether a record mode may send requests to the judges."""
     return mode != "none"
+
+
+def key_env_allowed(name: str, allowed: tuple[str, ...] = ()) -> bool:
+    """Whether a role's api_key_env may name this variable.
+
+    A bundle is untrusted input: `api_key_env: PATH` or a CI deploy token's name would send that
+    value, as a key, to whatever route the bundle names. By default only the providers' own key
+    names and names ending in _API_KEY qualify; the user (never the bundle) may allow more.
+    """
+    return name in PROVIDER_KEY_ENVS.values() or name.endswith("_API_KEY") or name in allowed

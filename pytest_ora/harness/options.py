@@ -84,6 +84,8 @@ class Options:
     """--ora-labels / ini ora_labels as given and the directory a relative path in it is relative to."""
     fail_calibration: Decimal | None = None
     """--ora-fail-calibration A: the panel's alpha vs people on overall must reach A, over at least 10 labelled captures."""
+    key_envs: tuple[str, ...] = ()
+    """--ora-key-env NAME / ini ora_key_env: more environment variables a role's api_key_env may name."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -116,6 +118,13 @@ def add_options(parser: pytest.Parser) -> None:
         "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
         help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
     )
+    group.addoption(
+        "--ora-key-env", dest="ora_key_env", action="append", default=[], metavar="NAME",
+        help="allow a role's api_key_env to name this variable (by default only the providers' key names and "
+             "names ending in _API_KEY); repeatable",
+    )
+    parser.addini("ora_key_env", "environment variables a role's api_key_env may name besides *_API_KEY",
+                  type="linelist", default=[])
     group.addoption(
         "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
         help="a configuration pair to compare head to head (kind compare); repeatable",
@@ -159,6 +168,7 @@ def read_options(config: pytest.Config) -> Options:
         compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
         labels=(str(source.value("labels")), source.base("labels")) if source.value("labels") else None,
         fail_calibration=_alpha_gate(source),
+        key_envs=tuple(config.getoption("ora_key_env") or ()) + tuple(config.getini("ora_key_env") or ()),
     )
 
 

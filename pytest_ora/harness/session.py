@@ -57,7 +57,8 @@ class OraRun:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
                 self._plan = intake(
-                    self.options.bundle, substitutions, self.options.panel_label, self.options.rubric, self.options.compare
+                    self.options.bundle, substitutions, self.options.panel_label, self.options.rubric, self.options.compare,
+                    key_envs=self.options.key_envs,
                 )
             except (IntakeError, ValueError) as error:
                 raise pytest.UsageError(str(error)) from None

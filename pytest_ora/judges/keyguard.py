@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..core.errors import OraError
 from ..core.plan import Plan
+from ..core.pngtext import PngTextError, png_texts
 from .providers import api_key_for, key_env_for
 
 __all__ = ["MIN_KEY_LENGTH", "check_keys"]
@@ -52,11 +53,19 @@ def _find(plan: Plan, needle: bytes) -> str | None:
                 return f"captures.jsonl:{number}"
     for relative in _judged_files(plan):
         try:
-            if needle in (root / relative).read_bytes():
-                return relative
+            data = (root / relative).read_bytes()
         except OSError:
             continue  # intake already made such a capture unscorable
+        if needle in data or needle.decode("utf-8") in "\x00".join(_png_texts(data)):
+            return relative  # a key deflated into a PNG zTXt chunk is found too
     return None
+
+
+def _png_texts(data: bytes) -> list[str]:
+    try:
+        return png_texts(data)
+    except PngTextError:
+        return []  # intake excluded such a capture: its image was never to be sent
 
 
 def _judged_files(plan: Plan) -> Iterator[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from ..core.blind import artifact_path, blind_names, specification_source, withhold, withhold_all
 from ..core.models import Capture
 from ..core.paths import inside
 from ..core.rubric import Criterion, Rubric
@@ -108,6 +109,8 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
     specification = spec_file.read_text(encoding="utf-8") if rubric.requires_spec or spec_file.is_file() else None
     artifact, image = _artifact(capture, root)
     gold = capture.gold_standard
+    if rubric.blind:
+        return _blind(capture, specification, artifact, rubric), image
     packet = Packet(
         capture_id=None if rubric.blind else capture.capture_id,
         entry_key=capture.entry_key,
@@ -128,6 +131,37 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
         material=get_kind(rubric.kind).material(capture),
     )
     return packet, image
+
+
+def _blind(capture: Capture, specification: str | None, artifact: Artifact | None, rubric: Rubric) -> Packet:
+    """The packet with nothing that names the configuration (see judges/blind.py)."""
+    names = blind_names(capture)
+    gold = capture.gold_standard
+    if artifact is not None:
+        artifact = artifact.model_copy(update={
+            "path": artifact_path(artifact.path), "text": None if artifact.text is None else withhold(artifact.text, names),
+        })
+    return Packet(
+        capture_id=None,
+        entry_key=capture.entry_key,
+        family=capture.family,
+        technique=capture.technique,
+        specification_source=specification_source(capture),
+        specification=None if specification is None else withhold(specification, names),
+        target=None if capture.target is None else withhold(capture.target, names),
+        prompt=withhold(capture.prompt, names),
+        configuration=None,
+        answer=withhold(capture.answer, names),
+        artifact=artifact,
+        model_snapshot={},
+        acceptance_notes="",
+        rubric_version=rubric.version,
+        context=None if capture.context is None else withhold(capture.context, names),
+        gold_standard=None if gold is None else GoldStandard(
+            response=withhold(gold.response, names), score=str(gold.score),
+            notes=None if gold.notes is None else withhold(gold.notes, names)),
+        material=withhold_all(get_kind(rubric.kind).material(capture), names),
+    )
 
 
 def _artifact(capture: Capture, root: Path) -> tuple[Artifact | None, bytes | None]:

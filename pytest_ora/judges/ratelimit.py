@@ -47,7 +47,7 @@ from .calling import judge_of
 
 logger = logging.getLogger("pytest_ora.judges.ratelimit")
 
-__all__ = ["HEADROOM", "Limit", "PacedTransport", "SharedLimiter", "parse_reset", "request_tokens"]
+__all__ = ["HEADROOM", "MAX_HOLD", "Limit", "PacedTransport", "SharedLimiter", "parse_reset", "request_tokens"]
 
 HEADROOM = 0.95
 """A learned limit is paced at this fraction of what the provider announced (clock skew, jitter)."""
@@ -82,6 +82,11 @@ class Limit:
 
     rpm: float | None = None
     tpm: float | None = None
+
+
+MAX_HOLD = 120.0
+"""Longest wait a retry-after or a reset header may impose on the shared pace: one call's retry budget
+(RetryPolicy.max_total_wait). A longer one (`retry-after: 1000000000`, a reset in year 9999, `99999h`) holds nothing."""
 
 
 def request_tokens(body: bytes) -> int:
@@ -301,7 +306,12 @@ class SharedLimiter:
                 seconds = parse_reset(_first(headers, reset), now)
                 if seconds is not None:
                     waits.append(seconds)
-        return max(waits) if waits else None
+        # A wait longer than one call's whole retry budget cannot be waited out by any call: the call
+        # that meets it fails naming it (or after its retries). Holding every other process that long
+        # would hang the run instead (retry-after: 1000000000, a reset in year 9999, 99999h), so such
+        # a wait does not hold the shared pace at all; waits within the budget hold it as before.
+        fitting = [wait for wait in waits if wait <= MAX_HOLD]
+        return max(fitting) if fitting else None
 
     def _grown(self, state: dict[str, Any]) -> float:
         """The rate after a success: 2% more up to the ceiling; past a measured pace, 0.2% more."""

@@ -17,6 +17,7 @@ from .rubric_file import parse_rubric
 __all__ = [
     "ORA_V1",
     "builtin_ids",
+    "check_not_builtin",
     "get_rubric",
     "load_rubric",
     "resolve_rubric",
@@ -53,6 +54,8 @@ def load_rubric(path: Path) -> Rubric:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
         raise RubricError(str(path), f"cannot read the rubric file ({error.strerror or error})") from None
+    except UnicodeDecodeError as error:
+        raise RubricError(str(path), f"is not UTF-8 at byte {error.start}; save the rubric file as UTF-8") from None
     return _parse(text, str(path), str(path))
 
 
@@ -69,7 +72,20 @@ def resolve_rubric(reference: str, base: Path) -> Rubric:
 
 
 def _parse(text: str, source: str, where: str) -> Rubric:
-    return parse_rubric(text, source, where)
+    rubric = parse_rubric(text, source, where)
+    if not source.startswith("builtin:"):
+        check_not_builtin(rubric, where)
+    return rubric
+
+
+def check_not_builtin(rubric: Rubric, where: str) -> None:
+    """A file may not take a built-in's id with other content: every output would cite that built-in."""
+    if rubric.version in builtin_ids() and get_rubric(rubric.version).digest != rubric.digest:
+        raise RubricError(
+            where,
+            f"calls itself {rubric.version}, the id of a built-in rubric, but its content differs from it (digest "
+            f"{rubric.digest}, the built-in's {get_rubric(rubric.version).digest}): give the file its own id and history",
+        )
 
 
 ORA_V1: Rubric = get_rubric(DEFAULT_RUBRIC)

@@ -13,6 +13,7 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from ..core.rubric import Anchor, Criterion, HistoryEntry, Rounding, Rubric, RubricError, VerdictBand, VoteRule
+from ..core.strictjson import bounded_fraction
 from .kinds import get_kind
 from .kinds.scorecard.axes import AxisFile, parse_axes
 
@@ -37,9 +38,12 @@ def _fraction(value: Any) -> Fraction:
         return Fraction(repr(value))
     if isinstance(value, (int, str)):
         try:
-            return Fraction(str(value).strip())
-        except (ValueError, ZeroDivisionError):
+            return bounded_fraction(str(value))
+        except ZeroDivisionError:
             pass
+        except ValueError as error:
+            if "exponent" in str(error) or "characters" in str(error):
+                raise  # say why the number is refused, not just that it is one
     raise ValueError("must be a number or a fraction string such as 1/6")
 
 
@@ -154,6 +158,11 @@ class RubricFile(_Model):
 
     @model_validator(mode="after")
     def _by_kind(self) -> RubricFile:
+        if self.kind == "advisory":
+            if self.criteria or self.scale is not None or self.failure is not None or self.axes is not None:
+                raise ValueError("an advisory rubric evaluates records against its fixed threshold: it has no scale, "
+                                 "criteria, failure or axes")
+            return self
         if self.kind == "scorecard":
             if not self.axes:
                 raise ValueError("a scorecard rubric lists its axes")
@@ -198,9 +207,14 @@ def _bands(anchors: dict[str, str], where: str) -> tuple[tuple[str, str], ...]:
 def parse_rubric(text: str, source: str, where: str) -> Rubric:
     """A Rubric from a file's text; RubricError names the file, the field and the fix."""
     try:
+        repeated = _repeated_key(yaml.compose(text, Loader=_Loader))
         data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as error:
         raise RubricError(where, f"not valid YAML ({error})") from None
+    if repeated is not None:
+        key, line, first_line = repeated
+        raise RubricError(where, f"line {line}: key {key!r} appears twice in one mapping (first on line {first_line}); YAML "
+                                 "would keep the last silently: give each key once")
     if not isinstance(data, dict):
         raise RubricError(where, "a rubric file is a YAML mapping (rubric, title, scale, criteria, ...)")
     try:
@@ -232,6 +246,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
     versions = [entry.version for entry in parsed.history]
     if len(set(versions)) != len(versions):
         raise RubricError(where, "history repeats a version; the history is append-only, one line per version")
+    _in_range(parsed, where)
     wide = tuple(_anchor(key, meaning, where) for key, meaning in _bands(parsed.anchors, where))
     criteria = tuple(
         Criterion(c.name, c.title, c.weight, c.question, _bands(c.anchors, where))
@@ -259,7 +274,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         failure_vote=failure.vote if failure else None,
         verdicts=tuple(VerdictBand(v.name, v.min) for v in parsed.verdicts),
         votes=tuple(VoteRule(name, v.judges, v.min, v.below) for name, v in parsed.votes.items()),
-        panel_size=0 if parsed.kind == "scorecard" else parsed.panel_size,  # a scorecard has no judge columns
+        panel_size=0 if parsed.kind in ("scorecard", "advisory") else parsed.panel_size,  # no judge columns
         blind=parsed.blind,
         requires_spec=parsed.requires_spec,
         families=tuple(parsed.families) if parsed.families is not None else None,
@@ -285,3 +300,54 @@ def _anchor(key: str, meaning: str, where: str) -> Anchor:
     low = int(match.group("low"))
     high = int(match.group("high") or low)
     return Anchor(low, high, meaning)
+
+
+def _repeated_key(node: yaml.Node | None) -> tuple[str, int, int] | None:
+    """(key, its line, the line it first appeared on) of the first key given twice in one mapping, or None."""
+    pending = [node] if node is not None else []
+    seen_nodes: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen_nodes:
+            continue  # an alias: its anchor's node was walked already
+        seen_nodes.add(id(current))
+        if isinstance(current, yaml.MappingNode):
+            lines: dict[str, int] = {}
+            for key, value in current.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in lines:
+                        return key.value, key.start_mark.line + 1, lines[key.value]
+                    lines[key.value] = key.start_mark.line + 1
+                pending.append(value)
+        elif isinstance(current, yaml.SequenceNode):
+            pending.extend(current.value)
+    return None
+
+
+def _in_range(parsed: RubricFile, where: str) -> None:
+    """Weights never negative; thresholds and verdict bands inside what overall can be on the rubric's scale."""
+    for criterion in parsed.criteria:
+        if criterion.weight < 0:
+            raise RubricError(where, f"field 'criteria.{criterion.name}.weight': is negative ({criterion.weight})")
+    for group, values in parsed.params.items():
+        for name, value in values.items():
+            if value < 0:
+                raise RubricError(where, f"field 'params.{group}.{name}': is negative ({value})")
+    low: Fraction = Fraction(0)
+    high: Fraction | None = None  # other kinds define overall their own way: only its sign is known
+    if parsed.scale is not None and parsed.kind in ("scores", "python"):
+        total = sum((c.weight for c in parsed.criteria), Fraction(0))
+        low, high = total * parsed.scale.min, total * parsed.scale.max
+        if parsed.cap is not None:  # overall = min(weighted, the cap criterion's mean on the scale)
+            low, high = min(low, parsed.scale.min), min(high, parsed.scale.max)
+    thresholds: list[tuple[str, Fraction | None]] = [("failure.below", parsed.failure.below if parsed.failure else None)]
+    thresholds += [(f"verdicts.{band.name}.min", band.min) for band in parsed.verdicts]
+    thresholds += [(f"votes.{name}.{'min' if vote.min is not None else 'below'}",
+                    vote.min if vote.min is not None else vote.below) for name, vote in parsed.votes.items()]
+    for field, threshold in thresholds:
+        if threshold is None:
+            continue
+        if threshold < low or (high is not None and threshold > high):
+            span = f"{float(low):g} to {float(high):g}" if high is not None else f"at least {float(low):g}"
+            raise RubricError(where, f"field '{field}': {float(threshold):g} is outside what overall can be ({span} on this "
+                                     "rubric's scale and weights)")

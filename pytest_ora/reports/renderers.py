@@ -20,7 +20,7 @@ from ..core.rubric import Rubric, RubricError
 from ..method.kinds import get_kind
 from ..method.kinds.compare.report import compare_json, compare_markdown
 from ..method.kinds.scorecard.render import scorecard_markdown
-from ..method.rubric import builtin_text
+from ..method.rubric import builtin_text, check_not_builtin
 from ..method.rubric_file import parse_rubric
 from .methodology import methodology_text
 from .page import report_page
@@ -53,24 +53,30 @@ class Renderer:
     """Whether the report reads the statistics files too: rendered again once they are written."""
     last: bool = False
     """Rendered only once the statistics are written (the page reads everything beside it)."""
+    at_session_end: bool = True
+    """False for a report the session end writes itself and only verify renders (checklist.md: the
+    per-item answers it reads under judges/ and packets/ are still being written when the report is)."""
 
     def applies(self, rubric: Rubric) -> bool:
         return self.kind is None or self.kind == rubric.kind
 
 
 RENDERERS: list[Renderer] = []
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv")
+ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
+"""Every run writes these (output.REPORT_FILES; not imported: output imports this module): one missing was deleted."""
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
 
 def register(
-    report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False
+    report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False,
+    at_session_end: bool = True,
 ) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
     """Decorator: add a renderer of `report` from `inputs` (names inside the output directory)."""
 
     def add(render: Callable[[Path], str]) -> Callable[[Path], str]:
-        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last))
+        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, at_session_end))
         return render
 
     return add
@@ -79,7 +85,8 @@ def register(
 def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> dict[str, str]:
     """Every report of this run rendered from the data in `directory`: before the statistics files
     exist (statistics=False: every report but the last ones), or after them (the reports that read them)."""
-    chosen = [r for r in RENDERERS if r.applies(rubric) and (r.statistics or r.last if statistics else not r.last)]
+    chosen = [r for r in RENDERERS if r.at_session_end and r.applies(rubric)
+              and (r.statistics or r.last if statistics else not r.last)]
     return {renderer.report: renderer.render(directory) for renderer in chosen}
 
 
@@ -109,6 +116,10 @@ def _run(directory: Path) -> tuple[str, Rubric]:
         bundle = str(data["bundle"])
     except (RubricError, KeyError, TypeError) as error:
         raise VerifyError(f"{directory / RUN_DATA}: {error}") from None
+    try:
+        check_not_builtin(rubric, f"{directory / RUN_DATA} rubric")
+    except RubricError as error:
+        raise VerifyError(str(error)) from None
     if rubric.digest != data.get("rubric_digest"):
         raise VerifyError(f"{directory / RUN_DATA}: the rubric text does not match its recorded digest (edited by hand)")
     return bundle, rubric
@@ -240,3 +251,36 @@ def _compare_md(directory: Path) -> str:
         return compare_markdown(rows, rubric)
     except (KeyError, TypeError, ZeroDivisionError) as error:
         raise VerifyError(f"{directory / 'compare.jsonl'}: not compare rows ({error})") from None
+
+
+@register("ADVISORY-RESULT.md", ("advisory.json",), kind="advisory")
+def _advisory(directory: Path) -> str:
+    from ..method.kinds.advisory.render import advisory_markdown
+
+    try:
+        return advisory_markdown(_json(directory, "advisory.json"))
+    except (KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / 'advisory.json'}: not an advisory result ({error})") from None
+
+
+@register("checklist.md", ("ledger.jsonl", RUN_DATA), kind="checklist", at_session_end=False)
+def _checklist_md(directory: Path) -> str:
+    """From the ledger's rows, each judge's per-item answers under judges/ and each packet's checklist under packets/."""
+    from ..method.kinds.checklist.report import checklist_markdown
+
+    _, rubric = _run(directory)
+    records = []
+    for row in map(json.loads, (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()):
+        record = dict(row)
+        if row["status"] == "scored":
+            entry, _, configuration = str(row["capture_id"]).rpartition("/")
+            family, _, technique = entry.partition(":")
+            folder = Path(family) / technique
+            record["judges"] = [_json(directory / "judges", str(folder / f"{configuration}.{judge['role']}.json"))
+                                for judge in row["judges"]]
+            record["material"] = _json(directory / "packets", str(folder / f"{configuration}.json"))["material"]
+        records.append(record)
+    try:
+        return checklist_markdown(records, rubric)  # type: ignore[arg-type]  # rebuilt records, the fields it reads
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory}: the checklist answers under judges/ cannot be read ({error})") from None

@@ -7,11 +7,23 @@ the file and the first line that differs.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from .renderers import DATA_FILES, RENDERERS, RUN_DATA, Renderer, VerifyError, ledger_rows, register, run_data
+from .renderers import (
+    ALWAYS_WRITTEN,
+    DATA_FILES,
+    RENDERERS,
+    RUN_DATA,
+    Renderer,
+    VerifyError,
+    _run,
+    ledger_rows,
+    register,
+    run_data,
+)
 
-__all__ = ["DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "run_data", "verify"]
+__all__ = ["ALWAYS_WRITTEN", "DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "run_data", "verify"]
 
 
 def _first_difference(written: str, rendered: str) -> int:
@@ -44,6 +56,17 @@ def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
             edited.append(
                 f"{renderer.report}: edited by hand: line {line} differs from its rendering of {', '.join(renderer.inputs)}"
             )
+    if (directory / RUN_DATA).is_file():
+        # Every run writes these: one that is gone was deleted, and nothing else would say so.
+        edited += [f"{name}: missing: every run writes it (deleted?)" for name in ALWAYS_WRITTEN
+                   if not (directory / name).is_file()]
+        if (directory / "ledger.jsonl").is_file():
+            from .crosscheck import cross_check
+
+            _, rubric = _run(directory)
+            rows = [json.loads(line) for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+                    if line.strip()]
+            edited += cross_check(directory, rubric, rows)
     checked = {renderer.report for renderer in RENDERERS}
     data = {name for renderer in RENDERERS for name in renderer.inputs} | set(DATA_FILES)
     unchecked = sorted(

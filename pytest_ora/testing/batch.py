@@ -75,6 +75,8 @@ class BatchStore:
         self._batches: dict[str, _Batch] = {}
         self.created: list[str] = []
         """Ids of every batch created, in order (tests assert a resumed run submits nothing new)."""
+        self.tamper: Callable[[str, list[bytes]], list[bytes]] | None = None
+        """(provider, the results file's lines) -> the lines it holds instead: a forged, swapped or broken file."""
 
     # --- routing ---------------------------------------------------------------------------
 
@@ -171,8 +173,7 @@ class BatchStore:
             self._progress(found)
             if not (found.done or found.expired):
                 return _error(400, "invalid_request_error", "batch is still processing", "anthropic")
-            text = b"".join(compact_json(result) + b"\n" for result in found.results)
-            return Response(200, _JSONL, text)
+            return Response(200, _JSONL, self._results_text(found.provider, found.results))
         return _error(404, "not_found_error", f"no route for {method}", "anthropic")
 
     def _anthropic_view(self, batch: _Batch) -> dict[str, Any]:
@@ -222,9 +223,15 @@ class BatchStore:
             batch.results = results
             batch.done = True
             if batch.provider == "openai":
-                text = b"".join(compact_json(result) + b"\n" for result in results)
+                text = self._results_text(batch.provider, results)
                 batch.output_file_id = "file-" + hashlib.sha256(text).hexdigest()[:24]
                 self._files[batch.output_file_id] = text
+
+    def _results_text(self, provider: str, results: list[dict[str, Any]]) -> bytes:
+        lines = [compact_json(result) for result in results]
+        if self.tamper is not None:
+            lines = self.tamper(provider, lines)
+        return b"".join(line + b"\n" for line in lines)
 
     def _result(self, batch: _Batch, custom_id: str, body: bytes) -> dict[str, Any]:
         response = self._answer(batch.provider, body, batch.headers)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Outcome", "Pending", "Status", "results_lines"]
+from ...core.errors import OraError
+
+__all__ = ["BatchResultsError", "Outcome", "Pending", "Status", "results_lines"]
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,25 @@ class Outcome:
     body: bytes | None
 
 
-def results_lines(content: bytes) -> Iterator[dict[str, Any]]:
-    """The objects of a results JSONL file (both providers' batch output), blank lines skipped."""
-    for line in content.splitlines():
-        if line.strip():
-            yield json.loads(line)
+class BatchResultsError(OraError):
+    """A batch's results file is not JSON lines of objects: none of it is trusted."""
+
+
+def results_lines(content: bytes) -> list[dict[str, Any]]:
+    """The objects of a results JSONL file (both providers' batch output), blank lines skipped.
+
+    A line that is not a JSON object with a custom_id raises BatchResultsError naming it (before:
+    an INTERNALERROR): the whole file is refused and its requests are asked live.
+    """
+    objects = []
+    for number, line in enumerate(content.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as error:
+            raise BatchResultsError(f"line {number} is not JSON: {error}") from None
+        if not isinstance(value, dict) or "custom_id" not in value:
+            raise BatchResultsError(f"line {number} is not a result object with a custom_id")
+        objects.append(value)
+    return objects

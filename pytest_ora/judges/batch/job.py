@@ -22,9 +22,10 @@ from ..packet import build_packet, judge_prompt
 from ..panel import Judging
 from ..providers import api_key_for, client_for
 from . import anthropic, openai
-from .base import Outcome, Pending
+from .base import BatchResultsError, Outcome, Pending
+from .binding import bind_outcomes
 
-__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "BatchSummary", "run_batches"]
+__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "MAX_BATCH_WAIT", "BatchSummary", "run_batches"]
 
 BATCH_RATE = Decimal("0.5")
 """Both providers bill batch requests at half the list price."""
@@ -33,6 +34,9 @@ BATCH_STATE_DIR = ".ora-batches"
 _MODULES: dict[str, ModuleType] = {"anthropic": anthropic, "openai": openai}
 _FIRST_POLL = 1.0
 _MAX_POLL = 30.0
+MAX_BATCH_WAIT = 25 * 3600.0
+"""Seconds of polling after which a batch still in progress is given up (the providers expire a batch
+at 24 h): its requests are asked live, the run never polls forever."""
 
 
 @dataclass
@@ -109,9 +113,9 @@ def run_batches(
     return summary
 
 
-def _row(pending: Pending) -> dict[str, str]:
+def _row(pending: Pending) -> dict[str, Any]:
     return {"custom_id": pending.custom_id, "capture_id": pending.capture_id, "label": pending.label,
-            "url": pending.url, "digest": hashlib.sha256(pending.body).hexdigest()}
+            "url": pending.url, "digest": hashlib.sha256(pending.body).hexdigest(), "bytes": len(pending.body)}
 
 
 def _headers(judging: Judging, judge: JudgeSlot) -> dict[str, str]:
@@ -195,7 +199,7 @@ def _finish(
     """Poll the batch to its end, write its answers into the captures' partial cassettes, forget it."""
     module = _MODULES[judge.spec.provider]
     headers = _headers(judging, judge)
-    wait, last = _FIRST_POLL, ""
+    wait, last, polled = _FIRST_POLL, "", 0.0
     while True:
         status = module.poll(client, judge.spec.route, headers, state["batch_id"])
         line = f"ora: batch {state['batch_id']} of {judge.label}: {status.state}, {status.done}/{status.total} done"
@@ -204,15 +208,22 @@ def _finish(
             last = line
         if status.finished:
             break
+        if polled >= MAX_BATCH_WAIT:
+            say(f"ora: batch {state['batch_id']} of {judge.label}: still {status.state} after {polled:.0f} s of polling, "
+                "past the providers' 24 h completion window: given up; its requests are asked live")
+            break
         sleep(wait)
+        polled += wait
         wait = min(_MAX_POLL, wait * 1.5)
-    outcomes: list[Outcome] = module.fetch(client, judge.spec.route, headers, status)
+    try:
+        outcomes: list[Outcome] = module.fetch(client, judge.spec.route, headers, status) if status.finished else []
+    except BatchResultsError as error:
+        say(f"ora: batch {state['batch_id']} of {judge.label}: results refused ({error}); its requests are asked live")
+        outcomes = []
     rows = {row["custom_id"]: row for row in state["requests"]}
-    by_capture: dict[str, list[tuple[dict[str, str], bytes]]] = {}
-    for outcome in outcomes:
-        row = rows.get(outcome.custom_id)
-        if row is not None and outcome.body is not None:
-            by_capture.setdefault(row["capture_id"], []).append((row, outcome.body))
+    by_capture: dict[str, list[tuple[Any, bytes]]] = {}
+    for row, body in bind_outcomes(outcomes, rows, judge, judging.rubric.blind, say, state["batch_id"]):
+        by_capture.setdefault(row["capture_id"], []).append((row, body))
     recorded_headers = {**headers, "content-type": "application/json"}
     usd = Decimal(0)
     for capture_id, answers in sorted(by_capture.items()):

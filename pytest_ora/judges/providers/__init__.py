@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from ...core.credentials import Secret
 from ...core.models import RoleSpec
+from ...core.vocabulary import PROVIDER_KEY_ENVS
 from .anthropic import AnthropicClient
 from .base import ProviderClient
 from .gemini import GeminiClient
@@ -22,14 +23,7 @@ __all__ = [
     "key_env_for",
 ]
 
-DEFAULT_KEY_ENV: Mapping[str, str] = MappingProxyType(
-    {
-        "anthropic": "ANTHROPIC_API_KEY",
-        "openai": "OPENAI_API_KEY",
-        "openai-compatible": "OPENROUTER_API_KEY",
-        "google": "GEMINI_API_KEY",
-    }
-)
+DEFAULT_KEY_ENV: Mapping[str, str] = MappingProxyType(PROVIDER_KEY_ENVS)
 """The environment variable holding a provider's key when the role names none."""
 
 _CLIENTS: Mapping[str, Callable[[], ProviderClient]] = MappingProxyType(

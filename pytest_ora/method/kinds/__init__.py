@@ -20,6 +20,7 @@ KINDS: dict[str, str] = {
     "coherence": "pytest_ora.method.kinds.coherence.kind",
     "scorecard": "pytest_ora.method.kinds.scorecard.kind",
     "python": "pytest_ora.method.kinds.python.kind",
+    "advisory": "pytest_ora.method.kinds.advisory.kind",
 }
 """Kind name -> the module defining KIND. A new kind adds a line."""
 

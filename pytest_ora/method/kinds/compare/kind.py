@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ....core.blind import blind_names, withhold
 from ....core.errors import Problem, show_value
 from ....core.models import Capture, ExactNumber
 from ....core.plan import Pair, PlannedCapture
@@ -119,6 +120,9 @@ class CompareKind:
         base = planned.capture.model_copy(update={"answer": "", "acceptance": planned.capture.acceptance.model_copy(update={"notes": ""})})
         packet, _ = build(base, root, rubric)
         answers = (planned.capture.answer, planned.partner.answer)
+        if rubric.blind:  # always, for this kind: each response may name its own configuration
+            names = blind_names(planned.capture, planned.partner)
+            answers = (withhold(answers[0], names), withhold(answers[1], names))
         shown = {"first-second": answers, "second-first": answers[::-1]}
         return [
             (order, packet.model_copy(update={"material": {"order": order, **dict(zip(LABELS, shown[order]))}}), None)

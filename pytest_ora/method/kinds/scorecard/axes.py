@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from ....core.strictjson import bounded_fraction
+
 __all__ = ["OPERATORS", "Axis", "Band", "Condition", "Rule", "parse_axes"]
 
 Grade = Literal["PASS", "PARTIAL", "FAIL"]
@@ -95,9 +97,12 @@ def _exact(value: Any) -> Any:
         return Fraction(repr(value))
     if isinstance(value, (int, str)):
         try:
-            return Fraction(str(value))
-        except (ValueError, ZeroDivisionError):
+            return bounded_fraction(str(value))
+        except ZeroDivisionError:
             pass
+        except ValueError as error:
+            if "exponent" in str(error) or "characters" in str(error):
+                raise  # "1e999999999" is refused at once, never expanded
     raise ValueError("must be a number, a boolean or {field: <dotted path>}")
 
 
@@ -195,6 +200,8 @@ class AxisFile(_Model):
                 raise ValueError("every band but the last needs a numeric max")
             if maxima != sorted(maxima):
                 raise ValueError("bands must be listed lowest max first")
+            if any(value < 0 for value in maxima):
+                raise ValueError("a band's max must not be negative: counts and ratios never are")
         if self.checklist is not None and not self.checklist:
             raise ValueError("a checklist needs at least one condition")
         return self

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ....core.jsonl import jsonl_lines
 from ....core.plan import Plan, PlannedCapture
 from ....core.vocabulary import SECRET_REASON
 from .grade import GRADES, Cell, Evidence, grade_axis
@@ -29,7 +30,7 @@ def _lines(path: Path) -> tuple[bytes, ...]:
 @functools.lru_cache(maxsize=8)
 def _read_lines(path: Path, mtime_ns: int, size: int) -> tuple[bytes, ...]:
     # Keyed by modification time and size too: a rewritten captures.jsonl is read again.
-    return tuple(path.read_bytes().splitlines())
+    return tuple(jsonl_lines(path.read_bytes()))
 
 
 class _Pairs(dict[str, Any]):

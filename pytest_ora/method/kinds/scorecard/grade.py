@@ -225,8 +225,43 @@ def _json(value: Any) -> Any:
     return value
 
 
+def _well_formed(conditions: Sequence[Condition], evidence: Mapping[str, Any]) -> None:
+    """Raise _Malformed for any present field a condition reads with the wrong kind of value.
+
+    Rules are ordered and stop at the first that holds, and `all` stops at the first false
+    condition: without this check `reports_filled: "yes"` behind an earlier false condition would
+    never be read, and the capture would be graded as if its evidence were sound.
+    """
+    def present(path: str) -> tuple[bool, Any]:
+        try:
+            return True, _lookup(evidence, path)
+        except _Missing:
+            return False, None  # a missing field is N/A only where a rule needs it
+
+    for condition in conditions:
+        found, left = present(condition.field)
+        if condition.other is None:
+            if not found:
+                continue
+            if isinstance(condition.value, bool):
+                if not isinstance(left, bool):
+                    raise _Malformed(condition.field, f"{_kind(left)}, expected a boolean")
+            else:
+                _number(left, condition.field)
+            continue
+        found_other, right = present(condition.other)
+        if condition.op in ("eq", "ne") and (not found or isinstance(left, bool)) and \
+                (not found_other or isinstance(right, bool)):
+            continue  # booleans compared with booleans
+        if found:
+            _number(left, condition.field)
+        if found_other:
+            _number(right, condition.other)
+
+
 def _by_rules(axis: Axis, evidence: Evidence, baseline: Evidence | None) -> Cell:
     assert evidence.values is not None
+    _well_formed([condition for rule in axis.rules for condition in rule.when], evidence.values)
     for rule in axis.rules:
         if all(_holds(condition, evidence.values) for condition in rule.when):
             break
