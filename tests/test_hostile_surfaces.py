@@ -447,7 +447,7 @@ def _two_captures(tmp_path: Path, headers: dict[str, str]) -> tuple[list[str], l
     from pytest_ora.core.errors import TransportError
     from pytest_ora.core.models import RoleSpec
     from pytest_ora.core.plan import JudgeSlot
-    from pytest_ora.judges.calling import judging_as
+    from pytest_ora.judges.calling import JUDGE_EXTENSION
     from pytest_ora.judges.ratelimit import PacedTransport, SharedLimiter
     from pytest_ora.judges.transport import RetryPolicy, send
 
@@ -466,11 +466,12 @@ def _two_captures(tmp_path: Path, headers: dict[str, str]) -> tuple[list[str], l
     rng = random.Random(0)
 
     async def capture() -> None:
-        judging_as(JudgeSlot("Judge A", "big-1", "big-1", spec))
+        judge = JudgeSlot("Judge A", "big-1", "big-1", spec)
         started = now[0]
         async with httpx.AsyncClient(transport=transport) as client:
             try:
-                await send(client, httpx.Request("POST", spec.route, content=b"{}"), policy=RetryPolicy(),
+                request = httpx.Request("POST", spec.route, content=b"{}", extensions={JUDGE_EXTENSION: judge})
+                await send(client, request, policy=RetryPolicy(),
                            judge="Judge A", error_message=lambda r: "slow down", sleep=sleep, rng=rng)
             except TransportError as error:
                 messages.append(str(error))
