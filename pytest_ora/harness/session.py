@@ -10,26 +10,30 @@ import os
 import sys
 import tempfile
 from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ..bundle.intake import Plan, PlannedCapture, intake, parse_substitution
-from ..errors import IntakeError, OraError
+from ..errors import IntakeError, OraError, PacketDrift
 from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_for
 from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.inflight import InFlightLog
 from ..judges.panel import Judging, describe
+from ..judges.recordings import RecordingsError, bind_rubric, check_bundle, check_history, note_recording
 from ..judges.transport import RetryPolicy
 from ..method.kinds import get_kind, mechanical
 from ..record import CaptureRecord, RecordStore, base_record
 from ..reports.methodology import RunFacts, secret_lines
+from ..reports.notes import incomplete_notice, local_judge_notice
 from ..reports.output import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR, OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, ledger_row, public_row, round_half_away, summarize
 from ..vocabulary import is_live
+from .drift import drift_lines, short_drift
+from .gates import GateContext, GateResult, evaluate, gate_reports
+from .gates import validate as validate_gates
 from .options import Options
 from .outcomes import overall_text, score_properties
 from .pace import RunLimits, lookahead, worker_upcoming
@@ -67,6 +71,10 @@ class OraSession:
         """Misuse found during collection (a test needs a bundle, none is set): the run exits 4."""
         self.gate_failures: list[str] = []
         """Quality gates that failed (--ora-fail-under, --ora-fail-lowscore-pct): said on the terminal; exit 1."""
+        self.gate_results: list[GateResult] = []
+        """Every set gate's verdict (harness.gates), holding or failing."""
+        self.facts: RunFacts | None = None
+        """What the report said about the run (complete, stopped_by), once it was written."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
         self._progress: LiveProgress | None = None
@@ -91,10 +99,11 @@ class OraSession:
             try:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                self._plan = intake(
+                plan = intake(
                     self.options.bundle, substitutions, self.options.panel_label, self.options.rubric, self.options.compare
                 )
-            except (IntakeError, ValueError) as error:
+                self._plan = _bound(plan, self.options)
+            except (IntakeError, ValueError, RecordingsError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
 
@@ -113,6 +122,7 @@ class OraSession:
         if self.options.prices is not None:
             self.prices()  # a bad price file is one usage error now, not one failure per capture later
         _check_roles(plan, self.options)
+        validate_gates(self.options, plan.rubric)
         self._records = RecordStore([planned.capture.capture_id for planned in plan.captures])
         if self.options.batch and self.options.record not in ("once", "new_episodes"):
             raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
@@ -123,6 +133,11 @@ class OraSession:
             from ..judges.reachability import check_reachable, missing_keys
 
             _check_recordable(self.options.cassettes)
+            try:
+                check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True)
+                note_recording(plan.rubric, self.options.cassettes)
+            except RecordingsError as error:
+                raise pytest.UsageError(str(error)) from None
             missing = missing_keys(plan.panel, os.environ)
             if missing:
                 raise pytest.UsageError("live judging needs API keys: " + "; ".join(missing))
@@ -227,6 +242,8 @@ class OraSession:
         """Around every plugin's session end: signals wait until the report is written and the lock released."""
         self.signals.hold()
         try:
+            if self.active and not self.is_worker and not self._finished:
+                self.report_gates()
             return (yield)
         finally:
             if not self._finished and self.active and not self.is_worker:
@@ -248,8 +265,11 @@ class OraSession:
             if self.options.dry_run:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
-                self._output.write_report(self.plan(), self._records, self._facts(exitstatus))
-                self.gate_failures = self._gate()
+                self.facts = self._facts(exitstatus)
+                self._output.write_report(self.plan(), self._records, self.facts)
+                self.gate_failures = [
+                    f"{result.option} {result.threshold}: {message}" for result in self.gate_results for message in result.failures
+                ]
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:
@@ -321,7 +341,11 @@ class OraSession:
         errors = sum(1 for r in self._records if r["status"] == "error")
         if errors:
             deviations.append(f"{errors} captures could not be judged (see Errors); they are not in the means")
+        stopped_by = self._stopped_by(exitstatus)
         return RunFacts(
+            complete=stopped_by is None,
+            stopped_by=stopped_by,
+            judged=len(self._records) - len(self._unjudged),
             scoring_date=self.options.scoring_date,
             record_mode=self.options.record,
             selected=selected if selected is not None else len(self._records),
@@ -331,6 +355,25 @@ class OraSession:
             seed=self.options.seed,
             disagreement=self.options.disagreement,
         )
+
+    def _stopped_by(self, exitstatus: int) -> str | None:
+        """What stopped the run before its selection was judged; None when it was not stopped."""
+        import signal
+
+        selected = self._selected if self._selected is not None else len(self._records)
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            received = self.signals.received
+            return "SIGTERM" if received == signal.SIGTERM else "interrupt (Ctrl-C)"
+        if self._unjudged:
+            return "budget (--ora-budget-usd)"
+        if self.journal_error is not None:
+            return "ledger journal error"
+        if len(self._records) < selected:
+            maxfail = int(getattr(self.config.option, "maxfail", 0) or 0)
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            failures = len(reporter.stats.get("failed", [])) + len(reporter.stats.get("error", [])) if reporter else 0
+            return "maxfail (-x / --maxfail)" if maxfail and failures >= maxfail else "a worker crashed or stopped"
+        return None
 
     def selection(self) -> Selection:
         """How much of the bundle this run selected, and by what."""
@@ -347,23 +390,22 @@ class OraSession:
         batched = self.batch_summary.usd if self.batch_summary is not None else None
         return spend_lines(judge_spend(self._records, prices), batched)
 
-    def _gate(self) -> list[str]:
-        """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""
-        under, share = self.options.fail_under, self.options.fail_lowscore_pct
-        if under is None and share is None:
-            return []
+    def _gate(self) -> list[GateResult]:
+        """Every set CI gate's verdict on this run's summary (harness.gates)."""
         plan = self.plan()
-        failing = []
-        for row, values in summarize(self._records, plan.lanes, plan.rubric):
-            name = row.model_dump()["configuration"]
-            overall, rate = values["overall"], values["failure_rate"]
-            if under is not None and overall is not None and overall < Fraction(under):
-                failing.append(f"--ora-fail-under {under}: {name} mean overall {round_half_away(overall, 2)} < {under}")
-            if share is not None and rate is not None and rate * 100 > Fraction(share):
-                failing.append(
-                    f"--ora-fail-lowscore-pct {share}: {name} LOWSCORE share {round_half_away(rate * 100, 1)}% > {share}%"
-                )
-        return failing
+        summary = [(row.model_dump()["configuration"], values) for row, values in summarize(self._records, plan.lanes, plan.rubric)]
+        return evaluate(GateContext(self.options, plan.rubric, summary))
+
+    def report_gates(self) -> None:
+        """Before junitxml writes its file: each failing gate as a failed testcase ora-gate::<option>."""
+        if not self._claimed or self.options.dry_run or self.is_worker:
+            return
+        try:
+            self.gate_results = self._gate()
+        except Exception as error:  # a gate must never cost the report: the session end says it failed
+            self.gate_results = [GateResult("gates", "", (f"could not be evaluated: {error}",))]
+        for report in gate_reports(self.gate_results):
+            self.config.hook.pytest_runtest_logreport(report=report)
 
     def failure_rule(self) -> str:
         """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
@@ -385,6 +427,11 @@ class OraSession:
         ]
         if rubric.rules():
             lines.append(f"ora: rules: {rubric.rules()}")
+        if rubric.recorded_under:
+            lines.append(f"ora: rescoring offline: replies recorded under {rubric.recorded_under}, same judge requests")
+        local = local_judge_notice(plan)
+        if local is not None:
+            lines.append(f"ora: {local}")
         return lines
 
     def summary_lines(self, width: int = 200) -> list[str]:
@@ -399,11 +446,15 @@ class OraSession:
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []
+        incomplete = incomplete_notice(self.facts) if self.facts is not None else None
+        if incomplete is not None:
+            lines.insert(0, f"ora: {incomplete}")
+        lines += drift_lines(self._records, self.config)
         lines += fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
-        lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
+        lines += [result.line() for result in self.gate_results]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
         lines += get_kind(plan.rubric.kind).terminal(self._records, plan.rubric)
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
@@ -457,7 +508,9 @@ class OraSession:
         report.ora_overall = overall_text(record, self.plan().rubric)  # type: ignore[attr-defined]
         # junitxml reads properties from the teardown report, which copies the item's.
         item.user_properties.extend(score_properties(record, self.plan().rubric))
-        if call.excinfo is not None and isinstance(call.excinfo.value, OraError):
+        if call.excinfo is not None and isinstance(call.excinfo.value, PacketDrift):
+            report.longrepr = short_drift(planned.capture.capture_id, str(call.excinfo.value))  # the fix: once, in the summary
+        elif call.excinfo is not None and isinstance(call.excinfo.value, OraError):
             report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
 
     def record_for(self, planned: PlannedCapture, excinfo: pytest.ExceptionInfo[BaseException] | None) -> CaptureRecord:
@@ -507,6 +560,31 @@ class OraSession:
             self._runner = None
             for line in failed:
                 sys.stderr.write(f"ora: could not write {line} (the ledger holds the capture's scores)\n")
+
+
+def _bound(plan: Plan, options: Options) -> Plan:
+    """The plan with its rubric bound to the cassette directory (request format, rescoring) and its
+    history checked against what this directory and the output directory's run.json recorded."""
+    import dataclasses
+
+    if not plan.panel.judges:
+        return plan
+    rubric = bind_rubric(plan.rubric, options.cassettes)
+    check_history(rubric, _run_rubric(options.out), f"recorded in {options.out / 'run.json'}")
+    return dataclasses.replace(plan, rubric=rubric)
+
+
+def _run_rubric(out: Path) -> tuple[Any, ...]:
+    """The rubric version and digest the last run in the output directory recorded (run.json), if readable."""
+    import json
+
+    from ..judges.recordings import Recorded
+
+    try:
+        data = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        return (Recorded(str(data["rubric"]), str(data["rubric_digest"]), ""),)
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
 
 
 def _check_recordable(directory: Path) -> None:

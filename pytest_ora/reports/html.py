@@ -53,6 +53,11 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _notices(data: Mapping[str, Any]) -> str:
+    """An incomplete run and a judge on this machine are said before any number."""
+    return "".join(f'<p class="notice" role="alert">{escape(text)}</p>' for text in data.get("notices", ()))
+
+
 def _summary(data: Mapping[str, Any]) -> str:
     summary = data["summary"]
     return _table(summary["headings"], summary["rows"]) + (
@@ -153,7 +158,7 @@ def render_html(data: Mapping[str, Any]) -> str:
         formula=escape(rubric["formula"]),
         scoring_date=escape(data["scoring_date"]),
         judges=escape(judges),
-        summary=_summary(data),
+        summary=_notices(data) + _summary(data),
         charts=_charts(data),
         statistics=_statistics(data),
         family_options=_options(data["families"]),
