@@ -1,4 +1,4 @@
-"""`python -m pytest_ora schema capture|reply`, `rubric list|show ID|digest FILE` and `verify DIR`."""
+"""`python -m pytest_ora init DIR`, `schema capture|reply`, `rubric list|show ID|digest FILE` and `verify DIR`."""
 
 from __future__ import annotations
 
@@ -29,7 +29,19 @@ def main(argv: list[str] | None = None) -> int:
     digest.add_argument("file", type=Path)
     check = commands.add_parser("verify", help="re-render every report of an --ora-out directory; fail naming any edited by hand")
     check.add_argument("directory", type=Path)
+    init = commands.add_parser("init", help="write a runnable eval suite of your own (bundle, pytest.ini, test module, README)")
+    init.add_argument("directory", type=Path, help="the suite's directory (new, or empty)")
+    init.add_argument("--rubric", default=None, metavar="ID|PATH",
+                      help="a built-in rubric id or a rubric file (default: a starter rubric.yaml to edit)")
+    init.add_argument("--from", dest="source", type=Path, default=None, metavar="FILE",
+                      help="import captures from JSONL or CSV: id (or entry_key), configuration, prompt, answer; "
+                      "optional context, reference, cost_usd, wall_clock_minutes; other columns kept under metadata")
+    init.add_argument("--judges", nargs="+", default=(), metavar="ROLE=PROVIDER:MODEL",
+                      help="the judges' roles, panel order (default: judge-a=anthropic:claude-opus-4-7 "
+                      "judge-b=openai:gpt-5.4); openai-compatible takes ROLE=openai-compatible:MODEL@URL")
     args = parser.parse_args(argv)
+    if args.command == "init":
+        return _init(args)
     if args.command == "verify":
         return _verify(args.directory)
     try:
@@ -48,6 +60,21 @@ def main(argv: list[str] | None = None) -> int:
     except RubricError as error:
         sys.stderr.write(f"error: {error}\n")
         return 4
+    return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    """0 with the files written and what to run next; 4 with every problem and nothing written."""
+    from .suite.init import InitError, init_suite
+
+    try:
+        written = init_suite(args.directory, args.rubric, args.source, tuple(args.judges))
+    except InitError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 4
+    for path in written:
+        sys.stdout.write(f"wrote {path}\n")
+    sys.stdout.write(f"next: pytest {args.directory} --ora-dry-run   (then see {args.directory / 'README.md'})\n")
     return 0
 
 

@@ -320,6 +320,8 @@ class Capture(_Record):
     wall_clock_minutes: NonNegative | None = None
     context: str | None = None
     """Text shown to the judge beside the prompt: materials, code under review."""
+    reference: str | None = None
+    """A reference answer shown to the judge in its own section (what a good answer covers)."""
     gold_standard: GoldStandard | None = None
     """An expert response and its score: a calibration anchor in the packet (seed 002)."""
     checklist: Checklist | None = None

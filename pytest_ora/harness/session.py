@@ -134,8 +134,7 @@ class OraSession:
 
             _check_recordable(self.options.cassettes)
             try:
-                check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True)
-                note_recording(plan.rubric, self.options.cassettes)
+                check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True, bind=False)
             except RecordingsError as error:
                 raise pytest.UsageError(str(error)) from None
             missing = missing_keys(plan.panel, os.environ)
@@ -146,6 +145,9 @@ class OraSession:
                 check_reachable(plan.panel, os.environ, timeout=self.options.timeout)
             except OraError as error:
                 raise pytest.UsageError(str(error)) from None
+            # Recording starts now: the directory is this bundle's, and this rubric version joins its record.
+            check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True)
+            note_recording(plan.rubric, self.options.cassettes)
             if self.config.get_verbosity() >= 0:
                 budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
                 self._progress = LiveProgress(self._in_flight_log(), self.prices(), budget)
@@ -163,7 +165,7 @@ class OraSession:
             try:
                 self._prices = load_prices(self.options.prices)
             except FileNotFoundError:
-                raise pytest.UsageError(f"--ora-prices: no such file: {self.options.prices}") from None
+                raise pytest.UsageError(f"--ora-prices: {self.options.prices} does not exist") from None
             except (OSError, ValueError) as error:
                 raise pytest.UsageError(f"--ora-prices: {error}") from None
         return self._prices

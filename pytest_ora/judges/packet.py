@@ -68,7 +68,7 @@ class GoldStandard(BaseModel):
     notes: str | None = None
 
 
-_OPTIONAL = ("context", "gold_standard", "material")
+_OPTIONAL = ("context", "gold_standard", "material", "reference")
 """Packet fields that older packets did not have: left out when empty, so those packets stay byte-identical."""
 
 
@@ -98,6 +98,8 @@ class Packet(BaseModel):
     prompt_version: str = PROMPT_VERSION
     context: str | None = None
     """Material the judge needs beside the prompt (documents, code under review)."""
+    reference: str | None = None
+    """A reference answer the judge may compare against (an imported row's `reference`)."""
     gold_standard: GoldStandard | None = None
     """A calibration anchor (seed 002): an expert response and its score."""
     material: dict[str, Any] | None = None
@@ -128,6 +130,7 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
         rubric_version=rubric.shown_version or rubric.version,
         prompt_version=rubric.prompt_format,
         context=capture.context,
+        reference=capture.reference,
         gold_standard=None if gold is None else GoldStandard(response=gold.response, score=str(gold.score), notes=gold.notes),
         material=get_kind(rubric.kind).material(capture),
     )
@@ -245,6 +248,8 @@ def _user_text(packet: Packet, rubric: Rubric) -> str:
         sections.append(_section("SPECIFICATION", nonce, packet.specification))
     if packet.context is not None:
         sections.append(_section("CONTEXT", nonce, packet.context))
+    if packet.reference is not None:
+        sections.append(_section("REFERENCE", nonce, packet.reference))
     kind = get_kind(rubric.kind)
     sections.append(_section("PROMPT", nonce, packet.prompt))
     if kind.answer_in_packet:

@@ -131,7 +131,7 @@ def note_recording(rubric: Rubric, directory: Path) -> None:
     _write(directory / RUBRICS_FILE, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
-def check_bundle(directory: Path, bundle: str, recording: bool) -> None:
+def check_bundle(directory: Path, bundle: str, recording: bool, bind: bool = True) -> None:
     """A directory recorded for one bundle takes no other bundle's recordings; an unbound one is bound now."""
     path = directory / BUNDLE_FILE
     try:
@@ -148,7 +148,7 @@ def check_bundle(directory: Path, bundle: str, recording: bool) -> None:
             f"record bundle {bundle!r} into it: give this bundle its own directory with --ora-cassettes DIR "
             f"(or ora_cassettes in its pytest.ini)"
         )
-    if owner is None and recording:
+    if owner is None and recording and bind:
         _write(path, bundle + "\n")
 
 
