@@ -134,7 +134,7 @@ def _read_model(root: Path, name: str, model: type[_Model], problems: list[Probl
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = str(getattr(error, "problem", error))
-        if "'\\t'" in problem or "\t" in problem:
+        if _tab_at(mark, root / name) or "'\\t'" in problem:
             column = mark.column + 1 if mark is not None else None
             problem = f"has a tab character (column {column}): YAML indents with spaces only; replace the tab with spaces"
         else:
@@ -166,6 +166,17 @@ def _read_model(root: Path, name: str, model: type[_Model], problems: list[Probl
                 )
             )
         return None
+
+
+def _tab_at(mark: Any, path: Path) -> bool:
+    """Whether the parser stopped at a tab (YAML indents with spaces; libyaml's message does not say so)."""
+    if mark is None:
+        return False
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        return bool(lines[mark.line][mark.column : mark.column + 1] == "\t")
+    except (OSError, UnicodeDecodeError, IndexError):
+        return False
 
 
 def _yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:

@@ -32,6 +32,7 @@ __all__ = [
     "build_packet",
     "judge_prompt",
     "judge_view",
+    "packet_fields",
     "read_header",
     "read_sections",
 ]
@@ -322,6 +323,15 @@ def read_sections(text: str) -> dict[str, str]:
 def image_base64(data: bytes) -> str:
     """Base64 text of image bytes, as every provider's image content takes it."""
     return base64.b64encode(data).decode("ascii")
+
+
+def packet_fields(packet: Packet) -> dict[str, Any]:
+    """The packet's fields as the cassette's per-field digests describe them: what the judge is shown
+    (prompt-2 requests leave the rubric version out; an absent reference is no field)."""
+    hidden = {"rubric_version"} if packet.prompt_version != PROMPT_VERSION else set()
+    if packet.reference is None:
+        hidden.add("reference")
+    return packet.model_dump(mode="json", exclude=hidden)
 
 
 def packet_json(packet: Packet) -> dict[str, Any]:
