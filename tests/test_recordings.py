@@ -99,5 +99,5 @@ def test_a_directory_takes_one_bundle(tmp_path: Path) -> None:
 
 def test_an_unreadable_record_is_named(tmp_path: Path) -> None:
     (tmp_path / RUBRICS_FILE).write_text("{not json", encoding="utf-8")
-    with pytest.raises(RecordingsError, match=r"\.ora-rubrics\.json: cannot be read"):
+    with pytest.raises(RecordingsError, match=r"\.ora-rubrics: cannot be read"):
         read_recorded(tmp_path)

@@ -148,7 +148,9 @@ def intake(
     rubric = _rubric(bundle, rubric_option, problems)
     if rubric is None:
         raise IntakeError(problems)
+    before = len(problems)
     families = _families(bundle, rubric, problems)
+    seed000 = len(problems) > before  # problems that only seed 000's rubric (the default) raises
     panel = _panel(bundle, rubric, substitutions, panel_label, problems)
     _check_configurations(bundle, families, problems)
     check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
@@ -156,11 +158,13 @@ def intake(
     collisions = _collisions(bundle, rubric)
     losers = _collision_losers(bundle, collisions)
     entries = _scored_entries(bundle, losers, families)
+    before = len(problems)
     _check_scored_set(bundle, rubric, entries, collisions, problems)
-    files: dict[str, str | None] = {}  # spec and artifact texts, read once for the secret scan
     _check_seed000_fields(bundle, rubric, problems)
+    seed000 = seed000 or len(problems) > before
+    files: dict[str, str | None] = {}  # spec and artifact texts, read once for the secret scan
     planned = [_plan_capture(bundle.root, rubric, item, losers, collisions, problems, files) for item in bundle.captures]
-    if problems and bundle.manifest.rubric is None and rubric_option is None:
+    if seed000 and bundle.manifest.rubric is None and rubric_option is None:
         problems.append(_default_rubric_hint())
     if problems or panel is None:
         raise IntakeError(problems)

@@ -52,18 +52,20 @@ def drift_lines(records: Iterable[Any], config: Any) -> list[str]:
     args: list[str] = []
     skip = False
     for arg in config.invocation_params.args:
+        # The run's own record mode and selection give way to the command's.
         if skip:
             skip = False
-        elif arg == "--ora-record":
+        elif arg in ("--ora-record", "-k"):
             skip = True  # its value follows
-        elif not arg.startswith("--ora-record="):
+        elif not arg.startswith(("--ora-record=", "-k=")) and not (arg.startswith("-k") and len(arg) > 2):
             args.append(arg)
     if len(drifted) <= _MAX_K:
-        args += ["-k", " or ".join(drifted)]
+        args += ["-k", " or ".join(drifted)]  # capture ids are valid -k expressions
     else:
         args += ["--lf"]
     command = shlex.join(["pytest", *args, "--ora-record", "new_episodes"])
     return [
-        f"ora: {len(drifted)} captures were recorded for a different judge request ({'; '.join(parts)}); "
+        f"ora: {len(drifted)} capture{'s were' if len(drifted) != 1 else ' was'} recorded for a different judge request "
+        f"({'; '.join(parts)}); "
         f"re-record only them (the others replay free): {command}",
     ]

@@ -5,7 +5,7 @@ them, and cassettes of directories without them replay as before):
 
 - `.ora-bundle`: the bundle id the directory belongs to. Recording another bundle into it stops
   the run, naming both ids and the fix.
-- `.ora-rubrics.json`: the request format the directory was recorded in, and every rubric
+- `.ora-rubrics` (JSON): the request format the directory was recorded in, and every rubric
   version recorded into it with its digest and judge view. A version recorded once can never be
   loaded with another digest (the history is append-only in fact, not only in form), and a new
   version whose judge view equals a recorded one replays those recordings and is rescored offline.
@@ -41,7 +41,8 @@ __all__ = [
 ]
 
 BUNDLE_FILE = ".ora-bundle"
-RUBRICS_FILE = ".ora-rubrics.json"
+RUBRICS_FILE = ".ora-rubrics"
+"""JSON, named without .json so nothing that walks the cassettes (*.json) takes it for one."""
 NEW_FORMAT = "prompt-2"
 """The request format of a directory recorded from scratch: only what the judge scores by."""
 
@@ -64,8 +65,8 @@ def read_recorded(directory: Path) -> tuple[str | None, tuple[Recorded, ...]]:
     path = directory / RUBRICS_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None, ()
+    except (FileNotFoundError, NotADirectoryError):
+        return None, ()  # no record yet (or no directory: the run says so when it would record there)
     except (OSError, ValueError) as error:
         raise RecordingsError(f"{path}: cannot be read ({error}); restore it from version control or delete it") from None
     try:
@@ -136,7 +137,7 @@ def check_bundle(directory: Path, bundle: str, recording: bool, bind: bool = Tru
     path = directory / BUNDLE_FILE
     try:
         owner = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         owner = None
     except OSError as error:
         raise RecordingsError(f"{path}: cannot be read ({error.strerror or error})") from None

@@ -41,7 +41,7 @@ def local_judge_notice(plan: Plan) -> str | None:
     where = ", ".join(f"{j.label} at {safe_route(j.spec.route)}" for j in local)
     return (
         f"Scores from a judge on this machine: {where} (a loopback or private address, not a provider's API). "
-        "The reference judge (pytest_ora.testing.server) is a deterministic test double: its scores are not a model's."
+        "pytest-ora's reference judge is a deterministic test double: its scores are not a model's."
     )
 
 

@@ -1,8 +1,10 @@
 """The reference judge's deterministic scorer: a test double, not a real judge.
 
-Scores come from surface features of the answer (method step names found, reasoning markers,
-prompt words reused, hedges), so a sample bundle's scores spread and repeat predictably. They
-measure nothing about quality; they exist so the harness can be exercised end to end.
+Scores come from surface features of the answer (method step names found, or, without numbered
+steps, the reference answer's or the prompt's key terms used; reasoning markers, structure,
+prompt words reused, hedges), so any rubric's scores spread and repeat predictably and a better
+answer by these features scores higher (the README's "The reference judge" section says exactly
+how). They measure nothing about quality; they exist so the harness can be exercised end to end.
 """
 
 from __future__ import annotations
