@@ -9,9 +9,12 @@ from pathlib import Path
 
 import yaml
 
+from .core.models import capture_json_schema
+from .core.rubric import RubricError
 from .judges.reply import reply_schema
-from .method.rubric import RubricError, builtin_ids, builtin_text, digest_of, get_rubric, resolve_rubric
-from .models import capture_json_schema
+from .method.rubric import builtin_ids, builtin_text, get_rubric, resolve_rubric
+from .method.rubric_file import digest_of
+from .reports.verify import VerifyError, verify
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _init(args: argparse.Namespace) -> int:
     """0 with the files written and what to run next; 4 with every problem and nothing written."""
-    from .suite.init import InitError, init_suite
+    from .harness.scaffold import InitError, init_suite
 
     try:
         written = init_suite(args.directory, args.rubric, args.source, tuple(args.judges))
@@ -80,8 +83,6 @@ def _init(args: argparse.Namespace) -> int:
 
 def _verify(directory: Path) -> int:
     """0 when every report matches its rendering, 1 naming each that does not, 4 on unreadable data."""
-    from .reports.verify import VerifyError, verify
-
     try:
         matched, edited, unchecked = verify(directory)
     except VerifyError as error:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_ora.method.rubric import digest_of
-from pytest_ora.suite.init import init_suite
+from pytest_ora.harness.scaffold import init_suite
+from pytest_ora.method.rubric_file import digest_of
 from pytest_ora.testing.server import ReferenceJudge
 
 KEY_A = "sk-ant-FAKE-KEY-never-written-4242"

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 import pytest
 
-from ..method.rubric import Rubric
-from ..reports.tables import round_half_away
+from ..core.numbers import round_half_away
+from ..core.rubric import Rubric
 
 __all__ = ["GateContext", "GateResult", "evaluate", "gate", "gate_reports", "registered", "validate"]
 

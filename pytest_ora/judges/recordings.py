@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import OraError
-from ..fileio import file_mode
-from ..method.rubric import Rubric
+from ..core.errors import OraError
+from ..core.fileio import file_mode
+from ..core.rubric import Rubric
 from .packet import PROMPT_FORMATS, PROMPT_VERSION, judge_view
 
 __all__ = [

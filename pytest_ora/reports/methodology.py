@@ -6,14 +6,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from ..bundle.intake import Plan
-from ..bundle.secrets import SECRET_REASON
-from ..method.rubric import Rubric
-from ..record import CaptureRecord
+from ..core.credentials import safe_route
+from ..core.plan import Plan
+from ..core.record import CaptureRecord
+from ..core.rubric import Rubric
+from ..core.vocabulary import SECRET_REASON
+from ..method.kinds import formula
 
-__all__ = ["RunFacts", "methodology_data", "methodology_markdown", "methodology_text", "safe_route", "secret_lines"]
+__all__ = ["RunFacts", "methodology_data", "methodology_markdown", "methodology_text", "secret_lines"]
 
 
 @dataclass(frozen=True)
@@ -41,14 +42,8 @@ class RunFacts:
     """Captures of the selection that were judged (or graded, or skipped with their reason)."""
     recorded_under: str | None = None
     """'version (digest)' when the replies were recorded under another rubric version and rescored offline."""
-
-
-def safe_route(route: str) -> str:
-    """A route without its query string or user info, which may carry credentials."""
-    parts = urlsplit(route)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    notices: tuple[str, ...] = ()
+    """What the top of summary.md and report.html say first (reports.notes.notices): incomplete run, local judge."""
 
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:
@@ -83,7 +78,7 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         ],
         "scoring_date": facts.scoring_date,
         "record_mode": facts.record_mode,
-        "rubric": {"version": rubric.version, "title": rubric.title, "formula": rubric.formula(), "digest": rubric.digest,
+        "rubric": {"version": rubric.version, "title": rubric.title, "formula": formula(rubric), "digest": rubric.digest,
                    "source": rubric.source, "kind": rubric.kind, "rules": rubric.rules(), "blind": rubric.blind,
                    "history": list(rubric.history)},
         "scored_entry_count": plan.scored_entry_count,
@@ -105,15 +100,9 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "deviations": deviations,
         "complete": facts.complete,
         "stopped_by": facts.stopped_by,
-        "notices": _notices(plan, facts),
+        "notices": list(facts.notices),
         **({"recorded_under": rubric.recorded_under} if rubric.recorded_under else {}),
     }
-
-
-def _notices(plan: Plan, facts: RunFacts) -> list[str]:
-    from .notes import notices
-
-    return notices(plan, facts)
 
 
 def _listed(records: Iterable[CaptureRecord]) -> list[list[str | None]]:

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_ora.__main__ import main
 from pytest_ora.bundle.intake import intake
-from pytest_ora.suite.init import InitError, import_rows, init_suite, parse_judge
+from pytest_ora.harness.scaffold import InitError, import_rows, init_suite, parse_judge
 
 
 def test_init_without_from_writes_a_suite_that_passes_intake(tmp_path: Path) -> None:

@@ -21,8 +21,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ..method.rubric import RubricError, builtin_ids, digest_of, get_rubric, load_rubric
-from ..models import Capture
+from ..core.models import Capture
+from ..core.rubric import RubricError
+from ..method.rubric import builtin_ids, get_rubric, load_rubric
+from ..method.rubric_file import digest_of
 
 __all__ = ["DEFAULT_JUDGES", "InitError", "JudgeRole", "Row", "import_rows", "init_suite", "parse_judge"]
 
