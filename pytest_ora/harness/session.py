@@ -10,7 +10,6 @@ import os
 import sys
 import tempfile
 from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import pytest
 
 from ..bundle.intake import intake, parse_substitution
 from ..bundle.read import read_yaml
-from ..core.errors import IntakeError, OraError
+from ..core.errors import IntakeError, OraError, PacketDrift
 from ..core.models import RoleSpec
 from ..core.numbers import round_half_away
 from ..core.plan import Plan, PlannedCapture
@@ -31,12 +30,17 @@ from ..judges.inflight import InFlightLog
 from ..judges.keyguard import check_keys
 from ..judges.panel import Judging, describe
 from ..judges.reachability import check_reachable, missing_keys
+from ..judges.recordings import RecordingsError, bind_rubric, check_bundle, check_history, note_recording
 from ..judges.transport import RetryPolicy
 from ..method.kinds import formula, get_kind, mechanical
 from ..reports.methodology import RunFacts, secret_lines
+from ..reports.notes import incomplete_notice, local_judge_notice, notices
 from ..reports.output import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR, OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, ledger_row, public_row, summarize
+from .drift import drift_lines, short_drift
+from .gates import GateContext, GateResult, evaluate, gate_reports
+from .gates import validate as validate_gates
 from .options import Options
 from .outcomes import overall_text, score_properties
 from .pace import RunLimits, lookahead, worker_upcoming
@@ -75,6 +79,10 @@ class OraSession:
         """Misuse found during collection (a test needs a bundle, none is set): the run exits 4."""
         self.gate_failures: list[str] = []
         """Quality gates that failed (--ora-fail-under, --ora-fail-lowscore-pct): said on the terminal; exit 1."""
+        self.gate_results: list[GateResult] = []
+        """Every set gate's verdict (harness.gates), holding or failing."""
+        self.facts: RunFacts | None = None
+        """What the report said about the run (complete, stopped_by), once it was written."""
         self._order: list[PlannedCapture] = []
         self._position: dict[str, int] = {}
         self._progress: LiveProgress | None = None
@@ -88,8 +96,6 @@ class OraSession:
         self.limits = RunLimits(config)
         """The run's shared rate-limit directory (xdist workers get it through workerinput)."""
         self.labels: Any = None
-        self.gates_held: list[str] = []
-        """Gates that were asked for and held, one line each on the terminal."""
         """Human labels (--ora-labels or bundle.yaml `labels:`), checked at start (controller only)."""
 
     @property
@@ -103,11 +109,12 @@ class OraSession:
             try:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                self._plan = intake(
+                plan = intake(
                     self.options.bundle, substitutions, self.options.panel_label, self.options.rubric, self.options.compare,
                     key_envs=self.options.key_envs,
                 )
-            except (IntakeError, ValueError) as error:
+                self._plan = _bound(plan, self.options)
+            except (IntakeError, ValueError, RecordingsError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
 
@@ -127,6 +134,7 @@ class OraSession:
             self.prices()  # a bad price file is one usage error now, not one failure per capture later
         _check_roles(plan, self.options)
         self.labels = self._labels(plan)
+        validate_gates(self.options, plan.rubric)
         self._records = RecordStore([planned.capture.capture_id for planned in plan.captures])
         if self.options.batch and self.options.record not in ("once", "new_episodes"):
             raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
@@ -134,6 +142,10 @@ class OraSession:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
             _check_recordable(self.options.cassettes)
+            try:
+                check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True, bind=False)
+            except RecordingsError as error:
+                raise pytest.UsageError(str(error)) from None
             missing = missing_keys(plan.panel, os.environ)
             if missing:
                 raise pytest.UsageError("live judging needs API keys: " + "; ".join(missing))
@@ -142,6 +154,9 @@ class OraSession:
                 check_reachable(plan.panel, os.environ, timeout=self.options.timeout)
             except OraError as error:
                 raise pytest.UsageError(str(error)) from None
+            # Recording starts now: the directory is this bundle's, and this rubric version joins its record.
+            check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True)
+            note_recording(plan.rubric, self.options.cassettes)
             if self.config.get_verbosity() >= 0:
                 budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
                 self._progress = LiveProgress(self._in_flight_log(), self.prices(), budget)
@@ -159,7 +174,7 @@ class OraSession:
             try:
                 self._prices = load_prices(self.options.prices)
             except FileNotFoundError:
-                raise pytest.UsageError(f"--ora-prices: no such file: {self.options.prices}") from None
+                raise pytest.UsageError(f"--ora-prices: {self.options.prices} does not exist") from None
             except (OSError, ValueError) as error:
                 raise pytest.UsageError(f"--ora-prices: {error}") from None
         return self._prices
@@ -236,6 +251,12 @@ class OraSession:
         """Around every plugin's session end: signals wait until the report is written and the lock released."""
         self.signals.hold()
         try:
+            if self.active and not self.is_worker and not self._finished:
+                if self.options.fail_calibration is not None:
+                    # The calibration gate reads the statistics, which the report computes: write it
+                    # now, before junitxml writes its file, so the gate can still be a testcase there.
+                    self.finish(int(session.exitstatus))
+                self.report_gates()
             return (yield)
         finally:
             if not self._finished and self.active and not self.is_worker:
@@ -249,7 +270,9 @@ class OraSession:
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def finish(self, exitstatus: int) -> None:
-        """Write the report from what was collected, even after an interruption (controller only)."""
+        """Write the report from what was collected, even after an interruption (controller only); once."""
+        if self._finished:
+            return
         self._finished = True
         if not self._claimed or self._output is None:
             return
@@ -257,8 +280,8 @@ class OraSession:
             if self.options.dry_run:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
-                self._output.write_report(self.plan(), self._records, self._facts(exitstatus))
-                self.gate_failures = self._gate()
+                self.facts = self._facts(exitstatus)
+                self._output.write_report(self.plan(), self._records, self.facts)
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:
@@ -340,7 +363,11 @@ class OraSession:
         errors = sum(1 for r in self._records if r["status"] == "error")
         if errors:
             deviations.append(f"{errors} captures could not be judged (see Errors); they are not in the means")
-        return RunFacts(
+        stopped_by = self._stopped_by(exitstatus)
+        facts = RunFacts(
+            complete=stopped_by is None,
+            stopped_by=stopped_by,
+            judged=len(self._records) - len(self._unjudged),
             scoring_date=self.options.scoring_date,
             record_mode=self.options.record,
             selected=selected if selected is not None else len(self._records),
@@ -351,6 +378,28 @@ class OraSession:
             disagreement=self.options.disagreement,
             labels=self.labels,
         )
+        import dataclasses
+
+        return dataclasses.replace(facts, notices=tuple(notices(self.plan(), facts)))
+
+    def _stopped_by(self, exitstatus: int) -> str | None:
+        """What stopped the run before its selection was judged; None when it was not stopped."""
+        import signal
+
+        selected = self._selected if self._selected is not None else len(self._records)
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            received = self.signals.received
+            return "SIGTERM" if received == signal.SIGTERM else "interrupt (Ctrl-C)"
+        if self._unjudged:
+            return "budget (--ora-budget-usd)"
+        if self.journal_error is not None:
+            return "ledger journal error"
+        if len(self._records) < selected:
+            maxfail = int(getattr(self.config.option, "maxfail", 0) or 0)
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            failures = len(reporter.stats.get("failed", [])) + len(reporter.stats.get("error", [])) if reporter else 0
+            return "maxfail (-x / --maxfail)" if maxfail and failures >= maxfail else "a worker crashed or stopped"
+        return None
 
     def selection(self) -> Selection:
         """How much of the bundle this run selected, and by what."""
@@ -367,41 +416,38 @@ class OraSession:
         batched = self.batch_summary.usd if self.batch_summary is not None else None
         return spend_lines(judge_spend(self._records, prices), batched)
 
-    def _gate(self) -> list[str]:
-        """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""
-        under, share = self.options.fail_under, self.options.fail_lowscore_pct
-        failing = self._calibration_gate()
-        if under is None and share is None:
-            return failing
+    def _gate(self) -> list[GateResult]:
+        """Every set CI gate's verdict on this run's summary (harness.gates)."""
         plan = self.plan()
-        for row, values in summarize(self._records, plan.lanes, plan.rubric):
-            name = row.model_dump()["configuration"]
-            overall, rate = values["overall"], values["failure_rate"]
-            if under is not None and overall is not None and overall < Fraction(under):
-                failing.append(f"--ora-fail-under {under}: {name} mean overall {round_half_away(overall, 2)} < {under}")
-            if share is not None and rate is not None and rate * 100 > Fraction(share):
-                failing.append(
-                    f"--ora-fail-lowscore-pct {share}: {name} LOWSCORE share {round_half_away(rate * 100, 1)}% > {share}%"
-                )
-        return failing
+        summary = [(row.model_dump()["configuration"], values) for row, values in summarize(self._records, plan.lanes, plan.rubric)]
+        return evaluate(GateContext(self.options, plan.rubric, summary, self._calibration()))
 
-    def _calibration_gate(self) -> list[str]:
-        """--ora-fail-calibration A: the panel's alpha vs people on overall (stats.json's calibration) below A fails."""
+    def _calibration(self) -> dict[str, Any] | None:
+        """stats.json's `calibration`, for --ora-fail-calibration (the report is written first: see pytest_sessionfinish)."""
         if self.options.fail_calibration is None or self._output is None:
-            return []
+            return None
         import json
-
-        from ..reports.calibration import gate_message, held_message
 
         try:
             stats = json.loads((self._output.path / "stats.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            stats = {}
+            return None
         data = stats.get("calibration") if isinstance(stats, dict) else None
-        message = gate_message(data, self.options.fail_calibration)
-        if message is None and data is not None:
-            self.gates_held.append(held_message(data, self.options.fail_calibration))
-        return [] if message is None else [message]
+        return data if isinstance(data, dict) else None
+
+    def report_gates(self) -> None:
+        """Before junitxml writes its file: each failing gate as a failed testcase ora-gate::<option>."""
+        if not self._claimed or self.options.dry_run or self.is_worker:
+            return
+        try:
+            self.gate_results = self._gate()
+        except Exception as error:  # a gate must never cost the report: the session end says it failed
+            self.gate_results = [GateResult("gates", "", (f"could not be evaluated: {error}",))]
+        self.gate_failures = [
+            f"{result.option} {result.threshold}: {message}" for result in self.gate_results for message in result.failures
+        ]
+        for report in gate_reports(self.gate_results):
+            self.config.hook.pytest_runtest_logreport(report=report)
 
     def failure_rule(self) -> str:
         """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
@@ -423,6 +469,11 @@ class OraSession:
         ]
         if rubric.rules():
             lines.append(f"ora: rules: {rubric.rules()}")
+        if rubric.recorded_under:
+            lines.append(f"ora: rescoring offline: replies recorded under {rubric.recorded_under}, same judge requests")
+        local = local_judge_notice(plan)
+        if local is not None:
+            lines.append(f"ora: {local}")
         return lines
 
     def summary_lines(self, width: int = 200) -> list[str]:
@@ -437,12 +488,15 @@ class OraSession:
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []
+        incomplete = incomplete_notice(self.facts) if self.facts is not None else None
+        if incomplete is not None:
+            lines.insert(0, f"ora: {incomplete}")
+        lines += drift_lines(self._records, self.config)
         lines += fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
-        lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
-        lines += [f"ora: gate holds: {held}" for held in self.gates_held]
+        lines += [result.line() for result in self.gate_results]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
         lines += get_kind(plan.rubric.kind).terminal(self._records, plan.rubric)
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
@@ -496,7 +550,9 @@ class OraSession:
         report.ora_overall = overall_text(record, self.plan().rubric)  # type: ignore[attr-defined]
         # junitxml reads properties from the teardown report, which copies the item's.
         item.user_properties.extend(score_properties(record, self.plan().rubric))
-        if call.excinfo is not None and isinstance(call.excinfo.value, OraError):
+        if call.excinfo is not None and isinstance(call.excinfo.value, PacketDrift):
+            report.longrepr = short_drift(planned.capture.capture_id, str(call.excinfo.value))  # the fix: once, in the summary
+        elif call.excinfo is not None and isinstance(call.excinfo.value, OraError):
             report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
 
     def record_for(self, planned: PlannedCapture, excinfo: pytest.ExceptionInfo[BaseException] | None) -> CaptureRecord:
@@ -546,6 +602,31 @@ class OraSession:
             self._runner = None
             for line in failed:
                 sys.stderr.write(f"ora: could not write {line} (the ledger holds the capture's scores)\n")
+
+
+def _bound(plan: Plan, options: Options) -> Plan:
+    """The plan with its rubric bound to the cassette directory (request format, rescoring) and its
+    history checked against what this directory and the output directory's run.json recorded."""
+    import dataclasses
+
+    if not plan.panel.judges:
+        return plan
+    rubric = bind_rubric(plan.rubric, options.cassettes)
+    check_history(rubric, _run_rubric(options.out), f"recorded in {options.out / 'run.json'}")
+    return dataclasses.replace(plan, rubric=rubric)
+
+
+def _run_rubric(out: Path) -> tuple[Any, ...]:
+    """The rubric version and digest the last run in the output directory recorded (run.json), if readable."""
+    import json
+
+    from ..judges.recordings import Recorded
+
+    try:
+        data = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        return (Recorded(str(data["rubric"]), str(data["rubric_digest"]), ""),)
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
 
 
 def _check_recordable(directory: Path) -> None:

@@ -223,7 +223,7 @@ class OutputDir:
             self._journal = None
         notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
         files = {
-            "summary.json": summary_json([row for row, _ in summary], facts.selection),
+            "summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by),
             "summary.md": summary_markdown(table, rubric, plan.bundle.manifest.bundle, notes["preface"], notes["appendix"]),
             "summary.csv": summary_csv(table, rubric),
         }
