@@ -1,4 +1,4 @@
-"""`python -m pytest_ora schema capture|reply`, `rubric list|show ID|digest FILE`, `verify DIR` and `label DIR`."""
+"""`python -m pytest_ora init DIR`, `schema capture|reply`, `rubric list|show ID|digest FILE`, `verify DIR` and `label DIR`."""
 
 from __future__ import annotations
 
@@ -39,7 +39,19 @@ def main(argv: list[str] | None = None) -> int:
     label.add_argument("--rubric", default=None, help="rubric (built-in id or file) instead of the bundle's")
     label.add_argument("--unblind", action="store_true", help="show each capture's configuration (and, with --results, the judges' scores)")
     label.add_argument("--results", type=Path, default=None, help="an --ora-out directory whose judge scores an --unblind page shows")
+    init = commands.add_parser("init", help="write a runnable eval suite of your own (bundle, pytest.ini, test module, README)")
+    init.add_argument("directory", type=Path, help="the suite's directory (new, or empty)")
+    init.add_argument("--rubric", default=None, metavar="ID|PATH",
+                      help="a built-in rubric id or a rubric file (default: a starter rubric.yaml to edit)")
+    init.add_argument("--from", dest="source", type=Path, default=None, metavar="FILE",
+                      help="import captures from JSONL or CSV: id (or entry_key), configuration, prompt, answer; "
+                      "optional context, reference, cost_usd, wall_clock_minutes; other columns kept under metadata")
+    init.add_argument("--judges", nargs="+", default=(), metavar="ROLE=PROVIDER:MODEL",
+                      help="the judges' roles, panel order (default: judge-a=anthropic:claude-opus-4-7 "
+                      "judge-b=openai:gpt-5.4); openai-compatible takes ROLE=openai-compatible:MODEL@URL")
     args = parser.parse_args(argv)
+    if args.command == "init":
+        return _init(args)
     if args.command == "verify":
         return _verify(args.directory)
     if args.command == "label":
@@ -60,6 +72,21 @@ def main(argv: list[str] | None = None) -> int:
     except RubricError as error:
         sys.stderr.write(f"error: {error}\n")
         return 4
+    return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    """0 with the files written and what to run next; 4 with every problem and nothing written."""
+    from .harness.scaffold import InitError, init_suite
+
+    try:
+        written = init_suite(args.directory, args.rubric, args.source, tuple(args.judges))
+    except InitError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 4
+    for path in written:
+        sys.stdout.write(f"wrote {path}\n")
+    sys.stdout.write(f"next: pytest {args.directory} --ora-dry-run   (then see {args.directory / 'README.md'})\n")
     return 0
 
 

@@ -39,6 +39,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
 
 
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    from .harness.options import check_spelling
+
+    check_spelling(args, parser)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     from .harness.controller import OraController
     from .harness.options import read_options

@@ -23,5 +23,5 @@ def test_schemas_are_printed_for_bundle_producers_and_judges() -> None:
     capture = json.loads(subprocess.check_output([sys.executable, "-m", "pytest_ora", "schema", "capture"]))
     reply = json.loads(subprocess.check_output([sys.executable, "-m", "pytest_ora", "schema", "reply"]))
 
-    assert set(capture["required"]) == {"entry_key", "configuration", "prompt", "answer", "acceptance"}
+    assert set(capture["required"]) == {"entry_key", "configuration", "prompt", "answer"}  # acceptance: ora-1.0 only
     assert reply["properties"]["scores"]["required"] == ["fidelity", "soundness", "completeness", "relevance", "calibration"]

@@ -206,8 +206,7 @@ def test_two_raters_give_the_ceiling_and_a_small_n_says_so(tmp_path: Path) -> No
     assert "1 labelled captures not scored here are left out" in markdown
     assert "### Human vs human (the ceiling, 2 raters)" in markdown
     # The gate: too few labelled captures fail it whatever the alpha
-    assert gate_message(result, "0.5") == ("--ora-fail-calibration 0.5: only 5 labelled captures were scored "
-                                           "(at least 10 are needed to judge a judge)")
+    assert gate_message(result, "0.5") == "only 5 labelled captures were scored (at least 10 are needed to judge a judge)"
     assert gate_message(None, "0.5") is not None
 
 

@@ -58,8 +58,8 @@ def test_the_gate_holds_when_people_agree_and_fails_when_they_do_not(judged: pyt
     failing = judged.runpytest("--ora-labels=mirror.jsonl", "--ora-fail-calibration=0.8")
 
     assert holding.ret == pytest.ExitCode.OK
-    holding.stdout.fnmatch_lines(["ora: gate holds: --ora-fail-calibration 0.8: the panel's alpha vs humans on overall is "
-                                  "0.9* >= 0.8 over 12 labelled captures"])
+    holding.stdout.fnmatch_lines(["ora: gate --ora-fail-calibration 0.8 holds: the panel's alpha vs humans on overall "
+                                  "is 0.9* >= 0.8 over 12 labelled captures"])
     assert failing.ret == pytest.ExitCode.TESTS_FAILED
     failing.stdout.fnmatch_lines(["ora: FAIL --ora-fail-calibration 0.8: the panel's alpha vs humans on overall is -* < 0.8 "
                                   "over 12 labelled captures"])

@@ -102,7 +102,14 @@ def test_a_changed_packet_fails_loudly_instead_of_replaying_a_stale_score(projec
     result = project.runpytest("-k", "mode:argument-audit/optimum")
 
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*was recorded for a different packet*(packet field 'prompt' changed): re-record with --ora-record new_episodes*only this capture*"])
+    # The item says what changed; the ora summary says it once for the run, with the one command that re-records
+    result.stdout.fnmatch_lines([
+        "mode:argument-audit/optimum: recorded for a different judge request (packet field 'prompt' changed); see the ora summary*",
+        "ora: 1 capture was recorded for a different judge request (packet field 'prompt' in 1); re-record only them*"
+        "pytest *-k mode:argument-audit/optimum --ora-record new_episodes",
+    ])
+    row = json.loads((project.path / "ora-results" / "ledger.jsonl").read_text())
+    assert "(packet field 'prompt' changed): re-record with --ora-record new_episodes" in row["reason"]  # the ledger keeps it all
 
 
 def test_bad_input_stops_the_run_with_one_clear_message(project: pytest.Pytester) -> None:

@@ -105,7 +105,7 @@ def test_a_dry_run_with_a_missing_price_file_is_one_usage_error(project: pytest.
     result = project.runpytest("--ora-dry-run", "--ora-prices", "missing.yaml")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --ora-prices: no such file: *missing.yaml"])
+    result.stderr.fnmatch_lines(["ERROR: --ora-prices: *missing.yaml does not exist"])
     no_traceback(result)
 
 
@@ -146,3 +146,60 @@ def test_the_default_output_directory_does_not_depend_on_how_the_bundle_was_give
     assert result.ret == 0, result.stdout.str()
     assert (work / "ora-results" / "estimate.json").is_file()
     assert not (pytester.path / "ora-results").exists() and not (pytester.path / "elsewhere" / "ora-results").exists()
+
+
+# --- SPEC 14: errors a newcomer meets name the fix ------------------------------------------------
+
+
+def test_a_misspelt_option_suggests_the_nearest(project: pytest.Pytester) -> None:
+    result = project.runpytest("--ora-recrod", "once")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: unknown option --ora-recrod; did you mean --ora-record?*"])
+    no_traceback(result)
+
+
+def test_a_bundle_that_does_not_exist_says_so(project: pytest.Pytester) -> None:
+    result = project.runpytest("--ora-bundle=nowhere")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*nowhere: does not exist; point --ora-bundle at a capture bundle*"])
+
+
+def test_a_tab_in_a_manifest_is_named_with_its_line(project: pytest.Pytester) -> None:
+    manifest = project.path / "bundle" / "bundle.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "extra:\n\tkey: value\n", encoding="utf-8")
+
+    result = project.runpytest()
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bundle.yaml:*: has a tab character (column 1): YAML indents with spaces only*"])
+
+
+def test_a_gate_threshold_outside_the_scale_is_a_usage_error(project: pytest.Pytester) -> None:
+    result = project.runpytest("--ora-fail-under", "12")
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --ora-fail-under 12 is outside rubric ora-1.0's overall range 0-10*"])
+
+
+def test_a_panel_role_that_is_missing_lists_the_roles(project: pytest.Pytester) -> None:
+    manifest = project.path / "bundle" / "bundle.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "panel: [big-1, big-3]\n", encoding="utf-8")
+
+    result = project.runpytest()
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*roles.big-3*roles defined: big-1, big-2; name one of them in bundle.yaml's panel*"])
+
+
+def test_a_bundle_without_rubric_that_fails_ora_1_0_says_it_was_the_default(project: pytest.Pytester) -> None:
+    captures = project.path / "bundle" / "captures.jsonl"
+    lines = captures.read_text(encoding="utf-8").splitlines()
+    captures.write_text("\n".join(lines[:3]) + "\n", encoding="utf-8")  # too few for ora-1.0's scored_set
+
+    result = project.runpytest()
+
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (seed 000*) was used by "
+                                 "default; choose another with `rubric: ID` in bundle.yaml or --ora-rubric*"])

@@ -69,7 +69,9 @@ def intake(
     rubric = _rubric(bundle, rubric_option, problems)
     if rubric is None:
         raise IntakeError(problems)
+    before = len(problems)
     families = _families(bundle, rubric, problems)
+    seed000 = len(problems) > before  # problems that only seed 000's rubric (the default) raises
     panel = _panel(bundle, rubric, substitutions, panel_label, problems)
     _check_key_envs(panel, key_envs, problems)
     _check_configurations(bundle, families, problems)
@@ -78,9 +80,14 @@ def intake(
     collisions = _collisions(bundle, rubric)
     losers = _collision_losers(bundle, collisions)
     entries = _scored_entries(bundle, losers, families)
+    before = len(problems)
     _check_scored_set(bundle, rubric, entries, collisions, problems)
+    _check_seed000_fields(bundle, rubric, problems)
+    seed000 = seed000 or len(problems) > before
     files: dict[str, str | None] = {}  # spec and artifact texts, read once for the secret scan
     planned = [_plan_capture(bundle.root, rubric, item, losers, collisions, problems, files) for item in bundle.captures]
+    if seed000 and bundle.manifest.rubric is None and rubric_option is None:
+        problems.append(_default_rubric_hint())
     if problems or panel is None:
         raise IntakeError(problems)
     order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
@@ -124,6 +131,32 @@ def _rubric(bundle: Bundle, option: tuple[str, Path] | None, problems: list[Prob
         field = "rubric" if error.where == "rubric" else None
         problems.append(Problem(where, error.detail, field=field))
         return None
+
+
+def _default_rubric_hint() -> Problem:
+    """A bundle that names no rubric is held to seed 000's: say so, since its checks may be why it failed."""
+    return Problem(
+        "bundle.yaml", f"names no rubric, so {DEFAULT_RUBRIC} (seed 000: families mode, visual, lens, its scored_set, "
+        "acceptance on every capture) was used by default", field="rubric",
+        fix="choose another with `rubric: ID` in bundle.yaml or --ora-rubric ID|PATH (python -m pytest_ora rubric list)",
+    )
+
+
+def _check_seed000_fields(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> None:
+    """ora-1.0 (seed 000) needs every capture's acceptance gate and the Optimum snapshot's identity."""
+    if rubric.version != DEFAULT_RUBRIC:
+        return
+    for name in ("snapshot", "frozen_at"):
+        if getattr(bundle.optimum, name) is None:
+            problems.append(Problem("optimum.yaml", f"is required by rubric {DEFAULT_RUBRIC} (the frozen Optimum snapshot)",
+                                    field=name, fix="add it, or choose another rubric in bundle.yaml"))
+    for item in bundle.captures:
+        if "acceptance" not in item.capture.model_fields_set:
+            problems.append(Problem(
+                "captures.jsonl", f"is required by rubric {DEFAULT_RUBRIC} (seed 000's acceptance gate)",
+                line=item.line, capture_id=item.capture.capture_id, field="acceptance",
+                fix='add "acceptance": {"passed": true, "reason": null, "notes": ""}, or choose another rubric',
+            ))
 
 
 def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[str]:
@@ -194,7 +227,8 @@ def _panel(
                     "optimum.yaml",
                     f"defines no role {slot!r}, so {title} cannot be selected",
                     field=f"roles.{slot}",
-                    fix="restore the frozen Optimum snapshot, or substitute explicitly with "
+                    fix=f"roles defined: {', '.join(sorted(roles)) or 'none'}; name one of them in bundle.yaml's panel, "
+                    "restore the frozen Optimum snapshot, or substitute explicitly with "
                     f"--ora-substitute {slot}=... and --ora-panel-label",
                 )
             )

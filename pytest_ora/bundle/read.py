@@ -42,7 +42,8 @@ def load_bundle(root: Path) -> Bundle:
 def read_bundle(root: Path, problems: list[Problem]) -> Bundle | None:
     """Read what can be read, adding every problem found; None when a manifest is unusable."""
     if not root.is_dir():
-        problems.append(Problem(str(root), "is not a directory", fix="point --ora-bundle at a capture bundle"))
+        what = "is not a directory" if root.exists() else "does not exist"
+        problems.append(Problem(str(root), what, fix="point --ora-bundle at a capture bundle (python -m pytest_ora init DIR makes one)"))
         return None
     manifest = _read_model(root, "bundle.yaml", BundleManifest, problems)
     optimum = _read_model(root, "optimum.yaml", OptimumSnapshot, problems)
@@ -116,7 +117,13 @@ def _read_model(root: Path, name: str, model: type[_Model], problems: list[Probl
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        problems.append(Problem(name, f"is not valid YAML: {getattr(error, 'problem', error)}", line=line))
+        problem = str(getattr(error, "problem", error))
+        if _tab_at(mark, root / name) or "'\\t'" in problem:
+            column = mark.column + 1 if mark is not None else None
+            problem = f"has a tab character (column {column}): YAML indents with spaces only; replace the tab with spaces"
+        else:
+            problem = f"is not valid YAML: {problem}"
+        problems.append(Problem(name, problem, line=line))
         return None
     except ValueError as error:
         problems.append(Problem(name, str(error)))
@@ -143,6 +150,17 @@ def _read_model(root: Path, name: str, model: type[_Model], problems: list[Probl
                 )
             )
         return None
+
+
+def _tab_at(mark: Any, path: Path) -> bool:
+    """Whether the parser stopped at a tab (YAML indents with spaces; libyaml's message does not say so)."""
+    if mark is None:
+        return False
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        return bool(lines[mark.line][mark.column : mark.column + 1] == "\t")
+    except (OSError, UnicodeDecodeError, IndexError):
+        return False
 
 
 def _yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:

@@ -187,8 +187,10 @@ class OptimumSnapshot(_Record):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    snapshot: str = Field(min_length=1)
-    frozen_at: dt.datetime | dt.date | str
+    snapshot: str | None = Field(default=None, min_length=1)
+    """Required by ora-1.0 (seed 000's frozen Optimum); optional with any other rubric."""
+    frozen_at: dt.datetime | dt.date | str | None = None
+    """Required by ora-1.0, like snapshot."""
     roles: dict[str, RoleSpec]
 
 
@@ -309,11 +311,14 @@ class Capture(_Record):
     """Path of the visual artifact under the bundle; null means text-only."""
     model_snapshot: dict[str, str] = Field(default_factory=dict)
     """Role -> model id used by this configuration."""
-    acceptance: Acceptance
+    acceptance: Acceptance = Acceptance(passed=True)
+    """Required by ora-1.0 (seed 000's acceptance gate, checked at intake); {passed: true} otherwise."""
     cost_usd: NonNegative | None = None
     wall_clock_minutes: NonNegative | None = None
     context: str | None = None
     """Text shown to the judge beside the prompt: materials, code under review."""
+    reference: str | None = None
+    """A reference answer shown to the judge in its own section (what a good answer covers)."""
     gold_standard: GoldStandard | None = None
     """An expert response and its score: a calibration anchor in the packet (seed 002)."""
     checklist: Checklist | None = None
@@ -324,6 +329,8 @@ class Capture(_Record):
     """A relay chain's four answers (kind: coherence, SPEC 9)."""
     phase_scores: PhaseScores | None = None
     """The chain's phase scores (0-100); kind coherence multiplies their mean by the chain's multiplier."""
+    metadata: dict[str, Any] | None = None
+    """Anything else an imported row carried (python -m pytest_ora init --from): kept, never judged."""
     evidence: dict[str, Any] | None = None
     """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade (SPEC 11)."""
 

@@ -132,6 +132,14 @@ class Rubric:
     """kind scorecard: the configuration paired ratios compare against."""
     scorer: str | None = None
     """kind python: `module:function` in the eval suite's directory."""
+    prompt_format: str = "prompt-1"
+    """How the judge request is worded (judges.packet): prompt-1 shows weights and the version; prompt-2
+    shows only what the judge scores by, so weights, cap, failure, verdicts and votes can change offline."""
+    shown_version: str | None = None
+    """prompt-1: the version the request names, when replies recorded under an earlier version with the
+    same judge view are rescored (judges.recordings); None: this version."""
+    recorded_under: str | None = None
+    """'version (digest)' of the rubric the replaying cassettes were recorded under, when not this one."""
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -11,7 +11,6 @@ import os
 import sys
 import tempfile
 from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +25,16 @@ from ..judges.budget import PRICES_AS_OF, price_for
 from ..judges.cassettes import cassette_path
 from ..judges.keyguard import check_keys
 from ..judges.reachability import check_reachable, missing_keys
+from ..judges.recordings import RecordingsError, check_bundle, note_recording
 from ..method.kinds import get_kind
 from ..reports.methodology import RunFacts, secret_lines
+from ..reports.notes import incomplete_notice, notices
 from ..reports.output import OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, ledger_row, public_row, summarize
+from .drift import drift_lines
+from .gates import GateContext, GateResult, evaluate, gate_reports
+from .gates import validate as validate_gates
 from .options import Options
 from .progress import LiveProgress
 from .selection import Selection, selection_for
@@ -70,8 +74,10 @@ class OraController:
         """Live or batch judging (--ora-batch), and what its step before the items did."""
         self.labels: Any = None
         """Human labels (--ora-labels or bundle.yaml `labels:`), checked at start."""
-        self.gates_held: list[str] = []
-        """Gates that were asked for and held, one line each on the terminal."""
+        self.gate_results: list[GateResult] = []
+        """Every set gate's verdict (harness.gates), holding or failing."""
+        self.facts: RunFacts | None = None
+        """What the report said about the run (complete, stopped_by), once it was written."""
 
     def plan(self) -> Plan:
         return self.run.plan()
@@ -90,6 +96,7 @@ class OraController:
             self.run.prices()  # a bad price file is one usage error now, not one failure per capture later
         _check_roles(plan, self.options)
         self.labels = self._labels(plan)
+        validate_gates(self.options, plan.rubric)
         self._records = RecordStore([planned.capture.capture_id for planned in plan.captures])
         if self.options.batch and self.options.record not in ("once", "new_episodes"):
             raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
@@ -97,6 +104,10 @@ class OraController:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
             _check_recordable(self.options.cassettes)
+            try:
+                check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True, bind=False)
+            except RecordingsError as error:
+                raise pytest.UsageError(str(error)) from None
             missing = missing_keys(plan.panel, os.environ)
             if missing:
                 raise pytest.UsageError("live judging needs API keys: " + "; ".join(missing))
@@ -105,6 +116,9 @@ class OraController:
                 check_reachable(plan.panel, os.environ, timeout=self.options.timeout)
             except OraError as error:
                 raise pytest.UsageError(str(error)) from None
+            # Recording starts now: the directory is this bundle's, and this rubric version joins its record.
+            check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True)
+            note_recording(plan.rubric, self.options.cassettes)
             if self.config.get_verbosity() >= 0:
                 budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
                 self._progress = LiveProgress(self.run.in_flight_log(), self.run.prices(), budget)
@@ -188,6 +202,12 @@ class OraController:
         """Around every plugin's session end: signals wait until the report is written and the lock released."""
         self.signals.hold()
         try:
+            if self.run.active and not self._finished:
+                if self.options.fail_calibration is not None:
+                    # The calibration gate reads the statistics, which the report computes: write it
+                    # now, before junitxml writes its file, so the gate can still be a testcase there.
+                    self.finish(int(session.exitstatus))
+                self.report_gates()
             return (yield)
         finally:
             if not self._finished and self.run.active:
@@ -201,7 +221,9 @@ class OraController:
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
 
     def finish(self, exitstatus: int) -> None:
-        """Write the report from what was collected, even after an interruption."""
+        """Write the report from what was collected, even after an interruption; once."""
+        if self._finished:
+            return
         self._finished = True
         if not self._claimed or self._output is None:
             return
@@ -209,8 +231,8 @@ class OraController:
             if self.options.dry_run:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
-                self._output.write_report(self.plan(), self._records, self._facts(exitstatus))
-                self.gate_failures = self._gate()
+                self.facts = self._facts(exitstatus)
+                self._output.write_report(self.plan(), self._records, self.facts)
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:
@@ -264,7 +286,11 @@ class OraController:
         errors = sum(1 for r in self._records if r["status"] == "error")
         if errors:
             deviations.append(f"{errors} captures could not be judged (see Errors); they are not in the means")
-        return RunFacts(
+        stopped_by = self._stopped_by(exitstatus)
+        facts = RunFacts(
+            complete=stopped_by is None,
+            stopped_by=stopped_by,
+            judged=len(self._records) - len(self._unjudged),
             scoring_date=self.options.scoring_date,
             record_mode=self.options.record,
             selected=selected if selected is not None else len(self._records),
@@ -275,6 +301,28 @@ class OraController:
             disagreement=self.options.disagreement,
             labels=self.labels,
         )
+        import dataclasses
+
+        return dataclasses.replace(facts, notices=tuple(notices(self.plan(), facts)))
+
+    def _stopped_by(self, exitstatus: int) -> str | None:
+        """What stopped the run before its selection was judged; None when it was not stopped."""
+        import signal
+
+        selected = self._selected if self._selected is not None else len(self._records)
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            received = self.signals.received
+            return "SIGTERM" if received == signal.SIGTERM else "interrupt (Ctrl-C)"
+        if self._unjudged:
+            return "budget (--ora-budget-usd)"
+        if self.journal_error is not None:
+            return "ledger journal error"
+        if len(self._records) < selected:
+            maxfail = int(getattr(self.config.option, "maxfail", 0) or 0)
+            reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+            failures = len(reporter.stats.get("failed", [])) + len(reporter.stats.get("error", [])) if reporter else 0
+            return "maxfail (-x / --maxfail)" if maxfail and failures >= maxfail else "a worker crashed or stopped"
+        return None
 
     def selection(self) -> Selection:
         """How much of the bundle this run selected, and by what."""
@@ -291,41 +339,38 @@ class OraController:
         batched = self.judging.summary.usd if self.judging.summary is not None else None
         return spend_lines(judge_spend(self._records, prices), batched)
 
-    def _gate(self) -> list[str]:
-        """The quality gates that failed: '--ora-fail-under 7: big-2 mean overall 6.85 < 7', one per configuration."""
-        under, share = self.options.fail_under, self.options.fail_lowscore_pct
-        failing = self._calibration_gate()
-        if under is None and share is None:
-            return failing
+    def _gate(self) -> list[GateResult]:
+        """Every set CI gate's verdict on this run's summary (harness.gates)."""
         plan = self.plan()
-        for row, values in summarize(self._records, plan.lanes, plan.rubric):
-            name = row.model_dump()["configuration"]
-            overall, rate = values["overall"], values["failure_rate"]
-            if under is not None and overall is not None and overall < Fraction(under):
-                failing.append(f"--ora-fail-under {under}: {name} mean overall {round_half_away(overall, 2)} < {under}")
-            if share is not None and rate is not None and rate * 100 > Fraction(share):
-                failing.append(
-                    f"--ora-fail-lowscore-pct {share}: {name} LOWSCORE share {round_half_away(rate * 100, 1)}% > {share}%"
-                )
-        return failing
+        summary = [(row.model_dump()["configuration"], values) for row, values in summarize(self._records, plan.lanes, plan.rubric)]
+        return evaluate(GateContext(self.options, plan.rubric, summary, self._calibration()))
 
-    def _calibration_gate(self) -> list[str]:
-        """--ora-fail-calibration A: the panel's alpha vs people on overall (stats.json's calibration) below A fails."""
+    def _calibration(self) -> dict[str, Any] | None:
+        """stats.json's `calibration`, for --ora-fail-calibration (the report is written first: see pytest_sessionfinish)."""
         if self.options.fail_calibration is None or self._output is None:
-            return []
+            return None
         import json
-
-        from ..reports.calibration import gate_message, held_message
 
         try:
             stats = json.loads((self._output.path / "stats.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            stats = {}
+            return None
         data = stats.get("calibration") if isinstance(stats, dict) else None
-        message = gate_message(data, self.options.fail_calibration)
-        if message is None and data is not None:
-            self.gates_held.append(held_message(data, self.options.fail_calibration))
-        return [] if message is None else [message]
+        return data if isinstance(data, dict) else None
+
+    def report_gates(self) -> None:
+        """Before junitxml writes its file: each failing gate as a failed testcase ora-gate::<option>."""
+        if not self._claimed or self.options.dry_run:
+            return
+        try:
+            self.gate_results = self._gate()
+        except Exception as error:  # a gate must never cost the report: the session end says it failed
+            self.gate_results = [GateResult("gates", "", (f"could not be evaluated: {error}",))]
+        self.gate_failures = [
+            f"{result.option} {result.threshold}: {message}" for result in self.gate_results for message in result.failures
+        ]
+        for report in gate_reports(self.gate_results):
+            self.config.hook.pytest_runtest_logreport(report=report)
 
     def failure_rule(self) -> str:
         """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
@@ -346,12 +391,15 @@ class OraController:
         table = [public_row(row, values, plan.rubric) for row, values in rows]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []
+        incomplete = incomplete_notice(self.facts) if self.facts is not None else None
+        if incomplete is not None:
+            lines.insert(0, f"ora: {incomplete}")
+        lines += drift_lines(self._records, self.config)
         lines += fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
-        lines += [f"ora: FAIL {gate}" for gate in self.gate_failures]
-        lines += [f"ora: gate holds: {held}" for held in self.gates_held]
+        lines += [result.line() for result in self.gate_results]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
         lines += get_kind(plan.rubric.kind).terminal(self._records, plan.rubric)
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]

@@ -14,7 +14,7 @@ import pytest
 
 from ..core.vocabulary import RECORD_MODES
 
-__all__ = ["Options", "add_options", "read_options", "today"]
+__all__ = ["Options", "add_options", "check_spelling", "read_options", "today"]
 
 _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     # name, help, default (ini values are strings, checked where they are read)
@@ -129,6 +129,21 @@ def add_options(parser: pytest.Parser) -> None:
         "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
         help="a configuration pair to compare head to head (kind compare); repeatable",
     )
+
+
+def check_spelling(args: list[str], parser: pytest.Parser) -> None:
+    """A misspelt --ora- option names the nearest real one (argparse would only call it unrecognized)."""
+    import difflib
+
+    known = sorted({name for option in parser.getgroup("ora").options for name in option.names() if name.startswith("--ora-")})
+    for arg in args:
+        if arg == "--":
+            break
+        name = arg.partition("=")[0]
+        if name.startswith("--ora-") and name not in known:
+            near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]}?" if near else f"; pytest-ora's options: {', '.join(known)}"
+            raise pytest.UsageError(f"unknown option {name}{hint} (pytest --help lists them under pytest-ora)")
 
 
 def read_options(config: pytest.Config) -> Options:
@@ -253,12 +268,15 @@ class _Source:
         return self.config.inipath.parent if self.config.inipath is not None else Path(self.config.rootpath)
 
     def default_path(self, name: str) -> Path:
-        """A default directory, relative to where pytest was started, whatever the rootdir turned out to be.
+        """A default directory, relative to the rootdir an ini file fixed, so the same command from any
+        subdirectory of a suite reads and writes the same places.
 
-        pytest picks the rootdir from the arguments before it knows pytest-ora's options, so
-        `--ora-bundle X` (X taken for a test path) and `--ora-bundle=X` could give different rootdirs.
+        Without an ini file pytest picks the rootdir from the arguments before it knows pytest-ora's
+        options (`--ora-bundle X`, X taken for a test path, and `--ora-bundle=X` could differ), so the
+        default is then relative to where pytest was started.
         """
-        return (self.config.invocation_params.dir / str(_DEFAULTS[name])).resolve()
+        base = Path(self.config.rootpath) if self.config.inipath is not None else Path(self.config.invocation_params.dir)
+        return (base / str(_DEFAULTS[name])).resolve()
 
     def number(self, name: str, kind: type, *, minimum: int = 0, positive: bool = False) -> Any:
         value = self.value(name)

@@ -36,7 +36,7 @@ from ..judges.budget import (
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
 from ..judges.context import over_window
 from ..judges.inflight import CountingTransport, InFlightLog
-from ..judges.packet import Packet, build_packet, judge_prompt, packet_json
+from ..judges.packet import Packet, build_packet, judge_prompt, packet_fields, packet_json
 from ..judges.panel import CaptureCall, Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
@@ -163,8 +163,8 @@ class CaptureRunner:
             if too_large is not None:
                 raise OverContextWindow(capture.capture_id, too_large)
         # one packet's fields, or each packet's (compare: both orders) under its tag
-        fields = packets[0][1].model_dump(mode="json") if len(packets) == 1 else {
-            tag: packet.model_dump(mode="json") for tag, packet, _ in packets
+        fields = packet_fields(packets[0][1]) if len(packets) == 1 else {
+            tag: packet_fields(packet) for tag, packet, _ in packets
         }
         # Under the capture's lock when it may be recorded: another run on the same cassettes
         # directory waits here, then replays what this one recorded instead of paying again.

@@ -19,7 +19,9 @@ from ..core.models import RoleSpec
 from ..core.plan import Plan
 from ..judges.budget import Price, SpendLog, load_prices
 from ..judges.inflight import InFlightLog
+from ..judges.recordings import RecordingsError, bind_rubric, check_history
 from ..method.kinds import formula
+from ..reports.notes import local_judge_notice
 from ..reports.output import PROGRESS_DIR, SPEND_DIR
 from .options import Options
 from .pace import RunLimits
@@ -56,11 +58,12 @@ class OraRun:
             try:
                 roles = _roles(self.options.bundle)
                 substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                self._plan = intake(
+                plan = intake(
                     self.options.bundle, substitutions, self.options.panel_label, self.options.rubric, self.options.compare,
                     key_envs=self.options.key_envs,
                 )
-            except (IntakeError, ValueError) as error:
+                self._plan = _bound(plan, self.options)
+            except (IntakeError, ValueError, RecordingsError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
 
@@ -70,7 +73,7 @@ class OraRun:
             try:
                 self._prices = load_prices(self.options.prices)
             except FileNotFoundError:
-                raise pytest.UsageError(f"--ora-prices: no such file: {self.options.prices}") from None
+                raise pytest.UsageError(f"--ora-prices: {self.options.prices} does not exist") from None
             except (OSError, ValueError) as error:
                 raise pytest.UsageError(f"--ora-prices: {error}") from None
         return self._prices
@@ -98,6 +101,11 @@ class OraRun:
         ]
         if rubric.rules():
             lines.append(f"ora: rules: {rubric.rules()}")
+        if rubric.recorded_under:
+            lines.append(f"ora: rescoring offline: replies recorded under {rubric.recorded_under}, same judge requests")
+        local = local_judge_notice(plan)
+        if local is not None:
+            lines.append(f"ora: {local}")
         return lines
 
 
@@ -106,6 +114,31 @@ def http_timeout(read: float) -> Any:
     import httpx
 
     return httpx.Timeout(connect=min(10.0, read), read=read, write=30.0, pool=10.0)
+
+
+def _bound(plan: Plan, options: Options) -> Plan:
+    """The plan with its rubric bound to the cassette directory (request format, rescoring) and its
+    history checked against what this directory and the output directory's run.json recorded."""
+    import dataclasses
+
+    if not plan.panel.judges:
+        return plan
+    rubric = bind_rubric(plan.rubric, options.cassettes)
+    check_history(rubric, _run_rubric(options.out), f"recorded in {options.out / 'run.json'}")
+    return dataclasses.replace(plan, rubric=rubric)
+
+
+def _run_rubric(out: Path) -> tuple[Any, ...]:
+    """The rubric version and digest the last run in the output directory recorded (run.json), if readable."""
+    import json
+
+    from ..judges.recordings import Recorded
+
+    try:
+        data = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        return (Recorded(str(data["rubric"]), str(data["rubric_digest"]), ""),)
+    except (OSError, ValueError, KeyError, TypeError):
+        return ()
 
 
 def _roles(bundle: Path) -> dict[str, Any]:

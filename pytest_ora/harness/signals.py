@@ -27,6 +27,8 @@ class SignalGuard:
         self.holding = False
         self.held: int | None = None
         """The signal that arrived while the report was being written, if one did."""
+        self.received: int | None = None
+        """The signal that interrupted the run, if one did (the report says what stopped it)."""
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread() or self._previous:
@@ -49,4 +51,5 @@ class SignalGuard:
         if self.holding:
             self.held = number
             return
+        self.received = number
         raise KeyboardInterrupt(f"{signal.Signals(number).name} received")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ..core.errors import OraError
+from ..core.errors import OraError, PacketDrift
 from ..core.plan import PlannedCapture
 from ..core.record import CaptureRecord, base_record
 from ..core.vocabulary import is_live
@@ -22,6 +22,7 @@ from ..judges.panel import Judging, describe
 from ..judges.transport import RetryPolicy
 from ..method.kinds import get_kind, mechanical
 from ..reports.output import DRY_RUN_DIR, OutputDir
+from .drift import short_drift
 from .outcomes import overall_text, score_properties
 from .pace import lookahead, worker_upcoming
 from .runner import Budget, CaptureRunner, NotJudged
@@ -110,7 +111,9 @@ class OraWorker:
         report.ora_overall = overall_text(record, rubric)  # type: ignore[attr-defined]
         # junitxml reads properties from the teardown report, which copies the item's.
         item.user_properties.extend(score_properties(record, rubric))
-        if call.excinfo is not None and isinstance(call.excinfo.value, OraError):
+        if call.excinfo is not None and isinstance(call.excinfo.value, PacketDrift):
+            report.longrepr = short_drift(planned.capture.capture_id, str(call.excinfo.value))  # the fix: once, in the summary
+        elif call.excinfo is not None and isinstance(call.excinfo.value, OraError):
             report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
 
     def record_for(self, planned: PlannedCapture, excinfo: pytest.ExceptionInfo[BaseException] | None) -> CaptureRecord:

@@ -52,6 +52,9 @@ def load_rubric(path: Path) -> Rubric:
     """A rubric file from disk, checked."""
     try:
         text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RubricError(str(path), "does not exist (a rubric is a built-in id or a YAML file; "
+                          "python -m pytest_ora rubric list names the built-ins)") from None
     except OSError as error:
         raise RubricError(str(path), f"cannot read the rubric file ({error.strerror or error})") from None
     except UnicodeDecodeError as error:

@@ -107,27 +107,24 @@ def calibration_markdown(data: Mapping[str, Any]) -> str:
 
 
 def gate_message(data: Mapping[str, Any] | None, threshold: Any) -> str | None:
-    """Why --ora-fail-calibration fails, or None when it holds."""
-    option = f"--ora-fail-calibration {threshold}"
+    """Why --ora-fail-calibration A fails (after the option and its value), or None when it holds."""
     if data is None:
-        return f"{option}: no human labels in this run (give --ora-labels FILE or `labels:` in bundle.yaml)"
+        return "no human labels in this run (give --ora-labels FILE or `labels:` in bundle.yaml)"
     if data["captures"] < data["gate_minimum"]:
-        return (f"{option}: only {data['captures']} labelled captures were scored (at least {data['gate_minimum']} "
+        return (f"only {data['captures']} labelled captures were scored (at least {data['gate_minimum']} "
                 "are needed to judge a judge)")
     alpha = next(j["overall"]["krippendorff_alpha"] for j in data["judges"] if j["judge"] == "panel")
     if alpha is None:
-        return f"{option}: the panel's alpha vs humans on overall is undefined (no variation)"
+        return "the panel's alpha vs humans on overall is undefined (no variation)"
     if alpha < float(threshold):
-        return (f"{option}: the panel's alpha vs humans on overall is {alpha:.3f} < {threshold} "
-                f"over {data['captures']} labelled captures")
+        return f"the panel's alpha vs humans on overall is {alpha:.3f} < {threshold} over {data['captures']} labelled captures"
     return None
 
 
 def held_message(data: Mapping[str, Any], threshold: Any) -> str:
-    """The line a holding --ora-fail-calibration prints."""
+    """What a holding --ora-fail-calibration A says (after the option and its value)."""
     alpha = next(j["overall"]["krippendorff_alpha"] for j in data["judges"] if j["judge"] == "panel")
-    return (f"--ora-fail-calibration {threshold}: the panel's alpha vs humans on overall is {alpha:.3f} >= {threshold} "
-            f"over {data['captures']} labelled captures")
+    return f"the panel's alpha vs humans on overall is {alpha:.3f} >= {threshold} over {data['captures']} labelled captures"
 
 
 def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

@@ -54,6 +54,13 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _notices(data: Mapping[str, Any]) -> str:
+    """An incomplete run and a judge on this machine are said before any number."""
+    # Styled inline: a page without notices keeps its stylesheet byte for byte.
+    style = "border-left:4px solid #b45309;padding:.4em .8em;background:#fff7ed;font-weight:600"
+    return "".join(f'<p class="notice" role="alert" style="{style}">{escape(text)}</p>' for text in data.get("notices", ()))
+
+
 def _summary(data: Mapping[str, Any]) -> str:
     summary = data["summary"]
     return _table(summary["headings"], summary["rows"]) + (
@@ -155,7 +162,7 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         formula=escape(rubric["formula"]),
         scoring_date=escape(data["scoring_date"]),
         judges=escape(judges),
-        summary=_summary(data),
+        summary=_notices(data) + _summary(data),
         charts=_charts(data),
         statistics=_statistics(data),
         calibration=calibration,

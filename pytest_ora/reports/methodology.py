@@ -36,6 +36,16 @@ class RunFacts:
     """--ora-disagreement as given."""
     labels: Any = None
     """The run's human labels (a bundle.labels.LabelSet), checked at intake; None without labels."""
+    complete: bool = True
+    """Every selected capture was judged (False: Ctrl-C, SIGTERM, -x, --maxfail, the budget, a crash)."""
+    stopped_by: str | None = None
+    """What stopped an incomplete run: interrupt (Ctrl-C / SIGTERM), maxfail (-x / --maxfail), budget, crash."""
+    judged: int = 0
+    """Captures of the selection that were judged (or graded, or skipped with their reason)."""
+    recorded_under: str | None = None
+    """'version (digest)' when the replies were recorded under another rubric version and rescored offline."""
+    notices: tuple[str, ...] = ()
+    """What the top of summary.md and report.html say first (reports.notes.notices): incomplete run, local judge."""
 
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:
@@ -61,7 +71,7 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "bundle": plan.bundle.manifest.bundle,
         "panel": plan.panel.label,
         "snapshot": plan.bundle.optimum.snapshot,
-        "frozen_at": str(plan.bundle.optimum.frozen_at),
+        "frozen_at": None if plan.bundle.optimum.frozen_at is None else str(plan.bundle.optimum.frozen_at),
         "no_judge": None if plan.panel.judges else _no_judge(rubric),
         "judges": [
             {"label": j.label, "model": j.spec.model, "provider": j.spec.provider, "route": safe_route(j.spec.route),
@@ -90,6 +100,10 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "lanes_missing": [[key, list(lanes)] for key, lanes in sorted(plan.lanes_missing.items())],
         "collision_losers": list(plan.collision_losers),
         "deviations": deviations,
+        "complete": facts.complete,
+        "stopped_by": facts.stopped_by,
+        "notices": list(facts.notices),
+        **({"recorded_under": rubric.recorded_under} if rubric.recorded_under else {}),
     }
 
 
@@ -101,14 +115,15 @@ def methodology_text(data: dict[str, Any]) -> str:
     """methodology.md from methodology_data alone."""
     rubric = data["rubric"]
     judged = bool(data["judges"])
+    origin = (f"Selected automatically from the frozen Optimum snapshot {data['snapshot']} (frozen at {data['frozen_at']})."
+              if data["snapshot"] is not None else "Taken from the roles of the bundle's optimum.yaml.")
     lines = [
         f"# Methodology: {data['bundle']}",
         "",
         "Machine-written by pytest-ora from the capture bundle and the judges' replies; do not edit.",
         "",
         "## Judges",
-        f"Panel: {data['panel']}. Selected automatically from the frozen Optimum snapshot "
-        f"{data['snapshot']} (frozen at {data['frozen_at']}).",
+        f"Panel: {data['panel']}. {origin}",
         "",
     ]
     if data["no_judge"] is not None:
@@ -127,6 +142,9 @@ def methodology_text(data: dict[str, Any]) -> str:
         f"- Criterion scores are the mean of the {_count(len(data['judges']))} judges; arithmetic is exact (rational)."
         if judged else "- No judge was called: no packet left the machine, no network, no cassette.",
         f"- Judge calls: record mode `{data['record_mode']}`",
+        *([f"- Judge replies: rescored from recordings made under {data['recorded_under']}: the judges saw the same "
+           f"requests, so no judge was called again; every number here is {rubric['version']}'s arithmetic"]
+          if data.get("recorded_under") else []),
         f"- Rubric digest: {rubric['digest']} ({rubric['source']}); kind {rubric['kind']}",
         *([f"- Rules: {rubric['rules']} (votes count each judge's own overall)"] if rubric["rules"] else []),
         *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]

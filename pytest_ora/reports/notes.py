@@ -12,19 +12,61 @@ from ..core.record import CaptureRecord
 from .breakdown import family_table
 from .methodology import RunFacts
 
-__all__ = ["LOOPBACK_HOSTS", "is_loopback", "summary_appendix", "summary_preface"]
+__all__ = [
+    "LOOPBACK_HOSTS", "incomplete_notice", "is_loopback", "local_judge_notice", "notices", "summary_appendix",
+    "summary_preface",
+]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def is_loopback(judge: JudgeSlot) -> bool:
-    """Whether the judge's route is this machine, not a provider's API."""
-    return httpx.URL(judge.spec.route).host in LOOPBACK_HOSTS
+    """Whether the judge's route is this machine (or a private network address), not a provider's API."""
+    import ipaddress
+
+    host = httpx.URL(judge.spec.route).host
+    if host in LOOPBACK_HOSTS or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def local_judge_notice(plan: Plan) -> str | None:
+    """One sentence for every output when a judge's route is this machine or a private address."""
+    local = [judge for judge in plan.panel.judges if is_loopback(judge)]
+    if not local:
+        return None
+    where = ", ".join(f"{j.label} at {safe_route(j.spec.route)}" for j in local)
+    return (
+        f"Scores from a judge on this machine: {where} (a loopback or private address, not a provider's API). "
+        "pytest-ora's reference judge is a deterministic test double: its scores are not a model's."
+    )
+
+
+def incomplete_notice(facts: RunFacts) -> str | None:
+    """'Incomplete run: 5 of 24 selected captures judged; re-run to complete' when the run stopped early."""
+    if facts.complete:
+        return None
+    return (
+        f"Incomplete run: {facts.judged} of {facts.selected} selected captures judged; re-run to complete "
+        f"(stopped by {facts.stopped_by})"
+    )
+
+
+def notices(plan: Plan, facts: RunFacts) -> list[str]:
+    """What the top of summary.md and report.html must say before any number: incomplete, local judge."""
+    return [text for text in (incomplete_notice(facts), local_judge_notice(plan)) if text is not None]
 
 
 def summary_preface(plan: Plan, facts: RunFacts) -> list[str]:
     """The selection banner of a partial run, the judges, and a plain note when they were local."""
     lines = [f"**Partial run ({facts.selection}).** Captures outside the selection are not in this table."] if facts.selection else []
+    incomplete = incomplete_notice(facts)
+    if incomplete is not None:
+        lines.insert(0, f"**{incomplete}.** The means below cover only the captures judged.")
     judges = "; ".join(f"{j.label} = {j.role} {j.spec.model} ({j.spec.provider})" for j in plan.panel.judges)
     lines.append(f"Judges (panel {plan.panel.label}): {judges}.")
     local = [judge for judge in plan.panel.judges if is_loopback(judge)]

@@ -219,7 +219,7 @@ class OutputDir:
             self._journal = None
         notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
         # The data files first; every report is then rendered from them by the registry `verify` runs.
-        data = {"summary.json": summary_json([row for row, _ in summary], facts.selection)}
+        data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
         methodology = methodology_data(plan, ordered, facts)
         data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
         kind = mechanical(get_kind(rubric.kind))

@@ -103,6 +103,8 @@ def report_page(
         compare=optional.get("compare"),
         notes=notes,
     )
+    if methodology.get("notices"):
+        data["notices"] = list(methodology["notices"])  # incomplete run, local judge: at the top of the page
     return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
 
 

@@ -52,6 +52,8 @@ def ledger_model(rubric: Rubric) -> type[BaseModel]:
     fields.update(get_kind(rubric.kind).ledger_extra(rubric))
     if rubric.axes:
         fields["grades"] = (dict[str, str] | None, None)
+    if rubric.recorded_under:
+        fields["recorded_under"] = (str | None, None)  # rescored offline: the version the replies were recorded under
     model: type[BaseModel] = create_model("LedgerRow", __config__=_FROZEN, **fields)
     return model
 

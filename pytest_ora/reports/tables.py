@@ -98,6 +98,8 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
         if rubric.verdicts:
             fields["verdict"] = scores.verdict
         fields.update(scores.votes)
+        if rubric.recorded_under:
+            fields["recorded_under"] = rubric.recorded_under
     return ledger_model(rubric)(rubric=rubric.version, rubric_digest=rubric.digest, **fields)
 
 
@@ -283,9 +285,11 @@ def public_row(row: BaseModel, values: dict[str, Fraction | None], rubric: Rubri
     ]
 
 
-def summary_json(rows: Sequence[BaseModel], selection: str = "") -> str:
-    """summary.json: one object per configuration at full precision; `selection` names a partial run."""
-    return json.dumps([{**row.model_dump(), "selection": selection or None} for row in rows], indent=2) + "\n"
+def summary_json(rows: Sequence[BaseModel], selection: str = "", complete: bool = True, stopped_by: str | None = None) -> str:
+    """summary.json: one object per configuration at full precision; `selection` names a partial run,
+    `complete` is false (and `stopped_by` says why) when the run stopped before its selection was judged."""
+    extra = {"selection": selection or None, "complete": complete, "stopped_by": stopped_by}
+    return json.dumps([{**row.model_dump(), **extra} for row in rows], indent=2) + "\n"
 
 
 def summary_csv(table: Sequence[Sequence[str]], rubric: Rubric) -> str:

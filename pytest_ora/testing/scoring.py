@@ -1,8 +1,10 @@
 """The reference judge's deterministic scorer: a test double, not a real judge.
 
-Scores come from surface features of the answer (method step names found, reasoning markers,
-prompt words reused, hedges), so a sample bundle's scores spread and repeat predictably. They
-measure nothing about quality; they exist so the harness can be exercised end to end.
+Scores come from surface features of the answer (method step names found, or, without numbered
+steps, the reference answer's or the prompt's key terms used; reasoning markers, structure,
+prompt words reused, hedges), so any rubric's scores spread and repeat predictably and a better
+answer by these features scores higher (the README's "The reference judge" section says exactly
+how). They measure nothing about quality; they exist so the harness can be exercised end to end.
 """
 
 from __future__ import annotations
@@ -64,12 +66,19 @@ class Features:
     shared_words: int
     hedges: tuple[str, ...]
     technique_named: bool
+    points: int = 0
+    """Key terms of what a good answer covers, when the spec lists no steps: the reference's, else the prompt's."""
+    points_found: int = 0
+    points_source: str = ""
+    """'reference' or 'prompt' when coverage is read from key terms; '' otherwise."""
 
     @property
     def coverage(self) -> float:
-        """Share of the method's steps the answer names (a guess when the spec lists none)."""
+        """Share of the method's steps the answer names; else of the key terms it uses; else a guess."""
         if self.steps:
             return len(self.found) / len(self.steps)
+        if self.points:
+            return self.points_found / self.points
         return 0.5 if self.technique_named else 0.0
 
     @property
@@ -94,8 +103,16 @@ def _normal(text: str) -> str:
     return " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
 
 
-def features(specification: str, prompt: str, answer: str, technique: str = "") -> Features:
-    """The surface features of an answer against its spec and prompt."""
+def features(
+    specification: str, prompt: str, answer: str, technique: str = "", reference: str | None = None,
+    prompt_points: bool = False,
+) -> Features:
+    """The surface features of an answer against its spec and prompt.
+
+    Coverage reads the spec's numbered method steps. A spec without steps reads, instead, the key
+    terms (content words of five letters or more) of the reference answer when the packet holds
+    one, or, with `prompt_points` (a plain score reply to a packet without a specification), of the prompt.
+    """
     steps = method_steps(specification)
     normal_answer = _normal(answer)
     found = tuple(step for step in steps if _normal(step) in normal_answer)
@@ -104,7 +121,16 @@ def features(specification: str, prompt: str, answer: str, technique: str = "") 
     lowered = answer.lower()
     hedges = tuple(word for word in HEDGES if re.search(rf"\b{word}", lowered))
     named = bool(technique) and _normal(technique.replace("-", " ")) in normal_answer
+    points: set[str] = set()
+    source = ""
+    if not steps and reference is not None:
+        points, source = set(_CONTENT_WORD.findall(reference.lower())) - _STOPWORDS, "reference"
+    elif not steps and prompt_points:
+        points, source = prompt_words, "prompt"
     return Features(
+        points=len(points),
+        points_found=len(points & answer_words),
+        points_source=source if points else "",
         steps=steps,
         found=found,
         words=len(re.findall(r"[A-Za-z0-9']+", answer)),
@@ -146,6 +172,16 @@ def _plural(count: int, word: str) -> str:
 
 def _notes(found: Features, artifact: str) -> dict[str, str]:
     missing = [step for step in found.steps if step not in found.found]
+    if found.points_source:
+        covered = f"{found.points_found} of {_plural(found.points, 'key term')} of the {found.points_source}"
+        return {
+            "fidelity": f"Uses {covered}.",
+            "soundness": f"{_plural(found.markers, 'reasoning marker')} and {_plural(found.structure, 'structured line')} carry the argument.",
+            "completeness": f"Covers {found.coverage:.0%} of the {found.points_source}'s key terms in {_plural(found.words, 'word')}{artifact}.",
+            "relevance": f"Reuses {found.shared_words} of {_plural(found.prompt_words, 'content word')} from the prompt.",
+            "calibration": f"Names {_plural(len(found.hedges), 'hedge or assumption term')}"
+                           + (f" ({', '.join(found.hedges)})" if found.hedges else "") + ".",
+        }
     if found.steps:
         fidelity = f"Executes {len(found.found)} of {_plural(len(found.steps), 'method step')}"
         fidelity += f"; missing {', '.join(missing[:3])}{' and more' if len(missing) > 3 else ''}." if missing else "."
@@ -256,7 +292,8 @@ def _number(value: float) -> float | int:
 
 
 def judge_reply(
-    text: str, model: str, images: Sequence[bytes] = (), shape: Shape = ORA_SHAPE, prefer_first: bool = False
+    text: str, model: str, images: Sequence[bytes] = (), shape: Shape = ORA_SHAPE, prefer_first: bool = False,
+    plain: bool = True,
 ) -> dict[str, Any]:
     """The reply object for a rendered judge packet, echoing its entry_key and configuration.
 
@@ -285,7 +322,10 @@ def judge_reply(
         scores = {c: min(1.0, max(0.0, 0.5 + judge_offset(model, entry_key, configuration, c))) for c in CRITERIA}
         notes = _empty_notes(artifact)
     else:
-        found = features(sections.get("SPECIFICATION", ""), sections.get("PROMPT", ""), answer, technique)
+        found = features(
+            sections.get("SPECIFICATION", ""), sections.get("PROMPT", ""), answer, technique, sections.get("REFERENCE"),
+            prompt_points=plain and "SPECIFICATION" not in sections,
+        )
         base = _base_scores(found)
         scores = {
             c: half_point(half_point(base[c]) + judge_offset(model, entry_key, configuration, c)) for c in CRITERIA
@@ -302,7 +342,8 @@ def judge_reply(
 
 
 def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -> dict[str, Any]:
-    seed000 = judge_reply(text, model, images)
+    # Checklist and behaviour replies keep reading coverage as before (their items carry what matters).
+    seed000 = judge_reply(text, model, images, plain=not (shape.checklist or shape.behavior))
     entry_key, configuration = seed000["entry_key"], seed000["configuration"]
     bases = seed000["scores"]
     scores: dict[str, float | int] = {}

@@ -1,0 +1,71 @@
+"""Packet drift said once for the whole run: how many captures, which packet fields, the one command.
+
+Each drifted capture fails with a short pointer; the ora summary carries the explanation and the
+command that re-records exactly those captures (new_episodes: nothing else is sent again).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["DRIFT_MARK", "drift_lines", "short_drift"]
+
+DRIFT_MARK = "was recorded for a different packet or judge request than"
+_WHY = re.compile(r"than (?P<id>\S+) sends now \((?P<why>[^)]*)\)")
+_FIELDS = re.compile(r"'([^']+)'")
+_MAX_K = 8
+"""Up to this many drifted captures are named in the command's -k; beyond, --lf selects them."""
+
+
+def short_drift(capture_id: str, message: str) -> str:
+    """The per-item failure text of a drifted capture: the changed fields, and where the fix is said."""
+    found = _WHY.search(message)
+    why = found.group("why") if found else "the judge request changed"
+    return f"{capture_id}: recorded for a different judge request ({why}); see the ora summary for the re-record command"
+
+
+def drift_lines(records: Iterable[Any], config: Any) -> list[str]:
+    """One summary line (and its command) for every capture whose recording no longer matches its request."""
+    drifted: list[str] = []
+    fields: Counter[str] = Counter()
+    request_only = 0
+    for record in records:
+        reason = record["reason"] or ""
+        if record["status"] != "error" or DRIFT_MARK not in reason:
+            continue
+        drifted.append(record["capture_id"])
+        found = _WHY.search(reason)
+        names = _FIELDS.findall(found.group("why")) if found and "packet field" in found.group("why") else []
+        if names:
+            fields.update(names)
+        else:
+            request_only += 1
+    if not drifted:
+        return []
+    parts = [f"packet field {name!r} in {count}" for name, count in sorted(fields.items())]
+    if request_only:
+        parts.append(f"the judge request itself (rubric wording, judge, model or route) in {request_only}")
+    args: list[str] = []
+    skip = False
+    for arg in config.invocation_params.args:
+        # The run's own record mode and selection give way to the command's.
+        if skip:
+            skip = False
+        elif arg in ("--ora-record", "-k"):
+            skip = True  # its value follows
+        elif not arg.startswith(("--ora-record=", "-k=")) and not (arg.startswith("-k") and len(arg) > 2):
+            args.append(arg)
+    if len(drifted) <= _MAX_K:
+        args += ["-k", " or ".join(drifted)]  # capture ids are valid -k expressions
+    else:
+        args += ["--lf"]
+    command = shlex.join(["pytest", *args, "--ora-record", "new_episodes"])
+    return [
+        f"ora: {len(drifted)} capture{'s were' if len(drifted) != 1 else ' was'} recorded for a different judge request "
+        f"({'; '.join(parts)}); "
+        f"re-record only them (the others replay free): {command}",
+    ]

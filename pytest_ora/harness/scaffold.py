@@ -1,0 +1,468 @@
+"""`python -m pytest_ora init DIR`: a runnable eval suite of one's own, optionally imported from JSONL or CSV.
+
+DIR gets bundle/ (bundle.yaml naming its rubric and panel, optimum.yaml with the judges' roles,
+captures.jsonl, a starter rubric.yaml unless --rubric names one), pytest.ini (every path relative
+to it), a test module, reference.ini (the same suite judged by the loopback reference judge, with
+cassettes and results of its own) and a README. Nothing is written when any input row is bad:
+every bad row is listed with its file, line and column.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..core.models import Capture
+from ..core.rubric import RubricError
+from ..method.rubric import builtin_ids, get_rubric, load_rubric
+from ..method.rubric_file import digest_of
+
+__all__ = ["DEFAULT_JUDGES", "InitError", "JudgeRole", "Row", "import_rows", "init_suite", "parse_judge"]
+
+REFERENCE_PORT = 8765
+DEFAULT_JUDGES = ("judge-a=anthropic:claude-opus-4-7", "judge-b=openai:gpt-5.4")
+_ROUTES = {
+    "anthropic": "https://api.anthropic.com/v1/messages",
+    "openai": "https://api.openai.com/v1/chat/completions",
+    "google": "https://generativelanguage.googleapis.com/v1beta/models/{model}:generateContent",
+}
+_REFERENCE_PATHS = {"anthropic": "/v1/messages", "openai": "/v1/chat/completions",
+                    "openai-compatible": "/v1/chat/completions", "google": "/v1beta/models/{model}:generateContent"}
+_REQUIRED = ("configuration", "prompt", "answer")
+_KNOWN = frozenset({"id", "entry_key", "configuration", "prompt", "answer", "context", "reference", "cost_usd",
+                    "wall_clock_minutes"})
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+class InitError(ValueError):
+    """Why nothing was written: every problem, one a line (file:line: column: what)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        count = len(problems)
+        super().__init__(f"nothing written ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+@dataclass(frozen=True)
+class JudgeRole:
+    """One judge role of optimum.yaml from --judges ROLE=PROVIDER:MODEL[@ROUTE]."""
+
+    role: str
+    provider: str
+    model: str
+    route: str
+
+
+@dataclass(frozen=True)
+class Row:
+    """One imported capture and where it came from."""
+
+    line: int
+    capture: dict[str, Any]
+
+
+def parse_judge(text: str) -> JudgeRole:
+    """ROLE=PROVIDER:MODEL, or ROLE=openai-compatible:MODEL@ROUTE (any Chat Completions endpoint)."""
+    role, sep, rest = text.partition("=")
+    provider, colon, model = rest.partition(":")
+    model, at, route = model.partition("@")
+    if not sep or not colon or not role or not model or not _slug_ok(role):
+        raise InitError([f"--judges {text!r}: takes ROLE=PROVIDER:MODEL (ROLE a slug such as judge-a), "
+                         "e.g. judge-a=anthropic:claude-opus-4-7"])
+    if provider not in (*_ROUTES, "openai-compatible"):
+        raise InitError([f"--judges {text!r}: unknown provider {provider!r}; known: anthropic, openai, google, openai-compatible"])
+    if not at:
+        if provider == "openai-compatible":
+            raise InitError([f"--judges {text!r}: openai-compatible needs its endpoint: ROLE=openai-compatible:MODEL@URL"])
+        route = _ROUTES[provider].format(model=model)
+    return JudgeRole(role, provider, model, route)
+
+
+def _slug_ok(text: str) -> bool:
+    return re.fullmatch(r"[a-z0-9][a-z0-9-]*", text) is not None
+
+
+def _slug(text: str) -> str:
+    return _SLUG.sub("-", text.strip().lower()).strip("-")
+
+
+# --- import -------------------------------------------------------------------------------------
+
+
+def import_rows(path: Path) -> list[Row]:
+    """Rows of a JSONL or CSV file as captures; InitError listing every bad row (file, line, column)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InitError([f"{path}: does not exist"]) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InitError([f"{path}: cannot be read ({error})"]) from None
+    problems: list[str] = []
+    raw = _csv_rows(path, text, problems) if path.suffix.lower() == ".csv" else _jsonl_rows(path, text, problems)
+    rows: list[Row] = []
+    seen: dict[tuple[str, str], int] = {}
+    for line, data in raw:
+        row = _row(path, line, data, problems)
+        if row is None:
+            continue
+        key = (row.capture["entry_key"], row.capture["configuration"])
+        if key in seen:
+            problems.append(f"{path}:{line}: column id: the capture {key[0]}/{key[1]} is already on line {seen[key]}")
+            continue
+        seen[key] = line
+        rows.append(row)
+    if not raw and not problems:
+        problems.append(f"{path}: holds no rows")
+    if problems:
+        raise InitError(problems)
+    return rows
+
+
+def _jsonl_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except ValueError as error:
+            problems.append(f"{path}:{number}: not a JSON object ({error})")
+            continue
+        if not isinstance(data, dict):
+            problems.append(f"{path}:{number}: not a JSON object")
+            continue
+        rows.append((number, data))
+    return rows
+
+
+def _csv_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        return []
+    header = [name.strip() for name in header]
+    rows = []
+    start = reader.line_num + 1
+    for values in reader:
+        if not any(value.strip() for value in values):
+            start = reader.line_num + 1
+            continue
+        if len(values) != len(header):
+            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}")
+        else:
+            # Empty optional cells are absent; an empty answer is kept (a low score, not an error).
+            rows.append((start, {k: v for k, v in zip(header, values) if v != "" or k in _REQUIRED}))
+        start = reader.line_num + 1
+    return rows
+
+
+def _row(path: Path, line: int, data: dict[str, Any], problems: list[str]) -> Row | None:
+    where = f"{path}:{line}"
+    bad = len(problems)
+    ident = data.get("entry_key", data.get("id"))
+    if ident is None or str(ident).strip() == "":
+        problems.append(f"{where}: column id: missing (give each row an id, or an entry_key family:technique)")
+    for name in _REQUIRED:
+        if name not in data or data[name] is None:
+            problems.append(f"{where}: column {name}: missing")
+        elif not isinstance(data[name], str):
+            problems.append(f"{where}: column {name}: must be text, got {type(data[name]).__name__}")
+    if isinstance(data.get("prompt"), str) and not data["prompt"].strip():
+        problems.append(f"{where}: column prompt: is empty")
+    if len(problems) > bad:
+        return None
+    entry_key = _entry_key(str(ident))
+    configuration = _slug(str(data["configuration"]))
+    if entry_key is None:
+        problems.append(f"{where}: column id: {ident!r} has no letters or digits to make an id from")
+        return None
+    if not configuration:
+        problems.append(f"{where}: column configuration: {data['configuration']!r} has no letters or digits")
+        return None
+    capture: dict[str, Any] = {"entry_key": entry_key, "configuration": configuration,
+                               "prompt": data["prompt"], "answer": data["answer"]}
+    for name in ("context", "reference"):
+        if data.get(name) is not None:
+            if not isinstance(data[name], str):
+                problems.append(f"{where}: column {name}: must be text")
+                return None
+            capture[name] = data[name]
+    for name in ("cost_usd", "wall_clock_minutes"):
+        if name in data and data[name] is not None:
+            try:
+                value = float(data[name])
+            except (TypeError, ValueError):
+                problems.append(f"{where}: column {name}: must be a number >= 0, got {data[name]!r}")
+                return None
+            if not value >= 0 or value == float("inf"):
+                problems.append(f"{where}: column {name}: must be a number >= 0, got {data[name]!r}")
+                return None
+            capture[name] = value
+    metadata = {k: v for k, v in data.items() if k not in _KNOWN}
+    if "id" in data and "entry_key" not in data and str(data["id"]) != entry_key.partition(":")[2]:
+        metadata["id"] = data["id"]  # the id as given, when it had to be made a slug
+    if metadata:
+        capture["metadata"] = metadata
+    try:
+        Capture.model_validate(capture)
+    except ValidationError as error:
+        for detail in error.errors(include_url=False):
+            column = ".".join(str(part) for part in detail["loc"]) or "row"
+            problems.append(f"{where}: column {column}: {detail['msg']}")
+        return None
+    return Row(line, capture)
+
+
+def _entry_key(ident: str) -> str | None:
+    """An id as an entry key: `family:technique` kept (as slugs); any other id is technique of family `eval`."""
+    family, colon, technique = ident.partition(":")
+    if colon:
+        family, technique = _slug(family), _slug(technique)
+        return f"{family}:{technique}" if family and technique else None
+    slug = _slug(ident)
+    return f"eval:{slug}" if slug else None
+
+
+# --- the suite ------------------------------------------------------------------------------------
+
+_STARTER_RUBRIC: dict[str, Any] = {
+    "rubric": "my-eval-1.0",
+    "title": "Starter rubric: accuracy, reasoning, completeness on 1-10",
+    "kind": "scores",
+    "scale": {"min": 1, "max": 10, "step": 1},
+    "task": ("You are an impartial judge. Score the ANSWER to the PROMPT on each criterion below, using the "
+             "REFERENCE answer (when the packet has one) as what a good answer covers."),
+    "criteria": [
+        {"name": "accuracy", "title": "Accuracy", "weight": "0.4",
+         "question": "Is every claim correct, and does the answer cover the points the reference (or the prompt) calls for?"},
+        {"name": "reasoning", "title": "Reasoning", "weight": "0.3",
+         "question": "Does the answer explain why, with its steps in order?"},
+        {"name": "completeness", "title": "Completeness", "weight": "0.3",
+         "question": "Does the answer address the whole prompt, leaving nothing needed out?"},
+    ],
+    "cap": None,
+    "failure": {"below": 5.0},
+    "panel_size": 2,
+    "blind": False,
+    "requires_spec": False,
+}
+
+
+def _starter_rubric_text(today: str) -> str:
+    data = dict(_STARTER_RUBRIC)
+    digest = digest_of(data)
+    data["history"] = [{"version": data["rubric"], "date": today, "change": "initial definition", "digest": digest}]
+    head = (
+        "# Your rubric: edit the criteria, weights, scale and failure rule. Any change is a new version:\n"
+        "# change `rubric:` (my-eval-1.1), add a history line, and put the new digest in it:\n"
+        "#     python -m pytest_ora rubric digest bundle/rubric.yaml\n"
+        "# A change the judges do not see (weights, cap, failure, verdicts, votes) rescores the recorded\n"
+        "# replies offline, at no cost; a change they see (criteria, questions, scale) needs re-recording.\n"
+    )
+    return head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+
+
+_EXAMPLE = [
+    ("capital-of-australia", "What is the capital of Australia, and why is it not Sydney?",
+     "Canberra is the capital of Australia. It was chosen as a compromise between Sydney and Melbourne, because "
+     "neither would accept the other as capital, and it was purpose-built for the role.",
+     {"baseline": "Sydney.",
+      "candidate": "The capital is Canberra, not Sydney. Because Sydney and Melbourne were rivals, the founders "
+                   "built Canberra between them as a compromise; Parliament moved there in 1927."}),
+    ("boil-an-egg", "How long should I boil an egg for a runny yolk, and why does timing matter?",
+     "About six minutes in boiling water gives a set white and a runny yolk; timing matters because the yolk sets "
+     "at a higher temperature than the white, so a few extra minutes make it firm.",
+     {"baseline": "Boil it for a while.",
+      "candidate": "Lower the egg into boiling water for about six minutes, then cool it. Timing matters because "
+                   "the white sets before the yolk: past seven or eight minutes the yolk turns firm."}),
+]
+
+
+def _example_rows() -> list[Row]:
+    rows = []
+    for ident, prompt, reference, answers in _EXAMPLE:
+        for configuration, answer in answers.items():
+            rows.append(Row(0, {"entry_key": f"eval:{ident}", "configuration": configuration, "prompt": prompt,
+                                "answer": answer, "reference": reference}))
+    return rows
+
+
+def init_suite(
+    directory: Path, rubric: str | None = None, source: Path | None = None, judges: tuple[str, ...] = (),
+    today: str | None = None,
+) -> list[Path]:
+    """Write the suite; the files written. InitError (nothing written) for any problem."""
+    today = today or dt.date.today().isoformat()
+    if directory.exists() and any(directory.iterdir()):
+        taken = [name for name in ("bundle", "pytest.ini", "test_eval.py", "README.md", "reference.ini") if (directory / name).exists()]
+        if taken:
+            raise InitError([f"{directory}: already holds {', '.join(taken)}; choose a new directory (init never overwrites)"])
+    roles = [parse_judge(text) for text in (judges or DEFAULT_JUDGES)]
+    names = [role.role for role in roles]
+    if len(set(names)) != len(names):
+        raise InitError([f"--judges: role names must differ, got {', '.join(names)}"])
+    rubric_ref, rubric_file, panel_size = _rubric_choice(rubric, today)
+    if panel_size != len(roles):
+        raise InitError([f"rubric {rubric_ref} needs {panel_size} judges (panel_size); --judges gave {len(roles)}"])
+    rows = import_rows(source) if source is not None else _example_rows()
+    configurations = list(dict.fromkeys(row.capture["configuration"] for row in rows))
+    bundle_id = _slug(directory.resolve().name) or "my-eval"
+    files: dict[str, str] = {
+        "bundle/bundle.yaml": _bundle_yaml(bundle_id, today, configurations, rubric_ref, names, source),
+        "bundle/optimum.yaml": _optimum_yaml(roles),
+        "bundle/captures.jsonl": "".join(json.dumps(row.capture, ensure_ascii=False) + "\n" for row in rows),
+        "pytest.ini": _PYTEST_INI,
+        "reference.ini": _reference_ini(roles),
+        "test_eval.py": _TEST_MODULE,
+        "README.md": _readme(directory.name, bundle_id, len(rows), configurations, rubric_ref, roles),
+        ".gitignore": "ora-results/\nora-results-reference/\n",
+    }
+    if rubric_file is not None:
+        files[f"bundle/{rubric_ref}"] = rubric_file
+    written = []
+    for name, text in files.items():
+        target = directory / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def _rubric_choice(rubric: str | None, today: str) -> tuple[str, str | None, int]:
+    """(what bundle.yaml's rubric: says, the file to write under bundle/ or None, the panel size)."""
+    if rubric is None:
+        return "rubric.yaml", _starter_rubric_text(today), int(_STARTER_RUBRIC["panel_size"])
+    if rubric in builtin_ids():
+        found = get_rubric(rubric)
+        if found.kind in ("scorecard", "python"):
+            raise InitError([f"--rubric {rubric}: kind {found.kind} grades captures' evidence without judges; "
+                             "init makes judged suites"])
+        return rubric, None, found.panel_size
+    path = Path(rubric)
+    try:
+        found = load_rubric(path)
+    except RubricError as error:
+        raise InitError([str(error)]) from None
+    return path.name, path.read_text(encoding="utf-8"), found.panel_size
+
+
+def _bundle_yaml(bundle: str, today: str, configurations: list[str], rubric: str, panel: list[str], source: Path | None) -> str:
+    origin = f"imported from {source.name}" if source is not None else "an example to replace with your own captures"
+    return (
+        f"# Made by python -m pytest_ora init ({origin}).\n"
+        f"bundle: {bundle}\n"
+        f"created: {today}\n"
+        f"configurations: {json.dumps(configurations)}   # the table's rows, in this order\n"
+        f"rubric: {rubric}\n"
+        f"panel: {json.dumps(panel)}   # roles of optimum.yaml: Judge A, Judge B, ...\n"
+    )
+
+
+def _optimum_yaml(roles: list[JudgeRole]) -> str:
+    lines = ["# The judges. Keys come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY,",
+             "# OPENROUTER_API_KEY by provider; api_key_env: NAME for another), never from this file.", "roles:"]
+    lines += [f"  {r.role}: {{model: {r.model}, provider: {r.provider}, route: \"{r.route}\"}}" for r in roles]
+    return "\n".join(lines) + "\n"
+
+
+def _reference_ini(roles: list[JudgeRole]) -> str:
+    base = f"http://127.0.0.1:{REFERENCE_PORT}"
+    substitutes = " ".join(
+        f"--ora-substitute {r.role}={r.provider}:{r.model}@{base}{_REFERENCE_PATHS[r.provider].format(model=r.model)}"
+        for r in roles
+    )
+    return (
+        "# The same suite judged by pytest-ora's reference judge (a deterministic test double on this machine):\n"
+        f"#     python -m pytest_ora.testing --port {REFERENCE_PORT} &\n"
+        "#     pytest -c reference.ini --ora-record once\n"
+        "# Its recordings and results are kept apart from the real judges' (cassettes-reference/, ora-results-reference/).\n"
+        "[pytest]\n"
+        "ora_bundle = bundle\n"
+        "ora_cassettes = cassettes-reference\n"
+        "ora_out = ora-results-reference\n"
+        f"addopts = {substitutes} --ora-panel-label reference-judge\n"
+    )
+
+
+_PYTEST_INI = """\
+# A pytest-ora eval suite (python -m pytest_ora init). Paths are relative to this file, so the
+# same command from any subdirectory reads and writes the same places.
+[pytest]
+ora_bundle = bundle
+ora_cassettes = cassettes
+ora_out = ora-results
+"""
+
+_TEST_MODULE = '''\
+"""One test per capture of bundle/: both judges score it; the ledger and tables land in ora-results/."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_ora import PlannedCapture
+
+
+def test_capture(ora_capture: PlannedCapture, ora: Any) -> None:
+    ora.skip_unless_scorable(ora_capture)
+    ora.record(ora.judge(ora_capture))
+'''
+
+
+def _readme(name: str, bundle: str, count: int, configurations: list[str], rubric: str, roles: list[JudgeRole]) -> str:
+    keys = sorted({_key(r.provider) for r in roles})
+    placeholders = " ".join(f"{key}=reference-judge-key" for key in keys)
+    exports = " ".join(f"{key}=..." for key in keys)
+    return f"""# {bundle}: an eval suite for pytest-ora
+
+{count} captures, configurations {', '.join(configurations)}, rubric `{rubric}`, judges {', '.join(f'{r.role} ({r.provider} {r.model})' for r in roles)}.
+
+Run every command from this directory (or name it: `pytest {name}/ ...` from its parent).
+
+1. Dry run: every packet built, tokens and cost estimated, nothing sent:
+
+       pytest --ora-dry-run
+
+2. Try it without API keys, against pytest-ora's reference judge (a deterministic test double that
+   scores from the answers' own text; its scores are not a model's, and every report says so; it
+   takes any key of 12 characters or more, so never give it a real one):
+
+       python -m pytest_ora.testing --port {REFERENCE_PORT} &
+       {placeholders} pytest -c reference.ini --ora-record once
+
+3. Live, with the real judges (pays for each judge call once; recorded into cassettes/):
+
+       {exports} pytest --ora-record once -n 8
+
+4. Replay: offline, free, byte-identical tables (commit cassettes/ so CI can do the same):
+
+       pytest -n 8
+       pytest -k candidate            # one configuration
+
+5. CI gate: exit 1 (and a failed `ora-gate::--ora-fail-under` testcase in JUnit) when a configuration's
+   mean overall is below 6:
+
+       pytest --ora-fail-under 6 --junitxml=ora-junit.xml
+
+Results: ora-results/summary.md, report.html, ledger.jsonl, methodology.md.
+
+Edit bundle/captures.jsonl (one capture a line) and bundle/{rubric if rubric.endswith('.yaml') else 'bundle.yaml'}; a rubric change is a
+new version (see the comment at the top of the rubric file).
+"""
+
+
+def _key(provider: str) -> str:
+    from ..judges.providers import DEFAULT_KEY_ENV
+
+    return DEFAULT_KEY_ENV[provider]
+

@@ -1,0 +1,97 @@
+"""python -m pytest_ora init: the suite it writes, and imports that list every bad row and write nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_ora.__main__ import main
+from pytest_ora.bundle.intake import intake
+from pytest_ora.harness.scaffold import InitError, import_rows, init_suite, parse_judge
+
+
+def test_init_without_from_writes_a_suite_that_passes_intake(tmp_path: Path) -> None:
+    written = init_suite(tmp_path / "suite", today="2026-12-01")
+
+    names = {path.relative_to(tmp_path / "suite").as_posix() for path in written}
+    assert {"bundle/bundle.yaml", "bundle/optimum.yaml", "bundle/captures.jsonl", "bundle/rubric.yaml",
+            "pytest.ini", "reference.ini", "test_eval.py", "README.md"} <= names
+    plan = intake(tmp_path / "suite" / "bundle")
+    assert plan.rubric.version == "my-eval-1.0"
+    assert [j.role for j in plan.panel.judges] == ["judge-a", "judge-b"]
+    assert len(plan.captures) == 4
+    readme = (tmp_path / "suite" / "README.md").read_text(encoding="utf-8")
+    for step in ("--ora-dry-run", "reference.ini", "--ora-record once", "--ora-fail-under"):
+        assert step in readme
+
+
+def test_init_with_a_builtin_rubric_and_judges(tmp_path: Path) -> None:
+    init_suite(tmp_path / "s", rubric="trio-likert-1.0",
+               judges=("a=anthropic:claude-opus-4-7", "b=openai:gpt-5.4", "c=openai-compatible:qwen3@http://10.0.0.5/v1/chat/completions"))
+    plan = intake(tmp_path / "s" / "bundle")
+    assert plan.rubric.version == "trio-likert-1.0"
+    assert plan.panel.judges[2].spec.route == "http://10.0.0.5/v1/chat/completions"
+    assert not (tmp_path / "s" / "bundle" / "rubric.yaml").exists()
+
+
+def test_panel_size_must_match_the_judges(tmp_path: Path) -> None:
+    with pytest.raises(InitError, match="needs 3 judges"):
+        init_suite(tmp_path / "s", rubric="trio-likert-1.0")
+    assert not (tmp_path / "s").exists()
+
+
+def test_bad_rows_are_listed_with_file_line_and_column_and_nothing_is_written(tmp_path: Path) -> None:
+    source = tmp_path / "rows.csv"
+    source.write_text(
+        "id,configuration,prompt,answer,cost_usd\n"
+        "q1,base,Why?,Because.,0.1\n"
+        "q2,base,,Because.,0.1\n"          # line 3: empty prompt
+        "q3,base,Why?,Because.,cheap\n"    # line 4: cost not a number
+        "q1,base,Why?,Again.,0.1\n"        # line 5: duplicate of line 2
+        ",base,Why?,No id.,0.1\n",         # line 6: no id
+        encoding="utf-8",
+    )
+    with pytest.raises(InitError) as caught:
+        init_suite(tmp_path / "s", source=source)
+    text = str(caught.value)
+    assert f"{source}:3: column prompt: is empty" in text
+    assert f"{source}:4: column cost_usd: must be a number >= 0, got 'cheap'" in text
+    assert f"{source}:5: column id: the capture eval:q1/base is already on line 2" in text
+    assert f"{source}:6: column id: missing" in text
+    assert not (tmp_path / "s").exists()
+
+
+def test_jsonl_import_keeps_other_fields_under_metadata_and_slugs_ids(tmp_path: Path) -> None:
+    source = tmp_path / "rows.jsonl"
+    rows = [{"id": "Q 1", "configuration": "GPT 4o", "prompt": "p", "answer": "", "tags": ["x"], "reference": "r"},
+            {"entry_key": "qa:two", "configuration": "base", "prompt": "p", "answer": "a", "wall_clock_minutes": 2}]
+    source.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    imported = import_rows(source)
+    assert imported[0].capture == {"entry_key": "eval:q-1", "configuration": "gpt-4o", "prompt": "p", "answer": "",
+                                   "reference": "r", "metadata": {"tags": ["x"], "id": "Q 1"}}
+    assert imported[1].capture["entry_key"] == "qa:two"
+    assert imported[1].capture["wall_clock_minutes"] == 2.0
+
+
+def test_a_malformed_jsonl_line_is_named(tmp_path: Path) -> None:
+    source = tmp_path / "rows.jsonl"
+    source.write_text('{"id": "a", "configuration": "b", "prompt": "p", "answer": "a"}\n{oops\n', encoding="utf-8")
+    with pytest.raises(InitError, match=r"rows.jsonl:2: not a JSON object"):
+        import_rows(source)
+
+
+def test_init_refuses_an_existing_suite_and_a_bad_judge(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(tmp_path / "s")]) == 0
+    assert main(["init", str(tmp_path / "s")]) == 4
+    assert "already holds bundle" in capsys.readouterr().err
+    with pytest.raises(InitError, match="unknown provider 'acme'"):
+        parse_judge("j=acme:model")
+    with pytest.raises(InitError, match="needs its endpoint"):
+        parse_judge("j=openai-compatible:model")
+
+
+def test_a_missing_import_file_does_not_exist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["init", str(tmp_path / "s"), "--from", str(tmp_path / "nope.csv")]) == 4
+    assert "nope.csv: does not exist" in capsys.readouterr().err
