@@ -39,9 +39,8 @@ def with_answer(answer: str, artifact: str | None = None) -> Any:
 
 def user_text(root: Path, capture_id: str = "visual:fishbone-diagram/optimum") -> str:
     packet, image = build_packet(planned(root, capture_id).capture, root, ORA_V1)
-    part = judge_prompt(packet, image, ORA_V1).parts[0]
-    assert isinstance(part, TextPart)
-    return part.text
+    # The text parts as the judge reads them, one after another (entry part, then capture part).
+    return "\n\n".join(part.text for part in judge_prompt(packet, image, ORA_V1).parts if isinstance(part, TextPart))
 
 
 def test_the_packet_holds_every_phase_one_element(tmp_path: Path) -> None:
@@ -89,8 +88,9 @@ def test_an_image_artifact_travels_as_image_content(tmp_path: Path) -> None:
 
     prompt = judge_prompt(packet, image, ORA_V1)
 
-    assert isinstance(prompt.parts[1], ImagePart)
-    assert prompt.parts[1].media_type == "image/png" and prompt.parts[1].data == png_bytes()
+    # After the entry part and the capture part: what varies comes last.
+    assert isinstance(prompt.parts[2], ImagePart)
+    assert prompt.parts[2].media_type == "image/png" and prompt.parts[2].data == png_bytes()
     assert '"artifacts/fishbone.png" (image/png, attached as an image)' in user_text(root)
 
 

@@ -373,7 +373,9 @@ def test_a_wrong_or_missing_key_gets_401_in_the_provider_format(
     response = post(judge, provider, request_body(provider, executed), key=key)
     error = response.json()
 
-    assert response.status_code == 401 and judge.calls == 1
+    # Gemini alone answers a wrong key 400 INVALID_ARGUMENT (API_KEY_INVALID) and a missing one 403.
+    expected = (400 if key else 403) if provider == "google" else 401
+    assert response.status_code == expected and judge.calls == 1
     if provider == "anthropic":
         assert error["type"] == "error" and error["error"]["type"] == "authentication_error"
         assert response.headers["x-should-retry"] == "false" and response.headers["request-id"].startswith("req_")
@@ -382,15 +384,18 @@ def test_a_wrong_or_missing_key_gets_401_in_the_provider_format(
         assert error["error"]["code"] == ("invalid_api_key" if key else None)
     elif provider == "openai-compatible":
         assert error["error"]["code"] == 401 and error["error"]["message"]
+    elif key:
+        assert error["error"]["code"] == 400 and error["error"]["status"] == "INVALID_ARGUMENT"
+        assert error["error"]["details"][0]["reason"] == "API_KEY_INVALID"
     else:
-        assert error["error"]["code"] == 401 and error["error"]["status"] == "UNAUTHENTICATED"
+        assert error["error"]["code"] == 403 and error["error"]["status"] == "PERMISSION_DENIED"
     assert "wrong-key" not in response.text
 
 
 def test_any_non_empty_key_passes_when_no_keys_are_set(executed: JudgePrompt) -> None:
     with ReferenceJudge() as judge:
         assert post(judge, "google", request_body("google", executed), key="anything").status_code == 200
-        assert post(judge, "google", request_body("google", executed), key="").status_code == 401
+        assert post(judge, "google", request_body("google", executed), key="").status_code == 403
 
 
 def test_anthropic_requires_the_version_header(judge: ReferenceJudge, executed: JudgePrompt) -> None:

@@ -35,6 +35,8 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
     ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
     ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
+    ("batch-max", "most requests in one provider batch with --ora-batch (batches also split at each provider's limits)", None),
+    ("prompt-cache", "prompt caching: on (repeated prefix first, cache breakpoints, an entry's captures judged together) or off", "on"),
 )
 
 
@@ -77,6 +79,10 @@ class Options:
     """--ora-batch: first asks through the providers' batch APIs."""
     compare: tuple[tuple[str, str], ...] = ()
     """--ora-compare A:B pairs (kind compare), in the order given."""
+    batch_max: int | None = None
+    """--ora-batch-max N: most requests in one provider batch (None: the providers' own limits only)."""
+    prompt_cache: bool = True
+    """--ora-prompt-cache on|off."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -150,7 +156,17 @@ def read_options(config: pytest.Config) -> Options:
         seed=source.number("seed", int),
         disagreement=_disagreement(source.value("disagreement")),
         compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
+        batch_max=None if source.value("batch-max") in (None, "") else int(source.number("batch-max", int, minimum=1)),
+        prompt_cache=_on_off(source, "prompt-cache"),
     )
+
+
+def _on_off(source: _Source, name: str) -> bool:
+    """An on/off option."""
+    value = str(source.value(name)).strip().lower()
+    if value not in ("on", "off"):
+        raise pytest.UsageError(f"{source.name(name)} takes on or off, got {source.value(name)!r}")
+    return value == "on"
 
 
 def _concurrency(source: _Source) -> int:
