@@ -82,12 +82,43 @@ class BatchStore:
         self._batches: dict[str, _Batch] = {}
         self.created: list[str] = []
         """Ids of every batch created, in order (tests assert a resumed run submits nothing new)."""
+        self._faults: list[tuple[int, str | None]] = []
+        self.faulted = 0
+        """Batch and file requests answered with an injected fault so far."""
+
+    def fail_next(self, *statuses: int, method: str | None = None) -> None:
+        """Answer the next batch or file requests (of `method` only, GET for polls) with these statuses, in order."""
+        with self._lock:
+            self._faults.extend((status, method) for status in statuses)
+
+    def clear_faults(self) -> None:
+        """Forget the faults not yet met."""
+        with self._lock:
+            self._faults.clear()
+
+    def _fault(self, method: str, path: str) -> Response | None:
+        with self._lock:
+            if not self._faults or self._faults[0][1] not in (None, method):
+                return None
+            status = self._faults.pop(0)[0]
+            self.faulted += 1
+        anthropic = path.startswith("/v1/messages/batches")
+        kinds = {529: "overloaded_error", 429: "rate_limit_error", 503: "api_error"}
+        kind = kinds.get(status, "api_error") if anthropic else ("server_error" if status >= 500 else "requests")
+        message = "Overloaded" if status == 529 else "Internal server error" if status >= 500 else "Rate limit reached"
+        response = _error(status, kind, message, "anthropic" if anthropic else "openai")
+        retry = (("x-should-retry", "true"),) if anthropic else ()
+        return Response(status, response.headers + retry, response.body)
 
     # --- routing ---------------------------------------------------------------------------
 
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Response | None:
         """The response for a batch or file route, or None when the path is not one."""
         parts = path.strip("/").split("/")
+        if parts[:3] == ["v1", "messages", "batches"] or parts[:2] in (["v1", "batches"], ["v1", "files"]):
+            fault = self._fault(method, path)
+            if fault is not None:
+                return fault
         if parts[:3] == ["v1", "messages", "batches"]:
             return self._anthropic(method, parts[3:], headers, body)
         if parts[:2] == ["v1", "batches"]:

@@ -34,6 +34,9 @@ BATCH_STATE_DIR = ".ora-batches"
 _MODULES: dict[str, ModuleType] = {"anthropic": anthropic, "openai": openai}
 _FIRST_POLL = 1.0
 _MAX_POLL = 30.0
+_SLEEP: Callable[[float], None] = time.sleep
+_CLOCK: Callable[[], float] = time.monotonic
+"""The waits and the clock of polling; tests put a fake clock here (no real sleeps)."""
 MAX_WAIT = 25 * 3600.0
 """Longest a run polls one batch: both providers end (or expire) a batch within 24 hours; one still
 in progress an hour after that is stuck, and the run stops resumably instead of polling forever."""
@@ -92,10 +95,10 @@ def run_batches(
     spend: SpendLog,
     say: Callable[[str], None],
     client: httpx.Client,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
     budget: Decimal | None = None,
     batch_max: int | None = None,
-    clock: Callable[[], float] = time.monotonic,
+    clock: Callable[[], float] | None = None,
 ) -> BatchSummary:
     """Resume batches in flight, then batch what is still missing; answers land in partial cassettes.
 
@@ -105,7 +108,7 @@ def run_batches(
     call failing past the live calls' retry bound, or a batch not ended within MAX_WAIT, raises
     BatchStopped; the batch ids stay kept, so the next run resumes them.
     """
-    caller = Caller(client, judging.policy, sleep, clock, say, secrets=judging.secrets())
+    caller = Caller(client, judging.policy, sleep or _SLEEP, clock or _CLOCK, say, secrets=judging.secrets())
     summary = BatchSummary()
     state_dir = library.directory / BATCH_STATE_DIR
     # Keyed by label: two judges of a panel may share a role (and a model) yet are asked apart.
