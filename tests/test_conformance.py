@@ -38,6 +38,7 @@ from openai.types.responses.response_create_params import ResponseCreateParamsNo
 sys.path.insert(0, str(Path(__file__).parent))
 from sdk_types import request_problems, response_problems  # noqa: E402
 
+from pytest_ora.core.models import RoleSpec  # noqa: E402
 from pytest_ora.judges.batch import anthropic as anthropic_batch  # noqa: E402
 from pytest_ora.judges.batch import openai as openai_batch  # noqa: E402
 from pytest_ora.judges.batch.base import Pending  # noqa: E402
@@ -46,7 +47,6 @@ from pytest_ora.judges.packet import Packet, judge_prompt  # noqa: E402
 from pytest_ora.judges.providers import AnthropicClient, GeminiClient, OpenAIClient  # noqa: E402
 from pytest_ora.judges.providers.base import JudgePrompt, ProviderClient  # noqa: E402
 from pytest_ora.method.rubric import ORA_V1  # noqa: E402
-from pytest_ora.models import RoleSpec  # noqa: E402
 from pytest_ora.testing.server import ReferenceJudge  # noqa: E402
 
 KEY = "conformance-test-key"

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+from .xdist import scope_scheduler
 
-__all__ = ["EntryScheduling", "entry_scope"]
+__all__ = ["entry_scope", "make_scheduler"]
 
 
 def entry_scope(nodeid: str) -> str:
@@ -26,15 +26,8 @@ def entry_scope(nodeid: str) -> str:
     return f"{nodeid[: nodeid.rindex('[')]}[{entry}]" if slash else nodeid
 
 
-class EntryScheduling(LoadScopeScheduling):  # type: ignore[misc]
-    """xdist's loadscope scheduling, an entry's captures as one scope."""
-
-    def _split_scope(self, nodeid: str) -> str:
-        return entry_scope(nodeid)
-
-
-def make_scheduler(config: Any, log: Any, prompt_cache: bool) -> EntryScheduling | None:
+def make_scheduler(config: Any, log: Any, prompt_cache: bool) -> Any:
     """The entry scheduler when xdist would use `load` and prompt caching is on; None leaves xdist's choice."""
     if not prompt_cache or config.getvalue("dist") != "load":
         return None
-    return EntryScheduling(config, log)
+    return scope_scheduler(config, log, entry_scope)
