@@ -121,6 +121,14 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
         ora.note_selection(ids)
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from .harness.schedule import make_scheduler
+
+    ora = _session(config)
+    return make_scheduler(config, log, ora.options.prompt_cache) if ora.active else None
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     ora = _session(node.config)

@@ -38,6 +38,8 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("labels", "JSONL file of human labels (capture_id, rater, scores, notes): calibrates the judges against people", None),
     ("fail-calibration", "exit non-zero when the panel's alpha vs the human labels on overall is below this "
      "(or fewer than 10 captures are labelled)", None),
+    ("batch-max", "most requests in one provider batch with --ora-batch (batches also split at each provider's limits)", None),
+    ("prompt-cache", "prompt caching: on (repeated prefix first, cache breakpoints, an entry's captures judged together) or off", "on"),
 )
 
 
@@ -86,6 +88,10 @@ class Options:
     """--ora-fail-calibration A: the panel's alpha vs people on overall must reach A, over at least 10 labelled captures."""
     key_envs: tuple[str, ...] = ()
     """--ora-key-env NAME / ini ora_key_env: more environment variables a role's api_key_env may name."""
+    batch_max: int | None = None
+    """--ora-batch-max N: most requests in one provider batch (None: the providers' own limits only)."""
+    prompt_cache: bool = True
+    """--ora-prompt-cache on|off."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -184,6 +190,8 @@ def read_options(config: pytest.Config) -> Options:
         labels=(str(source.value("labels")), source.base("labels")) if source.value("labels") else None,
         fail_calibration=_alpha_gate(source),
         key_envs=tuple(config.getoption("ora_key_env") or ()) + tuple(config.getini("ora_key_env") or ()),
+        batch_max=None if source.value("batch-max") in (None, "") else int(source.number("batch-max", int, minimum=1)),
+        prompt_cache=_on_off(source, "prompt-cache"),
     )
 
 
@@ -193,6 +201,14 @@ def _alpha_gate(source: _Source) -> Decimal | None:
     if value is not None and value > 1:
         raise pytest.UsageError(f"{source.name('fail-calibration')} takes a Krippendorff alpha between 0 and 1, got {value}")
     return value
+
+
+def _on_off(source: _Source, name: str) -> bool:
+    """An on/off option."""
+    value = str(source.value(name)).strip().lower()
+    if value not in ("on", "off"):
+        raise pytest.UsageError(f"{source.name(name)} takes on or off, got {source.value(name)!r}")
+    return value == "on"
 
 
 def _concurrency(source: _Source) -> int:

@@ -23,7 +23,7 @@ from ..core.numbers import round_half_away
 from ..core.plan import Plan, PlannedCapture
 from ..core.record import CaptureRecord, RecordStore, base_record
 from ..core.vocabulary import is_live
-from ..judges.batch import run_batches
+from ..judges.batch import BatchStopped, run_batches
 from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_for
 from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.inflight import InFlightLog
@@ -312,7 +312,8 @@ class OraSession:
         plan = self.plan()
         if mechanical(get_kind(plan.rubric.kind)) is not None:
             return  # this rubric kind calls no judge
-        judging = Judging(plan.panel, plan.rubric, environ=dict(os.environ))
+        judging = Judging(plan.panel, plan.rubric, policy=self._policy(), environ=dict(os.environ),
+                          prompt_cache=self.options.prompt_cache)
         library = CassetteLibrary(self.options.cassettes, self.options.record, secrets=judging.secrets())
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
 
@@ -322,10 +323,14 @@ class OraSession:
 
         budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
         with httpx.Client(timeout=_timeout(self.options.timeout), trust_env=False) as client:
-            self.batch_summary = run_batches(
-                plan.bundle.root, judging, library, selected, self.prices(), self._spend_log(), say, client,
-                budget=budget,
-            )
+            try:
+                self.batch_summary = run_batches(
+                    plan.bundle.root, judging, library, selected, self.prices(), self._spend_log(), say, client,
+                    budget=budget, batch_max=self.options.batch_max,
+                )
+            except BatchStopped as stopped:
+                # Resumable: the batch ids stay under --ora-cassettes and the next run polls them again.
+                pytest.exit(str(stopped), returncode=pytest.ExitCode.INTERRUPTED)
 
     def _labels(self, plan: Plan) -> Any:
         """The human labels, checked against the bundle's captures and the rubric's scale; a bad line stops the run."""
@@ -564,14 +569,15 @@ class OraSession:
         reason = describe(excinfo.value) if excinfo is not None else "the test ended without a record"
         return base_record(planned, "error", reason)
 
+    def _policy(self) -> RetryPolicy:
+        """The bounded retry of a judge call (--ora-retries, --ora-timeout); batch polling uses it too."""
+        return RetryPolicy(max_attempts=self.options.retries + 1, timeout=_timeout(self.options.timeout))
+
     def _capture_runner(self) -> CaptureRunner:
         if self._runner is None:
             plan = self.plan()
-            policy = RetryPolicy(
-                max_attempts=self.options.retries + 1,
-                timeout=_timeout(self.options.timeout),
-            )
-            judging = Judging(plan.panel, plan.rubric, policy=policy, reasks=self.options.reasks, environ=dict(os.environ))
+            judging = Judging(plan.panel, plan.rubric, policy=self._policy(), reasks=self.options.reasks,
+                              environ=dict(os.environ), prompt_cache=self.options.prompt_cache)
             library = CassetteLibrary(self.options.cassettes, self.options.record, secrets=judging.secrets())
             budget = None
             if self.options.budget_usd is not None:
