@@ -134,13 +134,49 @@ class OraSession:
             if self.config.get_verbosity() >= 0:
                 budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
                 self._progress = LiveProgress(self._in_flight_log(), self.prices(), budget)
+        baseline = None if self.options.dry_run else self._baseline()
         self._output = OutputDir(self.options.out)
+        self._output.baseline, self._output.regression_min = baseline, self.options.regression_min
         try:
             self._output.claim(estimate=self.options.dry_run)
         except OraError as error:
             raise pytest.UsageError(str(error)) from None
         self._claimed = True
         self.signals.install()
+
+    def _baseline(self) -> Any:
+        """--ora-baseline's run, read now: claiming the output directory may move it to runs/ (SPEC 18)."""
+        from ..reports.baseline import BaselineError, load_baseline, regression_min
+
+        if self.options.baseline is None:
+            if self.options.fail_regression:
+                raise pytest.UsageError("--ora-fail-regression compares with a baseline: give --ora-baseline DIR")
+            return None
+        rubric = self.plan().rubric
+        span = float(rubric.scale_max) - float(rubric.scale_min)
+        if regression_min(self.options.regression_min, (float(rubric.scale_min), float(rubric.scale_max))) > span:
+            raise pytest.UsageError(
+                f"--ora-regression-min {self.options.regression_min} is more than the rubric's whole scale "
+                f"({float(rubric.scale_min):g} to {float(rubric.scale_max):g})"
+            )
+        try:
+            return load_baseline(self.options.baseline)
+        except BaselineError as error:
+            raise pytest.UsageError(str(error)) from None
+
+    def _regression_gate(self) -> list[str]:
+        """--ora-fail-regression: one message per configuration whose paired interval lies below 0."""
+        if not self.options.fail_regression or self.options.baseline is None:
+            return []
+        import json
+
+        from ..reports.baseline import BASELINE_JSON, regressed
+
+        try:
+            data = json.loads((self.options.out / BASELINE_JSON).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            return [f"--ora-fail-regression: the comparison with the baseline was not written ({error})"]
+        return regressed(data)
 
     def prices(self) -> dict[str, Price]:
         """The price table: the defaults, overridden by --ora-prices."""
@@ -249,7 +285,7 @@ class OraSession:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
                 self._output.write_report(self.plan(), self._records, self._facts(exitstatus))
-                self.gate_failures = self._gate()
+                self.gate_failures = self._gate() + self._regression_gate()
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:

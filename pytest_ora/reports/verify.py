@@ -41,7 +41,7 @@ class Renderer:
 
 
 RENDERERS: list[Renderer] = []
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv")
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "texts.json", "runs.json")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
@@ -195,6 +195,16 @@ def _scorecard(directory: Path) -> str:
         return scorecard_markdown(_json(directory, "scorecard.json"))
     except (KeyError, TypeError) as error:
         raise VerifyError(f"{directory / 'scorecard.json'}: not a scorecard ({error})") from None
+
+
+@register("baseline.md", ("baseline.json",))
+def _baseline(directory: Path) -> str:
+    from .baseline import baseline_markdown
+
+    try:
+        return baseline_markdown(_json(directory, "baseline.json"))
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory / 'baseline.json'}: not a baseline comparison ({error})") from None
 
 
 def _first_difference(written: str, rendered: str) -> int:
