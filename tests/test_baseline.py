@@ -9,12 +9,16 @@ from typing import Any
 
 import numpy as np
 import pytest
+import test_plugin
 from bundle_factory import executed_answer
-from test_plugin import judge, outcomes, project, record  # noqa: F401  (judge and project are fixtures)
+from test_plugin import outcomes, record
 
 from pytest_ora.reports.baseline import BaselineError, baseline_markdown, load_baseline, regressed, regression_min
 from pytest_ora.reports.verify import verify
 from pytest_ora.stats.baseline import SMALL_N, baseline_difference, t_interval
+
+judge, project = test_plugin.judge, test_plugin.project
+"""test_plugin's fixtures: a project whose judges are the loopback reference judge."""
 
 
 def _captures(project: pytest.Pytester) -> list[dict[str, Any]]:
@@ -47,7 +51,8 @@ def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unc
     _write_captures(project, rows)
     assert outcomes(record(project))["lowscore"] == 0
     # then the same bundle with big-1's answers cut to their first line
-    assert _degrade(project, "big-1") >= 4
+    degraded = _degrade(project, "big-1")
+    assert degraded >= 4
 
     # When the second run is compared with the first and gated on regressions
     result = record(project, "--ora-record", "all", "--ora-out", "second", "--ora-baseline", "ora-results",
@@ -70,7 +75,7 @@ def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unc
     assert [c["change"] for c in data["changes"]] == sorted(c["change"] for c in data["changes"])
     # what changed: the answers (texts.json of both runs) and the record mode, not the rubric, judges or bundle
     assert data["changed"] == [{"what": "record mode", "baseline": "once", "current": "all"}]
-    assert data["texts"]["answer"] == len(data["texts"]["answer_changed"]) == 3  # the fourth is excluded: not in the ledger's texts
+    assert data["texts"]["answer"] == len(data["texts"]["answer_changed"]) == degraded  # excluded ones too
     assert all(cid.endswith("/big-1") for cid in data["texts"]["answer_changed"])
     # baseline.md and report.html are rendered from baseline.json: verify re-renders both
     markdown = (project.path / "second" / "baseline.md").read_text(encoding="utf-8")

@@ -208,7 +208,8 @@ def compare_with_baseline(
     shared = [cid for cid in order if cid in baseline.captures]
     minimum = regression_min(minimum_text, (float(rubric.scale_min), float(rubric.scale_max)))
     configurations: dict[str, list[tuple[float, float]]] = {}
-    changes, flips = [], []
+    changes: list[dict[str, Any]] = []
+    flips: list[dict[str, Any]] = []
     for capture_id in shared:
         now, then = current[capture_id], baseline.captures[capture_id]
         if now.status == "scored" and then.status == "scored" and now.overall is not None and then.overall is not None:

@@ -32,8 +32,8 @@ from .notes import summary_appendix, summary_preface
 from .page import report_page
 from .rows import summary_model
 from .runs import RUNS_NAME, earlier_runs, runs_json
-from .texts import TEXTS_NAME, capture_texts, texts_json
 from .tables import LedgerCsv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
+from .texts import TEXTS_NAME, capture_texts, texts_json
 from .verify import RUN_DATA, ledger_rows, run_data
 
 __all__ = [
