@@ -6,7 +6,9 @@ report.html renders its capture view from this file: the same file gives the sam
 
 Texts repeat (an entry's captures share one prompt and context; replicated configurations repeat
 answers), so each distinct text is stored once in a string table that the rows index. The texts are
-the bundle's: untrusted. The page only ever inserts them as text, never as markup.
+the bundle's: untrusted. The page only ever inserts them as text, never as markup. A capture intake
+excluded as secret-bearing input keeps no texts here (nothing under --ora-out may hold a credential),
+and any text shaped like a credential is left out too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bundle.intake import Plan
+from ..bundle.secrets import SECRET_REASON, secret_in
 
 __all__ = ["TEXTS_NAME", "TEXTS_SCHEMA", "capture_texts", "read_texts", "texts_json"]
 
@@ -49,10 +52,13 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
     rows: list[list[Any]] = []
     for capture_id in capture_ids:
         item = planned.get(capture_id)
-        if item is None:
+        if item is None or (item.reason or "").startswith(SECRET_REASON):
             continue
         capture = item.capture
         second = item.partner.answer if item.partner is not None else None
+        texts = (capture.prompt, capture.context, capture.answer, second)
+        if any(text is not None and secret_in(text) for text in texts):
+            continue
         # The entry's prompt and context first: they are shared, so they land early in the table.
         rows.append([capture_id, strings(capture.prompt), strings(capture.context), strings(capture.answer), strings(second)])
     return {"schema": TEXTS_SCHEMA, "rubric": plan.rubric.version, "columns": list(TEXT_COLUMNS),
