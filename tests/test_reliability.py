@@ -25,12 +25,12 @@ import pytest
 from bundle_factory import write_bundle
 
 from pytest_ora.bundle.intake import intake
-from pytest_ora.credentials import Secret, redact
-from pytest_ora.errors import OutputError, TransportError
+from pytest_ora.core.credentials import Secret, redact
+from pytest_ora.core.errors import OutputError, TransportError
+from pytest_ora.core.record import base_record
 from pytest_ora.judges.panel import Judging
 from pytest_ora.judges.providers import api_key_for
 from pytest_ora.judges.transport import RetryPolicy, send
-from pytest_ora.record import base_record
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import LOCK_NAME, REPORT_FILES, OutputDir
 from pytest_ora.reports.tables import ledger_row

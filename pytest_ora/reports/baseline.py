@@ -26,7 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from ..errors import OraError
+from ..core.errors import OraError
 
 __all__ = [
     "BASELINE_FILES", "BASELINE_JSON", "BASELINE_MD", "DEFAULT_REGRESSION_MIN", "BaselineError", "BaselineRun",

@@ -18,8 +18,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..bundle.intake import Plan
-from ..bundle.secrets import SECRET_REASON, secret_in
+from ..bundle.secrets import secret_in
+from ..core.plan import Plan
+from ..core.vocabulary import SECRET_REASON
 
 __all__ = ["TEXTS_NAME", "TEXTS_SCHEMA", "capture_texts", "read_texts", "texts_json"]
 
