@@ -164,7 +164,9 @@ def render_html(data: Mapping[str, Any]) -> str:
     # The captures' texts travel in an element of their own, parsed only when a capture is opened:
     # at 10x they are most of the page's bytes, and the first paint never waits for them.
     texts = data.get("texts")
-    data = {key: value for key, value in data.items() if key != "texts"}
+    sections = _compare_sections(data)
+    # The earlier runs are static HTML already (the script never reads them).
+    data = {key: value for key, value in data.items() if key not in ("texts", "runs")}
     rubric = data["rubric"]
     judges = "; ".join(f"{j['label']} = {j['model']} ({j['provider']})" for j in data["judges"]) or "none"
     return Template(_asset("report.html")).substitute(
@@ -186,5 +188,5 @@ def render_html(data: Mapping[str, Any]) -> str:
         matrix_js=_asset("matrix.js"),
         data=_script_json(data),
         texts=_script_json(texts) if texts is not None else "null",
-        **_compare_sections(data),
+        **sections,
     )
