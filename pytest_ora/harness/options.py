@@ -40,10 +40,12 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
      "(or fewer than 10 captures are labelled)", None),
     ("batch-max", "most requests in one provider batch with --ora-batch (batches also split at each provider's limits)", None),
     ("prompt-cache", "prompt caching: on (repeated prefix first, cache breakpoints, an entry's captures judged together) or off", "on"),
+    ("baseline", "an earlier --ora-out (or one of its runs/NNNN) to compare this run with: baseline.json, baseline.md", None),
+    ("regression-min", "per-capture change of overall listed against --ora-baseline: points, or a share of the scale like 10%", "10%"),
 )
 
 
-_PATHS = frozenset({"bundle", "out", "cassettes", "prices", "labels"})
+_PATHS = frozenset({"bundle", "out", "cassettes", "prices", "labels", "baseline"})
 _DEFAULTS = {name: default for name, _, default in _OPTIONS}
 
 
@@ -92,6 +94,12 @@ class Options:
     """--ora-batch-max N: most requests in one provider batch (None: the providers' own limits only)."""
     prompt_cache: bool = True
     """--ora-prompt-cache on|off."""
+    baseline: Path | None = None
+    """--ora-baseline DIR: an earlier run to compare with (SPEC 18)."""
+    regression_min: str = "10%"
+    """Per-capture changes of overall listed against the baseline: points ("1") or a share of the scale ("10%")."""
+    fail_regression: bool = False
+    """--ora-fail-regression: exit 1 when a configuration's paired interval against the baseline lies below 0."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -109,6 +117,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-batch", dest="ora_batch", action="store_true", default=False,
         help="make first asks through the providers' batch APIs (half price, slower) before judging",
+    )
+    group.addoption(
+        "--ora-fail-regression", dest="ora_fail_regression", action="store_true", default=False,
+        help="exit non-zero when a configuration's paired interval against --ora-baseline lies entirely below 0",
     )
     group.addoption(
         "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
@@ -192,6 +204,9 @@ def read_options(config: pytest.Config) -> Options:
         key_envs=tuple(config.getoption("ora_key_env") or ()) + tuple(config.getini("ora_key_env") or ()),
         batch_max=None if source.value("batch-max") in (None, "") else int(source.number("batch-max", int, minimum=1)),
         prompt_cache=_on_off(source, "prompt-cache"),
+        baseline=source.path("baseline"),
+        regression_min=_share("regression-min", source.value("regression-min"), "1", "10%"),
+        fail_regression=bool(config.getoption("ora_fail_regression")),
     )
 
 
@@ -239,6 +254,18 @@ def _pair(text: str) -> tuple[str, str]:
     if not sep or not first or not second or first == second:
         raise pytest.UsageError(f"--ora-compare takes two different configurations as A:B, got {text!r}")
     return first, second
+
+
+def _share(name: str, value: Any, points: str, share: str) -> str:
+    """A threshold as given: a non-negative number of scale points, or a percentage of the scale's range."""
+    text = str(value).strip()
+    try:
+        amount = Decimal(text[:-1] if text.endswith("%") else text)
+    except ArithmeticError:
+        amount = Decimal(-1)
+    if not amount.is_finite() or amount < 0:
+        raise pytest.UsageError(f"--ora-{name} takes scale points ({points}) or a share of the scale ({share}), got {value!r}")
+    return text
 
 
 def _disagreement(value: Any) -> str:

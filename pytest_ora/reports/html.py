@@ -151,8 +151,31 @@ def _options(values: Sequence[str]) -> str:
     return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
 
 
+def _compare_sections(data: Mapping[str, Any]) -> dict[str, str]:
+    """SPEC 18's sections: Since baseline (when the run had one), Earlier runs, and the matrix's notes."""
+    from .since import earlier_runs_html, since_baseline_html
+
+    baseline = data.get("baseline")
+    since = (
+        f'<section id="since-baseline"><h2>Since baseline</h2>{since_baseline_html(baseline)}</section>' if baseline else ""
+    )
+    notes = "".join(f'<p class="note">{escape(note)}</p>' for note in data.get("compare_notes", ()))
+    return {
+        "since_baseline": since,
+        "since_nav": '<a href="#since-baseline">Since baseline</a> ' if baseline else "",
+        "earlier_runs": earlier_runs_html(data.get("runs") or [], data["configurations"]),
+        "compare_notes": notes,
+    }
+
+
 def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
     """The whole page for the page data; the same data gives the same bytes."""
+    # The captures' texts travel in an element of their own, parsed only when a capture is opened:
+    # at 10x they are most of the page's bytes, and the first paint never waits for them.
+    texts = data.get("texts")
+    sections = _compare_sections(data)
+    # The earlier runs are static HTML already (the script never reads them).
+    data = {key: value for key, value in data.items() if key not in ("texts", "runs")}
     rubric = data["rubric"]
     judges = "; ".join(f"{j['label']} = {j['model']} ({j['provider']})" for j in data["judges"]) or "none"
     return Template(_asset("report.html")).substitute(
@@ -160,6 +183,7 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         rubric_version=escape(rubric["version"]),
         rubric_title=escape(rubric["title"]),
         formula=escape(rubric["formula"]),
+        failure_rule=escape(rubric["failure"]),
         scoring_date=escape(data["scoring_date"]),
         judges=escape(judges),
         summary=_notices(data) + _summary(data),
@@ -172,5 +196,8 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         status_options=_options(data["statuses"]),
         css=_asset("report.css"),
         js=_asset("report.js"),
+        matrix_js=_asset("matrix.js"),
         data=_script_json(data),
+        texts=_script_json(texts) if texts is not None else "null",
+        **sections,
     )

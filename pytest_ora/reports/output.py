@@ -26,14 +26,17 @@ from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, kind_files, mechanical
 from .archive import archive_report
+from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
 from .html import REPORT_NAME
 from .methodology import RunFacts, methodology_data, methodology_text
 from .notes import summary_appendix, summary_preface
 from .page import report_page
 from .rows import summary_model
+from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
 from .tables import LedgerCsv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
+from .texts import TEXTS_NAME, capture_texts, texts_json
 from .verify import RUN_DATA, ledger_rows, run_data
 
 __all__ = [
@@ -43,6 +46,8 @@ __all__ = [
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
+PAGE_FILES = (TEXTS_NAME, RUNS_NAME, *BASELINE_FILES)
+"""What the report page shows beyond the ledger (SPEC 18): the captures' texts, the earlier runs, the baseline."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 EXTRA_FILES = ("run.json",)
 """run.json (what `verify` re-renders the tables with), archived with the rest of the last run's report
@@ -109,6 +114,9 @@ class OutputDir:
         self._journal: Any = None
         self._writer: ThreadPoolExecutor | None = None
         self._write_errors: list[str] = []
+        self.baseline: BaselineRun | None = None
+        """--ora-baseline's run, read before this directory was claimed; compared at the end (SPEC 18)."""
+        self.regression_min = "10%"
 
     def claim(self, estimate: bool = False) -> None:
         """Take the directory for this run: refuse a live concurrent run, move the last report to runs/.
@@ -125,7 +133,7 @@ class OutputDir:
             if estimate:
                 shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
                 return
-            archive_report(self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES)
+            archive_report(self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES + PAGE_FILES)
             for name in ("packets", "judges", SPEND_DIR, PROGRESS_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("ab", buffering=0)
@@ -230,6 +238,8 @@ class OutputDir:
         methodology = methodology_data(plan, ordered, facts)
         files["methodology.md"] = methodology_text(methodology)
         files[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
+        files[TEXTS_NAME] = texts_json(capture_texts(plan, (record["capture_id"] for record in ordered)))
+        files[RUNS_NAME] = runs_json(earlier_runs(self.path))
         kind = mechanical(get_kind(rubric.kind))
         if kind is not None:
             files.update(kind.report_files(plan, ordered))
@@ -243,7 +253,7 @@ class OutputDir:
             finish = functools.partial(
                 _finish_report, self.path, rubric, plan.bundle.manifest, facts,
                 {name: files[name] for name in ("summary.md", "methodology.md")},
-                [row.model_dump() for row, _ in summary], table, methodology,
+                [row.model_dump() for row, _ in summary], table, methodology, self.baseline, self.regression_min,
             )
             if len(ordered) >= CHILD_ROWS:
                 _in_child(finish)
@@ -287,11 +297,18 @@ class OutputDir:
 def _finish_report(
     directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts, files: dict[str, str],
     summary: Sequence[dict[str, Any]], table: Sequence[Sequence[str]], methodology: dict[str, Any],
+    baseline: BaselineRun | None = None, regression_min: str = "10%",
 ) -> None:
     """The statistics files (and the summary and methodology with their Statistics sections), then report.html,
     from the ledger just written (as `verify` reads it)."""
     for name, text in _statistics_files(directory, rubric, manifest, facts, files).items():
         write_atomic(directory / name, text)
+    if baseline is not None:
+        from .baseline import BASELINE_JSON, BASELINE_MD, baseline_markdown, compare_with_baseline
+
+        compared = compare_with_baseline(baseline, directory, rubric, regression_min, facts.seed)
+        write_atomic(directory / BASELINE_JSON, json.dumps(compared, indent=1, ensure_ascii=False) + "\n")
+        write_atomic(directory / BASELINE_MD, baseline_markdown(json.loads((directory / BASELINE_JSON).read_text("utf-8"))))
     # Last, from the ledger just written (as `verify` renders it) and the optional results beside it.
     page = report_page(manifest.bundle, rubric, ledger_rows(directory / "ledger.jsonl", rubric),
                        [summary_model(rubric).model_validate(data) for data in summary], table, methodology, directory)

@@ -105,6 +105,7 @@ def report_page(
     )
     if methodology.get("notices"):
         data["notices"] = list(methodology["notices"])  # incomplete run, local judge: at the top of the page
+    data.update(compare_sections(directory))
     return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
 
 
@@ -117,3 +118,28 @@ def _calibration(directory: Path, scale: Sequence[float]) -> str:
     except (OSError, ValueError):
         return ""
     return calibration_html(stats.get("calibration") if isinstance(stats, dict) else None, scale)
+
+
+def compare_sections(directory: Path) -> dict[str, Any]:
+    """SPEC 18's parts of the page, from the files beside the ledger: texts.json (the capture view's prompt,
+    context and answer), runs.json (the earlier runs), baseline.json (Since baseline)."""
+    from .baseline import BASELINE_JSON
+    from .runs import RUNS_NAME
+    from .texts import read_texts
+
+    sections: dict[str, Any] = {}
+    texts, note = read_texts(directory)
+    if texts is not None:
+        sections["texts"] = texts
+    problems = [note] if note else []
+    for key, name in (("runs", RUNS_NAME), ("baseline", BASELINE_JSON)):
+        path = directory / name
+        if path.is_file():
+            try:
+                value = json.loads(path.read_text(encoding="utf-8"))
+                sections[key] = value["runs"] if key == "runs" else value
+            except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+                problems.append(f"{name} is not shown: {error}")
+    if problems:
+        sections["compare_notes"] = problems
+    return sections

@@ -15,6 +15,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, Va
 
 from ..core.rubric import Rubric
 from ..method.kinds import formula, get_kind
+from .matrix import Extras
 from .tables import public_cells
 
 __all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
@@ -274,8 +275,10 @@ def page_data(
     names = list(get_kind(rubric.kind).summary_columns(rubric))
     configurations = [row.configuration for row in summary]
     captures, agreement, by_family = _Captures(names, rubric), _Agreement(names), _ByFamily()
+    extras = Extras()
     for row in rows:
         captures.add(row)
+        extras.add(row)
         agreement.add(row)
         by_family.add(row)
     data: dict[str, Any] = {
@@ -308,6 +311,7 @@ def page_data(
         "by_family": by_family.data(configurations),
         "agreement": agreement.data(),
         "captures": captures.data(),
+        "extras": extras.data(),
     }
     if statistics:
         data["statistics"] = dict(statistics)

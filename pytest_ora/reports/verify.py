@@ -48,7 +48,7 @@ class Renderer:
 RENDERERS: list[Renderer] = []
 ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 """Every run writes these (output.REPORT_FILES; not imported: output imports this module): one missing was deleted."""
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl")
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
@@ -240,6 +240,16 @@ def _checklist_md(directory: Path) -> str:
         return checklist_markdown(records, rubric)  # type: ignore[arg-type]  # rebuilt records, the fields it reads
     except (KeyError, TypeError, ValueError) as error:
         raise VerifyError(f"{directory}: the checklist answers under judges/ cannot be read ({error})") from None
+
+
+@register("baseline.md", ("baseline.json",))
+def _baseline(directory: Path) -> str:
+    from .baseline import baseline_markdown
+
+    try:
+        return baseline_markdown(_json(directory, "baseline.json"))
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory / 'baseline.json'}: not a baseline comparison ({error})") from None
 
 
 def _first_difference(written: str, rendered: str) -> int:
