@@ -60,8 +60,9 @@ def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unc
 
     # Then it exits 1 naming big-1, and only big-1
     assert result.ret == 1
-    gates = [line for line in result.outlines if "--ora-fail-regression" in line]
+    gates = [line for line in result.outlines if line.startswith("ora: FAIL --ora-fail-regression")]
     assert len(gates) == 1 and "big-1 mean overall fell by" in gates[0] and "t interval" in gates[0], gates
+    result.stdout.fnmatch_lines(["FAILED ora-gate::--ora-fail-regression*"])  # and a failed JUnit testcase
     data = json.loads((project.path / "second" / "baseline.json").read_text(encoding="utf-8"))
     rows = {row["configuration"]: row for row in data["configurations"]}
     assert rows["big-1"]["regressed"] and rows["big-1"]["interval"][1] < 0
