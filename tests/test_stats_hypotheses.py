@@ -114,7 +114,7 @@ def test_the_markdown_table() -> None:
     text = hypotheses_markdown(data)
     lines = text.splitlines()
     assert [part.strip() for part in lines[2].split("|")[1:-1]] == [
-        "Id", "Claim", "Margin", "Entries", "Mean delta", "95% bootstrap", "Directional", "Meets margin",
+        "Id", "Claim", "Margin", "Entries", "Mean delta", "95% interval", "Interval", "Directional", "Meets margin",
     ]
     cells = [part.strip() for part in lines[4].split("|")[1:-1]]
     assert cells[:5] == ["H2", "b > a", "0.3", "3", "0.35"] and cells[6:] == ["2/3", "2/3"]

@@ -17,6 +17,7 @@ from ..judges.packet import IMAGE_TYPES
 from ..method.kinds import get_kind
 from ..method.rubric import DEFAULT_RUBRIC, Rubric, RubricError, get_rubric, resolve_rubric
 from ..models import Capture, RoleSpec, default_collisions, default_scored_set
+from .design import check_design
 from .hypotheses import check_hypotheses
 from .paths import BundlePathError, inside
 from .read import Bundle, CaptureLine, read_bundle
@@ -152,6 +153,7 @@ def intake(
     panel = _panel(bundle, rubric, substitutions, panel_label, problems)
     _check_configurations(bundle, families, problems)
     check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
+    check_design(bundle.root, bundle.manifest, [item.capture for item in bundle.captures], problems)
     _check_duplicates(bundle, problems)
     collisions = _collisions(bundle, rubric)
     losers = _collision_losers(bundle, collisions)

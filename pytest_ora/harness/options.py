@@ -35,6 +35,8 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
     ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
     ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
+    ("cluster", "capture field (or metadata.KEY) shared by related entries: cluster-robust statistics", None),
+    ("reference", "configuration every other one is compared with in the statistics", None),
 )
 
 
@@ -77,6 +79,12 @@ class Options:
     """--ora-batch: first asks through the providers' batch APIs."""
     compare: tuple[tuple[str, str], ...] = ()
     """--ora-compare A:B pairs (kind compare), in the order given."""
+    cluster: str | None = None
+    """--ora-cluster FIELD: the statistics' clusters (overrides bundle.yaml `cluster:`)."""
+    reference: str | None = None
+    """--ora-reference CONFIG: the statistics compare every configuration with it."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """--ora-pairs A:B: the pairs the statistics compare, in the order given."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -112,6 +120,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
         help="a configuration pair to compare head to head (kind compare); repeatable",
+    )
+    group.addoption(
+        "--ora-pairs", dest="ora_pairs", action="append", default=[], metavar="A:B",
+        help="a configuration pair the statistics compare (first - second); repeatable; Holm runs over these",
     )
 
 
@@ -150,6 +162,9 @@ def read_options(config: pytest.Config) -> Options:
         seed=source.number("seed", int),
         disagreement=_disagreement(source.value("disagreement")),
         compare=tuple(_pair(text) for text in config.getoption("ora_compare") or ()),
+        cluster=source.value("cluster") or None,
+        reference=source.value("reference") or None,
+        pairs=tuple(_pair(text, "--ora-pairs") for text in config.getoption("ora_pairs") or ()),
     )
 
 
@@ -176,10 +191,10 @@ def _role_numbers(config: pytest.Config, unit: str) -> tuple[tuple[str, float], 
     return tuple(pairs)
 
 
-def _pair(text: str) -> tuple[str, str]:
+def _pair(text: str, option: str = "--ora-compare") -> tuple[str, str]:
     first, sep, second = text.partition(":")
     if not sep or not first or not second or first == second:
-        raise pytest.UsageError(f"--ora-compare takes two different configurations as A:B, got {text!r}")
+        raise pytest.UsageError(f"{option} takes two different configurations as A:B, got {text!r}")
     return first, second
 
 

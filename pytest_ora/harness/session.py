@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ..bundle.design import option_problems
 from ..bundle.intake import Plan, PlannedCapture, intake, parse_substitution
 from ..errors import IntakeError, OraError
 from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_for
@@ -103,6 +104,12 @@ class OraSession:
     def start(self) -> None:
         """Intake, judge checks and the output directory, before any item runs (controller only)."""
         plan = self.plan()
+        wrong = option_problems(
+            plan.bundle.manifest.configurations, [item.capture for item in plan.bundle.captures], self.options.cluster,
+            self.options.reference, self.options.pairs,
+        )
+        if wrong:
+            raise pytest.UsageError("; ".join(wrong))
         if self.options.substitutes and not self.options.panel_label:
             raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
         if self.options.budget_usd is not None:
@@ -330,6 +337,9 @@ class OraSession:
             spend=tuple(self.spend()),
             seed=self.options.seed,
             disagreement=self.options.disagreement,
+            cluster=self.options.cluster,
+            reference=self.options.reference,
+            pairs=self.options.pairs,
         )
 
     def selection(self) -> Selection:

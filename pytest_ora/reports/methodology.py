@@ -33,6 +33,14 @@ class RunFacts:
     """--ora-seed: the statistics' resampling seed."""
     disagreement: str = "30%"
     """--ora-disagreement as given."""
+    cluster: str | None = None
+    """--ora-cluster (None: bundle.yaml's `cluster:`, if any)."""
+    reference: str | None = None
+    """--ora-reference."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """--ora-pairs."""
+    design: dict[str, Any] = field(default_factory=dict)
+    """Filled at the report: entry -> cluster label ("clusters") and configuration -> models ("snapshots")."""
 
 
 def safe_route(route: str) -> str:
