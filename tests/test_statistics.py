@@ -74,12 +74,8 @@ def test_stats_json_is_deterministic_for_a_seed_and_moves_with_it(pilot: pytest.
 
     assert first == again
     assert first["method"]["seed"] == 0 and other["method"]["seed"] == 7
-    # On four captures a configuration's BCa bounds can land on the same resample means for two seeds;
-    # the resampled figures as a whole move.
-    def resampled(stats: dict[str, Any]) -> list[Any]:
-        return [row["mean_overall_interval"] for row in stats["configurations"]] + [row["interval"] for row in stats["comparisons"]]
-
-    assert resampled(first) != resampled(other)
+    # On three or four captures BCa bounds sit on the extreme resample means whatever the seed; the
+    # percentile bounds of alpha over seven captures (asserted below) move with it.
     # Agreement resamples only for alpha's bootstrap interval (section 15); every other figure is seed-free.
     def unresampled(agreement: dict[str, Any]) -> list[dict[str, Any]]:
         return [{k: v for k, v in row.items() if k != "alpha_interval"} for row in [*agreement["criteria"], agreement["overall"]]]

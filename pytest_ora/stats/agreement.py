@@ -185,7 +185,7 @@ def icc_2k(ratings: npt.NDArray[np.float64]) -> float | None:
     """ICC(2,k) of complete captures x judges ratings, from the two-way ANOVA mean squares.
 
     (MS_rows - MS_error) / (MS_rows + (MS_judges - MS_error) / n): Shrout and Fleiss's ICC(2,k), the
-    figure pingouin.intraclass_corr reports as ICC2k (a test holds the two equal).
+    figure pingouin.intraclass_corr reports as ICC(A,k), formerly ICC2k (a test holds the two equal).
     """
     n, k = ratings.shape
     if n < 2 or k < 2:
