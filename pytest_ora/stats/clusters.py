@@ -73,7 +73,9 @@ def mean_estimate(values: FloatArray, groups: IntArray | None = None, level: flo
     if n < 2 or clusters < 2:
         return Estimate(n, clusters, mean, None, None, clusters, None)
     if np.all(values == values[0]):
-        return Estimate(n, clusters, mean, 0.0, (float(values[0]), float(values[0])), clusters, None)
+        # No spread seen: a t interval would be the point itself, claiming a certainty a few equal
+        # values do not give (three 9s are common on a lumpy scale). No interval, not a zero-width one.
+        return Estimate(n, clusters, mean, 0.0, None, clusters, None)
     design = np.ones((n, 1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # statsmodels warns about few clusters; the t on G - 1 df is the answer to that
@@ -89,8 +91,8 @@ def _independent(values: FloatArray, n: int, mean: float | None, level: float) -
     if n < 2:
         return Estimate(n, n, mean, None, None, None, None)
     if np.all(values == values[0]):
-        # No spread: the t interval is that point (scipy gives NaN for a zero standard error).
-        return Estimate(n, n, mean, 0.0, (float(values[0]), float(values[0])), None, None)
+        # No spread seen: no t interval (scipy gives NaN; a zero-width one would overstate, see above).
+        return Estimate(n, n, mean, 0.0, None, None, None)
     # mean +- t(df) * sd / sqrt(n): ttest_1samp's confidence_interval (a test holds them equal), without
     # its per-call overhead, which is most of the statistics' time over sixty configurations.
     se = float(np.std(values, ddof=1)) / math.sqrt(n)
