@@ -36,7 +36,7 @@ def _score(capture_id: str, judge: str, criterion: str) -> str:
 
 def synthetic_records(plan: Any) -> list[Any]:
     """One record per planned capture: judged ones scored by two judges, the rest with their status."""
-    from pytest_ora.record import JudgeRecord, base_record
+    from pytest_ora.core.record import JudgeRecord, base_record
 
     rubric = plan.rubric
     records = []

@@ -33,19 +33,21 @@ __all__ = [
 ]
 
 _HOMES = {
-    "errors": ("CassetteError", "IntakeError", "InvalidReplyError", "JudgeError", "MissingCassette", "OraError",
+    "core.errors": ("CassetteError", "IntakeError", "InvalidReplyError", "JudgeError", "MissingCassette", "OraError",
                "PacketDrift", "TransportError", "UnreachableJudge"),
-    "bundle.intake": ("Plan", "PlannedCapture", "intake"),
-    "models": ("Capture", "JudgeReply"),
+    "bundle.intake": ("intake",),
+    "core.plan": ("Plan", "PlannedCapture"),
+    "core.models": ("Capture", "JudgeReply"),
     "reports.rows": ("LedgerRow", "SummaryRow"),
-    "method.rubric": ("ORA_V1", "Rubric"),
+    "core.rubric": ("Rubric",),
+    "method.rubric": ("ORA_V1",),
     "method.scoring": ("Scores", "combine"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 
-if TYPE_CHECKING:
-    from .bundle.intake import Plan, PlannedCapture, intake
-    from .errors import (
+if TYPE_CHECKING:  # the names for the type checker; at run time they load on first use (above)
+    from .bundle.intake import intake
+    from .core.errors import (
         CassetteError,
         IntakeError,
         InvalidReplyError,
@@ -56,9 +58,11 @@ if TYPE_CHECKING:
         TransportError,
         UnreachableJudge,
     )
-    from .method.rubric import ORA_V1, Rubric
+    from .core.models import Capture, JudgeReply
+    from .core.plan import Plan, PlannedCapture
+    from .core.rubric import Rubric
+    from .method.rubric import ORA_V1
     from .method.scoring import Scores, combine
-    from .models import Capture, JudgeReply
     from .reports.rows import LedgerRow, SummaryRow
 
 

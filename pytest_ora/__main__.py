@@ -9,9 +9,12 @@ from pathlib import Path
 
 import yaml
 
+from .core.models import capture_json_schema
+from .core.rubric import RubricError
 from .judges.reply import reply_schema
-from .method.rubric import RubricError, builtin_ids, builtin_text, digest_of, get_rubric, resolve_rubric
-from .models import capture_json_schema
+from .method.rubric import builtin_ids, builtin_text, get_rubric, resolve_rubric
+from .method.rubric_file import digest_of
+from .reports.verify import VerifyError, verify
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,8 +56,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _verify(directory: Path) -> int:
     """0 when every report matches its rendering, 1 naming each that does not, 4 on unreadable data."""
-    from .reports.verify import VerifyError, verify
-
     try:
         matched, edited, unchecked = verify(directory)
     except VerifyError as error:

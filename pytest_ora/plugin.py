@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from .vocabulary import FAMILIES
+from .core.vocabulary import FAMILIES
 
 SESSION_NAME = "ora-session"
 _CAPTURE = pytest.StashKey[dict[str, Any]]()
@@ -89,7 +89,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             id=planned.capture.capture_id,
             # a compare item (configuration A+B) carries both configurations' markers
             marks=(getattr(pytest.mark, planned.capture.family),
-                   *(getattr(pytest.mark, name) for name in planned.capture.configuration.split("+"))),
+                   *(getattr(pytest.mark, name) for name in planned.configurations)),
         )
         for planned in ora.plan().captures
     ]

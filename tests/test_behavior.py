@@ -13,7 +13,7 @@ import yaml
 
 from pytest_ora.judges.providers.base import ProviderReply, Usage
 from pytest_ora.judges.reply import ReplyProblem, check_reply
-from pytest_ora.method.kinds.behavior import judge_behavior
+from pytest_ora.method.kinds.behavior.kind import judge_behavior
 from pytest_ora.method.rubric import get_rubric
 
 BEHAVIOR = get_rubric("judge-behavior-1.0")

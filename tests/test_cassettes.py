@@ -15,13 +15,14 @@ import pytest
 from bundle_factory import write_bundle
 from fake_keys import FAKE_A, FAKE_B, KEYS, keyed_judge
 
-from pytest_ora.bundle.intake import Plan, PlannedCapture, intake
-from pytest_ora.errors import MissingCassette, OraError, PacketDrift, TransportError
+from pytest_ora.bundle.intake import intake
+from pytest_ora.core.errors import MissingCassette, OraError, PacketDrift, TransportError
+from pytest_ora.core.plan import Plan, PlannedCapture
+from pytest_ora.core.record import CaptureRecord
 from pytest_ora.harness.runner import CaptureRunner
 from pytest_ora.judges.cassettes import REDACTED_HEADERS, CassetteLibrary, cassette_path
 from pytest_ora.judges.panel import Judging
 from pytest_ora.judges.transport import RetryPolicy
-from pytest_ora.record import CaptureRecord
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import OutputDir
 from pytest_ora.testing.server import Fault, ReferenceJudge
@@ -348,10 +349,10 @@ def test_a_refused_exchange_never_takes_the_tag_of_the_last_kept_one(tmp_path: P
     reply was not kept in the partial cassette and a rerun paid for it again."""
     import asyncio
 
-    from pytest_ora.bundle.intake import JudgeSlot
+    from pytest_ora.core.models import RoleSpec
+    from pytest_ora.core.plan import JudgeSlot
     from pytest_ora.judges.calling import judging_as
     from pytest_ora.judges.cassettes import CassetteTransport, partial_path
-    from pytest_ora.models import RoleSpec
 
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200 if request.url.path == "/a" else 401, json={"ok": request.url.path})

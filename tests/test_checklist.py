@@ -14,18 +14,19 @@ import httpx
 import pytest
 import yaml
 
-from pytest_ora.bundle.intake import JudgeSlot, Panel
-from pytest_ora.errors import InvalidReplyError
+from pytest_ora.core.errors import InvalidReplyError
+from pytest_ora.core.models import Capture, RoleSpec
+from pytest_ora.core.plan import JudgeSlot, Panel
 from pytest_ora.judges.packet import Packet, build_packet, judge_prompt
 from pytest_ora.judges.panel import Judging, judge_packet
 from pytest_ora.judges.providers.base import ProviderReply, Usage
 from pytest_ora.judges.reply import ReplyProblem, check_reply
 from pytest_ora.judges.transport import RetryPolicy
 from pytest_ora.method.checklist import judge_checklist
-from pytest_ora.method.kinds import get_kind
-from pytest_ora.method.kinds.checklist import ChecklistReply
-from pytest_ora.method.rubric import digest_of, get_rubric, load_rubric
-from pytest_ora.models import Capture, RoleSpec
+from pytest_ora.method.kinds import formula, get_kind
+from pytest_ora.method.kinds.checklist.kind import ChecklistReply
+from pytest_ora.method.rubric import get_rubric, load_rubric
+from pytest_ora.method.rubric_file import digest_of
 
 CHECKLIST = get_rubric("judge-checklist-2.0")
 EXAMPLE = Path(__file__).parent.parent / "evals" / "examples" / "checklist"
@@ -195,11 +196,11 @@ def test_the_rubric_overrides_the_severity_weights(tmp_path: Path) -> None:
     issues = [(name, name.split("-")[0].lower()) for name in found]
     result = judge_checklist(issues, found, 0, 2, 1, {n: Fraction(5) for n in rubric.names}, rubric)
     assert result.recall == Fraction(207, 284)
-    assert "critical 30" in rubric.formula()
+    assert "critical 30" in formula(rubric)
 
 
 def test_a_checklist_rubric_without_its_params_is_refused(tmp_path: Path) -> None:
-    from pytest_ora.method.rubric import RubricError
+    from pytest_ora.core.rubric import RubricError
 
     data = yaml.safe_load(RUBRIC_FILE.read_text())
     del data["params"]["detection"]["novel_cap"]

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_ora.method.kinds.coherence import panel_rating
-from pytest_ora.method.rubric import digest_of, get_rubric, load_rubric
+from pytest_ora.method.kinds import formula
+from pytest_ora.method.kinds.coherence.kind import panel_rating
+from pytest_ora.method.rubric import get_rubric, load_rubric
+from pytest_ora.method.rubric_file import digest_of
 
 PHASES = {
     "judge-phase-sm-1.0": {"clarity": 3, "handoff": 4, "completeness": 3},
@@ -46,7 +48,7 @@ def test_a_phase_rubric_becomes_a_compare_rubric_for_team_1_vs_team_2(tmp_path: 
     schema = get_kind("compare").reply_schema(rubric)
     scores = schema["properties"]["contestants"]["properties"]["response-1"]["properties"]["scores"]
     assert scores["required"] == ["clarity", "handoff", "completeness"]
-    assert "3*clarity + 4*handoff + 3*completeness" in rubric.formula()
+    assert "3*clarity + 4*handoff + 3*completeness" in formula(rubric)
 
 
 def test_the_panel_rating_is_the_majority_else_good() -> None:

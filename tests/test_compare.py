@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from pytest_ora.method.kinds import get_kind
+from pytest_ora.method.kinds.compare.report import wilson
 from pytest_ora.method.rubric import get_rubric
-from pytest_ora.reports.compare import wilson
 
 COMPARE = get_rubric("judge-compare-1.0")
 EXAMPLE = Path(__file__).parent.parent / "evals" / "examples" / "compare"

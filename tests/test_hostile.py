@@ -29,7 +29,14 @@ from fake_keys import FAKE_A, FAKE_B, KEYS
 from test_cassettes import FAST, Bench, change_answer, planned
 
 from pytest_ora.bundle.intake import intake
-from pytest_ora.errors import CorruptCassette, IntakeError, InvalidReplyError, OraError, PacketDrift, TransportError
+from pytest_ora.core.errors import (
+    CorruptCassette,
+    IntakeError,
+    InvalidReplyError,
+    OraError,
+    PacketDrift,
+    TransportError,
+)
 from pytest_ora.harness.runner import CaptureRunner
 from pytest_ora.judges.cassettes import CassetteLibrary, cassette_path
 from pytest_ora.judges.panel import Judging
@@ -154,8 +161,10 @@ def test_judge_text_reaching_any_output_is_redacted(project: pytest.Pytester, ju
 
     judge.inject(Fault("rewrite", rewrite=not_json, times=2, provider="openai"))
 
+    # One capture at a time: which capture's calls meet the two faults must not depend on scheduling.
     result = project.runpytest(
-        "--ora-record", "once", "-k", "argument-audit", "-rA", "-v", "--junitxml", "junit.xml", "-p", "no:cacheprovider"
+        "--ora-record", "once", "--ora-concurrency", "1", "-k", "argument-audit",
+        "-rA", "-v", "--junitxml", "junit.xml", "-p", "no:cacheprovider",
     )
 
     outcomes = result.parseoutcomes()
@@ -280,7 +289,7 @@ def _fuzz_value(rng: random.Random, depth: int = 0) -> Any:
 
 def test_fuzzed_capture_values_are_refused_at_intake_or_reported_without_error(tmp_path: Path) -> None:
     """200 seeded random values in capture fields: each fails intake by name, or survives every report step."""
-    from pytest_ora.record import base_record
+    from pytest_ora.core.record import base_record
     from pytest_ora.reports.methodology import RunFacts, methodology_markdown
     from pytest_ora.reports.tables import ledger_row, summarize
 
@@ -727,7 +736,7 @@ def test_a_full_disk_at_a_cassette_save_says_the_calls_were_not_recorded(
     """ENOSPC while a cassette is saved: a plain message, no temporary file left, the rerun records it."""
     from types import SimpleNamespace
 
-    from pytest_ora.errors import OraError
+    from pytest_ora.core.errors import OraError
     from pytest_ora.judges import cassettes
 
     def full(source: str, target: str) -> None:

@@ -9,7 +9,7 @@ import pytest
 from bundle_factory import write_bundle
 
 from pytest_ora.bundle.intake import intake
-from pytest_ora.errors import IntakeError
+from pytest_ora.core.errors import IntakeError
 
 GOOD: dict[str, Any] = {
     "hypotheses": [{"id": "H1", "better": "optimum", "worse": "big-1", "margin": 0.3}],

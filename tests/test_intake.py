@@ -10,7 +10,7 @@ import pytest
 from bundle_factory import capture, write_bundle
 
 from pytest_ora.bundle.intake import intake, parse_substitution
-from pytest_ora.errors import IntakeError
+from pytest_ora.core.errors import IntakeError
 
 
 def problems_of(root: Path) -> str:
@@ -247,7 +247,7 @@ def test_a_one_megabyte_answer_is_accepted(tmp_path: Path) -> None:
 
 
 def test_substitution_names_a_role_or_a_route() -> None:
-    from pytest_ora.models import RoleSpec
+    from pytest_ora.core.models import RoleSpec
 
     roles = {"alt": RoleSpec(model="gemini-2.5-pro", provider="google", route="https://g/v1beta/models/x:generateContent")}
 

@@ -17,11 +17,11 @@ from provider_support import (
     valid_reply,
 )
 
+from pytest_ora.core.models import JudgeReply, RoleSpec
 from pytest_ora.judges.providers.anthropic import AnthropicClient
 from pytest_ora.judges.providers.base import TextPart, Usage
 from pytest_ora.judges.reply import check_reply
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.models import JudgeReply, RoleSpec
 
 KEY = "sk-ant-test-0123456789"
 ROUTE = "https://api.anthropic.com/v1/messages"

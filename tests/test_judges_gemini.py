@@ -17,11 +17,11 @@ from provider_support import (
     sent_body,
 )
 
+from pytest_ora.core.models import JudgeReply, RoleSpec
 from pytest_ora.judges.providers.base import TextPart, Usage
 from pytest_ora.judges.providers.gemini import GeminiClient
 from pytest_ora.judges.reply import check_reply
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.models import JudgeReply, RoleSpec
 
 KEY = "AIza-test-0123456789"
 ROUTE = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent"

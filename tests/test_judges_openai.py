@@ -19,11 +19,11 @@ from provider_support import (
     sent_body,
 )
 
+from pytest_ora.core.models import JudgeReply, RoleSpec
 from pytest_ora.judges.providers.base import JudgePrompt, Usage
 from pytest_ora.judges.providers.openai import OpenAIClient
 from pytest_ora.judges.reply import check_reply
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.models import JudgeReply, RoleSpec
 
 KEY = "sk-proj-test-0123456789"
 CHAT = "https://api.openai.com/v1/chat/completions"

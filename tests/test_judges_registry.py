@@ -8,11 +8,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from pytest_ora.core.models import RoleSpec
 from pytest_ora.judges.providers import DEFAULT_KEY_ENV, api_key_for, client_for, key_env_for
 from pytest_ora.judges.providers.base import JudgePrompt, TextPart
 from pytest_ora.judges.reply import reply_schema
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.models import RoleSpec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "providers"
 KEY = "sk-registry-test-0123456789"

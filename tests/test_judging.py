@@ -13,14 +13,15 @@ import pytest
 from bundle_factory import write_bundle
 from fake_keys import FAKE_A, FAKE_B, KEYS, keyed_judge
 
-from pytest_ora.bundle.intake import Plan, PlannedCapture, intake
-from pytest_ora.errors import InvalidReplyError, TransportError
+from pytest_ora.bundle.intake import intake
+from pytest_ora.core.errors import InvalidReplyError, TransportError
+from pytest_ora.core.plan import Plan, PlannedCapture
+from pytest_ora.core.record import CaptureRecord, JudgeRecord
 from pytest_ora.harness.runner import CaptureRunner
 from pytest_ora.judges.cassettes import CassetteLibrary
 from pytest_ora.judges.packet import build_packet
 from pytest_ora.judges.panel import Judging, judge_packet
 from pytest_ora.judges.transport import RetryPolicy
-from pytest_ora.record import CaptureRecord, JudgeRecord
 from pytest_ora.reports.methodology import RunFacts, methodology_markdown
 from pytest_ora.reports.output import OutputDir
 from pytest_ora.testing.server import INVALID_FAULTS, QUIRK_FAULTS, Fault, ReferenceJudge

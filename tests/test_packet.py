@@ -10,7 +10,8 @@ from typing import Any
 
 from bundle_factory import write_bundle
 
-from pytest_ora.bundle.intake import PlannedCapture, intake
+from pytest_ora.bundle.intake import intake
+from pytest_ora.core.plan import PlannedCapture
 from pytest_ora.judges.packet import build_packet, judge_prompt, read_header, read_sections
 from pytest_ora.judges.providers.base import ImagePart, TextPart
 from pytest_ora.method.rubric import ORA_V1

@@ -13,15 +13,16 @@ import httpx
 import pytest
 from bundle_factory import write_bundle
 
-from pytest_ora.bundle.intake import JudgeSlot, Panel, intake
-from pytest_ora.errors import InvalidReplyError
+from pytest_ora.bundle.intake import intake
+from pytest_ora.core.errors import InvalidReplyError
+from pytest_ora.core.models import JudgeReply, RoleSpec
+from pytest_ora.core.plan import JudgeSlot, Panel
 from pytest_ora.judges.packet import build_packet, judge_prompt, packet_json, read_header, read_sections
 from pytest_ora.judges.panel import Judging, judge_packet
 from pytest_ora.judges.providers.base import ProviderReply, Usage
 from pytest_ora.judges.reply import ReplyProblem, check_reply, check_usage, reply_schema
 from pytest_ora.judges.transport import RetryPolicy
 from pytest_ora.method.rubric import ORA_V1, get_rubric
-from pytest_ora.models import JudgeReply, RoleSpec
 
 TRIO = get_rubric("trio-likert-1.0")
 SOLO = get_rubric("judge-solo-1.0")
@@ -247,7 +248,7 @@ def test_three_judges_are_called_live_through_real_http_and_recorded(pytester: p
 
 
 def test_bundle_yaml_names_a_rubric_file_under_the_bundle_and_nothing_outside(tmp_path: Path) -> None:
-    from pytest_ora.errors import IntakeError
+    from pytest_ora.core.errors import IntakeError
     from pytest_ora.method.rubric import builtin_text
 
     root = write_bundle(tmp_path / "bundle", routes={})

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
+from pytest_ora.core.rubric import RubricError
 from pytest_ora.method.kinds.base import ReplyProblem
-from pytest_ora.method.kinds.python import ScorerError, check_scores, load_scorer
-from pytest_ora.method.rubric import RubricError, load_rubric
+from pytest_ora.method.kinds.python.kind import ScorerError, check_scores, load_scorer
+from pytest_ora.method.rubric import load_rubric
 
 EXAMPLE = Path(__file__).parent.parent / "evals" / "examples" / "patch"
 RUBRIC = load_rubric(EXAMPLE / "bundle" / "patch-match-1.0.yaml")

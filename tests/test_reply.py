@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from pytest_ora.core.models import JudgeReply
 from pytest_ora.judges.providers.base import ProviderReply
 from pytest_ora.judges.reply import ReplyProblem, check_reply, reply_schema
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.models import JudgeReply
 
 
 def reply_object(**changes: Any) -> dict[str, Any]:

@@ -11,8 +11,8 @@ import pytest
 from pydantic import BaseModel
 from test_report import record
 
+from pytest_ora.core.record import CaptureRecord
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.record import CaptureRecord
 from pytest_ora.reports import charts
 from pytest_ora.reports.html import render_html
 from pytest_ora.reports.page import read_optional

@@ -9,7 +9,7 @@ import pytest
 from test_statistics_sample import ROOT, judge, recorded_scores
 
 from pytest_ora.bundle.intake import intake
-from pytest_ora.record import CaptureRecord, RecordStore, base_record
+from pytest_ora.core.record import CaptureRecord, RecordStore, base_record
 from pytest_ora.reports import output
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import REPORT_FILES, STATS_FILES, OutputDir

@@ -11,7 +11,9 @@ import pytest
 import yaml
 
 from pytest_ora.__main__ import main
-from pytest_ora.method.rubric import ORA_V1, RubricError, builtin_ids, builtin_text, digest_of, get_rubric, load_rubric
+from pytest_ora.core.rubric import RubricError
+from pytest_ora.method.rubric import ORA_V1, builtin_ids, builtin_text, get_rubric, load_rubric
+from pytest_ora.method.rubric_file import digest_of
 
 
 def write_rubric(path: Path, text: str) -> Path:

@@ -9,7 +9,8 @@ from pathlib import Path
 import httpx
 from bundle_factory import write_bundle
 
-from pytest_ora.bundle.intake import PlannedCapture, intake
+from pytest_ora.bundle.intake import intake
+from pytest_ora.core.plan import PlannedCapture
 from pytest_ora.harness.runner import CaptureRunner
 from pytest_ora.judges.cassettes import CassetteLibrary
 from pytest_ora.judges.panel import Judging

@@ -12,9 +12,9 @@ import pytest
 from bundle_factory import write_bundle
 from test_plugin import EVAL_TEST, KEY_A, KEY_B, judge, project  # noqa: F401  (fixtures used by name)
 
-from pytest_ora.fileio import file_mode
+from pytest_ora.core.fileio import file_mode
+from pytest_ora.core.models import RoleSpec
 from pytest_ora.judges.context import DEFAULT_MAX_INPUT_TOKENS, max_input_tokens
-from pytest_ora.models import RoleSpec
 from pytest_ora.testing.server import ReferenceJudge
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_ora.models import BundleManifest, Capture, OptimumSnapshot
+from pytest_ora.core.models import BundleManifest, Capture, OptimumSnapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLE = ROOT / "evals" / "bundle"

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
-from pytest_ora.method.rubric import RubricError, get_rubric
+from pytest_ora.core.rubric import RubricError
+from pytest_ora.method.kinds import formula
+from pytest_ora.method.kinds.scorecard.grade import Cell, Evidence, grade_axis
+from pytest_ora.method.kinds.scorecard.render import scorecard_markdown
+from pytest_ora.method.rubric import get_rubric
 from pytest_ora.method.rubric_file import parse_rubric
-from pytest_ora.scorecard.grade import Cell, Evidence, grade_axis
-from pytest_ora.scorecard.render import scorecard_markdown
 
 CARD = get_rubric("scorecard.1")
 AXES = {axis.name: axis for axis in CARD.axes}
@@ -155,7 +157,7 @@ RUBRIC = {
 
 
 def _text(data: dict[str, Any]) -> str:
-    from pytest_ora.method.rubric import digest_of
+    from pytest_ora.method.rubric_file import digest_of
 
     data = copy.deepcopy(data)
     data["history"] = [{"version": data["rubric"], "date": "2026-07-03", "change": "c", "digest": digest_of(data)}]
@@ -165,7 +167,7 @@ def _text(data: dict[str, Any]) -> str:
 def test_a_scorecard_rubric_file_parses() -> None:
     rubric = parse_rubric(_text(RUBRIC), "t.yaml", "t.yaml")
     assert rubric.kind == "scorecard" and rubric.axes[0].how == "rules" and rubric.baseline == "off"
-    assert "graded mechanically" in rubric.formula()
+    assert "graded mechanically" in formula(rubric)
 
 
 @pytest.mark.parametrize(

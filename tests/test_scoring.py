@@ -6,6 +6,7 @@ import itertools
 from decimal import Decimal
 from fractions import Fraction
 
+from pytest_ora.method.kinds import formula
 from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.method.scoring import combine
 
@@ -82,7 +83,7 @@ def test_just_below_the_threshold_is_a_failure() -> None:
 
 
 def test_the_formula_names_weights_cap_and_threshold() -> None:
-    assert ORA_V1.formula() == (
+    assert formula(ORA_V1) == (
         "weighted = 0.35*fidelity + 0.25*soundness + 0.18*completeness + 0.12*relevance + 0.10*calibration; "
         "overall = min(weighted, fidelity); failure when overall < 4.0"
     )

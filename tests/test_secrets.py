@@ -9,8 +9,9 @@ import pytest
 from bundle_factory import capture, write_bundle
 
 from pytest_ora.bundle.intake import intake
-from pytest_ora.bundle.secrets import SECRET_REASON, find_secret, secret_in
-from pytest_ora.models import Capture
+from pytest_ora.bundle.secrets import find_secret, secret_in
+from pytest_ora.core.models import Capture
+from pytest_ora.core.vocabulary import SECRET_REASON
 from pytest_ora.testing.server import ReferenceJudge
 
 EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")

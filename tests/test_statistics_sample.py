@@ -17,10 +17,11 @@ import krippendorff
 import numpy as np
 import pytest
 
-from pytest_ora.bundle.intake import Plan, intake
+from pytest_ora.bundle.intake import intake
+from pytest_ora.core.plan import Plan
+from pytest_ora.core.record import CaptureRecord, JudgeRecord, base_record
 from pytest_ora.judges.cassettes import cassette_path
 from pytest_ora.method.scoring import combine
-from pytest_ora.record import CaptureRecord, JudgeRecord, base_record
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import OutputDir
 from pytest_ora.stats.agreement import interval_alpha

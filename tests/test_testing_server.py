@@ -17,13 +17,14 @@ import httpx
 import pytest
 
 import pytest_ora
+from pytest_ora.core.models import Acceptance, Capture, JudgeReply
+from pytest_ora.core.vocabulary import PROVIDERS
 from pytest_ora.judges.packet import build_packet, judge_prompt
 from pytest_ora.judges.providers.base import ImagePart, JudgePrompt, ProviderReply, Stop, TextPart
 from pytest_ora.judges.reply import ReplyProblem, check_reply
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.models import Acceptance, Capture, JudgeReply
 from pytest_ora.testing.scoring import half_point, judge_offset, method_steps
-from pytest_ora.testing.server import FAULT_KINDS, PROVIDERS, Fault, ReferenceJudge
+from pytest_ora.testing.server import FAULT_KINDS, Fault, ReferenceJudge
 
 KEYS = {
     "anthropic": "sk-ant-test-key",

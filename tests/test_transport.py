@@ -13,7 +13,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 
-from pytest_ora.errors import TransportError
+from pytest_ora.core.errors import TransportError
 from pytest_ora.judges.transport import RetryPolicy, SendResult, is_retryable_status, send
 
 URL = "https://judge.example/v1/messages"

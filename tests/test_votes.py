@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from pytest_ora.method.rubric import ORA_V1, VoteRule, get_rubric
+from pytest_ora.core.rubric import VoteRule
+from pytest_ora.method.rubric import ORA_V1, get_rubric
 from pytest_ora.method.scoring import combine, judge_overall
 from pytest_ora.method.votes import needed, verdict, vote
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem, show_value
-from ..models import BundleManifest, Capture
+from ..core.errors import Problem, show_value
+from ..core.models import BundleManifest, Capture
 from .read import read_yaml, yaml_line
 
 __all__ = ["check_design", "cluster_labels", "cluster_value", "option_problems", "snapshots"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem, show_value
-from ..models import BundleManifest
+from ..core.errors import Problem, show_value
+from ..core.models import BundleManifest
 from .read import read_yaml, yaml_line
 
 __all__ = ["check_hypotheses", "rubric_votes"]

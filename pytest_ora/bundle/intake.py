@@ -8,113 +8,33 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
-from ..errors import IntakeError, Problem, show_value
-from ..judges.packet import IMAGE_TYPES
-from ..method.kinds import get_kind
-from ..method.rubric import DEFAULT_RUBRIC, Rubric, RubricError, get_rubric, resolve_rubric
-from ..models import Capture, RoleSpec, default_collisions, default_scored_set
+from ..core.bundle import Bundle, CaptureLine
+from ..core.errors import IntakeError, Problem, show_value
+from ..core.models import Capture, RoleSpec, default_collisions, default_scored_set
+from ..core.paths import BundlePathError, inside
+from ..core.plan import DEFAULT_PANEL, JudgeSlot, Panel, Plan, PlannedCapture, Substitution
+from ..core.rubric import Rubric, RubricError
+from ..core.vocabulary import IMAGE_TYPES
+from ..method.kinds import calls_judges, get_kind
+from ..method.rubric import DEFAULT_RUBRIC, get_rubric, resolve_rubric
 from .design import check_design
 from .hypotheses import check_hypotheses
-from .paths import BundlePathError, inside
-from .read import Bundle, CaptureLine, read_bundle
+from .read import read_bundle
 from .secrets import find_secret, secret_reason
 
 __all__ = [
     "IMAGE_LIMIT_BYTES",
-    "DEFAULT_PANEL",
-    "JUDGE_SLOTS",
     "RESERVED_NAMES",
-    "JudgeSlot",
-    "Panel",
-    "Plan",
-    "PlannedCapture",
-    "Substitution",
     "intake",
     "parse_substitution",
 ]
 
-JUDGE_SLOTS: tuple[tuple[str, str], ...] = (("Judge A", "big-1"), ("Judge B", "big-2"))
-"""Seed 000: Judge A is Optimum Big 1, Judge B is Optimum Big 2 (the default panel)."""
-DEFAULT_PANEL: tuple[str, ...] = tuple(role for _, role in JUDGE_SLOTS)
 IMAGE_LIMIT_BYTES = 5 * 1024 * 1024
 """The smallest per-image limit among the providers (Anthropic: 5 MB)."""
 RESERVED_NAMES = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"})
 """Configuration names become pytest markers, so pytest's own markers are not available."""
-
-Status = Literal["judge", "excluded", "unscorable"]
-
-
-@dataclass(frozen=True)
-class Substitution:
-    """An operator's explicit replacement of a judge slot (a different judging panel)."""
-
-    slot: str
-    role: str | None
-    spec: RoleSpec
-
-
-@dataclass(frozen=True)
-class JudgeSlot:
-    """One judge of the panel: its label, slot, the role it came from and how to reach it."""
-
-    label: str
-    slot: str
-    role: str
-    spec: RoleSpec
-    substituted: bool = False
-
-
-@dataclass(frozen=True)
-class Panel:
-    """The judges of a run; the label differs from the default only with a substitution."""
-
-    judges: tuple[JudgeSlot, ...]
-    label: str
-
-    @property
-    def substituted(self) -> tuple[JudgeSlot, ...]:
-        return tuple(judge for judge in self.judges if judge.substituted)
-
-
-@dataclass(frozen=True)
-class PlannedCapture:
-    """A capture and what intake decided for it."""
-
-    capture: Capture
-    line: int
-    status: Status
-    reason: str | None = None
-    partner: Capture | None = None
-    """The second contestant of a compare item (kind compare); `capture` is the first, its configuration `A+B`."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    """The bundle after intake: the captures in stable order, the panel and the rubric."""
-
-    bundle: Bundle
-    rubric: Rubric
-    panel: Panel
-    captures: tuple[PlannedCapture, ...]
-    entries: dict[str, tuple[str, ...]]
-    """Family -> the entry keys of the scored set, families in table order."""
-    collision_losers: tuple[str, ...]
-    lanes_missing: dict[str, tuple[str, ...]]
-    lanes: tuple[str, ...] = ()
-    """The summary's rows, in table order: the configurations (kind compare: the pairs A+B)."""
-    """Entry key -> the configurations it was not captured on."""
-
-    @property
-    def scored_entry_count(self) -> int:
-        return sum(len(keys) for keys in self.entries.values())
-
-    @property
-    def scored_set_captures(self) -> int:
-        return sum(1 for planned in self.captures if planned.capture.entry_key not in self.collision_losers)
 
 
 def parse_substitution(text: str, roles: dict[str, RoleSpec]) -> Substitution:
@@ -229,8 +149,6 @@ def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:
 def _panel(
     bundle: Bundle, rubric: Rubric, substitutions: tuple[Substitution, ...], label: str | None, problems: list[Problem]
 ) -> Panel | None:
-    from ..method.kinds import calls_judges, get_kind
-
     if not calls_judges(get_kind(rubric.kind)):
         return Panel((), f"none (rubric kind {rubric.kind} calls no judge)")
     roles = bundle.optimum.roles

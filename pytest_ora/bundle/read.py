@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from ..errors import IntakeError, Problem, show_value
-from ..models import BundleManifest, Capture, OptimumSnapshot
-from ..strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
-from .paths import BundlePathError, bundle_file
+from ..core.bundle import Bundle, CaptureLine
+from ..core.errors import IntakeError, Problem, show_value
+from ..core.models import BundleManifest, Capture, OptimumSnapshot
+from ..core.paths import BundlePathError, bundle_file
+from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
 
-__all__ = ["Bundle", "CaptureLine", "MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
+__all__ = ["MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
 
 MAX_YAML_ALIASES = 64
 """More aliases than this in a manifest is treated as an alias bomb, not a manifest."""
@@ -26,24 +26,6 @@ MAX_YAML_NODES = 1_000_000
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Model = TypeVar("_Model", bound=BaseModel)
-
-
-@dataclass(frozen=True)
-class CaptureLine:
-    """A capture and the line of captures.jsonl it came from."""
-
-    capture: Capture
-    line: int
-
-
-@dataclass(frozen=True)
-class Bundle:
-    """A bundle as read from disk, before intake decides what gets judged."""
-
-    root: Path
-    manifest: BundleManifest
-    optimum: OptimumSnapshot
-    captures: tuple[CaptureLine, ...]
 
 
 def load_bundle(root: Path) -> Bundle:

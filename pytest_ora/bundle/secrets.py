@@ -14,11 +14,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..models import Capture
+from ..core.models import Capture
+from ..core.vocabulary import SECRET_REASON
 
-__all__ = ["SECRET_REASON", "SHAPES", "capture_texts", "find_secret", "secret_in", "secret_reason"]
-
-SECRET_REASON = "secret-bearing input"
+__all__ = ["SHAPES", "capture_texts", "find_secret", "secret_in", "secret_reason"]
 
 SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (name, re.compile(pattern), hints)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from ..bundle.intake import PlannedCapture
-from ..record import CaptureRecord
+from ..core.plan import PlannedCapture
+from ..core.record import CaptureRecord
 
 __all__ = ["CaptureTest"]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ..vocabulary import RECORD_MODES
+from ..core.vocabulary import RECORD_MODES
 
 __all__ = ["Options", "add_options", "read_options", "today"]
 

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from ..method.rubric import Rubric
-from ..record import CaptureRecord
-from ..reports.tables import combined, round_half_away
+from ..core.numbers import round_half_away
+from ..core.record import CaptureRecord
+from ..core.rubric import Rubric
+from ..method.kinds import combined
 
 __all__ = ["lowscore_lines", "overall_text", "score_properties", "shows_lowscores", "verbose_word"]
 

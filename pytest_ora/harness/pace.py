@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from ..bundle.intake import PlannedCapture
+from ..core.plan import PlannedCapture
+from ..core.vocabulary import is_live
 from ..judges.ratelimit import Limit, SharedLimiter
-from ..vocabulary import is_live
+from .xdist import hand_to_worker, queued_items, worker_value
 
 __all__ = ["AUTO_IN_FLIGHT", "LIMITS_KEY", "RunLimits", "lookahead", "worker_upcoming"]
 
@@ -48,15 +49,12 @@ def worker_upcoming(config: pytest.Config) -> list[PlannedCapture]:
     queued item to another worker, which would then judge (and pay for) it a second time.
     """
     # Workers run with dist "no": the controller's mode arrives in workerinput.
-    if getattr(config, "workerinput", {}).get(DIST_KEY) not in ("load", "loadscope", "loadfile", "loadgroup"):
+    if worker_value(config, DIST_KEY) not in ("load", "loadscope", "loadfile", "loadgroup"):
         return []
-    interactor = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
-    try:
-        items = interactor.session.items  # type: ignore[union-attr]
-        with interactor.torun.lock() as queued:  # type: ignore[union-attr]
-            indices = [interactor.nextitem_index, *queued]  # type: ignore[union-attr]
-    except AttributeError:  # another xdist version: judge one capture at a time
+    queue = queued_items(config)
+    if queue is None:
         return []
+    items, indices = queue
     upcoming = []
     for index in indices:
         if not isinstance(index, int) or not 0 <= index < len(items):
@@ -77,7 +75,7 @@ class RunLimits:
 
     def directory(self) -> Path:
         """The directory shared by every process of this run."""
-        given = getattr(self._config, "workerinput", {}).get(LIMITS_KEY)
+        given = worker_value(self._config, LIMITS_KEY)
         if given:
             return Path(given)
         if self._owned is None:
@@ -86,8 +84,7 @@ class RunLimits:
 
     def configure_node(self, node: Any) -> None:
         """Hand the directory to an xdist worker before it starts."""
-        node.workerinput[LIMITS_KEY] = str(self.directory())
-        node.workerinput[DIST_KEY] = str(getattr(self._config.option, "dist", "no"))
+        hand_to_worker(node, {LIMITS_KEY: str(self.directory()), DIST_KEY: str(getattr(self._config.option, "dist", "no"))})
 
     def limiter(self, rpm: tuple[tuple[str, float], ...], tpm: tuple[tuple[str, float], ...]) -> SharedLimiter:
         """The limiter of this process over the shared directory."""

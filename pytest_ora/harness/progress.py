@@ -12,9 +12,9 @@ import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 
+from ..core.record import CaptureRecord
 from ..judges.budget import Price, usage_cost
 from ..judges.inflight import InFlightLog
-from ..record import CaptureRecord
 
 __all__ = ["INTERVAL_ENV", "LiveProgress"]
 

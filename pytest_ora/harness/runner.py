@@ -20,8 +20,10 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from ..bundle.intake import JudgeSlot, PlannedCapture
-from ..errors import OraError
+from ..core.errors import OraError
+from ..core.models import Capture
+from ..core.plan import JudgeSlot, PlannedCapture
+from ..core.record import CaptureRecord, base_record
 from ..judges.budget import (
     OUTPUT_TOKENS_ESTIMATE,
     Price,
@@ -41,8 +43,6 @@ from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
 from ..judges.ratelimit import PacedTransport, SharedLimiter
 from ..method.kinds import get_kind
-from ..models import Capture
-from ..record import CaptureRecord, base_record
 from ..reports.output import OutputDir
 
 __all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContextWindow"]
@@ -157,7 +157,7 @@ class CaptureRunner:
         self._check_budget(capture.capture_id)
         rubric = self.judging.rubric
         kind = get_kind(rubric.kind)
-        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in kind.packets(planned, self.root, rubric)]
+        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in kind.packets(planned, self.root, rubric, build_packet)]
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
             too_large = over_window(self.judging.panel, judge_prompt(packet, image, rubric))
@@ -231,7 +231,7 @@ class CaptureRunner:
         """A dry run: the packets are built and written, each judge's first requests sized, nothing sent."""
         capture = planned.capture
         rubric = self.judging.rubric
-        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in get_kind(rubric.kind).packets(planned, self.root, rubric)]
+        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in get_kind(rubric.kind).packets(planned, self.root, rubric, build_packet)]
         sized = []
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))

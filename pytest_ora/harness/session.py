@@ -17,20 +17,27 @@ from typing import Any
 import pytest
 
 from ..bundle.design import option_problems
-from ..bundle.intake import Plan, PlannedCapture, intake, parse_substitution
-from ..errors import IntakeError, OraError
+from ..bundle.intake import intake, parse_substitution
+from ..bundle.read import read_yaml
+from ..core.errors import IntakeError, OraError
+from ..core.models import RoleSpec
+from ..core.numbers import round_half_away
+from ..core.plan import Plan, PlannedCapture
+from ..core.record import CaptureRecord, RecordStore, base_record
+from ..core.vocabulary import is_live
+from ..judges.batch import run_batches
 from ..judges.budget import PRICES_AS_OF, Price, SpendLog, load_prices, price_for
 from ..judges.cassettes import CassetteLibrary, cassette_path
 from ..judges.inflight import InFlightLog
+from ..judges.keyguard import check_keys
 from ..judges.panel import Judging, describe
+from ..judges.reachability import check_reachable, missing_keys
 from ..judges.transport import RetryPolicy
-from ..method.kinds import get_kind, mechanical
-from ..record import CaptureRecord, RecordStore, base_record
+from ..method.kinds import formula, get_kind, mechanical
 from ..reports.methodology import RunFacts, secret_lines
 from ..reports.output import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR, OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
-from ..reports.tables import fit_table, ledger_row, public_row, round_half_away, summarize
-from ..vocabulary import is_live
+from ..reports.tables import fit_table, ledger_row, public_row, summarize
 from .options import Options
 from .outcomes import overall_text, score_properties
 from .pace import RunLimits, lookahead, worker_upcoming
@@ -38,6 +45,7 @@ from .progress import LiveProgress
 from .runner import Budget, CaptureRunner, NotJudged
 from .selection import Selection, selection_for
 from .signals import SignalGuard
+from .xdist import is_worker, stop_controller, worker_count, worker_id
 
 __all__ = ["NO_BUNDLE", "OraSession"]
 
@@ -51,7 +59,7 @@ class OraSession:
     def __init__(self, config: pytest.Config, options: Options) -> None:
         self.config = config
         self.options = options
-        self.is_worker = hasattr(config, "workerinput")
+        self.is_worker = is_worker(config)
         self._plan: Plan | None = None
         self._runner: CaptureRunner | None = None
         self._output: OutputDir | None = None
@@ -126,9 +134,6 @@ class OraSession:
         if self.config.option.collectonly:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
-            from ..judges.keyguard import check_keys
-            from ..judges.reachability import check_reachable, missing_keys
-
             _check_recordable(self.options.cassettes)
             missing = missing_keys(plan.panel, os.environ)
             if missing:
@@ -211,9 +216,7 @@ class OraSession:
             stop = "ora: the ledger journal could not be written (see the ora summary)"
             if self.session is not None:
                 self.session.shouldstop = stop
-            dsession = self.config.pluginmanager.get_plugin("dsession")
-            if dsession is not None:
-                dsession.shouldstop = stop  # xdist's controller loop reads its own flag, not the session's
+            stop_controller(self.config, stop)
         if self._progress is not None:
             self._show_progress(record)
 
@@ -283,8 +286,6 @@ class OraSession:
     def _run_batches(self, selected: list[PlannedCapture]) -> None:
         """--ora-batch: before any item runs, the first asks through the providers' batch APIs."""
         import httpx
-
-        from ..judges.batch import run_batches
 
         plan = self.plan()
         if mechanical(get_kind(plan.rubric.kind)) is not None:
@@ -389,7 +390,7 @@ class OraSession:
         lines = [
             f"ora: bundle {plan.bundle.manifest.bundle}: {plan.scored_entry_count} entries, "
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
-            f"ora: rubric {rubric.version}: {rubric.formula()}",
+            f"ora: rubric {rubric.version}: {formula(rubric)}",
             f"ora: panel {plan.panel.label}" + (f": {judges}" if judges else ""),
             f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
         ]
@@ -491,7 +492,7 @@ class OraSession:
             budget = None
             if self.options.budget_usd is not None:
                 budget = Budget(self.options.budget_usd, self.prices(), self._spend_log())
-            workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+            workers = worker_count(self.config)
             ahead = lookahead(self.options.concurrency, self.options.record, workers, budget is not None)
             limiter = self.limits.limiter(self.options.rpm, self.options.tpm) if is_live(self.options.record) else None
             out = self.options.out / DRY_RUN_DIR if self.options.dry_run else self.options.out
@@ -502,11 +503,11 @@ class OraSession:
         return self._runner
 
     def _spend_log(self) -> SpendLog:
-        worker = getattr(self.config, "workerinput", {}).get("workerid", "main")
+        worker = worker_id(self.config)
         return SpendLog(self.options.out / SPEND_DIR, worker)
 
     def _in_flight_log(self) -> InFlightLog:
-        worker = getattr(self.config, "workerinput", {}).get("workerid", "main")
+        worker = worker_id(self.config)
         return InFlightLog(self.options.out / PROGRESS_DIR, worker)
 
     def close(self) -> None:
@@ -556,9 +557,6 @@ def _timeout(read: float) -> Any:
 
 def _roles(bundle: Path) -> dict[str, Any]:
     """optimum.yaml's roles, for --ora-substitute; intake reports a broken file properly."""
-    from ..bundle.read import read_yaml
-    from ..models import RoleSpec
-
     try:
         data, _ = read_yaml(bundle / "optimum.yaml")
         return {name: RoleSpec.model_validate(spec) for name, spec in data["roles"].items()}

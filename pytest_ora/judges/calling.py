@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable
 
-from ..bundle.intake import JudgeSlot
+from ..core.plan import JudgeSlot
 
 __all__ = ["current_judge", "judging_as", "on_valid_reply", "reply_valid"]
 

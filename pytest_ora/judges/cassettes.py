@@ -43,10 +43,10 @@ try:
 except ImportError:  # not POSIX: runs sharing a cassettes directory are not coordinated
     fcntl = None  # type: ignore[assignment]
 
-from ..errors import CorruptCassette, MissingCassette, OraError, PacketDrift
-from ..fileio import file_mode
-from ..strictjson import lone_surrogate
-from ..vocabulary import RECORD_MODES
+from ..core.errors import CorruptCassette, MissingCassette, OraError, PacketDrift
+from ..core.fileio import file_mode
+from ..core.strictjson import lone_surrogate
+from ..core.vocabulary import RECORD_MODES
 from .calling import current_judge
 from .transport import MAX_REPLY_BYTES, ReplyTooLarge
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..bundle.intake import Panel
-from ..models import RoleSpec
+from ..core.models import RoleSpec
+from ..core.plan import Panel
 from .budget import estimate_input_tokens
 from .providers import client_for
 from .providers.base import ImagePart, JudgePrompt

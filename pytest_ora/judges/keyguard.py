@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from ..bundle.intake import Plan
-from ..errors import OraError
+from ..core.errors import OraError
+from ..core.plan import Plan
 from .providers import api_key_for, key_env_for
 
 __all__ = ["MIN_KEY_LENGTH", "check_keys"]

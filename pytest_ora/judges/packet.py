@@ -16,10 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from ..bundle.paths import inside
+from ..core.models import Capture
+from ..core.paths import inside
+from ..core.rubric import Criterion, Rubric
+from ..core.vocabulary import IMAGE_TYPES
 from ..method.kinds import get_kind
-from ..method.rubric import Criterion, Rubric
-from ..models import Capture
 from .providers.base import ImagePart, JudgePrompt, Part, TextPart
 from .reply import reply_schema
 
@@ -36,7 +37,6 @@ __all__ = [
 ]
 
 PROMPT_VERSION = "prompt-1"
-IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
 _TEXT_KINDS = {".svg": "SVG", ".mmd": "Mermaid", ".mermaid": "Mermaid", ".dot": "DOT", ".gv": "DOT"}
 _MARKER = re.compile(r"^<<<BEGIN (?P<name>[A-Z][A-Z0-9-]*) (?P<nonce>[0-9a-f]{16})>>>$", re.MULTILINE)
 

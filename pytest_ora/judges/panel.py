@@ -13,12 +13,12 @@ from typing import Any
 
 import httpx
 
-from ..bundle.intake import JudgeSlot, Panel
-from ..credentials import redact
-from ..errors import InvalidReplyError, JudgeError
+from ..core.credentials import redact
+from ..core.errors import InvalidReplyError, JudgeError
+from ..core.plan import JudgeSlot, Panel
+from ..core.record import JudgeRecord, Usage
+from ..core.rubric import Rubric
 from ..method.kinds import get_kind
-from ..method.rubric import Rubric
-from ..record import JudgeRecord, Usage
 from .calling import judging_as, reply_valid
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 import httpx
 
-from ..bundle.intake import JudgeSlot, Panel
-from ..errors import UnreachableJudge
-from ..reports.methodology import safe_route
+from ..core.credentials import safe_route
+from ..core.errors import UnreachableJudge
+from ..core.plan import JudgeSlot, Panel
 from .providers import api_key_for, client_for, key_env_for
 
 __all__ = ["check_reachable", "missing_keys"]

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import show_value
+from ..core.errors import show_value
+from ..core.rubric import Rubric
 from ..method.kinds import ReplyProblem, get_kind
-from ..method.rubric import Rubric
 from .providers.base import ProviderReply, loads_body
 
 __all__ = ["ReplyProblem", "check_reply", "check_usage", "reply_schema"]

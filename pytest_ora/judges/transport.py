@@ -22,7 +22,7 @@ from email.utils import parsedate_to_datetime
 
 import httpx
 
-from ..errors import TransportError
+from ..core.errors import TransportError
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .rubric import Rubric, weight_text
+from ..core.rubric import Rubric, weight_text
 
 __all__ = ["METRICS", "JudgeChecklist", "judge_checklist", "severity_weight"]
 

@@ -8,222 +8,24 @@ digest is checked against that line, and reports name the version and digest tha
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
-from dataclasses import dataclass
-from fractions import Fraction
 from importlib import resources
 from pathlib import Path
-from typing import Any
+
+from ..core.rubric import Rubric, RubricError
+from .rubric_file import parse_rubric
 
 __all__ = [
-    "Anchor",
-    "Criterion",
-    "HistoryEntry",
-    "ORA_V1",  # noqa: F822 (loaded on first use, see __getattr__)
-    "Rounding",
-    "Rubric",
-    "RubricError",
-    "VerdictBand",
-    "VoteRule",
+    "ORA_V1",
     "builtin_ids",
-    "digest_of",
     "get_rubric",
     "load_rubric",
     "resolve_rubric",
-    "weight_text",
 ]
 
 DEFAULT_RUBRIC = "ora-1.0"
 
 
-class RubricError(ValueError):
-    """A rubric that cannot be used as given: where (the file), and what is wrong there."""
-
-    def __init__(self, where: str, detail: str) -> None:
-        self.where = where
-        self.detail = detail
-        super().__init__(f"{where}: {detail}")
-
-
-@dataclass(frozen=True)
-class Criterion:
-    """One scored criterion, its weight in the weighted score, its question and anchors."""
-
-    name: str
-    title: str
-    weight: Fraction
-    question: str
-    anchors: tuple[tuple[str, str], ...] = ()
-    """(score or band such as "9-10", what it means), highest first as the file lists them."""
-
-
-@dataclass(frozen=True)
-class Anchor:
-    """A band of the scale and what a score in it means (rubric-wide anchors)."""
-
-    low: int
-    high: int
-    meaning: str
-
-
-@dataclass(frozen=True)
-class Rounding:
-    """How the public table rounds (half away from zero everywhere)."""
-
-    rating_places: int = 1
-    percent_places: int = 0
-    dollar_places: int = 0
-    minute_places: int = 1
-
-
-@dataclass(frozen=True)
-class VerdictBand:
-    """A verdict on overall: the first band (highest first) whose minimum holds."""
-
-    name: str
-    min: Fraction | None
-
-
-@dataclass(frozen=True)
-class VoteRule:
-    """A vote over the judges' own overalls: at least `judges` of them at/above min or below `below`."""
-
-    name: str
-    judges: int | str
-    """A count, or "majority" (more than half of the panel) or "all"."""
-    min: Fraction | None = None
-    below: Fraction | None = None
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One line of the append-only history."""
-
-    version: str
-    date: str
-    change: str
-    digest: str
-
-    def line(self) -> str:
-        return f"{self.version} ({self.date}): {self.change}"
-
-
-@dataclass(frozen=True)
-class Rubric:
-    """A complete scoring definition."""
-
-    version: str
-    title: str
-    criteria: tuple[Criterion, ...]
-    anchors: tuple[Anchor, ...]
-    scale_min: Fraction
-    scale_max: Fraction
-    cap_criterion: str | None
-    failure_below: Fraction | None
-    rounding: Rounding
-    history: tuple[str, ...]
-    kind: str = "scores"
-    scale_step: Fraction | None = None
-    failure_vote: str | None = None
-    verdicts: tuple[VerdictBand, ...] = ()
-    votes: tuple[VoteRule, ...] = ()
-    panel_size: int = 2
-    blind: bool = False
-    requires_spec: bool = True
-    families: tuple[str, ...] | None = None
-    """Closed family list (ora-1.0: mode, visual, lens); None means any slug."""
-    task: str = ""
-    """The judge's task, first paragraph of the judge prompt."""
-    scoring_note: str | None = None
-    """What the prompt says about allowed values; derived from the step when absent."""
-    compare: tuple[tuple[str, str], ...] = ()
-    """Configuration pairs a compare rubric names (bundle.yaml and --ora-compare override)."""
-    params: tuple[tuple[str, tuple[tuple[str, Fraction], ...]], ...] = ()
-    """A kind's own numbers, by group (checklist: severity_weights, detection), exact, in file order."""
-    digest: str = ""
-    source: str = ""
-    """Where the rubric was read from: builtin:<id> or a path."""
-    axes: tuple[Any, ...] = ()
-    """kind scorecard: the axes (pytest_ora.scorecard.axes.Axis), graded mechanically."""
-    baseline: str | None = None
-    """kind scorecard: the configuration paired ratios compare against."""
-    scorer: str | None = None
-    """kind python: `module:function` in the eval suite's directory."""
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(criterion.name for criterion in self.criteria)
-
-    @property
-    def vote_names(self) -> tuple[str, ...]:
-        return tuple(vote.name for vote in self.votes)
-
-    def weight(self, name: str) -> Fraction:
-        return next(c.weight for c in self.criteria if c.name == name)
-
-    def param(self, group: str) -> dict[str, Fraction]:
-        """One group of the kind's numbers (empty when the file gives none)."""
-        return dict(next((values for name, values in self.params if name == group), ()))
-
-    def formula(self) -> str:
-        """The formula as printed in the header and the methodology note (the kind says it)."""
-        from .kinds import get_kind
-
-        return get_kind(self.kind).formula(self)
-
-    def scores_formula(self) -> str:
-        """weighted, overall and failure over the criteria (kind: scores)."""
-        terms = " + ".join(f"{weight_text(c.weight)}*{c.name}" for c in self.criteria)
-        overall = f"overall = min(weighted, {self.cap_criterion})" if self.cap_criterion else "overall = weighted"
-        return f"weighted = {terms}; {overall}; {self.failure_text()}"
-
-    def failure_text(self) -> str:
-        """What makes a capture a quality failure, in words."""
-        if self.failure_vote is not None:
-            failure = f"failure when the {self.failure_vote} vote holds"
-        else:
-            assert self.failure_below is not None
-            failure = f"failure when overall < {_plain(self.failure_below, 1)}"
-        return failure
-
-    def rules(self) -> str:
-        """Verdict bands and votes in one line (empty when the rubric has none)."""
-        parts = []
-        if self.verdicts:
-            bands = ", ".join(f"{v.name} >= {_plain(v.min, 1)}" if v.min is not None else v.name for v in self.verdicts)
-            parts.append(f"verdicts {bands}")
-        for vote in self.votes:
-            test = f">= {_plain(vote.min, 1)}" if vote.min is not None else f"< {_plain(vote.below or Fraction(0), 1)}"
-            parts.append(f"{vote.name}: {vote.judges} judges {test}")
-        return "; ".join(parts)
-
-
-def weight_text(value: Fraction) -> str:
-    """A weight as written: a terminating fraction as a decimal (0.35), else n/d (1/6)."""
-    denominator = value.denominator
-    for prime in (2, 5):
-        while denominator % prime == 0:
-            denominator //= prime
-    return _plain(value, 2 if value < 1 else 0) if denominator == 1 else f"{value.numerator}/{value.denominator}"
-
-
-def _plain(value: Fraction, min_places: int = 0) -> str:
-    """A terminating fraction as a plain decimal string (0.35, 4.0)."""
-    text = f"{float(value):.10f}".rstrip("0")
-    whole, _, places = text.partition(".")
-    places = places.ljust(min_places, "0")
-    return f"{whole}.{places}" if places else whole
-
-
 # --- files ----------------------------------------------------------------------------------
-
-
-def digest_of(data: dict[str, Any]) -> str:
-    """sha256 over the canonical JSON (sorted keys, `,` `:`, UTF-8) of the content without history."""
-    content = {key: value for key, value in data.items() if key != "history"}
-    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def builtin_ids() -> tuple[str, ...]:
@@ -267,13 +69,8 @@ def resolve_rubric(reference: str, base: Path) -> Rubric:
 
 
 def _parse(text: str, source: str, where: str) -> Rubric:
-    from .rubric_file import parse_rubric
-
     return parse_rubric(text, source, where)
 
 
-def __getattr__(name: str) -> Rubric:
-    # ORA_V1 loads on first use: parsing a rubric needs the kinds, which need this module.
-    if name == "ORA_V1":
-        return get_rubric(DEFAULT_RUBRIC)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+ORA_V1: Rubric = get_rubric(DEFAULT_RUBRIC)
+"""The default rubric (ora-1.0), the one seed 000 defines."""

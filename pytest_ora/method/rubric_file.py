@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
 import re
 from fractions import Fraction
 from typing import Annotated, Any, Literal
@@ -10,20 +12,18 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from ..scorecard.axes import AxisFile, parse_axes
-from .rubric import (
-    Anchor,
-    Criterion,
-    HistoryEntry,
-    Rounding,
-    Rubric,
-    RubricError,
-    VerdictBand,
-    VoteRule,
-    digest_of,
-)
+from ..core.rubric import Anchor, Criterion, HistoryEntry, Rounding, Rubric, RubricError, VerdictBand, VoteRule
+from .kinds import get_kind
+from .kinds.scorecard.axes import AxisFile, parse_axes
 
 __all__ = ["parse_rubric"]
+
+def digest_of(data: dict[str, Any]) -> str:
+    """sha256 over the canonical JSON (sorted keys, `,` `:`, UTF-8) of the content without history."""
+    content = {key: value for key, value in data.items() if key != "history"}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
 
 _BAND = re.compile(r"^(?P<low>\d+)(?:-(?P<high>\d+))?$")
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -210,8 +210,6 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         field = ".".join(str(part) for part in first["loc"]) or "(file)"
         message = str(first["msg"]).removeprefix("Value error, ")
         raise RubricError(where, f"field '{field}': {message}") from None
-    from .kinds import get_kind
-
     try:
         kind = get_kind(parsed.kind)
     except ValueError as error:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from .rubric import Rubric
+from ..core.rubric import Rubric
 from .votes import verdict, votes
 
 __all__ = ["Scores", "combine", "exact", "is_failure", "judge_overall"]

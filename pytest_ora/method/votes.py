@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from .rubric import Rubric, VoteRule
+from ..core.rubric import Rubric, VoteRule
 
 __all__ = ["needed", "verdict", "vote", "votes"]
 

@@ -10,10 +10,11 @@ from fractions import Fraction
 
 from tabulate import tabulate
 
-from ..method.rubric import Rubric
-from ..record import CaptureRecord
-from ..vocabulary import FAMILIES
-from .tables import combined, round_half_away
+from ..core.numbers import round_half_away
+from ..core.record import CaptureRecord
+from ..core.rubric import Rubric
+from ..core.vocabulary import FAMILIES
+from ..method.kinds import combined
 
 __all__ = ["family_table"]
 

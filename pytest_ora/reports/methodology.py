@@ -6,14 +6,15 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from ..bundle.intake import Plan
-from ..bundle.secrets import SECRET_REASON
-from ..method.rubric import Rubric
-from ..record import CaptureRecord
+from ..core.credentials import safe_route
+from ..core.plan import Plan
+from ..core.record import CaptureRecord
+from ..core.rubric import Rubric
+from ..core.vocabulary import SECRET_REASON
+from ..method.kinds import formula
 
-__all__ = ["RunFacts", "methodology_data", "methodology_markdown", "methodology_text", "safe_route", "secret_lines"]
+__all__ = ["RunFacts", "methodology_data", "methodology_markdown", "methodology_text", "secret_lines"]
 
 
 @dataclass(frozen=True)
@@ -41,14 +42,6 @@ class RunFacts:
     """--ora-pairs."""
     design: dict[str, Any] = field(default_factory=dict)
     """Filled at the report: entry -> cluster label ("clusters") and configuration -> models ("snapshots")."""
-
-
-def safe_route(route: str) -> str:
-    """A route without its query string or user info, which may carry credentials."""
-    parts = urlsplit(route)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:
@@ -83,7 +76,7 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         ],
         "scoring_date": facts.scoring_date,
         "record_mode": facts.record_mode,
-        "rubric": {"version": rubric.version, "title": rubric.title, "formula": rubric.formula(), "digest": rubric.digest,
+        "rubric": {"version": rubric.version, "title": rubric.title, "formula": formula(rubric), "digest": rubric.digest,
                    "source": rubric.source, "kind": rubric.kind, "rules": rubric.rules(), "blind": rubric.blind,
                    "history": list(rubric.history)},
         "scored_entry_count": plan.scored_entry_count,

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 
 import httpx
 
-from ..bundle.intake import JudgeSlot, Plan
-from ..record import CaptureRecord
+from ..core.credentials import safe_route
+from ..core.plan import JudgeSlot, Plan
+from ..core.record import CaptureRecord
 from .breakdown import family_table
-from .methodology import RunFacts, safe_route
+from .methodology import RunFacts
 
 __all__ = ["LOOPBACK_HOSTS", "is_loopback", "summary_appendix", "summary_preface"]
 

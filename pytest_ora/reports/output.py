@@ -18,19 +18,20 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 from tabulate import tabulate
 
-from ..bundle.intake import Plan
-from ..errors import OutputError
-from ..fileio import file_mode
+from ..core.errors import OutputError
+from ..core.fileio import file_mode
+from ..core.plan import Plan
+from ..core.record import CaptureRecord, in_plan_order
+from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
-from ..method.kinds import get_kind, mechanical
-from ..method.rubric import Rubric
-from ..record import CaptureRecord, in_plan_order
+from ..method.kinds import get_kind, kind_files, mechanical
 from .archive import archive_report
 from .html import REPORT_NAME
 from .methodology import RunFacts, methodology_data, methodology_text
 from .notes import summary_appendix, summary_preface
 from .page import report_page
 from .rows import summary_model
+from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
 from .tables import LedgerCsv, ledger_row, public_row, summarize, summary_csv, summary_json, summary_markdown
 from .verify import RUN_DATA, ledger_rows, run_data
 
@@ -41,12 +42,10 @@ __all__ = [
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
-KIND_FILES = ("checklist.md", "compare.jsonl", "compare.json", "compare.md")
-"""Report files some rubric kinds add (SPEC 9); a new run archives them like the others."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
-EXTRA_FILES = ("run.json", "scorecard.json", "SCORECARD-RESULT.md")
-"""run.json (what `verify` re-renders the tables with) and the files a rubric kind adds (scorecard),
-cleared with the rest of the last run's report."""
+EXTRA_FILES = ("run.json",)
+"""run.json (what `verify` re-renders the tables with), archived with the rest of the last run's report
+(and the files the rubric kinds add: method/kinds, kind_files)."""
 CHILD_ROWS = 5_000
 """From this many ledger rows, the statistics and report.html are made in a child process: the
 scientific stack (numpy, scipy, statsmodels, matplotlib: about 130 MB) and the page's data never
@@ -125,7 +124,7 @@ class OutputDir:
             if estimate:
                 shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
                 return
-            archive_report(self.path, REPORT_FILES + KIND_FILES + EXTRA_FILES + STATS_FILES)
+            archive_report(self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES)
             for name in ("packets", "judges", SPEND_DIR, PROGRESS_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("ab", buffering=0)
@@ -340,7 +339,6 @@ def _statistics_files(
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
     from ..stats.statistics import Design, run_statistics
-    from .statistics import disagreements_csv, stable_json, statistics_markdown, statistics_method
 
     data = run_arrays(rows, rubric)
     design = Design(

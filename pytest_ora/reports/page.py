@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..method.rubric import Rubric
+from ..core.rubric import Rubric
 from .html import render_html
 from .pagedata import optional_section, page_data
 

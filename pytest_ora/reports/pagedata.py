@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from ..method.kinds import get_kind
-from ..method.rubric import Rubric
+from ..core.rubric import Rubric
+from ..method.kinds import formula, get_kind
 from .tables import public_cells
 
 __all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
@@ -325,7 +325,7 @@ def page_data(
         "rubric": {
             "version": rubric.version,
             "title": rubric.title,
-            "formula": rubric.formula(),
+            "formula": formula(rubric),
             "criteria": names,
             "scale": [float(rubric.scale_min), float(rubric.scale_max)],
             "failure_below": None if rubric.failure_below is None else float(rubric.failure_below),

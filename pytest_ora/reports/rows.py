@@ -11,9 +11,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, create_model
 
+from ..core.models import JudgeColumn, PanelJudge, Status
+from ..core.rubric import Rubric
 from ..method.kinds import get_kind
-from ..method.rubric import ORA_V1, Rubric
-from ..models import JudgeColumn, PanelJudge, Status
+from ..method.rubric import ORA_V1
 
 __all__ = ["LedgerRow", "SummaryRow", "ledger_model", "summary_model"]
 

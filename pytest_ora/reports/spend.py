@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ..core.record import CaptureRecord
 from ..judges.budget import Price, cost, price_for
-from ..record import CaptureRecord
 
 __all__ = ["JudgeSpend", "judge_spend", "spend_lines"]
 

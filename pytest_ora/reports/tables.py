@@ -10,18 +10,19 @@ import io
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from decimal import ROUND_HALF_UP, Context, Decimal
 from fractions import Fraction
 from typing import Any
 
 from pydantic import BaseModel
 from tabulate import tabulate
 
-from ..method.kinds import get_kind
-from ..method.rubric import ORA_V1, Rubric
-from ..method.scoring import Scores, exact
-from ..models import JudgeColumn, PanelJudge
-from ..record import CaptureRecord, JudgeRecord
+from ..core.models import JudgeColumn, PanelJudge
+from ..core.numbers import round_half_away
+from ..core.record import CaptureRecord, JudgeRecord
+from ..core.rubric import Rubric
+from ..method.kinds import combined, formula, get_kind
+from ..method.rubric import ORA_V1
+from ..method.scoring import exact
 from .rows import ledger_model, summary_model
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "public_cells",
     "public_columns",
     "public_row",
-    "round_half_away",
     "summarize",
     "summary_csv",
     "summary_json",
@@ -45,13 +45,6 @@ PUBLIC_COLUMNS = (
     "configuration", "judged", "unscorable", "excluded", "errors", "overall", "fidelity", "soundness",
     "completeness", "relevance", "calibration", "failure_rate_pct", "cost_per_100_usd", "minutes_per_run",
 )
-_CONTEXT = Context(prec=60)
-
-
-def round_half_away(value: Fraction, places: int) -> Decimal:
-    """Round an exact value half away from zero (6.25 -> 6.3, 12.5 -> 13)."""
-    decimal = _CONTEXT.divide(Decimal(value.numerator), Decimal(value.denominator))
-    return decimal.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
 
 
 def _number(value: Fraction) -> float | int:
@@ -80,11 +73,6 @@ def _panel_judge(judge: JudgeRecord, overall: Fraction) -> PanelJudge:
         impression=judge["impression"],
         overall=float(overall),
     )
-
-
-def combined(record: CaptureRecord, rubric: Rubric) -> Scores:
-    """A scored capture's panel combination, recomputed exactly from its judges' replies."""
-    return get_kind(rubric.kind).panel(record, rubric)
 
 
 def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
@@ -378,7 +366,7 @@ def summary_markdown(
     return (
         f"# Configuration summary: {bundle}\n\n"
         f"{head}"
-        f"Rubric {rubric.version} ({rubric.title}). {rubric.formula()}.\n"
+        f"Rubric {rubric.version} ({rubric.title}). {formula(rubric)}.\n"
         + (f"Rules: {rubric.rules()}.\n" if rubric.rules() else "")
         + f"Rubric digest {rubric.digest}.\n"
         "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "

@@ -15,10 +15,15 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..core.rubric import Rubric, RubricError
 from ..method.kinds import get_kind
-from ..method.rubric import Rubric, RubricError
+from ..method.kinds.scorecard.render import scorecard_markdown
+from ..method.rubric import builtin_text
 from ..method.rubric_file import parse_rubric
+from .methodology import methodology_text
+from .page import report_page
 from .rows import ledger_model, summary_model
+from .statistics import statistics_sections
 from .tables import ledger_csv, public_row, summary_csv, summary_markdown
 
 __all__ = ["DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "run_data", "verify"]
@@ -60,8 +65,6 @@ def run_data(bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_n
     """run.json: the bundle id, the rubric file's text (its digest is checked when verify re-reads it), the
     methodology facts, and what summary.md says around its table (selection, judges, per-family breakdown)."""
     if rubric.source.startswith("builtin:"):
-        from ..method.rubric import builtin_text
-
         text = builtin_text(rubric.version)
     else:
         text = Path(rubric.source).read_text(encoding="utf-8")
@@ -126,8 +129,6 @@ def _summary_md(directory: Path) -> str:
 
 def _statistics(directory: Path) -> tuple[str, str]:
     """The Statistics sections (SPEC 10) of summary.md and methodology.md, from stats.json when the run wrote one."""
-    from .statistics import statistics_sections
-
     try:
         return statistics_sections(directory)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
@@ -164,8 +165,6 @@ def _ledger_csv(directory: Path) -> str:
 
 @register("report.html", ("ledger.jsonl", "summary.json", RUN_DATA))
 def _report_html(directory: Path) -> str:
-    from .page import report_page
-
     bundle, rubric, table = _summary_table(directory)
     summary = [summary_model(rubric).model_validate(data) for data in _json(directory, "summary.json")]
     try:
@@ -177,8 +176,6 @@ def _report_html(directory: Path) -> str:
 
 @register("methodology.md", (RUN_DATA,))
 def _methodology(directory: Path) -> str:
-    from .methodology import methodology_text
-
     _run(directory)  # the rubric text still matches its digest
     try:
         text = methodology_text(_json(directory, RUN_DATA)["methodology"])
@@ -189,8 +186,6 @@ def _methodology(directory: Path) -> str:
 
 @register("SCORECARD-RESULT.md", ("scorecard.json",))
 def _scorecard(directory: Path) -> str:
-    from ..scorecard.render import scorecard_markdown
-
     try:
         return scorecard_markdown(_json(directory, "scorecard.json"))
     except (KeyError, TypeError) as error:

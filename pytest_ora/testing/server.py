@@ -32,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from ..core.vocabulary import PROVIDERS
 from .batch import BatchStore
 from .ratelimit import RateLimiter
 from .scoring import CRITERIA, judge_reply, reply_shape
@@ -63,7 +64,7 @@ __all__ = [
     "main",
 ]
 
-PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "openai-compatible", "google")
+
 STATUS_FAULTS: tuple[str, ...] = ("401", "408", "429", "500", "502", "503", "529")
 TRANSPORT_FAULTS: tuple[str, ...] = ("drop", "slow")
 INVALID_FAULTS: tuple[str, ...] = (

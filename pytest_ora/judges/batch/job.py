@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from ...bundle.intake import JudgeSlot, PlannedCapture
+from ...core.plan import JudgeSlot, PlannedCapture
 from ..budget import OUTPUT_TOKENS_ESTIMATE, Price, SpendLog, cost, estimate_input_tokens, price_for
 from ..cassettes import CassetteLibrary, partial_path
 from ..packet import build_packet, judge_prompt

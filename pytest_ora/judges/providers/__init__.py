@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from ...credentials import Secret
-from ...models import RoleSpec
+from ...core.credentials import Secret
+from ...core.models import RoleSpec
 from .anthropic import AnthropicClient
 from .base import ProviderClient
 from .gemini import GeminiClient

@@ -8,8 +8,8 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
-from ...models import RoleSpec
-from ...strictjson import strict_loads
+from ...core.models import RoleSpec
+from ...core.strictjson import strict_loads
 
 __all__ = [
     "ImagePart",

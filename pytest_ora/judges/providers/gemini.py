@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from ...models import RoleSpec
+from ...core.models import RoleSpec
 from ._wire import base64_text, count, fallback_error, items, mapping, path_segment, read_json, snippet, string
 from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, Usage, dumps_body
 

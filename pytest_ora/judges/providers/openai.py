@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from ...models import RoleSpec
+from ...core.models import RoleSpec
 from ._wire import (
     base64_text,
     count,

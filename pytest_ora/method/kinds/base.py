@@ -3,27 +3,26 @@ combination, its ledger fields, summary columns and report files. One module per
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from ...errors import show_value
-from ..rubric import Rubric
+from ...core.errors import Problem, show_value
+from ...core.models import Capture
+from ...core.plan import PlannedCapture
+from ...core.record import CaptureRecord, JudgeRecord
+from ...core.rubric import Rubric
 from ..scoring import Scores
 
-if TYPE_CHECKING:  # the record and the capture models import the judges, which import the kinds
-    from pathlib import Path
+PacketT = TypeVar("PacketT", bound=BaseModel)
+PacketBuilder = Callable[[Capture, Path, Rubric], tuple[PacketT, bytes | None]]
+"""How the judges build one packet (judges/packet.py: build_packet): passed in, so the method never imports them."""
 
-    from ...bundle.intake import PlannedCapture
-    from ...errors import Problem
-    from ...judges.packet import Packet
-    from ...models import Capture
-    from ...record import CaptureRecord, JudgeRecord
-
-__all__ = ["Kind", "OneAnswer", "ReplyObject", "ReplyProblem", "Strict", "check_echo", "first_error", "parse_reply"]
+__all__ = ["Kind", "OneAnswer", "PacketBuilder", "PacketT", "ReplyObject", "ReplyProblem", "Strict", "check_echo", "first_error", "parse_reply"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +42,8 @@ class Kind(Protocol):
 
     name: str
     answer_in_packet: bool
+    files: tuple[str, ...]
+    """Report files this kind may add to --ora-out (a new run archives the last run's with the others)."""
     """Whether the packet's ANSWER section holds the capture's answer (compare shows two responses instead)."""
 
     def items(
@@ -56,8 +57,10 @@ class Kind(Protocol):
         """The summary's rows in table order (compare: one per pair, `A+B`)."""
         ...
 
-    def packets(self, planned: PlannedCapture, root: Path, rubric: Rubric) -> list[tuple[str, Packet, bytes | None]]:
-        """The packets every judge answers for one item, each tagged ("" when there is one)."""
+    def packets(
+        self, planned: PlannedCapture, root: Path, rubric: Rubric, build: PacketBuilder[PacketT],
+    ) -> list[tuple[str, PacketT, bytes | None]]:
+        """The packets every judge answers for one item, each tagged ("" when there is one); `build` makes one."""
         ...
 
     def merge(self, replies: Sequence[Sequence[JudgeRecord]], rubric: Rubric) -> list[JudgeRecord]:
@@ -140,14 +143,13 @@ class OneAnswer:
     """What most kinds share: one item per capture, one packet, one reply per judge."""
 
     answer_in_packet = True
+    files: tuple[str, ...] = ()
 
     def items(
         self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
         problems: list[Problem],
     ) -> list[PlannedCapture]:
         if pairs:
-            from ...errors import Problem
-
             problems.append(Problem("bundle.yaml", "names configuration pairs, which only a rubric of kind compare judges",
                                     field="compare", fix="drop compare: / --ora-compare, or use a compare rubric"))
         return planned
@@ -155,10 +157,10 @@ class OneAnswer:
     def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
         return tuple(configurations)
 
-    def packets(self, planned: PlannedCapture, root: Path, rubric: Rubric) -> list[tuple[str, Packet, bytes | None]]:
-        from ...judges.packet import build_packet
-
-        packet, image = build_packet(planned.capture, root, rubric)
+    def packets(
+        self, planned: PlannedCapture, root: Path, rubric: Rubric, build: PacketBuilder[PacketT],
+    ) -> list[tuple[str, PacketT, bytes | None]]:
+        packet, image = build(planned.capture, root, rubric)
         return [("", packet, image)]
 
     def merge(self, replies: Sequence[Sequence[JudgeRecord]], rubric: Rubric) -> list[JudgeRecord]:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
+from ...core.plan import Plan, PlannedCapture
+from ...core.record import CaptureRecord
+from ...core.rubric import Rubric
 from .base import OneAnswer
-
-if TYPE_CHECKING:
-    from ...bundle.intake import Plan, PlannedCapture
-    from ...record import CaptureRecord
-    from ..rubric import Rubric
 
 
 class NoJudge(OneAnswer):

@@ -10,27 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Literal
+from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...errors import Problem, show_value
-from ...models import ExactNumber
-from ..rubric import Rubric, weight_text
-from ..scoring import Scores, is_failure
-from .base import ReplyObject, ReplyProblem, parse_reply
-from .checklist import closed
-from .scores import check_scale
+from ....core.errors import Problem, show_value
+from ....core.models import Capture, ExactNumber
+from ....core.plan import Pair, PlannedCapture
+from ....core.record import CaptureRecord, JudgeRecord, Usage
+from ....core.rubric import Rubric, weight_text
+from ...scoring import Scores, is_failure
+from ..base import PacketBuilder, PacketT, ReplyObject, ReplyProblem, parse_reply
+from ..checklist.kind import closed
+from ..scores.kind import check_scale
+from .report import compare_files, compare_table
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from ...bundle.intake import PlannedCapture
-    from ...judges.packet import Packet
-    from ...models import Capture
-    from ...record import CaptureRecord, JudgeRecord, Usage
-
-__all__ = ["COLUMNS", "KIND", "CompareKind", "CompareReply", "pair_names"]
+__all__ = ["COLUMNS", "KIND", "CompareKind", "CompareReply"]
 
 Label = Literal["response-1", "response-2"]
 LABELS: tuple[Label, Label] = ("response-1", "response-2")
@@ -57,16 +53,11 @@ class CompareReply(ReplyObject):
 
 
 
-def pair_names(configuration: str) -> tuple[str, str]:
-    """(A, B) of a compare item's configuration `A+B`."""
-    first, _, second = configuration.partition("+")
-    return first, second
-
-
 class CompareKind:
     """Pairwise comparison on the rubric's criteria; the result, never a score, is what counts."""
 
     name = "compare"
+    files = ("compare.jsonl", "compare.json", "compare.md")
     answer_in_packet = False
 
     def check_rubric(self, rubric: Rubric) -> str | None:
@@ -86,8 +77,6 @@ class CompareKind:
         self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
         problems: list[Problem],
     ) -> list[PlannedCapture]:
-        from ...bundle.intake import PlannedCapture
-
         if not pairs:
             problems.append(Problem("bundle.yaml", "kind compare needs configuration pairs", field="compare",
                                     fix="add compare: [[A, B]] to bundle.yaml or the rubric, or pass --ora-compare A:B"))
@@ -109,24 +98,25 @@ class CompareKind:
                 a, b = lanes.get(first), lanes.get(second)
                 if a is None or b is None:
                     continue  # a lane not captured: methodology.md lists it
-                capture = a.capture.model_copy(update={"configuration": f"{first}+{second}"})
+                pair = Pair(first, second)
+                capture = a.capture.model_copy(update={"configuration": pair.lane})
                 blocked = next((p for p in (a, b) if p.status != "judge"), None)
                 if blocked is None:
-                    items.append(PlannedCapture(capture, a.line, "judge", partner=b.capture))
+                    items.append(PlannedCapture(capture, a.line, "judge", partner=b.capture, pair=pair))
                 else:
                     reason = f"{blocked.capture.configuration} is {blocked.status}: {blocked.reason}"
-                    items.append(PlannedCapture(capture, a.line, blocked.status, reason, partner=b.capture))
+                    items.append(PlannedCapture(capture, a.line, blocked.status, reason, partner=b.capture, pair=pair))
         return items
 
     def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
-        return tuple(f"{first}+{second}" for first, second in pairs)
+        return tuple(Pair(first, second).lane for first, second in pairs)
 
-    def packets(self, planned: PlannedCapture, root: Path, rubric: Rubric) -> list[tuple[str, Packet, bytes | None]]:
-        from ...judges.packet import build_packet
-
+    def packets(
+        self, planned: PlannedCapture, root: Path, rubric: Rubric, build: PacketBuilder[PacketT],
+    ) -> list[tuple[str, PacketT, bytes | None]]:
         assert planned.partner is not None
         base = planned.capture.model_copy(update={"answer": "", "acceptance": planned.capture.acceptance.model_copy(update={"notes": ""})})
-        packet, _ = build_packet(base, root, rubric)
+        packet, _ = build(base, root, rubric)
         answers = (planned.capture.answer, planned.partner.answer)
         shown = {"first-second": answers, "second-first": answers[::-1]}
         return [
@@ -219,7 +209,8 @@ class CompareKind:
 
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         judges = record["judges"]
-        first, second = pair_names(record["configuration"])
+        pair = Pair.of(record["configuration"])
+        first, second = pair.first, pair.second
         totals: dict[str, list[Fraction]] = {"first": [], "second": []}
         for judge in judges:
             for order in judge["answers"]["orders"]:
@@ -267,13 +258,9 @@ class CompareKind:
         return COLUMNS
 
     def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-        from ...reports.compare import compare_files
-
         return compare_files(records, rubric)
 
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
-        from ...reports.compare import compare_table
-
         return ["", *compare_table(records, rubric, "simple").splitlines()]
 
 

@@ -20,11 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from .vocabulary import FAMILIES
-
 __all__ = [
-    "FAMILIES",
-    "PROVIDERS",
     "Hypothesis",
     "VerdictRule",
     "SLUG_PATTERN",
@@ -52,7 +48,6 @@ __all__ = [
 ]
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
-PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "openai-compatible", "google")
 
 Family = Literal["mode", "visual", "lens"]
 Provider = Literal["anthropic", "openai", "openai-compatible", "google"]

@@ -10,13 +10,11 @@ import functools
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..bundle.secrets import SECRET_REASON
+from ....core.plan import Plan, PlannedCapture
+from ....core.vocabulary import SECRET_REASON
 from .grade import GRADES, Cell, Evidence, grade_axis
-
-if TYPE_CHECKING:
-    from ..bundle.intake import Plan, PlannedCapture
 
 __all__ = ["SCORECARD_JSON", "capture_cells", "duplicate_paths", "scorecard_data"]
 

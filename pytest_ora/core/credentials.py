@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["Secret", "redact"]
+from urllib.parse import urlsplit, urlunsplit
+
+__all__ = ["Secret", "redact", "safe_route"]
 
 
 class Secret(str):
@@ -20,3 +22,11 @@ def redact(text: str, secrets: tuple[str, ...] | list[str]) -> str:
         if secret:
             text = text.replace(str.__str__(secret), "[redacted]")
     return text
+
+
+def safe_route(route: str) -> str:
+    """A route without its query string or user info, which may carry credentials."""
+    parts = urlsplit(route)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
-from ...errors import show_value
-from ...models import JudgeReply
-from ..rubric import Rubric
-from ..scoring import Scores, combine, judge_overall
-from .base import OneAnswer, ReplyProblem, first_error
-
-if TYPE_CHECKING:
-    from ...record import CaptureRecord
+from ....core.errors import show_value
+from ....core.models import JudgeReply
+from ....core.record import CaptureRecord
+from ....core.rubric import Rubric
+from ...scoring import Scores, combine, judge_overall
+from ..base import OneAnswer, ReplyProblem, first_error
 
 __all__ = ["KIND", "ScoresKind", "check_scale"]
 

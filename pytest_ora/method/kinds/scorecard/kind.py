@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..rubric import Rubric
-from ..scoring import Scores
-from .base import ReplyProblem
-from .mechanical import NoJudge
-
-if TYPE_CHECKING:
-    from ...bundle.intake import Plan, PlannedCapture
-    from ...record import CaptureRecord
+from ....core.plan import Plan, PlannedCapture
+from ....core.record import CaptureRecord, base_record
+from ....core.rubric import Rubric
+from ...scoring import Scores
+from ..base import ReplyProblem
+from ..mechanical import NoJudge
+from .card import SCORECARD_JSON, capture_cells, scorecard_data
+from .render import SCORECARD_RESULT, scorecard_markdown
 
 __all__ = ["KIND", "ScorecardKind"]
 
@@ -23,6 +23,7 @@ class ScorecardKind(NoJudge):
     """PASS / PARTIAL / FAIL / N/A / UNKNOWN per axis; scorecard.json and SCORECARD-RESULT.md."""
 
     name = "scorecard"
+    files = (SCORECARD_JSON, SCORECARD_RESULT)
 
     def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> Any:
         return ReplyProblem("(reply)", "a reply", f"is never asked for: rubric {rubric.version} calls no judge")
@@ -47,9 +48,6 @@ class ScorecardKind(NoJudge):
         return ()
 
     def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
-        from ...record import base_record
-        from ...scorecard.card import capture_cells
-
         cells = capture_cells(plan, planned)
         record = base_record(planned, "scored")
         record["grades"] = {name: cell.text() for name, cell in cells.items()}
@@ -57,9 +55,6 @@ class ScorecardKind(NoJudge):
         return record
 
     def report_files(self, plan: Plan, records: Sequence[CaptureRecord]) -> dict[str, str]:
-        from ...scorecard.card import SCORECARD_JSON, scorecard_data
-        from ...scorecard.render import SCORECARD_RESULT, scorecard_markdown
-
         data = scorecard_data(plan, (record["capture_id"] for record in records))
         return {
             SCORECARD_JSON: json.dumps(data, indent=2, ensure_ascii=False) + "\n",

@@ -14,7 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from ..reports.tables import round_half_away
+from ....core.numbers import round_half_away
 from .axes import Axis, Band, Condition
 
 __all__ = ["Cell", "Evidence", "grade_axis", "ratio_text"]

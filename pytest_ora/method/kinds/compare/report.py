@@ -11,10 +11,11 @@ from typing import Any
 
 from tabulate import tabulate
 
-from ..method.kinds.compare import pair_names
-from ..method.rubric import Rubric
-from ..record import CaptureRecord
-from .tables import combined, round_half_away
+from ....core.numbers import round_half_away
+from ....core.plan import Pair
+from ....core.record import CaptureRecord
+from ....core.rubric import Rubric
+from .. import combined, formula
 
 __all__ = ["compare_files", "compare_table", "wilson"]
 
@@ -33,7 +34,8 @@ def _rows(records: Sequence[CaptureRecord], rubric: Rubric) -> list[dict[str, An
         if record["status"] != "scored":
             continue
         scores = combined(record, rubric)
-        first, second = pair_names(record["configuration"])
+        pair = Pair.of(record["configuration"])
+        first, second = pair.first, pair.second
         judges = []
         for judge, summary in zip(record["judges"], scores.details["compare_judges"]):
             orders = [
@@ -100,7 +102,7 @@ def compare_files(records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str,
     pairs = _pairs(rows, rubric)
     markdown = (
         "# Head-to-head comparison\n\n"
-        f"Rubric {rubric.version}, digest {rubric.digest}. {rubric.formula()}. Wins, ties and losses are the "
+        f"Rubric {rubric.version}, digest {rubric.digest}. {formula(rubric)}. Wins, ties and losses are the "
         "first configuration's; position consistency is the share of items whose two orders a judge decided "
         "alike. Machine-written: do not edit.\n\n"
         + _table(pairs, "github") + "\n"

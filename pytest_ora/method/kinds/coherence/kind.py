@@ -9,16 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from ..rubric import Rubric
-from ..scoring import Scores, is_failure
-from .base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
-from .checklist import reply_object
-
-if TYPE_CHECKING:
-    from ...models import Capture
-    from ...record import CaptureRecord
+from ....core.models import Capture
+from ....core.record import CaptureRecord
+from ....core.rubric import Rubric
+from ...scoring import Scores, is_failure
+from ..base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
+from ..checklist.kind import reply_object
 
 __all__ = ["KIND", "PHASES", "RATINGS", "CoherenceKind", "CoherenceReply", "panel_rating"]
 

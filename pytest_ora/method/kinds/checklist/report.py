@@ -7,10 +7,11 @@ from fractions import Fraction
 
 from tabulate import tabulate
 
-from ..method.kinds.checklist import issue_disagreements, judge_results
-from ..method.rubric import Rubric
-from ..record import CaptureRecord
-from .tables import round_half_away
+from ....core.numbers import round_half_away
+from ....core.record import CaptureRecord
+from ....core.rubric import Rubric
+from .. import formula
+from .results import issue_disagreements, judge_results
 
 __all__ = ["checklist_markdown"]
 
@@ -28,7 +29,7 @@ def checklist_markdown(records: Sequence[CaptureRecord], rubric: Rubric) -> str:
         "judge's per-item answers (shown to three decimals, half away from zero); tp = found issues + valid novel "
         "findings, fp = false positives. Machine-written: do not edit.",
         "",
-        f"Formula: {rubric.formula()}.",
+        f"Formula: {formula(rubric)}.",
     ]
     disagreeing = 0
     for record in records:

@@ -9,24 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import StrictBool
 
-from ...errors import show_value
-from ...models import ExactNumber
-from ..checklist import METRICS, JudgeChecklist, judge_checklist, pair_problem, pair_terms
-from ..rubric import Rubric, weight_text
-from ..scoring import Scores, is_failure
-from ..votes import verdict, votes
-from .base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
-from .scores import check_scale
+from ....core.errors import show_value
+from ....core.models import Capture, ExactNumber
+from ....core.record import CaptureRecord
+from ....core.rubric import Rubric, weight_text
+from ...checklist import METRICS, JudgeChecklist, pair_problem, pair_terms
+from ...scoring import Scores, is_failure
+from ...votes import verdict, votes
+from ..base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
+from ..scores.kind import check_scale
+from .report import checklist_markdown
+from .results import issue_disagreements, judge_results
 
-if TYPE_CHECKING:
-    from ...models import Capture
-    from ...record import CaptureRecord, JudgeRecord
-
-__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "array", "check_ids", "closed", "reply_object", "issue_disagreements", "judge_results"]
+__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "array", "check_ids", "closed", "reply_object"]
 
 _DETECTION = ("recall", "precision", "novel_each", "novel_cap")
 
@@ -72,6 +71,7 @@ class ChecklistKind(OneAnswer):
     """Expected findings weighted by severity; the weights and the detection formula come from the rubric."""
 
     name = "checklist"
+    files = ("checklist.md",)
 
     def check_rubric(self, rubric: Rubric) -> str | None:
         problem = pair_problem(self.name, rubric)
@@ -203,8 +203,6 @@ class ChecklistKind(OneAnswer):
         return METRICS
 
     def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-        from ...reports.checklist import checklist_markdown
-
         return {"checklist.md": checklist_markdown(records, rubric)}
 
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
@@ -214,38 +212,6 @@ class ChecklistKind(OneAnswer):
 
 
 KIND = ChecklistKind()
-
-
-def judge_results(judges: Sequence[JudgeRecord], material: Mapping[str, Any], rubric: Rubric) -> list[JudgeChecklist]:
-    """Each judge's exact checklist result, panel order."""
-    issues = [(issue["id"], issue["severity"]) for issue in material["issues"]]
-    bonus = [item["id"] for item in material["bonus"]]
-    results = []
-    for judge in judges:
-        answers = judge["answers"]
-        found = {name: bool(answer["found"]) for name, answer in answers["findings"].items()}
-        results.append(judge_checklist(
-            issues, found,
-            bonus_found=sum(found[name] for name in bonus),
-            novel_valid=sum(1 for novel in answers["novel"] if novel["valid"]),
-            false_positives=len(answers["false_positives"]),
-            scores={name: Fraction(value) for name, value in judge["scores"].items()},
-            rubric=rubric,
-        ))
-    return results
-
-
-def issue_disagreements(judges: Sequence[JudgeRecord], material: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Listed ids some judges found and others did not, in checklist order."""
-    severities = {issue["id"]: issue["severity"] for issue in material["issues"]}
-    severities.update({item["id"]: "bonus" for item in material["bonus"]})
-    rows = []
-    for name, severity in severities.items():
-        found = [j["label"].removeprefix("Judge ") for j in judges if j["answers"]["findings"][name]["found"]]
-        missed = [j["label"].removeprefix("Judge ") for j in judges if not j["answers"]["findings"][name]["found"]]
-        if found and missed:
-            rows.append({"id": name, "severity": severity, "found_by": found, "missed_by": missed})
-    return rows
 
 
 def _judge_row(label: str, result: JudgeChecklist) -> dict[str, Any]:

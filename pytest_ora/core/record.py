@@ -12,7 +12,7 @@ from typing import Any, TypedDict, overload
 
 from typing_extensions import NotRequired
 
-from .bundle.intake import PlannedCapture
+from .plan import PlannedCapture
 
 __all__ = ["CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "base_record", "in_plan_order"]
 

@@ -9,22 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import StrictBool
 
-from ...models import ExactNumber
-from ..checklist import pair_problem, pair_scores, pair_terms
-from ..rubric import Rubric, weight_text
-from ..scoring import Scores, is_failure
-from ..votes import verdict, votes
-from .base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
-from .checklist import array, check_ids, closed, reply_object
-from .scores import check_scale
-
-if TYPE_CHECKING:
-    from ...models import Capture
-    from ...record import CaptureRecord, JudgeRecord
+from ....core.models import Capture, ExactNumber
+from ....core.record import CaptureRecord, JudgeRecord
+from ....core.rubric import Rubric, weight_text
+from ...checklist import pair_problem, pair_scores, pair_terms
+from ...scoring import Scores, is_failure
+from ...votes import verdict, votes
+from ..base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
+from ..checklist.kind import array, check_ids, closed, reply_object
+from ..scores.kind import check_scale
 
 __all__ = ["KIND", "METRICS", "BehaviorKind", "BehaviorReply", "judge_behavior"]
 

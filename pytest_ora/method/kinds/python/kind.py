@@ -14,18 +14,16 @@ from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ...errors import OraError, show_value
-from ..rubric import Rubric
-from ..scoring import combine
-from .base import ReplyProblem
-from .mechanical import NoJudge
-from .scores import ScoresKind
-
-if TYPE_CHECKING:
-    from ...bundle.intake import Plan, PlannedCapture
-    from ...record import CaptureRecord
+from ....core.errors import OraError, show_value
+from ....core.plan import Plan, PlannedCapture
+from ....core.record import CaptureRecord, JudgeRecord, Usage, base_record
+from ....core.rubric import Rubric
+from ...scoring import combine
+from ..base import ReplyProblem
+from ..mechanical import NoJudge
+from ..scores.kind import ScoresKind
 
 __all__ = ["KIND", "PythonKind", "ScorerError", "check_scores", "load_scorer"]
 
@@ -100,8 +98,6 @@ class PythonKind(NoJudge, ScoresKind):
         return check_scores(payload, rubric)
 
     def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
-        from ...record import JudgeRecord, Usage, base_record
-
         rubric = plan.rubric
         assert rubric.scorer is not None
         scorer = load_scorer(rubric.scorer, Path(suite))

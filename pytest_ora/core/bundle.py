@@ -1,0 +1,28 @@
+"""A capture bundle as read from disk, before intake decides what gets judged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .models import BundleManifest, Capture, OptimumSnapshot
+
+__all__ = ["Bundle", "CaptureLine"]
+
+
+@dataclass(frozen=True)
+class CaptureLine:
+    """A capture and the line of captures.jsonl it came from."""
+
+    capture: Capture
+    line: int
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """A bundle as read from disk, before intake decides what gets judged."""
+
+    root: Path
+    manifest: BundleManifest
+    optimum: OptimumSnapshot
+    captures: tuple[CaptureLine, ...]

@@ -1,0 +1,16 @@
+"""Exact numbers as printed: every table, kind and report rounds through here."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Context, Decimal
+from fractions import Fraction
+
+__all__ = ["round_half_away"]
+
+_CONTEXT = Context(prec=60)
+
+
+def round_half_away(value: Fraction, places: int) -> Decimal:
+    """Round an exact value half away from zero (6.25 -> 6.3, 12.5 -> 13)."""
+    decimal = _CONTEXT.divide(Decimal(value.numerator), Decimal(value.denominator))
+    return decimal.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)

@@ -1,0 +1,1 @@
+"""The python rubric kind: its reply model, arithmetic and report files (KIND in kind.py)."""
