@@ -29,9 +29,9 @@ INTERVAL_WORDS = (
     "are 20 or more units, and a Student t interval (cluster-robust with clusters) below 20, where BCa covers "
     "the truth too rarely; such rows are marked \"small n\" (t). \"< 0.0002\" is a sign-flip p-value on the "
     "resampling floor 2/(R+1): the true p is smaller, not equal; a Holm value from it is an upper bound "
-    "(\"<=\"). With every sign pattern enumerated (few units) p cannot go below p min. \"Not significant\" is "
-    "not \"equivalent\": the MDE is the smallest true difference the pair could have detected with 80% power "
-    "at the Holm-adjusted level."
+    "(\"<=\"). With every sign pattern enumerated (few units) p cannot go below p min. \"Not significant\" does "
+    "not mean the two are alike: the MDE is the smallest true difference the pair could have detected with 80% "
+    "power at the Holm-adjusted level."
 )
 
 
