@@ -42,6 +42,8 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("prompt-cache", "prompt caching: on (repeated prefix first, cache breakpoints, an entry's captures judged together) or off", "on"),
     ("baseline", "an earlier --ora-out (or one of its runs/NNNN) to compare this run with: baseline.json, baseline.md", None),
     ("regression-min", "per-capture change of overall listed against --ora-baseline: points, or a share of the scale like 10%", "10%"),
+    ("cluster", "capture field (or metadata.KEY) shared by related entries: cluster-robust statistics", None),
+    ("reference", "configuration every other one is compared with in the statistics", None),
 )
 
 
@@ -100,6 +102,12 @@ class Options:
     """Per-capture changes of overall listed against the baseline: points ("1") or a share of the scale ("10%")."""
     fail_regression: bool = False
     """--ora-fail-regression: exit 1 when a configuration's paired interval against the baseline lies below 0."""
+    cluster: str | None = None
+    """--ora-cluster FIELD: the statistics' clusters (overrides bundle.yaml `cluster:`)."""
+    reference: str | None = None
+    """--ora-reference CONFIG: the statistics compare every configuration with it."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """--ora-pairs A:B: the pairs the statistics compare, in the order given."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -146,6 +154,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
         help="a configuration pair to compare head to head (kind compare); repeatable",
+    )
+    group.addoption(
+        "--ora-pairs", dest="ora_pairs", action="append", default=[], metavar="A:B",
+        help="a configuration pair the statistics compare (first - second); repeatable; Holm runs over these",
     )
 
 
@@ -207,6 +219,9 @@ def read_options(config: pytest.Config) -> Options:
         baseline=source.path("baseline"),
         regression_min=_share("regression-min", source.value("regression-min"), "1", "10%"),
         fail_regression=bool(config.getoption("ora_fail_regression")),
+        cluster=source.value("cluster") or None,
+        reference=source.value("reference") or None,
+        pairs=tuple(_pair(text, "--ora-pairs") for text in config.getoption("ora_pairs") or ()),
     )
 
 
@@ -249,10 +264,10 @@ def _role_numbers(config: pytest.Config, unit: str) -> tuple[tuple[str, float], 
     return tuple(pairs)
 
 
-def _pair(text: str) -> tuple[str, str]:
+def _pair(text: str, option: str = "--ora-compare") -> tuple[str, str]:
     first, sep, second = text.partition(":")
     if not sep or not first or not second or first == second:
-        raise pytest.UsageError(f"--ora-compare takes two different configurations as A:B, got {text!r}")
+        raise pytest.UsageError(f"{option} takes two different configurations as A:B, got {text!r}")
     return first, second
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ..bundle.design import option_problems
 from ..bundle.intake import intake, parse_substitution
 from ..bundle.read import read_yaml
 from ..core.errors import IntakeError, OraError, PacketDrift
@@ -123,6 +124,12 @@ class OraSession:
     def start(self) -> None:
         """Intake, judge checks and the output directory, before any item runs (controller only)."""
         plan = self.plan()
+        wrong = option_problems(
+            plan.bundle.manifest.configurations, [item.capture for item in plan.bundle.captures], self.options.cluster,
+            self.options.reference, self.options.pairs,
+        )
+        if wrong:
+            raise pytest.UsageError("; ".join(wrong))
         if self.options.substitutes and not self.options.panel_label:
             raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
         if self.options.budget_usd is not None:
@@ -404,6 +411,9 @@ class OraSession:
             seed=self.options.seed,
             disagreement=self.options.disagreement,
             labels=self.labels,
+            cluster=self.options.cluster,
+            reference=self.options.reference,
+            pairs=self.options.pairs,
         )
         import dataclasses
 

@@ -104,25 +104,55 @@ def _statistics(data: Mapping[str, Any]) -> str:
     parts = []
     if stats:
         agreement = stats.get("agreement") or {}
+        if stats.get("intervals_note"):
+            parts.append(f'<p class="note" id="intervals-note">{escape(stats["intervals_note"])}</p>')
         if agreement:
-            fields = ("alpha", "kappa", "exact", "within_one")
+            fields: tuple[str, ...] = ("alpha", "kappa", "exact", "within_one")
+            headings: tuple[str, ...] = ("criterion", "Krippendorff's alpha", "weighted kappa", "exact", "within one step")
+            if stats.get("intervals_note"):
+                fields += ("alpha_interval", "alpha_ordinal", "fleiss_kappa", "icc_2k")
+                headings += ("alpha 95% bootstrap", "ordinal alpha", "Fleiss kappa", "ICC(2,k)")
             parts.append("<h3>Agreement</h3>" + _table(
-                ("criterion", "Krippendorff's alpha", "weighted kappa", "exact", "within one step"),
-                [[name, *(values.get(f) for f in fields)] for name, values in agreement.items()],
+                headings, [[name, *(values.get(f) for f in fields)] for name, values in agreement.items()],
             ))
         paired = stats.get("paired") or []
-        if paired:
+        if paired and stats.get("intervals_note"):
+            parts.append("<h3>Paired comparisons</h3>" + _table(
+                ("pair", "n", "mean difference", "95% interval", "interval", "p (sign-flip)", "p (Holm)", "p (t)",
+                 "MDE 80% (Holm)", "reading"),
+                [[f"{p['a']} - {p['b']}", p.get("n"), p.get("mean_difference"), p.get("interval"),
+                  "t (small n)" if p.get("interval_method") == "t" else "BCa", p.get("p_shown"), p.get("p_holm_shown"),
+                  p.get("p_t"), p.get("mde_80_adjusted"), p.get("reading")] for p in paired],
+            ))
+        elif paired:
             parts.append("<h3>Paired comparisons</h3>" + _table(
                 ("pair", "n", "mean difference", "95% interval", "p", "p (Holm)"),
                 [[f"{p['a']} - {p['b']}", p.get("n"), p.get("mean_difference"), p.get("interval"),
                   p.get("p_value"), p.get("p_holm")] for p in paired],
             ))
+        if stats.get("judges"):
+            parts.append("<h3>Judges</h3>" + _table(
+                ("judge", "configuration", "n", "mean overall", "95% t interval"),
+                [[j["judge"], j["configuration"], j.get("n"), j.get("mean"), j.get("t_interval")] for j in stats["judges"]],
+            ))
+            preference = stats.get("self_preference") or []
+            parts.append(
+                '<p class="note">Self-preference: a judge\'s overall on a configuration running the judge\'s own model '
+                "minus the other judges' mean on the same captures; flagged when its 95% t interval excludes 0.</p>"
+                + (_table(("judge", "configuration", "n", "own - others", "95% t interval", "self-preference"),
+                          [[r["judge"], r["configuration"], r.get("n"), r.get("difference"), r.get("t_interval"),
+                            "FLAGGED" if r.get("flagged") else "no"] for r in preference])
+                   if preference else '<p class="note">No judge\'s model runs in a configuration: nothing to check.</p>')
+            )
         hypotheses = stats.get("hypotheses") or {}
         if hypotheses.get("rows"):
             verdict = str(hypotheses.get("verdict", ""))
             parts.append(
                 f'<h3>Hypotheses: <span class="verdict-{escape(verdict)}">{escape(verdict)}</span></h3>'
                 + (f'<p>{escape(str(hypotheses["detail"]))}</p>' if hypotheses.get("detail") else "")
+                + (f'<p class="note">With the labels shuffled within each entry, the rule\'s count condition passes '
+                   f'{100 * float(hypotheses["null_pass_probability"]):.1f}% of the time by chance.</p>'
+                   if hypotheses.get("null_pass_probability") is not None else "")
                 + _table(
                     ("hypothesis", "better", "worse", "margin", "mean delta", "95% interval", "directional", "meets margin"),
                     [[r["id"], r["better"], r["worse"], r["margin"], r["mean_delta"], r.get("interval"),

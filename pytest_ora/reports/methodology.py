@@ -46,6 +46,14 @@ class RunFacts:
     """'version (digest)' when the replies were recorded under another rubric version and rescored offline."""
     notices: tuple[str, ...] = ()
     """What the top of summary.md and report.html say first (reports.notes.notices): incomplete run, local judge."""
+    cluster: str | None = None
+    """--ora-cluster (None: bundle.yaml's `cluster:`, if any)."""
+    reference: str | None = None
+    """--ora-reference."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """--ora-pairs."""
+    design: dict[str, Any] = field(default_factory=dict)
+    """Filled at the report: entry -> cluster label ("clusters") and configuration -> models ("snapshots")."""
 
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -251,7 +252,7 @@ class OutputDir:
                 write_atomic(self.path / name, text)
             # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
             finish = functools.partial(
-                _finish_report, self.path, rubric, plan.bundle.manifest, facts,
+                _finish_report, self.path, rubric, plan.bundle.manifest, _design(plan, facts),
                 {name: files[name] for name in ("summary.md", "methodology.md")},
                 [row.model_dump() for row, _ in summary], table, methodology, self.baseline, self.regression_min,
             )
@@ -292,6 +293,16 @@ class OutputDir:
         )
         write_atomic(self.path / "estimate.json", _dump(data))
         write_atomic(self.path / "estimate.md", text)
+
+
+def _design(plan: Plan, facts: RunFacts) -> RunFacts:
+    """The facts with what the statistics need of the captures: cluster labels and model snapshots."""
+    from ..bundle.design import cluster_labels, snapshots
+
+    captures = [planned.capture for planned in plan.captures]
+    field = facts.cluster or plan.bundle.manifest.cluster
+    labels = cluster_labels(captures, field) if field else {}
+    return dataclasses.replace(facts, cluster=field, design={"clusters": labels, "snapshots": snapshots(captures)})
 
 
 def _finish_report(
@@ -371,15 +382,22 @@ def _computed_statistics(
 ) -> dict[str, str]:
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
-    from ..stats.statistics import run_statistics
+    from ..stats.statistics import Design, run_statistics
+
     data = run_arrays(rows, rubric)
     human = None
     if facts.labels is not None:
         from ..stats.calibration import human_arrays
 
         human = human_arrays(facts.labels, rubric)
-    stats = run_statistics(data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement,
-                           labels=human)
+    design = Design(
+        cluster=facts.cluster, clusters=facts.design.get("clusters", {}), snapshots=facts.design.get("snapshots", {}),
+        pairs=facts.pairs, reference=facts.reference,
+    )
+    stats = run_statistics(
+        data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement, design=design,
+        labels=human,
+    )
     written = {
         "stats.json": stable_json(stats.data, rubric.version),
         "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),

@@ -43,6 +43,8 @@ class ConfigurationStatistics(_Section):
     """95% bootstrap interval of mean overall."""
     failure_interval: Interval | None = None
     """95% Wilson interval of the failure rate (a share, 0 to 1)."""
+    interval_method: str | None = None
+    """"t" when overall_interval is the small-n t interval, "bca" for the bootstrap."""
 
 
 class Agreement(_Section):
@@ -52,6 +54,10 @@ class Agreement(_Section):
     kappa: float | None = None
     exact: float | None = None
     within_one: float | None = None
+    alpha_interval: Interval | None = None
+    alpha_ordinal: float | None = None
+    fleiss_kappa: float | None = None
+    icc_2k: float | None = None
 
 
 class Paired(_Section):
@@ -64,6 +70,34 @@ class Paired(_Section):
     interval: Interval | None = None
     p_value: float | None = None
     p_holm: float | None = None
+    interval_method: str | None = None
+    p_shown: str | None = None
+    """The p-value as the tables write it ('< 0.0002' on the resampling floor)."""
+    p_holm_shown: str | None = None
+    p_t: float | None = None
+    mde_80_adjusted: float | None = None
+    reading: str | None = None
+
+
+class JudgeMean(_Section):
+    """One judge's mean overall on one configuration."""
+
+    judge: str
+    configuration: str
+    n: int
+    mean: float | None = None
+    t_interval: Interval | None = None
+
+
+class SelfPreference(_Section):
+    """A judge's own overall minus the other judges' on a configuration running the judge's model."""
+
+    judge: str
+    configuration: str
+    n: int
+    difference: float | None = None
+    t_interval: Interval | None = None
+    flagged: bool = False
 
 
 class HypothesisRow(_Section):
@@ -77,11 +111,13 @@ class HypothesisRow(_Section):
     interval: Interval | None = None
     directional: int | None = None
     meets_margin: int | None = None
+    interval_method: str | None = None
 
 
 class Hypotheses(_Section):
     verdict: str | None = None
     detail: str | None = None
+    null_pass_probability: float | None = None
     rows: list[HypothesisRow] = []
 
 
@@ -92,6 +128,10 @@ class Statistics(_Section):
     agreement: dict[str, Agreement] = {}
     paired: list[Paired] = []
     hypotheses: Hypotheses | None = None
+    intervals_note: str | None = None
+    """In words: what each interval is and when a row is small-n."""
+    judges: list[JudgeMean] = []
+    self_preference: list[SelfPreference] = []
 
 
 class CompareRow(_Section):
