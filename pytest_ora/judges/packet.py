@@ -295,6 +295,19 @@ def _footer(packet: Packet, rubric: Rubric) -> str:
     return f"{task}. Reply with the JSON object only."
 
 
+def _entry_sections(packet: Packet, nonce: str) -> list[str]:
+    """The sections every capture of the entry shares: the specification, the context, the reference, the prompt."""
+    sections = []
+    if packet.specification is not None:
+        sections.append(_section("SPECIFICATION", nonce, packet.specification))
+    if packet.context is not None:
+        sections.append(_section("CONTEXT", nonce, packet.context))
+    if packet.reference is not None:
+        sections.append(_section("REFERENCE", nonce, packet.reference))
+    sections.append(_section("PROMPT", nonce, packet.prompt))
+    return sections
+
+
 def _user_text(packet: Packet, rubric: Rubric) -> str:
     """The packet as one text, capture header first (the layout with prompt caching off)."""
     nonce = _nonce(packet)
@@ -312,14 +325,7 @@ def _user_text(packet: Packet, rubric: Rubric) -> str:
         f"acceptance_notes: {json.dumps(packet.acceptance_notes)}",
         f"visual_artifact: {_visual(packet)}",
     ]
-    sections = []
-    if packet.specification is not None:
-        sections.append(_section("SPECIFICATION", nonce, packet.specification))
-    if packet.context is not None:
-        sections.append(_section("CONTEXT", nonce, packet.context))
-    if packet.reference is not None:
-        sections.append(_section("REFERENCE", nonce, packet.reference))
-    sections.append(_section("PROMPT", nonce, packet.prompt))
+    sections = _entry_sections(packet, nonce)
     sections += _capture_sections(packet, rubric, nonce)
     return "\n".join(header) + "\n\n" + "\n\n".join(sections) + "\n\n" + _footer(packet, rubric)
 
@@ -350,14 +356,7 @@ def _entry_text(packet: Packet) -> str:
         f"technique: {packet.technique}",
         _spec_source(packet),
     ]
-    sections = []
-    if packet.specification is not None:
-        sections.append(_section("SPECIFICATION", nonce, packet.specification))
-    if packet.context is not None:
-        sections.append(_section("CONTEXT", nonce, packet.context))
-    if packet.reference is not None:
-        sections.append(_section("REFERENCE", nonce, packet.reference))
-    sections.append(_section("PROMPT", nonce, packet.prompt))
+    sections = _entry_sections(packet, nonce)
     return "\n".join(header) + "\n\n" + "\n\n".join(sections)
 
 
