@@ -74,7 +74,7 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     # When the file is fed back to the run (replaying), with the calibration gate asked for
     result = judged.runpytest(f"--ora-labels={labels}", "--ora-fail-calibration=0.5")
     # Then the gate fails: three labelled captures are too few to judge a judge
-    assert outcomes(result)["failed"] == 0 and result.ret == 1
+    assert outcomes(result)["failed"] == 1 and result.ret == 1  # no capture failed: the one failure is the gate's testcase
     result.stdout.fnmatch_lines(["*FAIL --ora-fail-calibration 0.5: only 3 labelled captures were scored (at least 10*"])
     summary = (judged.path / "ora-results" / "summary.md").read_text(encoding="utf-8")
     assert "## Calibration against human labels" in summary and "3 (small n)" in summary
