@@ -161,7 +161,7 @@ def optional_section(name: str, raw: Any, source: str) -> tuple[Any, str | None]
         return None, f"{source} is not shown: {where}: {first['msg']}"
 
 
-class _Strings:
+class Strings:
     """Interned strings: judges' notes repeat across captures and judges, so each is stored once."""
 
     def __init__(self) -> None:
@@ -178,7 +178,7 @@ class _Strings:
         return index
 
 
-def _judges(row: Any, names: Sequence[str], strings: _Strings) -> list[list[Any]]:
+def _judges(row: Any, names: Sequence[str], strings: Strings) -> list[list[Any]]:
     """The panel's judges of a scored row, with each one's asks where the two-judge columns keep them."""
     encoded = []
     for judge in getattr(row, "judges", []):
@@ -211,7 +211,7 @@ class _Captures:
     def __init__(self, names: Sequence[str], rubric: Rubric) -> None:
         self.names = names
         self.rubric = rubric
-        self.strings = _Strings()
+        self.strings = Strings()
         self.rows: list[list[Any]] = []
 
     def add(self, row: Any) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from ..bundle.secrets import secret_in
 from ..core.plan import Plan
 from ..core.vocabulary import SECRET_REASON
+from .pagedata import Strings
 
 __all__ = ["TEXTS_NAME", "TEXTS_SCHEMA", "capture_texts", "read_texts", "texts_json"]
 
@@ -31,25 +32,10 @@ TEXT_COLUMNS = ("capture_id", "prompt", "context", "answer", "second_answer")
 is the second contestant's answer of a compare item (kind compare), else -1."""
 
 
-class _Strings:
-    def __init__(self) -> None:
-        self.table: list[str] = []
-        self._index: dict[str, int] = {}
-
-    def __call__(self, text: str | None) -> int:
-        if text is None:
-            return -1
-        index = self._index.get(text)
-        if index is None:
-            index = self._index[text] = len(self.table)
-            self.table.append(text)
-        return index
-
-
 def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
     """The texts of the given captures (the ledger's, in its order) from the plan's captures."""
     planned = {p.capture.capture_id: p for p in plan.captures}
-    strings = _Strings()
+    strings = Strings()
     rows: list[list[Any]] = []
     for capture_id in capture_ids:
         item = planned.get(capture_id)
