@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from bundle_factory import write_bundle
+from example_runs import replay_example
 from test_plugin import EVAL_TEST, low_and_excluded, outcomes, record
 
 from pytest_ora.reports.charts import CHART_TITLES
@@ -275,17 +276,7 @@ def test_the_since_baseline_section_and_the_earlier_runs(hostile: pytest.Pyteste
 @pytest.fixture(scope="module")
 def kinds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The compare, checklist and scorecard examples, each replayed once."""
-    import shutil
-
-    examples = Path(__file__).parent.parent / "evals" / "examples"
-    found = {}
-    for name in ("compare", "checklist", "scorecard"):
-        project = tmp_path_factory.mktemp(name)
-        shutil.copytree(examples / name, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
-        assert pytest.main([str(project), "-q", "-p", "no:cacheprovider", "--rootdir", str(project), "-c",
-                            str(project / "pytest.ini"), "--ora-out", str(project / "out")]) in (0, 1)
-        found[name] = project / "out"
-    return found
+    return {name: replay_example(name, tmp_path_factory) for name in ("compare", "checklist", "scorecard")}
 
 
 def test_every_kind_renders_in_the_matrix_and_opens_its_capture(kinds: dict[str, Path], offline: OfflinePage) -> None:
