@@ -13,7 +13,6 @@ from pytest_ora.__main__ import main
 from pytest_ora.reports.verify import RENDERERS
 
 
-
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The solo example (a judged rubric, replayed) and the scorecard example, each run once."""
