@@ -12,8 +12,12 @@ ledger, judges' notes included. Then, for each, from the files that run wrote:
 - render: median seconds to rebuild the page in-process from ledger.jsonl and summary.json
   (page data, charts, HTML);
 - in Debian's Chromium (Playwright, network blocked, page opened from disk), medians over fresh
-  pages: DOMContentLoaded and load event; time until the capture table shows its first page; a
-  filter (configuration) applied until the count changes; a capture's detail opened; JS heap.
+  pages: first contentful paint, DOMContentLoaded and load event (the capture table and the matrix
+  show their first page by then); a filter (configuration) applied until the count changes; the
+  matrix sorted by spread (the click until the sorted page is laid out); a capture opened from the
+  matrix (the first opening parses the captures' texts); a capture's detail opened; JS heap.
+
+    python benchmarks/report_page.py --reuse-10x DIR   # measure an existing 10x --ora-out instead of judging again
 
 Needs the dev extra (matplotlib, playwright) and `chromium` (apt-get install chromium). Loopback only.
 """
@@ -65,6 +69,7 @@ def render_seconds(out: Path, repeat: int) -> tuple[float, int]:
     """Median seconds to rebuild report.html from the run's ledger and summary; the page's capture count."""
     from pytest_ora.method.rubric import get_rubric
     from pytest_ora.reports.html import render_html
+    from pytest_ora.reports.page import compare_sections
     from pytest_ora.reports.pagedata import page_data
     from pytest_ora.reports.rows import ledger_model, summary_model
 
@@ -79,6 +84,7 @@ def render_seconds(out: Path, repeat: int) -> tuple[float, int]:
         started = time.perf_counter()
         data = page_data(bundle="benchmark", rubric=rubric, judges=[], rows=rows, summary=summary, table=table,
                          scoring_date="2026-06-21")
+        data.update(compare_sections(out))  # texts.json, runs.json, baseline.json: as the run's page has them
         render_html(data)
         times.append(time.perf_counter() - started)
     return statistics.median(times), len(rows)
@@ -101,9 +107,25 @@ def browser_figures(page_path: Path, repeat: int) -> dict[str, float]:
             page.wait_for_selector("#capture-rows tr")
             timing = page.evaluate("""() => {
                 const n = performance.getEntriesByType('navigation')[0];
-                return {dom: n.domContentLoadedEventEnd, load: n.loadEventEnd,
+                const paint = performance.getEntriesByType('paint').find(e => e.name === 'first-contentful-paint');
+                const shown = performance.getEntriesByName('ora-matrix-shown')[0];
+                return {dom: n.domContentLoadedEventEnd, load: n.loadEventEnd, paint: paint ? paint.startTime : -1,
+                        matrix: shown ? shown.startTime : -1,
                         heap: performance.memory ? performance.memory.usedJSHeapSize / 1048576 : 0};
             }""")
+            sort_ms = page.evaluate("""() => {
+                const t = performance.now();
+                document.querySelector('#matrix-head th[data-key="spread"]').click();
+                void document.getElementById('matrix-rows').getBoundingClientRect().height;  // layout included
+                return performance.now() - t;
+            }""")
+            open_ms = page.evaluate("""() => {
+                const t = performance.now();
+                document.querySelector('#matrix-rows td[data-index]').click();
+                void document.getElementById('detail').getBoundingClientRect().height;
+                return performance.now() - t;
+            }""")
+            page.keyboard.press("Escape")
             filter_ms = page.evaluate("""() => {
                 const select = document.getElementById('f-configuration');
                 const t = performance.now();
@@ -116,7 +138,9 @@ def browser_figures(page_path: Path, repeat: int) -> dict[str, float]:
                 document.querySelector('#capture-rows tr').click();
                 return performance.now() - t;
             }""")
-            for key, value in (("domcontentloaded_ms", timing["dom"]), ("load_ms", timing["load"]),
+            for key, value in (("first_paint_ms", timing["paint"]), ("matrix_ms", timing["matrix"]),
+                               ("domcontentloaded_ms", timing["dom"]),
+                               ("load_ms", timing["load"]), ("sort_ms", sort_ms), ("open_ms", open_ms),
                                ("filter_ms", filter_ms), ("detail_ms", detail_ms), ("heap_mb", timing["heap"])):
                 samples.setdefault(key, []).append(float(value))
             context.close()
@@ -130,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="browser loads and renders per size (medians)")
     parser.add_argument("--keep", type=Path, help="copy the two report.html files here")
+    parser.add_argument("--reuse-10x", type=Path, help="an existing 10x --ora-out to measure (the run is not repeated)")
+    parser.add_argument("--keep-10x", type=Path, help="keep the 10x run's --ora-out here (to --reuse-10x it later)")
     args = parser.parse_args(argv)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     results = []
@@ -137,7 +163,18 @@ def main(argv: list[str] | None = None) -> int:
         scratch = Path(temporary)
         for name, make in (("1x", lambda out: sample_run(out, env)), ("10x", lambda out: ten_x_run(scratch, out, env))):
             out = scratch / f"out-{name}"
-            wall = make(out)
+            if name == "10x" and args.reuse_10x:
+                out, wall = args.reuse_10x, float("nan")
+                from pytest_ora.reports.verify import RENDERERS
+
+                # the page as this code renders it from that run's files (what `verify` renders)
+                render = next(r.render for r in RENDERERS if r.report == "report.html")
+                (out / "report.html").write_text(render(out), encoding="utf-8")
+            elif name == "10x" and args.keep_10x:
+                out = args.keep_10x
+                wall = make(out)
+            else:
+                wall = make(out)
             page = out / "report.html"
             if not page.is_file():
                 raise SystemExit(f"{name}: the run wrote no report.html (see {out})")
@@ -149,13 +186,16 @@ def main(argv: list[str] | None = None) -> int:
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(page, args.keep / f"report-{name}.html")
-    header = ("size", "captures", "page MB", "gzip MB", "render s", "DOMContentLoaded ms", "load ms",
-              "filter ms", "detail ms", "JS heap MB", "whole run s")
+    header = ("size", "captures", "page MB", "gzip MB", "render s", "first paint ms", "matrix shown ms",
+              "DOMContentLoaded ms", "load ms",
+              "sort by spread ms", "open from matrix ms", "filter ms", "detail ms", "JS heap MB", "whole run s")
     print(" | ".join(header))
     for r in results:
         print(" | ".join([
             r["size"], f"{r['captures']:,}", f"{r['bytes'] / 1e6:.2f}", f"{r['gzip_bytes'] / 1e6:.2f}",
-            f"{r['render_s']:.2f}", f"{r['domcontentloaded_ms']:.0f}", f"{r['load_ms']:.0f}", f"{r['filter_ms']:.1f}",
+            f"{r['render_s']:.2f}", f"{r['first_paint_ms']:.0f}", f"{r['matrix_ms']:.0f}", f"{r['domcontentloaded_ms']:.0f}",
+            f"{r['load_ms']:.0f}",
+            f"{r['sort_ms']:.1f}", f"{r['open_ms']:.1f}", f"{r['filter_ms']:.1f}",
             f"{r['detail_ms']:.1f}", f"{r['heap_mb']:.1f}", f"{r['run_s']:.1f}",
         ]))
     return 0

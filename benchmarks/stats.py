@@ -4,8 +4,11 @@ Usage: python benchmarks/stats.py [--repeat N] [--seed S]
 
 Records are synthetic, as in benchmarks/inprocess.py (two judges, half-point scores from a hash),
 so the 10x bundle needs no judging. Timed: ledger rows -> arrays (the adapter), and the whole
-run_statistics (agreement, bootstrap intervals, Wilson, paired comparisons with 10,000
-resamples, Holm, disagreements). With --memory, tracemalloc's peak during one more run of
+run_statistics (agreement with alpha's bootstrap interval, ordinal alpha, Fleiss, ICC; BCa and t
+intervals, Wilson; the default pairs (all up to 8 configurations, beyond that each against the
+first: 59 at 10x) with sign-flip and t p-values, McNemar, power; the judges section; Holm;
+disagreements), with 10,000 resamples. CPU seconds are printed beside wall seconds: on a shared
+machine the wall time depends on the load. With --memory, tracemalloc's peak during one more run of
 run_statistics (numpy reports its buffers to tracemalloc; tracing slows that run several-fold).
 """
 
@@ -48,7 +51,9 @@ def measure(bundle: Path, repeat: int, seed: int, memory: bool) -> dict[str, Any
         return run_statistics(data, configurations, plan.bundle.manifest, seed=seed, disagreement="30%")
 
     arrays_s, _ = timed(arrays, repeat)
+    cpu_started = time.process_time()
     stats_s, result = timed(statistics, repeat)
+    cpu_s = (time.process_time() - cpu_started) / repeat
     peak = None
     if memory:
         tracemalloc.start()
@@ -57,7 +62,7 @@ def measure(bundle: Path, repeat: int, seed: int, memory: bool) -> dict[str, Any
         tracemalloc.stop()
     return {
         "rows": len(rows), "scored": len(data.capture_ids), "configurations": len(configurations),
-        "pairs": len(result.data["comparisons"]), "arrays_s": arrays_s, "stats_s": stats_s, "peak_mb": peak,
+        "pairs": len(result.data["comparisons"]), "arrays_s": arrays_s, "stats_s": stats_s, "cpu_s": cpu_s, "peak_mb": peak,
     }
 
 
@@ -83,6 +88,7 @@ def main() -> None:
         ("configurations / pairs", lambda f: f"{f['configurations']}/{f['pairs']}"),
         ("rows -> arrays (adapter) [s]", lambda f: f"{f['arrays_s']:.3f}"),
         ("run_statistics [s]", lambda f: f"{f['stats_s']:.3f}"),
+        ("run_statistics CPU [s] (mean)", lambda f: f"{f['cpu_s']:.3f}"),
         ("run_statistics peak memory [MB]", lambda f: "-" if f["peak_mb"] is None else f"{f['peak_mb']:.0f}"),
     )
     for label, cell in rows:

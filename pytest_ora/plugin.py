@@ -168,6 +168,14 @@ def _selected(controller: OraController, nodeids: list[str]) -> None:
     controller.judge_before_items(nodeids)
 
 
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from .harness.schedule import make_scheduler
+
+    run = _run(config)
+    return make_scheduler(config, log, run.options.prompt_cache) if run.active else None
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     run = _run(node.config)

@@ -2,8 +2,10 @@
 
     pytest evals/ -n 2 --ora-out ora-results && python scripts/report_screenshots.py ora-results/report.html
 
-Writes docs/report-overview.png (header, summary, charts) and docs/report-captures.png (the
-capture table filtered to one configuration, a capture's judges opened). Network blocked.
+Writes docs/report-overview.png (header, summary, charts), docs/report-captures.png (the
+capture table filtered to one configuration, a capture's judges opened), docs/report-matrix.png
+(the entry x configuration matrix sorted by spread) and docs/report-capture-view.png (a capture
+opened from the matrix: prompt, answer, judges). Network blocked.
 """
 
 from __future__ import annotations
@@ -39,8 +41,15 @@ def main(argv: list[str] | None = None) -> int:
         page.evaluate("() => window.scrollTo(0, document.getElementById('captures').offsetTop - 50)")
         page.locator("#capture-rows tr").nth(2).click()
         page.screenshot(path=str(args.out / "report-captures.png"))
+        page.keyboard.press("Escape")
+        page.locator('#matrix-head th[data-key="spread"]').click()
+        page.evaluate("() => window.scrollTo(0, document.getElementById('matrix').offsetTop - 50)")
+        page.screenshot(path=str(args.out / "report-matrix.png"))
+        page.locator("#matrix-rows tr").first.locator("td[data-index]").first.click()
+        page.screenshot(path=str(args.out / "report-capture-view.png"))
         browser.close()
-    print(f"wrote {args.out / 'report-overview.png'} and {args.out / 'report-captures.png'}")
+    names = ("report-overview.png", "report-captures.png", "report-matrix.png", "report-capture-view.png")
+    print("wrote " + ", ".join(str(args.out / name) for name in names))
     return 0
 
 

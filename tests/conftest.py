@@ -10,8 +10,9 @@ from typing import Any
 # run, and a second copy of httpcore would break httpx's exception mapping for later tests.
 import httpcore  # noqa: F401
 import pytest
+from browser_page import OfflinePage, unavailable
 from bundle_factory import write_bundle
-from e2e import EVAL_TEST, KEY_A, KEY_B, low_and_excluded
+from e2e import EVAL_TEST, KEY_A, KEY_B, low_and_excluded, outcomes, record
 
 # numpy (under scipy and statsmodels) cannot be imported twice in one process: load the statistics
 # before pytester's first in-process run would import them and then drop them.
@@ -46,6 +47,39 @@ def project(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
     return pytester
+
+
+@pytest.fixture
+def judged(project: pytest.Pytester) -> pytest.Pytester:
+    """`project`, judged once live: its report.html is a real run's (the browser tests open it)."""
+    assert outcomes(record(project))["passed"] == 6
+    return project
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless Chromium through Playwright, one per module; skipped (failed under CI) when missing."""
+    from pytest_ora.testing.browser import chromium_path, launch
+
+    if chromium_path() is None:
+        unavailable("Chromium is not installed (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("playwright is not installed (pip install -e '.[dev]')")
+    with sync_playwright() as playwright:
+        # Debian's own browser build; `playwright install` (a download) is never needed.
+        launched = launch(playwright)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def offline(browser: Any) -> Iterator[OfflinePage]:
+    """A fresh offline page of that browser (tests/browser_page.py), closed afterwards."""
+    page = OfflinePage(browser)
+    yield page
+    page.context.close()
 
 
 @pytest.fixture(autouse=True)

@@ -47,4 +47,9 @@ def tables(files: dict[str, bytes]) -> dict[str, bytes]:
     head, _, rest = kept["summary.md"].partition(b"\n## Judge spend")
     statistics = rest.partition(b"\n## Statistics")  # the Statistics section follows the spend: keep it
     kept["summary.md"] = head + (statistics[1] + statistics[2] if statistics[1] else b"")
+    if "report.html" in kept:  # a later run into the same directory lists the earlier ones (runs/): by design
+        page = kept["report.html"]
+        start = page.find(b'<section id="earlier-runs">')
+        if start >= 0:
+            kept["report.html"] = page[:start] + page[page.index(b"</section>", start):]
     return kept

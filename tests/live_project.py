@@ -20,10 +20,11 @@ EXPECTED = {"passed": 8, "skipped": 4}
 
 
 def live_project(
-    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch, keys: dict[str, str]
+    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch, keys: dict[str, str],
+    openai_api: str | None = None,
 ) -> pytest.Pytester:
-    """Big-1 routed to the judge's Anthropic route, big-2 to its OpenAI route, the keys set."""
-    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+    """Big-1 routed to the judge's Anthropic route, big-2 to its OpenAI route (or its Responses API), the keys set."""
+    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai", api=openai_api)}
     write_bundle(pytester.path / "bundle", routes=routes)
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
@@ -40,7 +41,7 @@ def outcomes(result: pytest.RunResult) -> dict[str, int]:
 
 def live_calls(judge: ReferenceJudge, path: str | None = None) -> int:
     """Judge calls received on the live routes (or on one path), batch and file requests left out."""
-    paths = (path,) if path else ("/v1/messages", "/v1/chat/completions")
+    paths = (path,) if path else ("/v1/messages", "/v1/chat/completions", "/v1/responses")
     return sum(1 for r in judge.requests if r.method == "POST" and r.path in paths)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
 from typing import Any
 
 import httpx
 import pytest
 from live_project import EXPECTED, interrupted_run, live_calls, live_project, outcomes
 
-from pytest_ora.judges.batch import BATCH_STATE_DIR
+from pytest_ora.judges.batch import BATCH_STATE_DIR, job
 from pytest_ora.testing.server import Fault, ReferenceJudge
 
 KEYS = {"ANTHROPIC_API_KEY": "ora-batch-test-key-a", "OPENAI_API_KEY": "ora-batch-test-key-b"}
@@ -117,3 +118,142 @@ def test_a_budget_batches_only_the_captures_whose_estimate_fits(project: pytest.
     # And the spend the terminal reports counts the batches, at their rate, in its total
     spend = next(text for text in result.outlines if text.startswith("ora: judge spend this run"))
     assert "provider batches: $" in spend and "total: $" in spend
+
+
+# --- batches per route API, split, resilient polling (SPEC 17) -----------------------------------
+
+
+class FakeClock:
+    """The polling's clock and sleep: sleeping advances the clock, nothing waits."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+@pytest.fixture
+def fake_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(job, "_SLEEP", fake.sleep)
+    monkeypatch.setattr(job, "_CLOCK", fake.clock)
+    return fake
+
+
+def test_a_responses_route_batches_to_the_responses_endpoint_and_uploads_to_the_api_root(
+    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch, fake_clock: FakeClock
+) -> None:
+    judge.batches.delay = 0.0
+    project = live_project(pytester, judge, monkeypatch, KEYS, openai_api="responses")
+    result = project.runpytest("--ora-record", "once", "--ora-batch")
+    assert outcomes(result) == EXPECTED, result.stdout.str()[-3000:]
+    assert live_calls(judge) == 0
+    upload = [r for r in judge.requests if r.method == "POST" and "files" in r.path]
+    create = [r for r in judge.requests if r.method == "POST" and r.path == "/v1/batches"]
+    assert [r.path for r in upload] == ["/v1/files"]
+    assert create[0].json()["endpoint"] == "/v1/responses"
+    assert b'"url":"/v1/responses"' in upload[0].body and b"/v1/chat/completions" not in upload[0].body
+    # And the batch answers replay offline like any other run
+    judge.reset()
+    again = project.runpytest("--ora-out", "replayed")
+    assert outcomes(again) == EXPECTED and judge.calls == 0
+
+
+def test_ora_batch_max_splits_each_judges_requests_and_every_batch_is_answered(
+    project: pytest.Pytester, judge: ReferenceJudge, fake_clock: FakeClock
+) -> None:
+    judge.batches.delay = 0.0
+    result = project.runpytest("--ora-record", "once", "--ora-batch", "--ora-batch-max", "3")
+    assert outcomes(result) == EXPECTED
+    assert len(judge.batches.created) == 6 and live_calls(judge) == 0
+    result.stdout.fnmatch_lines(["*8 requests of Judge A split into 3 batches (at most 3 requests each)*"])
+    methodology = (project.path / "ora-results" / "methodology.md").read_text(encoding="utf-8")
+    assert "16 requests in 6 batches, 16 answered" in methodology
+
+
+def test_split_keeps_each_batch_within_the_providers_request_and_byte_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_ora.judges.batch import anthropic as anthropic_batch
+    from pytest_ora.judges.batch.base import Pending
+
+    pending = [Pending(f"r{i}", f"c{i}", "Judge A", "u", b'{"model":"m","pad":"' + b"x" * 900 + b'"}') for i in range(10)]
+    assert [len(b) for b in job.split(pending, "anthropic", "http://h/v1/messages")] == [10]
+    assert [len(b) for b in job.split(pending, "anthropic", "http://h/v1/messages", batch_max=4)] == [4, 4, 2]
+    monkeypatch.setattr(anthropic_batch, "MAX_BYTES", 1024 + 3 * 1000)  # three ~950-byte requests fit
+    assert [len(b) for b in job.split(pending, "anthropic", "http://h/v1/messages")] == [3, 3, 3, 1]
+    monkeypatch.setattr(anthropic_batch, "MAX_REQUESTS", 2)
+    assert [len(b) for b in job.split(pending, "anthropic", "http://h/v1/messages")] == [2] * 5
+    # The documented limits themselves
+    assert (anthropic_batch.MAX_REQUESTS, job.openai.MAX_REQUESTS, job.openai.MAX_BYTES) == (2, 50_000, 200_000_000)
+
+
+def test_a_poll_meeting_a_529_and_a_500_carries_on(
+    project: pytest.Pytester, judge: ReferenceJudge, fake_clock: FakeClock
+) -> None:
+    judge.batches.delay = 0.0
+    judge.batches.fail_next(529, 500, method="GET")
+    result = project.runpytest("--ora-record", "once", "--ora-batch")
+    assert outcomes(result) == EXPECTED
+    assert judge.batches.faulted == 2 and live_calls(judge) == 0
+    result.stdout.fnmatch_lines(["*polling batch msgbatch_*: HTTP 529, retrying in *",
+                                 "*polling batch msgbatch_*: HTTP 500, retrying in *"])
+    assert len(fake_clock.sleeps) >= 2  # the backoff waited on the fake clock, not the real one
+
+
+def test_a_poll_failing_past_the_retry_bound_stops_resumably_and_the_next_run_resumes(
+    project: pytest.Pytester, judge: ReferenceJudge, fake_clock: FakeClock
+) -> None:
+    judge.batches.delay = 0.0
+    judge.batches.fail_next(*[503] * 20, method="GET")
+    result = project.runpytest("--ora-record", "once", "--ora-batch", "--ora-retries", "2")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    assert fnmatch.fnmatch(result.stdout.str(), "*polling batch msgbatch_* failed after 3 attempts (HTTP 503*"
+                           "re-run the same command to resume polling*")
+    states = project.path / "cassettes" / BATCH_STATE_DIR
+    assert len(list(states.glob("*.json"))) == 2  # both batch ids kept
+    # When the provider recovers, the same command resumes both batches and submits nothing new
+    assert judge.batches.faulted == 3
+    judge.batches.clear_faults()
+    again = project.runpytest("--ora-record", "once", "--ora-batch")
+    assert outcomes(again) == EXPECTED
+    assert len(judge.batches.created) == 2 and live_calls(judge) == 0
+    assert not list(states.glob("*.json"))
+
+
+def test_a_batch_stuck_in_progress_stops_resumably_instead_of_polling_forever(
+    project: pytest.Pytester, judge: ReferenceJudge, fake_clock: FakeClock
+) -> None:
+    judge.batches.delay = 10**9  # never ends while this run polls
+    result = project.runpytest("--ora-record", "once", "--ora-batch")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    assert fnmatch.fnmatch(result.stdout.str(), "*is still in_progress after 2?.? hours of polling*it looks stuck*resume polling*")
+    assert fake_clock.now <= job.MAX_WAIT
+    assert len(list((project.path / "cassettes" / BATCH_STATE_DIR).glob("*.json"))) == 2
+
+
+def test_the_batch_caller_retries_timeouts_and_dropped_connections_within_the_bound() -> None:
+    from pytest_ora.judges.batch.http import BatchStopped, Caller
+    from pytest_ora.judges.transport import RetryPolicy
+
+    faults: list[Exception | int] = [httpx.ReadTimeout("slow"), httpx.RemoteProtocolError("dropped"), 529, 200]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        fault = faults.pop(0)
+        if isinstance(fault, Exception):
+            raise fault
+        return httpx.Response(fault, json={"ok": True})
+
+    slept: list[float] = []
+    caller = Caller(httpx.Client(transport=httpx.MockTransport(answer)), RetryPolicy(max_attempts=6), slept.append)
+    assert caller.call("GET", "http://judge/v1/batches/b", "polling").json() == {"ok": True}
+    assert len(slept) == 3 and caller.retried == 3
+    refusing = Caller(httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(401, text="no key"))),
+                      RetryPolicy(), slept.append)
+    with pytest.raises(BatchStopped, match="HTTP 401"):
+        refusing.call("GET", "http://judge/v1/batches/b", "polling")

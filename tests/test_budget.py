@@ -17,9 +17,12 @@ EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(e
 
 
 def test_the_longest_model_prefix_sets_the_price() -> None:
-    assert price_for("claude-opus-4-7", DEFAULT_PRICES) == Price(Decimal(5), Decimal(25))
-    assert price_for("claude-opus-4-1-20250805", DEFAULT_PRICES) == Price(Decimal(15), Decimal(75))
-    assert price_for("gpt-5-mini-2025-08-07", DEFAULT_PRICES) == Price(Decimal("0.25"), Decimal(2))
+    # Cache rates: Anthropic reads 0.1x and writes 1.25x the input price; OpenAI's GPT-5 family reads 0.1x.
+    assert price_for("claude-opus-4-7", DEFAULT_PRICES) == Price(Decimal(5), Decimal(25), Decimal("0.5"), Decimal("6.25"))
+    assert price_for("claude-opus-4-1-20250805", DEFAULT_PRICES) == Price(
+        Decimal(15), Decimal(75), Decimal("1.5"), Decimal("18.75"))
+    assert price_for("gpt-5-mini-2025-08-07", DEFAULT_PRICES) == Price(
+        Decimal("0.25"), Decimal(2), Decimal("0.025"), Decimal("0.25"))
     assert price_for("my-local-model", DEFAULT_PRICES) is None
 
 
@@ -113,7 +116,7 @@ def test_a_live_run_says_what_each_judge_cost(project: pytest.Pytester, monkeypa
     live = project.runpytest("--ora-record", "once", "--ora-prices", "prices.yaml")
 
     # Then spend per judge (tokens x price) is on the terminal, in summary.md and in methodology.md
-    live.stdout.fnmatch_lines(["ora: judge spend this run (tokens x price): Judge A claude-opus-4-7: $* (* input / * output tokens); Judge B gpt-5.4: $*; total: $*"])
+    live.stdout.fnmatch_lines(["ora: judge spend this run (tokens x price): Judge A claude-opus-4-7: $* (* input, * read from the prompt cache, * written to it / * output tokens); Judge B gpt-5.4: $*; total: $*"])
     summary_md = (project.path / "ora-results" / "summary.md").read_text()
     methodology = (project.path / "ora-results" / "methodology.md").read_text()
     for text in (summary_md, methodology):

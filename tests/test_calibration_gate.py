@@ -25,7 +25,7 @@ def vary(items: list[dict[str, object]]) -> list[dict[str, object]]:
 
 
 @pytest.fixture
-def judged(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester:  # noqa: F811
+def judged(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester:
     """Twelve scored captures over three configurations, judged once by the reference judge."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(pytester.path / "bundle", configurations=("optimum", "big-1", "big-2"), routes=routes, edit=vary)
@@ -63,7 +63,8 @@ def test_the_gate_holds_when_people_agree_and_fails_when_they_do_not(judged: pyt
     assert failing.ret == pytest.ExitCode.TESTS_FAILED
     failing.stdout.fnmatch_lines(["ora: FAIL --ora-fail-calibration 0.8: the panel's alpha vs humans on overall is -* < 0.8 "
                                   "over 12 labelled captures"])
-    assert outcomes(failing)["failed"] == 0  # every capture was scored: only the gate failed
+    assert outcomes(failing)["failed"] == 1  # every capture was scored: the one failure is the gate's testcase
+    failing.stdout.fnmatch_lines(["FAILED ora-gate::--ora-fail-calibration*"])
     stats = json.loads((judged.path / "ora-results" / "stats.json").read_text())
     assert stats["calibration"]["judges"][-1]["overall"]["krippendorff_alpha"] < 0
 

@@ -141,7 +141,7 @@ def _packet(tmp_path: Path) -> Packet:
 
 def test_the_packet_shows_the_checklist_and_the_prompt_asks_for_every_id(tmp_path: Path) -> None:
     prompt = judge_prompt(_packet(tmp_path), None, CHECKLIST)
-    text = prompt.parts[0].text  # type: ignore[union-attr]
+    text = "\n\n".join(p.text for p in prompt.parts if hasattr(p, "text"))  # entry part, then capture part
     assert "- CRITICAL-1 [critical]: critical defect 1" in text and "- BONUS-1 [bonus]: extra credit" in text
     assert "exactly one entry for every listed id" in prompt.system and "critical 15" in prompt.system
     assert set(prompt.reply_schema["properties"]) >= {"findings", "novel", "false_positives", "scores", "assessment"}

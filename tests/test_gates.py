@@ -14,7 +14,8 @@ from pytest_ora.method.rubric import get_rubric
 
 def context(under: str | None = None, share: str | None = None) -> GateContext:
     options = SimpleNamespace(fail_under=None if under is None else Decimal(under),
-                              fail_lowscore_pct=None if share is None else Decimal(share))
+                              fail_lowscore_pct=None if share is None else Decimal(share), fail_calibration=None,
+                              fail_regression=False)
     summary = [("a", {"overall": Fraction(7), "failure_rate": Fraction(1, 10)}),
                ("b", {"overall": Fraction(5), "failure_rate": Fraction(1, 2)})]
     return GateContext(options, get_rubric("ora-1.0"), summary)

@@ -16,13 +16,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import test_cassettes
 import yaml
 from bundle_factory import write_bundle
 from fake_keys import FAKE_A, FAKE_B, KEYS
@@ -49,10 +48,20 @@ from pytest_ora.testing.server import Fault, ReferenceJudge
 
 EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
 CAPTURE_ID = "mode:argument-audit/optimum"
-judge = test_cassettes.judge
-"""The loopback reference judge accepting only the fake keys (test_cassettes' fixture)."""
-bench = test_cassettes.bench
-"""A bundle routed to that judge, and runners over one cassettes directory (test_cassettes' fixture)."""
+
+
+@pytest.fixture
+def reference_judge_options() -> dict[str, Any]:
+    """The reference judge (tests/conftest.py's `judge`) accepts only the fake keys."""
+    return {"keys": {"anthropic": FAKE_A, "openai": FAKE_B}}
+
+
+@pytest.fixture
+def bench(tmp_path: Path, judge: ReferenceJudge) -> Iterator[Bench]:
+    """A bundle routed to that judge, and runners over one cassettes directory; closed afterwards."""
+    bench = Bench(tmp_path, judge)
+    yield bench
+    bench.close()
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from browser_page import OfflinePage
 from e2e import outcomes
-from test_report_browser import OfflinePage, browser, judged, offline  # noqa: F401  (fixtures)
 
 from pytest_ora.__main__ import main
 
@@ -17,7 +17,7 @@ CRITERIA = ("fidelity", "soundness", "completeness", "relevance", "calibration")
 
 
 def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
-    judged: pytest.Pytester, offline: OfflinePage, tmp_path: Path, capsys: pytest.CaptureFixture[str],  # noqa: F811
+    judged: pytest.Pytester, offline: OfflinePage, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     # Given the labelling page of the judged bundle (4 captures, 2 per configuration)
     assert main(["label", str(judged.path / "bundle"), "--sample", "4", "--seed", "3"]) == 0
@@ -74,7 +74,7 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     # When the file is fed back to the run (replaying), with the calibration gate asked for
     result = judged.runpytest(f"--ora-labels={labels}", "--ora-fail-calibration=0.5")
     # Then the gate fails: three labelled captures are too few to judge a judge
-    assert outcomes(result)["failed"] == 0 and result.ret == 1
+    assert outcomes(result)["failed"] == 1 and result.ret == 1  # no capture failed: the one failure is the gate's testcase
     result.stdout.fnmatch_lines(["*FAIL --ora-fail-calibration 0.5: only 3 labelled captures were scored (at least 10*"])
     summary = (judged.path / "ora-results" / "summary.md").read_text(encoding="utf-8")
     assert "## Calibration against human labels" in summary and "3 (small n)" in summary
@@ -92,7 +92,7 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     assert offline.blocked == [] and offline.errors == []
 
 
-def test_text_from_the_bundle_is_shown_as_text_and_never_runs(tmp_path: Path, offline: OfflinePage) -> None:  # noqa: F811
+def test_text_from_the_bundle_is_shown_as_text_and_never_runs(tmp_path: Path, offline: OfflinePage) -> None:
     from bundle_factory import write_bundle
     from test_labelpage import HOSTILE
 

@@ -150,14 +150,14 @@ def test_a_gold_standard_becomes_a_calibration_anchor_and_context_a_section(tmp_
     without = next(p for p in planned if p.capture.gold_standard is None).capture
 
     packet, image = build_packet(with_gold, root, SOLO)
-    text = judge_prompt(packet, image, SOLO).parts[0].text  # type: ignore[union-attr]
+    text = "\n\n".join(p.text for p in judge_prompt(packet, image, SOLO).parts if hasattr(p, "text"))
     sections = read_sections(text)
     assert sections["GOLD"] == "The expert answer." and sections["CONTEXT"] == "Doc 1: the budget memo."
     assert "an expert-level response for this prompt scored 92" in text and '"written by a lead"' in text
 
     plain, _ = build_packet(without, root, ORA_V1)
     assert "gold_standard" not in packet_json(plain) and "context" not in packet_json(plain)
-    assert "GOLD" not in read_sections(judge_prompt(plain, None, ORA_V1).parts[0].text)  # type: ignore[union-attr]
+    assert "GOLD" not in read_sections("\n\n".join(p.text for p in judge_prompt(plain, None, ORA_V1).parts if hasattr(p, "text")))
 
 
 def test_a_panel_must_match_the_rubrics_panel_size(tmp_path: Path) -> None:

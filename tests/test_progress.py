@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
-import test_reliability
-from test_reliability import JUDGED, FaultPlan, outcomes
+from test_reliability import JUDGED, KEY_A, KEY_B, FaultPlan, fault_project, outcomes
 from test_report import record
 
 from pytest_ora.harness.progress import INTERVAL_ENV, LiveProgress
@@ -17,10 +17,17 @@ from pytest_ora.judges.budget import DEFAULT_PRICES
 from pytest_ora.judges.inflight import CountingTransport, InFlightLog
 from pytest_ora.testing.server import Fault, ReferenceJudge
 
-judge = test_reliability.judge
-"""The loopback reference judge accepting only the fake keys (test_reliability's fixture)."""
-project = test_reliability.project
-"""12 captures (8 judged, 4 excluded) against that judge, keys set (test_reliability's fixture)."""
+
+@pytest.fixture
+def reference_judge_options() -> dict[str, Any]:
+    """The reference judge (tests/conftest.py's `judge`) accepts only test_reliability's fake keys."""
+    return {"keys": {"anthropic": KEY_A, "openai": KEY_B}}
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """12 captures (8 judged, 4 excluded) against that judge, keys set, as test_reliability's fault tests run them."""
+    return fault_project(pytester, judge, monkeypatch)
 
 
 @pytest.fixture(autouse=True)

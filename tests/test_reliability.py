@@ -32,7 +32,7 @@ from pytest_ora.judges.panel import Judging
 from pytest_ora.judges.providers import api_key_for
 from pytest_ora.judges.transport import RetryPolicy, send
 from pytest_ora.reports.methodology import RunFacts
-from pytest_ora.reports.output import LOCK_NAME, REPORT_FILES, OutputDir
+from pytest_ora.reports.output import LOCK_NAME, OutputDir
 from pytest_ora.reports.tables import ledger_row
 from pytest_ora.testing.server import INVALID_FAULTS, Fault, ReferenceJudge
 
@@ -72,6 +72,11 @@ def reference_judge_options() -> dict[str, Any]:
 @pytest.fixture
 def project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     """The sample eval suite over a 12-capture bundle judged by the loopback judge, keys set."""
+    return fault_project(pytester, judge, monkeypatch)
+
+
+def fault_project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """The `project` of this module's fault tests (test_progress builds the same): one capture in flight at a time."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(pytester.path / "bundle", routes=routes)
     pytester.makepyfile(test_ora=EVAL_TEST)
@@ -568,7 +573,8 @@ def test_a_killed_xdist_worker_is_reported_and_a_rerun_completes(
     has no record, the other captures are kept; a rerun judges only the missing one."""
     project.makeconftest(CRASH_ONCE)
 
-    result = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ora-record", "once")
+    # xdist's own scheduling (prompt caching groups an entry's captures on one worker; not examined here)
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ora-record", "once", "--ora-prompt-cache", "off")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*worker 'gw*' crashed while running 'test_ora.py::test_capture?mode:causal-dag/optimum?'*"])
@@ -581,7 +587,7 @@ def test_a_killed_xdist_worker_is_reported_and_a_rerun_completes(
     assert KEY_A not in output and KEY_B not in output
 
     judge.reset()
-    again = project.runpytest("--ora-record", "once")
+    again = project.runpytest("--ora-record", "once", "--ora-prompt-cache", "off")
 
     assert again.ret == 0
     assert judge.calls == 2
@@ -654,6 +660,13 @@ class _DiskFillsOn:
         return getattr(os, name)
 
 
+SESSION_END_ORDER = (
+    "ledger.jsonl", "summary.json", "run.json", "texts.json", "runs.json",  # the data files
+    "summary.md", "summary.csv", "ledger.csv", "methodology.md",  # then the registry's renderings of them
+)
+"""The order the session end writes a judged rubric's files in, up to the statistics (reports/output.py)."""
+
+
 @pytest.mark.parametrize("failing", ["ledger.jsonl", "summary.json", "methodology.md"])
 def test_a_full_disk_at_the_end_leaves_no_half_written_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
@@ -687,8 +700,12 @@ def test_a_full_disk_at_the_end_leaves_no_half_written_file(
     written = sorted(path.name for path in (tmp_path / "out").iterdir())
     assert not [name for name in written if name.endswith(".tmp")]
     assert "methodology.md" not in written
-    # the files before the failing one are whole; ledger.jsonl is at least the journal of every row
-    assert written == sorted({*REPORT_FILES[: REPORT_FILES.index(failing)], "ledger.jsonl", LOCK_NAME, "runs"})
+    # the files before the failing one are whole, none after it was started; ledger.jsonl is at least the journal of every row
+    before = SESSION_END_ORDER[: SESSION_END_ORDER.index(failing)]
+    assert written == sorted({*before, "ledger.jsonl", LOCK_NAME, "runs"})
+    for name in before:
+        if name.endswith(".json"):
+            json.loads((tmp_path / "out" / name).read_text(encoding="utf-8"))  # whole
     assert (tmp_path / "out" / "runs" / "0001" / "methodology.md").read_text() == "a previous run's note"
     rows = [json.loads(line) for line in (tmp_path / "out" / "ledger.jsonl").read_text().splitlines()]
     assert sorted(row["capture_id"] for row in rows) == sorted(p.capture.capture_id for p in plan.captures)

@@ -6,62 +6,17 @@ browser fails instead, so CI can never pass without running these tests.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_page import OfflinePage
 from bundle_factory import write_bundle
 from e2e import EVAL_TEST, low_and_excluded, outcomes, record
+from example_runs import replay_example
 
 from pytest_ora.reports.charts import CHART_TITLES
-from pytest_ora.testing.browser import chromium_path, launch, offline_context
 from pytest_ora.testing.server import ReferenceJudge
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must run the browser tests (.ci/run installs Debian's chromium)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if chromium_path() is None:
-        _unavailable("Chromium is not installed (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed (pip install -e '.[dev]')")
-    with sync_playwright() as playwright:
-        # Debian's own browser build; `playwright install` (a download) is never needed.
-        launched = launch(playwright)
-        yield launched
-        launched.close()
-
-
-class OfflinePage:
-    """A page that may load file:// URLs only; every other request is aborted and remembered."""
-
-    def __init__(self, browser: Any) -> None:
-        self.blocked: list[str] = []
-        self.errors: list[str] = []
-        self.context = offline_context(browser, self.blocked)
-        self.page = self.context.new_page()
-        self.page.on("console", lambda message: self.errors.append(message.text) if message.type == "error" else None)
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-
-    def open(self, path: Path) -> Any:
-        self.page.goto(path.resolve().as_uri())
-        return self.page
-
-
-@pytest.fixture
-def offline(browser: Any) -> Iterator[OfflinePage]:
-    page = OfflinePage(browser)
-    yield page
-    page.context.close()
 
 
 def rendered_charts(page: Any) -> dict[str, dict[str, float]]:
@@ -74,18 +29,6 @@ def rendered_charts(page: Any) -> dict[str, dict[str, float]]:
         }))"""
     )
     return result
-
-
-@pytest.fixture
-def judged(pytester: pytest.Pytester) -> pytest.Pytester:
-    """The test_plugin project, judged once live: its report.html is a real run's."""
-    with ReferenceJudge(keys={"anthropic": "sk-ant-FAKE-KEY-never-written-4242", "openai": "sk-FAKE-KEY-never-written-8484"}) as judge:
-        routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-        write_bundle(pytester.path / "bundle", routes=routes, edit=low_and_excluded)
-        pytester.makepyfile(test_ora=EVAL_TEST)
-        pytester.makeini("[pytest]\nora_bundle = bundle\n")
-        assert outcomes(record(pytester))["passed"] == 6
-    return pytester
 
 
 def test_the_report_opens_offline_renders_every_chart_filters_and_opens_a_capture(
@@ -148,3 +91,165 @@ def test_statistics_and_compare_draw_their_charts_when_present(tmp_path: Path, o
         assert box["width"] > 100 and box["height"] > 50 and box["shapes"] > 5, name
     statistics = page.locator("#statistics").inner_text()
     assert "Paired comparisons" in statistics and "Hypotheses: PASS" in statistics and "Compare" in statistics
+
+
+HOSTILE = '<img src=x onerror="window.__pwned=1"></pre></script><script>window.__pwned=2</script>'
+
+
+def _hostile(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    items = low_and_excluded(items)
+    for item in items:
+        if item["entry_key"] == "mode:argument-audit" and item["configuration"] == "optimum":
+            item["answer"] = item["answer"] + "\n" + "A closing remark on the audit.\n" * 30 + HOSTILE
+            item["context"] = "materials: " + HOSTILE
+    return items
+
+
+@pytest.fixture
+def hostile(pytester: pytest.Pytester) -> pytest.Pytester:
+    """The test_plugin project with markup and script in one answer and its context, judged live."""
+    with ReferenceJudge(keys={"anthropic": "sk-ant-FAKE-KEY-never-written-4242", "openai": "sk-FAKE-KEY-never-written-8484"}) as judge:
+        routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+        write_bundle(pytester.path / "bundle", routes=routes, edit=_hostile)
+        pytester.makepyfile(test_ora=EVAL_TEST)
+        pytester.makeini("[pytest]\nora_bundle = bundle\n")
+        assert outcomes(record(pytester))["passed"] == 6
+        # a second run compared with the first: the Since baseline section
+        assert record(pytester, "--ora-out", "second", "--ora-baseline", "ora-results").ret == 0
+    return pytester
+
+
+def matrix(page: Any) -> list[list[str]]:
+    """The matrix's body as text, row by row (entry, spread, one cell per configuration)."""
+    rows: list[list[str]] = page.evaluate(
+        "() => [...document.querySelectorAll('#matrix-rows tr')].map(tr => [...tr.children].map(c => c.textContent))"
+    )
+    return rows
+
+
+def test_the_matrix_sorts_by_spread_and_a_cell_opens_its_capture_with_prompt_context_and_answer(
+    hostile: pytest.Pytester, offline: OfflinePage
+) -> None:
+    # When the report opens offline
+    page = offline.open(hostile.path / "ora-results" / "report.html")
+
+    # Then the matrix has one row per entry, one column per configuration, in the summary's order
+    headings = page.locator("#matrix-head th").all_inner_texts()
+    assert [h.strip(" ▲▼") for h in headings] == ["Entry", "Spread", "optimum", "big-1"]
+    rows = matrix(page)
+    assert len(rows) == 6 and all(len(row) == 4 for row in rows)
+    assert page.locator("#m-count").inner_text() == "6 of 6 entries · 2 configurations"
+    # cells are coloured by the failure threshold: the empty answer (overall < 4) red, the others green
+    low = page.locator("#matrix-rows td.cell-fail, #matrix-rows td.cell-fail-strong")
+    assert low.count() == 1 and low.first.get_attribute("title") == "mode:causal-dag/big-1"
+    assert page.locator("#matrix-rows td.cell-pass, #matrix-rows td.cell-pass-strong").count() == 6
+    assert page.locator("#matrix-rows td.cell-skip").count() == 5  # excluded and unscorable captures
+
+    # When the matrix is sorted by spread
+    page.locator('#matrix-head th[data-key="spread"]').click()
+    spreads = [row[1] for row in matrix(page)]
+    numbers = [float(s) for s in spreads if s]
+    # Then the widest spread comes first (empty spreads last), and the empty answer's entry leads
+    assert numbers == sorted(numbers, reverse=True) and spreads[len(numbers):] == [""] * (len(spreads) - len(numbers))
+    assert matrix(page)[0][0] == "mode:causal-dag"
+    page.locator('#matrix-head th[data-key="spread"]').click()  # again: ascending
+    again = [float(s) for s in (row[1] for row in matrix(page)) if s]
+    assert again == sorted(numbers)
+    # a configuration's column sorts too
+    page.locator('#matrix-head th[data-key="1"]').click()
+    big1 = [row[3] for row in matrix(page)]
+    values = [float(v) for v in big1 if v.replace(".", "").isdigit()]
+    assert values == sorted(values, reverse=True)
+
+    # When a cell is clicked
+    page.locator('#matrix-rows td[title="mode:argument-audit/optimum"]').click()
+
+    # Then its capture view shows the prompt, the context, the answer and both judges
+    detail = page.locator("#detail")
+    assert detail.is_visible()
+    assert detail.locator("h3").inner_text() == "mode:argument-audit/optimum"
+    assert detail.locator("pre.text-prompt").inner_text() == (
+        "Use argument-audit on the warehouse budget decision of the regional logistics team.")
+    assert detail.locator("pre.text-context").inner_text() == "materials: " + HOSTILE
+    answer = detail.locator("pre.text-answer")
+    assert answer.inner_text().endswith(HOSTILE)  # markup from the bundle is shown as text
+    text = detail.inner_text()
+    assert "Judge A: claude-opus-4-7" in text and "Judge B: gpt-5.4" in text and "Reference judge view of" in text
+    # and nothing from the bundle ran or became an element
+    assert page.evaluate("() => window.__pwned === undefined")
+    assert page.locator("#detail img").count() == 0
+    assert offline.errors == [] and offline.blocked == []
+
+
+def test_a_long_answer_is_collapsed_until_asked(hostile: pytest.Pytester, offline: OfflinePage) -> None:
+    page = offline.open(hostile.path / "ora-results" / "report.html")
+    page.locator('#matrix-rows td[title="mode:argument-audit/optimum"]').click()
+    answer = page.locator("#detail pre.text-answer")
+    assert "collapsed" in (answer.get_attribute("class") or "")
+    collapsed = answer.bounding_box()
+    page.locator("#detail button.more").click()
+    assert "collapsed" not in (answer.get_attribute("class") or "")
+    opened = answer.bounding_box()
+    assert collapsed is not None and opened is not None and opened["height"] > collapsed["height"] * 1.5
+    assert page.locator("#detail button.more").inner_text() == "show less"
+    assert offline.errors == []
+
+
+def test_the_since_baseline_section_and_the_earlier_runs(hostile: pytest.Pytester, offline: OfflinePage) -> None:
+    # When the second run's report opens (it was compared with the first)
+    page = offline.open(hostile.path / "second" / "report.html")
+
+    # Then Since baseline shows every configuration's paired difference and names what changed
+    section = page.locator("#since-baseline")
+    assert section.is_visible()
+    rows = section.locator("table.since-configurations tbody tr").all_inner_texts()
+    assert len(rows) == 2 and rows[0].split("\t")[0] == "optimum" and rows[1].split("\t")[0] == "big-1"
+    assert all("0.00" in row for row in rows)
+    assert "Nothing: the same rubric version and digest" in section.inner_text()
+    assert "12 capture ids in both runs" in section.inner_text()
+    assert page.locator('nav a[href="#since-baseline"]').count() == 1
+    # And the first run's report has no such section, and no earlier run
+    first = offline.open(hostile.path / "ora-results" / "report.html")
+    assert first.locator("#since-baseline").count() == 0
+    assert "No earlier runs" in first.locator("#earlier-runs").inner_text()
+    assert offline.errors == [] and offline.blocked == []
+
+
+@pytest.fixture(scope="module")
+def kinds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The compare, checklist and scorecard examples, each replayed once."""
+    return {name: replay_example(name, tmp_path_factory) for name in ("compare", "checklist", "scorecard")}
+
+
+def test_every_kind_renders_in_the_matrix_and_opens_its_capture(kinds: dict[str, Path], offline: OfflinePage) -> None:
+    import json
+
+    for name, out in kinds.items():
+        ledger = [json.loads(line) for line in (out / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+        page = offline.open(out / "report.html")
+        # one cell per capture of the ledger, each opening it
+        assert page.locator("#matrix-rows td[data-index]").count() == len(ledger), name
+        cells = {cell.get_attribute("title"): cell.inner_text() for cell in page.locator("#matrix-rows td[data-index]").all()}
+        first = ledger[0]
+        if name == "compare":
+            # a column per pair; the cell gives the first response's score and the winner
+            assert first["configuration"] == "team-1+team-2"
+            assert cells[first["capture_id"]].endswith(" · " + (first["winner"] or "tie"))
+        elif name == "scorecard":
+            # no overall: the grades counted
+            assert first["overall"] is None
+            assert any(word in cells[first["capture_id"]] for word in ("pass", "partial", "fail"))
+        else:
+            assert cells[first["capture_id"]] == f"{first['overall']:.2f}"
+        page.locator(f'#matrix-rows td[title="{first["capture_id"]}"]').click()
+        detail = page.locator("#detail")
+        assert detail.is_visible() and detail.locator("pre.text-prompt").count() == 1, name
+        if name == "compare":
+            assert detail.locator("pre.text-answer").count() == 2
+            assert "Answer of team-1" in detail.inner_text() and "Answer of team-2" in detail.inner_text()
+        if name == "scorecard":
+            grades = detail.locator("table.grades tr").all_inner_texts()
+            assert len(grades) == 1 + len(first["grades"]) and any("PARTIAL (3 blockers)" in g for g in grades)
+        if name == "checklist":
+            assert detail.locator("pre.text-context").count() == 1  # the code under review
+        assert offline.errors == [] and offline.blocked == [], name

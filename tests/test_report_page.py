@@ -107,11 +107,14 @@ def test_embedded_rows_come_back_as_the_ledger_says(full_html: str) -> None:
 def test_text_cannot_close_the_script_it_travels_in(no_charts: None) -> None:
     data = full_page_data()
     data["captures"]["strings"].append("</script><script>alert(1)</script>")
+    data["texts"] = {"strings": ["<!-- </script><script>alert(2)</script>"], "rows": [["mode:a/optimum", 0, -1, 0, -1]]}
 
     html = render_html(data)
 
-    assert html.count("<script") == 2  # the data and the page's own script
+    assert html.count("<script") == 4  # the data, the page's two scripts, the captures' texts
     assert embedded(html)["captures"]["strings"][-1] == "</script><script>alert(1)</script>"
+    texts = re.search(r'<script type="application/json" id="ora-texts">(.*?)</script>', html, re.S)
+    assert texts is not None and json.loads(texts.group(1))["strings"] == ["<!-- </script><script>alert(2)</script>"]
 
 
 def test_agreement_per_criterion_counts_exact_and_within_one_point() -> None:

@@ -23,7 +23,7 @@ HYPOTHESES: dict[str, Any] = {
 
 
 @pytest.fixture
-def pilot(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester:  # noqa: F811
+def pilot(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester:
     """The test bundle with two hypotheses and a verdict, judged by the loopback server."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(pytester.path / "bundle", routes=routes, edit=low_and_excluded, manifest=HYPOTHESES)
@@ -74,8 +74,14 @@ def test_stats_json_is_deterministic_for_a_seed_and_moves_with_it(pilot: pytest.
 
     assert first == again
     assert first["method"]["seed"] == 0 and other["method"]["seed"] == 7
-    assert first["configurations"][0]["mean_overall_interval"] != other["configurations"][0]["mean_overall_interval"]
-    assert first["agreement"] == other["agreement"]  # no resampling in agreement
+    # On three or four captures BCa bounds sit on the extreme resample means whatever the seed; the
+    # percentile bounds of alpha over seven captures (asserted below) move with it.
+    # Agreement resamples only for alpha's bootstrap interval (section 15); every other figure is seed-free.
+    def unresampled(agreement: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in row.items() if k != "alpha_interval"} for row in [*agreement["criteria"], agreement["overall"]]]
+
+    assert unresampled(first["agreement"]) == unresampled(other["agreement"])
+    assert first["agreement"]["overall"]["alpha_interval"] != other["agreement"]["overall"]["alpha_interval"]
 
 
 def test_disagreement_threshold_option(pilot: pytest.Pytester) -> None:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import pytest
 
-from pytest_ora.core.models import BundleManifest
+from pytest_ora.core.models import BundleManifest, VerdictRule
 from pytest_ora.core.rubric import Criterion, Rounding, Rubric
 from pytest_ora.reports.statistics import hypotheses_markdown
 from pytest_ora.stats.arrays import run_arrays
+from pytest_ora.stats.hypotheses import null_pass_probability
+from pytest_ora.stats.intervals import generator
 from pytest_ora.stats.statistics import hypotheses_data
 
 NAMES = ("completeness", "accuracy", "synthesis", "judgment", "actionability", "structure")
@@ -114,8 +118,62 @@ def test_the_markdown_table() -> None:
     text = hypotheses_markdown(data)
     lines = text.splitlines()
     assert [part.strip() for part in lines[2].split("|")[1:-1]] == [
-        "Id", "Claim", "Margin", "Entries", "Mean delta", "95% bootstrap", "Directional", "Meets margin",
+        "Id", "Claim", "Margin", "Entries", "Mean delta", "95% interval", "Interval", "Directional", "Meets margin",
     ]
     cells = [part.strip() for part in lines[4].split("|")[1:-1]]
-    assert cells[:5] == ["H2", "b > a", "0.3", "3", "0.35"] and cells[6:] == ["2/3", "2/3"]
-    assert lines[-1] == "Verdict: **FAIL** (5 of 9 deltas directional, 6 required; 0 captures with the critical vote)."
+    assert cells[:5] == ["H2", "b > a", "0.3", "3", "0.35"] and cells[6:] == ["t (small n)", "2/3", "2/3"]
+    assert "Verdict: **FAIL** (5 of 9 deltas directional, 6 required; 0 captures with the critical vote)." in lines
+    assert lines[-1].startswith("By chance: with the configurations' labels shuffled within each entry")
+
+
+PER_HYPOTHESIS = MANIFEST.model_copy(update={"verdict": VerdictRule(per_hypothesis_at_least=2, no_critical=False)})
+
+
+def test_the_per_hypothesis_rule_needs_every_hypothesis_in_enough_entries() -> None:
+    # H2 and H3 in 3/3 but H4 in 0/3: 6 of 9 directional passes the count rule, not seed 003's reading.
+    pilot = {task: {"a": 3.0, "b": 3.5, "c": 2.0, "d": 2.5} for task in ("task-1", "task-2", "task-3")}
+    counted = MANIFEST.model_copy(update={"verdict": VerdictRule(directional_at_least=6, no_critical=False)})
+    by_count = hypotheses_data(run_arrays(rows(pilot), TRIO), counted, seed=0, resamples=2000)
+    by_each = hypotheses_data(run_arrays(rows(pilot), TRIO), PER_HYPOTHESIS, seed=0, resamples=2000)
+    assert by_count is not None and by_each is not None
+    assert by_count["verdict"]["result"] == "PASS" and by_each["verdict"]["result"] == "FAIL"
+    assert by_each["verdict"]["rule"] == {"per_hypothesis_at_least": 2, "no_critical": False}
+    assert "H4 0/3" in by_each["verdict"]["reasons"][0] and "(H4 short)" in by_each["verdict"]["reasons"][0]
+
+
+def exact_null(pilot: dict[str, dict[str, float]], passes: Callable[[list[int]], bool]) -> float:
+    """The null pass probability by enumerating every relabelling of every entry (24^3 for the pilot)."""
+    specs = MANIFEST.hypotheses or []
+    per_entry = []
+    for cells in pilot.values():
+        names = list(cells)
+        per_entry.append([dict(zip(names, (cells[n] for n in order))) for order in itertools.permutations(names)])
+    hits = total = 0
+    for choice in itertools.product(*per_entry):
+        counts = [sum((c[s.better] - c[s.worse] >= 0) if s.margin == 0 else (c[s.better] - c[s.worse] > 0) for c in choice)
+                  for s in specs]
+        hits += passes(counts)
+        total += 1
+    return hits / total
+
+
+@pytest.mark.parametrize(("rule", "passes"), [
+    (VerdictRule(directional_at_least=6), lambda counts: sum(counts) >= 6),
+    (VerdictRule(per_hypothesis_at_least=2), lambda counts: all(c >= 2 for c in counts)),
+])
+def test_the_null_pass_probability_matches_exact_enumeration(rule: VerdictRule, passes: Callable[[list[int]], bool]) -> None:
+    manifest = MANIFEST.model_copy(update={"verdict": rule})
+    data = run_arrays(rows(PILOT), TRIO)
+    estimate = null_pass_probability(data, manifest.hypotheses or [], rule, generator(0, "null-verdict"), 10_000)
+    exact = exact_null(PILOT, passes)
+    assert estimate is not None
+    assert estimate == pytest.approx(exact, abs=3 * (exact * (1 - exact) / 10_000) ** 0.5 + 1e-9)
+    again = hypotheses_data(data, manifest, seed=0, resamples=10_000)
+    assert again is not None and again["verdict"]["null_pass_probability"] == estimate  # seeded: the same figure
+
+
+def test_a_verdict_rule_names_exactly_one_count() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        VerdictRule(directional_at_least=6, per_hypothesis_at_least=2)
+    with pytest.raises(ValueError, match="exactly one"):
+        VerdictRule()

@@ -374,7 +374,9 @@ def test_a_wrong_or_missing_key_gets_401_in_the_provider_format(
     response = post(judge, provider, request_body(provider, executed), key=key)
     error = response.json()
 
-    assert response.status_code == 401 and judge.calls == 1
+    # Gemini alone answers a wrong key 400 INVALID_ARGUMENT (API_KEY_INVALID) and a missing one 403.
+    expected = (400 if key else 403) if provider == "google" else 401
+    assert response.status_code == expected and judge.calls == 1
     if provider == "anthropic":
         assert error["type"] == "error" and error["error"]["type"] == "authentication_error"
         assert response.headers["x-should-retry"] == "false" and response.headers["request-id"].startswith("req_")
@@ -383,15 +385,18 @@ def test_a_wrong_or_missing_key_gets_401_in_the_provider_format(
         assert error["error"]["code"] == ("invalid_api_key" if key else None)
     elif provider == "openai-compatible":
         assert error["error"]["code"] == 401 and error["error"]["message"]
+    elif key:
+        assert error["error"]["code"] == 400 and error["error"]["status"] == "INVALID_ARGUMENT"
+        assert error["error"]["details"][0]["reason"] == "API_KEY_INVALID"
     else:
-        assert error["error"]["code"] == 401 and error["error"]["status"] == "UNAUTHENTICATED"
+        assert error["error"]["code"] == 403 and error["error"]["status"] == "PERMISSION_DENIED"
     assert "wrong-key" not in response.text
 
 
 def test_any_non_empty_key_passes_when_no_keys_are_set(executed: JudgePrompt) -> None:
     with ReferenceJudge() as judge:
         assert post(judge, "google", request_body("google", executed), key="anything").status_code == 200
-        assert post(judge, "google", request_body("google", executed), key="").status_code == 401
+        assert post(judge, "google", request_body("google", executed), key="").status_code == 403
 
 
 def test_anthropic_requires_the_version_header(judge: ReferenceJudge, executed: JudgePrompt) -> None:
@@ -710,3 +715,41 @@ def test_the_server_runs_standalone_from_the_command_line() -> None:
 
     assert banner.startswith("reference judge (test double) at http://127.0.0.1:")
     assert response.json()["name"] == "models/gemini-2.5-pro"
+
+
+# --- formats of SPEC 17 ------------------------------------------------------------------------------
+
+
+def test_anthropic_replies_carry_token_rate_limit_headers_and_take_both_auth_headers(
+    judge: ReferenceJudge, executed: JudgePrompt
+) -> None:
+    response = post(judge, "anthropic", request_body("anthropic", executed))
+    for kind in ("input-tokens", "output-tokens", "tokens"):
+        for field in ("limit", "remaining", "reset"):
+            assert f"anthropic-ratelimit-{kind}-{field}" in response.headers
+    assert int(response.headers["anthropic-ratelimit-input-tokens-remaining"]) < int(
+        response.headers["anthropic-ratelimit-input-tokens-limit"])
+    # The Python SDK sends the key as a bearer token (and its own API version)
+    with ReferenceJudge(keys={"anthropic": "the-key"}) as keyed:
+        headers = {"content-type": "application/json", "anthropic-version": "2026-10-21", "authorization": "Bearer the-key"}
+        ok = httpx.post(keyed.route("anthropic"), content=json.dumps(request_body("anthropic", executed)), headers=headers)
+        headers["authorization"] = "Bearer wrong"
+        refused = httpx.post(keyed.route("anthropic"), content=json.dumps(request_body("anthropic", executed)), headers=headers)
+    assert ok.status_code == 200 and refused.status_code == 401
+
+
+def test_the_responses_api_answers_in_output_items_and_refuses_an_image_without_detail(
+    judge: ReferenceJudge, executed: JudgePrompt
+) -> None:
+    parts: list[dict[str, Any]] = [{"type": "input_text", "text": p.text} for p in executed.parts if isinstance(p, TextPart)]
+    body = {"model": MODELS["openai"], "instructions": executed.system, "input": [{"role": "user", "content": parts}],
+            "text": {"format": {"type": "json_schema", "name": "r", "strict": True, "schema": executed.reply_schema}}}
+    headers = {"content-type": "application/json", "authorization": f"Bearer {KEYS['openai']}"}
+    response = httpx.post(judge.route("openai", api="responses"), content=json.dumps(body), headers=headers)
+    reply = response.json()
+    assert response.status_code == 200 and reply["object"] == "response" and reply["status"] == "completed"
+    message = next(item for item in reply["output"] if item["type"] == "message")
+    assert json.loads(message["content"][0]["text"])["entry_key"] == "mode:argument-audit"
+    body["input"][0]["content"].append({"type": "input_image", "image_url": "data:image/png;base64,iVBORw=="})  # type: ignore[index]
+    refused = httpx.post(judge.route("openai", api="responses"), content=json.dumps(body), headers=headers)
+    assert refused.status_code == 400 and refused.json()["error"]["param"].endswith(".detail")

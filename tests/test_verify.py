@@ -4,32 +4,19 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
+from example_runs import replay_example
 
 from pytest_ora.__main__ import main
 from pytest_ora.reports.verify import RENDERERS
-
-EXAMPLES = Path(__file__).parent.parent / "evals" / "examples"
 
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The solo example (a judged rubric, replayed) and the scorecard example, each run once."""
-    found = {}
-    for name in ("solo", "scorecard"):
-        project = tmp_path_factory.mktemp(name)
-        shutil.copytree(EXAMPLES / name, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
-        assert pytest.main([str(project), "-q", "-p", "no:cacheprovider", "--rootdir", str(project), "-c",
-                            str(project / "pytest.ini"), "--ora-out", str(project / "out")]) in (0, 1)
-        # The example's test module stays imported after pytest.main: drop it, or a later pytester run of
-        # the same example in this process collects a different file under the same module name.
-        for module in [name for name, m in sys.modules.items() if str(getattr(m, "__file__", "")).startswith(str(project))]:
-            del sys.modules[module]
-        found[name] = project / "out"
-    return found
+    return {name: replay_example(name, tmp_path_factory) for name in ("solo", "scorecard")}
 
 
 def _copy(source: Path, tmp_path: Path) -> Path:

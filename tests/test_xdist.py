@@ -42,3 +42,10 @@ def test_a_worker_reads_what_the_controller_handed_it(pytestconfig: pytest.Confi
         pytest.skip("runs under -n, as a worker")
     assert worker_id(pytestconfig).startswith("gw")
     assert worker_count(pytestconfig) >= 1
+
+
+def test_loadscope_scheduling_splits_scopes_where_the_entry_scheduler_overrides_it() -> None:
+    # harness/xdist.py's scope_scheduler overrides LoadScopeScheduling._split_scope
+    from xdist.scheduler import LoadScopeScheduling
+
+    assert "self._split_scope(" in inspect.getsource(LoadScopeScheduling)

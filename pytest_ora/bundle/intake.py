@@ -19,6 +19,7 @@ from ..core.rubric import Rubric, RubricError
 from ..core.vocabulary import IMAGE_TYPES, key_env_allowed
 from ..method.kinds import calls_judges, get_kind
 from ..method.rubric import DEFAULT_RUBRIC, get_rubric, resolve_rubric
+from .design import check_design
 from .hypotheses import check_hypotheses
 from .read import read_bundle
 from .secrets import find_secret, secret_reason
@@ -76,6 +77,7 @@ def intake(
     _check_key_envs(panel, key_envs, problems)
     _check_configurations(bundle, families, problems)
     check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
+    check_design(bundle.root, bundle.manifest, [item.capture for item in bundle.captures], problems)
     _check_duplicates(bundle, problems)
     collisions = _collisions(bundle, rubric)
     losers = _collision_losers(bundle, collisions)

@@ -111,10 +111,18 @@ class Hypothesis(_Record):
 class VerdictRule(_Record):
     """The pilot verdict (seed 003): PASS when enough per-entry deltas point the right way."""
 
-    directional_at_least: Annotated[int, Field(ge=0)]
+    directional_at_least: Annotated[int, Field(ge=0)] | None = None
     """Directional (entry, hypothesis) pairs needed, counted over every hypothesis and entry."""
+    per_hypothesis_at_least: Annotated[int, Field(ge=0)] | None = None
+    """Instead: entries in which every hypothesis must be directional (seed 003's ">= 2 of 3 tasks" per hypothesis)."""
     no_critical: bool = False
     """Also require that no capture has the rubric's `critical` vote."""
+
+    @model_validator(mode="after")
+    def _one_count(self) -> VerdictRule:
+        if (self.directional_at_least is None) == (self.per_hypothesis_at_least is None):
+            raise ValueError("give exactly one of directional_at_least (over all hypotheses) and per_hypothesis_at_least")
+        return self
 
 
 class BundleManifest(_Record):
@@ -139,6 +147,10 @@ class BundleManifest(_Record):
     verdict: VerdictRule | None = None
     labels: str | None = Field(default=None, min_length=1)
     """Human labels (SPEC section 16): a JSONL file inside the bundle; --ora-labels overrides."""
+    cluster: str | None = Field(default=None, pattern=r"^(metadata\.)?[A-Za-z_][A-Za-z0-9_-]*$")
+    """The capture field (or metadata.<key>) shared by related entries; their statistics are cluster-robust."""
+    compare_pairs: list[Annotated[list[Slug], Field(min_length=2, max_length=2)]] | None = None
+    """Configuration pairs [A, B] the statistics compare (default: every pair up to 8 configurations)."""
 
     @field_validator("configurations")
     @classmethod
@@ -330,7 +342,8 @@ class Capture(_Record):
     phase_scores: PhaseScores | None = None
     """The chain's phase scores (0-100); kind coherence multiplies their mean by the chain's multiplier."""
     metadata: dict[str, Any] | None = None
-    """Anything else an imported row carried (python -m pytest_ora init --from): kept, never judged."""
+    """Anything else an imported row carried (python -m pytest_ora init --from), or free-form facts about the capture
+    (bundle.yaml `cluster: metadata.<key>` can name one): kept, never judged."""
     evidence: dict[str, Any] | None = None
     """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade (SPEC 11)."""
 

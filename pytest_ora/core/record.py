@@ -23,7 +23,10 @@ class Usage(TypedDict):
     input_tokens: int
     output_tokens: int
     cached_input_tokens: int
+    """Read from the provider's prompt cache (inside input_tokens)."""
     reasoning_tokens: int
+    cache_write_input_tokens: NotRequired[int]
+    """Written to the prompt cache (inside input_tokens); absent in records made before prompt caching."""
 
 
 class JudgeRecord(TypedDict):

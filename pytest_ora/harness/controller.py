@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ..bundle.design import option_problems
 from ..core.errors import IntakeError, OraError
 from ..core.numbers import round_half_away
 from ..core.plan import Plan
@@ -85,6 +86,12 @@ class OraController:
     def start(self) -> None:
         """Intake, judge checks and the output directory, before any item runs."""
         plan = self.plan()
+        wrong = option_problems(
+            plan.bundle.manifest.configurations, [item.capture for item in plan.bundle.captures], self.options.cluster,
+            self.options.reference, self.options.pairs,
+        )
+        if wrong:
+            raise pytest.UsageError("; ".join(wrong))
         if self.options.substitutes and not self.options.panel_label:
             raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
         if self.options.budget_usd is not None:
@@ -122,13 +129,35 @@ class OraController:
             if self.config.get_verbosity() >= 0:
                 budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
                 self._progress = LiveProgress(self.run.in_flight_log(), self.run.prices(), budget)
+        baseline = None if self.options.dry_run else self._baseline()
         self._output = OutputDir(self.options.out)
+        self._output.baseline, self._output.regression_min = baseline, self.options.regression_min
         try:
             self._output.claim(estimate=self.options.dry_run)
         except OraError as error:
             raise pytest.UsageError(str(error)) from None
         self._claimed = True
         self.signals.install()
+
+    def _baseline(self) -> Any:
+        """--ora-baseline's run, read now: claiming the output directory may move it to runs/ (SPEC 18)."""
+        from ..reports.baseline import BaselineError, load_baseline, regression_min
+
+        if self.options.baseline is None:
+            if self.options.fail_regression:
+                raise pytest.UsageError("--ora-fail-regression compares with a baseline: give --ora-baseline DIR")
+            return None
+        rubric = self.plan().rubric
+        span = float(rubric.scale_max) - float(rubric.scale_min)
+        if regression_min(self.options.regression_min, (float(rubric.scale_min), float(rubric.scale_max))) > span:
+            raise pytest.UsageError(
+                f"--ora-regression-min {self.options.regression_min} is more than the rubric's whole scale "
+                f"({float(rubric.scale_min):g} to {float(rubric.scale_max):g})"
+            )
+        try:
+            return load_baseline(self.options.baseline)
+        except BaselineError as error:
+            raise pytest.UsageError(str(error)) from None
 
     def _needs_network(self, plan: Plan) -> bool:
         if self.options.record in ("all", "new_episodes"):
@@ -203,8 +232,8 @@ class OraController:
         self.signals.hold()
         try:
             if self.run.active and not self._finished:
-                if self.options.fail_calibration is not None:
-                    # The calibration gate reads the statistics, which the report computes: write it
+                if self.options.fail_calibration is not None or self.options.fail_regression:
+                    # These gates read the statistics and the baseline comparison, which the report computes: write it
                     # now, before junitxml writes its file, so the gate can still be a testcase there.
                     self.finish(int(session.exitstatus))
                 self.report_gates()
@@ -300,6 +329,9 @@ class OraController:
             seed=self.options.seed,
             disagreement=self.options.disagreement,
             labels=self.labels,
+            cluster=self.options.cluster,
+            reference=self.options.reference,
+            pairs=self.options.pairs,
         )
         import dataclasses
 
@@ -343,7 +375,21 @@ class OraController:
         """Every set CI gate's verdict on this run's summary (harness.gates)."""
         plan = self.plan()
         summary = [(row.model_dump()["configuration"], values) for row, values in summarize(self._records, plan.lanes, plan.rubric)]
-        return evaluate(GateContext(self.options, plan.rubric, summary, self._calibration()))
+        return evaluate(GateContext(self.options, plan.rubric, summary, self._calibration(), self._baseline_comparison()))
+
+    def _baseline_comparison(self) -> dict[str, Any] | None:
+        """baseline.json, for --ora-fail-regression (the report is written first: see pytest_sessionfinish)."""
+        if not self.options.fail_regression or self._output is None:
+            return None
+        import json
+
+        from ..reports.baseline import BASELINE_JSON
+
+        try:
+            data = json.loads((self._output.path / BASELINE_JSON).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
 
     def _calibration(self) -> dict[str, Any] | None:
         """stats.json's `calibration`, for --ora-fail-calibration (the report is written first: see pytest_sessionfinish)."""
@@ -366,9 +412,7 @@ class OraController:
             self.gate_results = self._gate()
         except Exception as error:  # a gate must never cost the report: the session end says it failed
             self.gate_results = [GateResult("gates", "", (f"could not be evaluated: {error}",))]
-        self.gate_failures = [
-            f"{result.option} {result.threshold}: {message}" for result in self.gate_results for message in result.failures
-        ]
+        self.gate_failures = [f"{result.name}: {message}" for result in self.gate_results for message in result.failures]
         for report in gate_reports(self.gate_results):
             self.config.hook.pytest_runtest_logreport(report=report)
 

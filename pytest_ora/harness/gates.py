@@ -19,6 +19,7 @@ import pytest
 
 from ..core.numbers import round_half_away
 from ..core.rubric import Rubric
+from ..reports.baseline import regressed
 from ..reports.calibration import gate_message, held_message
 
 __all__ = ["GateContext", "GateResult", "evaluate", "gate", "gate_reports", "registered", "validate"]
@@ -36,6 +37,8 @@ class GateContext:
     """(configuration, values) with values' exact `overall` and `failure_rate` (None: nothing scored)."""
     calibration: Mapping[str, Any] | None = None
     """stats.json's `calibration` (SPEC 16) when the run had human labels and its report was written."""
+    baseline: Mapping[str, Any] | None = None
+    """baseline.json (SPEC 18) when the run was compared with a baseline and its report was written."""
 
 
 @dataclass(frozen=True)
@@ -52,10 +55,15 @@ class GateResult:
     def holds(self) -> bool:
         return not self.failures
 
+    @property
+    def name(self) -> str:
+        """The option and its value as given ('--ora-fail-under 7'; a flag alone: '--ora-fail-regression')."""
+        return f"{self.option} {self.threshold}" if self.threshold else self.option
+
     def line(self) -> str:
         if self.holds:
-            return f"ora: gate {self.option} {self.threshold} holds: {self.held}"
-        return "\n".join(f"ora: FAIL {self.option} {self.threshold}: {message}" for message in self.failures)
+            return f"ora: gate {self.name} holds: {self.held}"
+        return "\n".join(f"ora: FAIL {self.name}: {message}" for message in self.failures)
 
 
 Check = Callable[[GateContext], GateResult | None]
@@ -112,7 +120,7 @@ def gate_reports(results: Sequence[GateResult]) -> list[pytest.TestReport]:
         if result.holds:
             continue
         nodeid = f"{GATE_PREFIX}{result.option}"
-        message = "\n".join(f"{result.option} {result.threshold}: {text}" for text in result.failures)
+        message = "\n".join(f"{result.name}: {text}" for text in result.failures)
         phases: tuple[tuple[Literal["setup", "call", "teardown"], str, str | None], ...] = (
             ("setup", "passed", None), ("call", "failed", message), ("teardown", "passed", None))
         for when, outcome, longrepr in phases:
@@ -194,3 +202,15 @@ def _fail_calibration(context: GateContext) -> GateResult | None:
         return GateResult("--ora-fail-calibration", str(threshold), (message,))
     assert context.calibration is not None  # gate_message fails a run without labels
     return GateResult("--ora-fail-calibration", str(threshold), (), held_message(context.calibration, threshold))
+
+
+@gate("--ora-fail-regression")
+def _fail_regression(context: GateContext) -> GateResult | None:
+    if not context.options.fail_regression:
+        return None
+    if context.baseline is None:
+        return GateResult("--ora-fail-regression", "", ("the comparison with the baseline was not written",))
+    prefix = "--ora-fail-regression: "
+    failing = tuple(message.removeprefix(prefix) for message in regressed(context.baseline))
+    return GateResult("--ora-fail-regression", "", failing,
+                      "no configuration's paired interval against the baseline lies entirely below 0")

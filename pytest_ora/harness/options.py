@@ -38,10 +38,16 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("labels", "JSONL file of human labels (capture_id, rater, scores, notes): calibrates the judges against people", None),
     ("fail-calibration", "exit non-zero when the panel's alpha vs the human labels on overall is below this "
      "(or fewer than 10 captures are labelled)", None),
+    ("batch-max", "most requests in one provider batch with --ora-batch (batches also split at each provider's limits)", None),
+    ("prompt-cache", "prompt caching: on (repeated prefix first, cache breakpoints, an entry's captures judged together) or off", "on"),
+    ("baseline", "an earlier --ora-out (or one of its runs/NNNN) to compare this run with: baseline.json, baseline.md", None),
+    ("regression-min", "per-capture change of overall listed against --ora-baseline: points, or a share of the scale like 10%", "10%"),
+    ("cluster", "capture field (or metadata.KEY) shared by related entries: cluster-robust statistics", None),
+    ("reference", "configuration every other one is compared with in the statistics", None),
 )
 
 
-_PATHS = frozenset({"bundle", "out", "cassettes", "prices", "labels"})
+_PATHS = frozenset({"bundle", "out", "cassettes", "prices", "labels", "baseline"})
 _DEFAULTS = {name: default for name, _, default in _OPTIONS}
 
 
@@ -86,6 +92,22 @@ class Options:
     """--ora-fail-calibration A: the panel's alpha vs people on overall must reach A, over at least 10 labelled captures."""
     key_envs: tuple[str, ...] = ()
     """--ora-key-env NAME / ini ora_key_env: more environment variables a role's api_key_env may name."""
+    batch_max: int | None = None
+    """--ora-batch-max N: most requests in one provider batch (None: the providers' own limits only)."""
+    prompt_cache: bool = True
+    """--ora-prompt-cache on|off."""
+    baseline: Path | None = None
+    """--ora-baseline DIR: an earlier run to compare with (SPEC 18)."""
+    regression_min: str = "10%"
+    """Per-capture changes of overall listed against the baseline: points ("1") or a share of the scale ("10%")."""
+    fail_regression: bool = False
+    """--ora-fail-regression: exit 1 when a configuration's paired interval against the baseline lies below 0."""
+    cluster: str | None = None
+    """--ora-cluster FIELD: the statistics' clusters (overrides bundle.yaml `cluster:`)."""
+    reference: str | None = None
+    """--ora-reference CONFIG: the statistics compare every configuration with it."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """--ora-pairs A:B: the pairs the statistics compare, in the order given."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -103,6 +125,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-batch", dest="ora_batch", action="store_true", default=False,
         help="make first asks through the providers' batch APIs (half price, slower) before judging",
+    )
+    group.addoption(
+        "--ora-fail-regression", dest="ora_fail_regression", action="store_true", default=False,
+        help="exit non-zero when a configuration's paired interval against --ora-baseline lies entirely below 0",
     )
     group.addoption(
         "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
@@ -128,6 +154,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
         help="a configuration pair to compare head to head (kind compare); repeatable",
+    )
+    group.addoption(
+        "--ora-pairs", dest="ora_pairs", action="append", default=[], metavar="A:B",
+        help="a configuration pair the statistics compare (first - second); repeatable; Holm runs over these",
     )
 
 
@@ -184,6 +214,14 @@ def read_options(config: pytest.Config) -> Options:
         labels=(str(source.value("labels")), source.base("labels")) if source.value("labels") else None,
         fail_calibration=_alpha_gate(source),
         key_envs=tuple(config.getoption("ora_key_env") or ()) + tuple(config.getini("ora_key_env") or ()),
+        batch_max=None if source.value("batch-max") in (None, "") else int(source.number("batch-max", int, minimum=1)),
+        prompt_cache=_on_off(source, "prompt-cache"),
+        baseline=source.path("baseline"),
+        regression_min=_share("regression-min", source.value("regression-min"), "1", "10%"),
+        fail_regression=bool(config.getoption("ora_fail_regression")),
+        cluster=source.value("cluster") or None,
+        reference=source.value("reference") or None,
+        pairs=tuple(_pair(text, "--ora-pairs") for text in config.getoption("ora_pairs") or ()),
     )
 
 
@@ -193,6 +231,14 @@ def _alpha_gate(source: _Source) -> Decimal | None:
     if value is not None and value > 1:
         raise pytest.UsageError(f"{source.name('fail-calibration')} takes a Krippendorff alpha between 0 and 1, got {value}")
     return value
+
+
+def _on_off(source: _Source, name: str) -> bool:
+    """An on/off option."""
+    value = str(source.value(name)).strip().lower()
+    if value not in ("on", "off"):
+        raise pytest.UsageError(f"{source.name(name)} takes on or off, got {source.value(name)!r}")
+    return value == "on"
 
 
 def _concurrency(source: _Source) -> int:
@@ -218,11 +264,23 @@ def _role_numbers(config: pytest.Config, unit: str) -> tuple[tuple[str, float], 
     return tuple(pairs)
 
 
-def _pair(text: str) -> tuple[str, str]:
+def _pair(text: str, option: str = "--ora-compare") -> tuple[str, str]:
     first, sep, second = text.partition(":")
     if not sep or not first or not second or first == second:
-        raise pytest.UsageError(f"--ora-compare takes two different configurations as A:B, got {text!r}")
+        raise pytest.UsageError(f"{option} takes two different configurations as A:B, got {text!r}")
     return first, second
+
+
+def _share(name: str, value: Any, points: str, share: str) -> str:
+    """A threshold as given: a non-negative number of scale points, or a percentage of the scale's range."""
+    text = str(value).strip()
+    try:
+        amount = Decimal(text[:-1] if text.endswith("%") else text)
+    except ArithmeticError:
+        amount = Decimal(-1)
+    if not amount.is_finite() or amount < 0:
+        raise pytest.UsageError(f"--ora-{name} takes scale points ({points}) or a share of the scale ({share}), got {value!r}")
+    return text
 
 
 def _disagreement(value: Any) -> str:

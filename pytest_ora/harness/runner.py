@@ -159,7 +159,7 @@ class CaptureRunner:
         packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in kind.packets(planned, self.root, rubric, build_packet)]
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
-            too_large = over_window(self.judging.panel, judge_prompt(packet, image, rubric))
+            too_large = over_window(self.judging.panel, judge_prompt(packet, image, rubric, cache=self.judging.prompt_cache))
             if too_large is not None:
                 raise OverContextWindow(capture.capture_id, too_large)
         # one packet's fields, or each packet's (compare: both orders) under its tag
@@ -234,7 +234,7 @@ class CaptureRunner:
         sized = []
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
-            prompt = judge_prompt(packet, image, rubric)
+            prompt = judge_prompt(packet, image, rubric, cache=self.judging.prompt_cache)
             sized.append((prompt, sum(isinstance(part, ImagePart) for part in prompt.parts)))
         judges = []
         for judge in self.judging.panel.judges:

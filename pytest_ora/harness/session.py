@@ -20,6 +20,7 @@ from ..core.plan import Plan
 from ..judges.budget import Price, SpendLog, load_prices
 from ..judges.inflight import InFlightLog
 from ..judges.recordings import RecordingsError, bind_rubric, check_history
+from ..judges.transport import RetryPolicy
 from ..method.kinds import formula
 from ..reports.notes import local_judge_notice
 from ..reports.output import PROGRESS_DIR, SPEND_DIR
@@ -77,6 +78,10 @@ class OraRun:
             except (OSError, ValueError) as error:
                 raise pytest.UsageError(f"--ora-prices: {error}") from None
         return self._prices
+
+    def policy(self) -> RetryPolicy:
+        """The bounded retry of a judge call (--ora-retries, --ora-timeout); batch polling uses it too."""
+        return RetryPolicy(max_attempts=self.options.retries + 1, timeout=http_timeout(self.options.timeout))
 
     def spend_log(self) -> SpendLog:
         """This process's journal of live judge spend, beside the others' in the output directory."""

@@ -11,8 +11,10 @@ import os
 from decimal import Decimal
 from typing import Protocol
 
+import pytest
+
 from ..core.plan import PlannedCapture
-from ..judges.batch import BatchSummary, run_batches
+from ..judges.batch import BatchStopped, BatchSummary, run_batches
 from ..judges.cassettes import CassetteLibrary
 from ..judges.panel import Judging
 from ..method.kinds import get_kind, mechanical
@@ -57,7 +59,8 @@ class BatchJudging:
         plan = run.plan()
         if mechanical(get_kind(plan.rubric.kind)) is not None:
             return  # this rubric kind calls no judge
-        judging = Judging(plan.panel, plan.rubric, environ=dict(os.environ))
+        judging = Judging(plan.panel, plan.rubric, policy=run.policy(), environ=dict(os.environ),
+                          prompt_cache=run.options.prompt_cache)
         library = CassetteLibrary(run.options.cassettes, run.options.record, secrets=judging.secrets())
         reporter = run.config.pluginmanager.get_plugin("terminalreporter")
 
@@ -67,10 +70,14 @@ class BatchJudging:
 
         budget = None if run.options.budget_usd is None else Decimal(str(run.options.budget_usd))
         with httpx.Client(timeout=http_timeout(run.options.timeout), trust_env=False) as client:
-            self.summary = run_batches(
-                plan.bundle.root, judging, library, selected, run.prices(), run.spend_log(), say, client,
-                budget=budget,
-            )
+            try:
+                self.summary = run_batches(
+                    plan.bundle.root, judging, library, selected, run.prices(), run.spend_log(), say, client,
+                    budget=budget, batch_max=run.options.batch_max,
+                )
+            except BatchStopped as stopped:
+                # Resumable: the batch ids stay under --ora-cassettes and the next run polls them again.
+                pytest.exit(str(stopped), returncode=pytest.ExitCode.INTERRUPTED)
 
 
 def judging_strategy(run: OraRun) -> JudgingStrategy:

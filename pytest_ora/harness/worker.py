@@ -19,14 +19,13 @@ from ..core.record import CaptureRecord, base_record
 from ..core.vocabulary import is_live
 from ..judges.cassettes import CassetteLibrary
 from ..judges.panel import Judging, describe
-from ..judges.transport import RetryPolicy
 from ..method.kinds import get_kind, mechanical
 from ..reports.output import DRY_RUN_DIR, OutputDir
 from .drift import short_drift
 from .outcomes import overall_text, score_properties
 from .pace import lookahead, worker_upcoming
 from .runner import Budget, CaptureRunner, NotJudged
-from .session import OraRun, http_timeout
+from .session import OraRun
 from .xdist import worker_count
 
 __all__ = ["OraWorker"]
@@ -129,11 +128,8 @@ class OraWorker:
         if self._runner is None:
             run, options = self.run, self.options
             plan = run.plan()
-            policy = RetryPolicy(
-                max_attempts=options.retries + 1,
-                timeout=http_timeout(options.timeout),
-            )
-            judging = Judging(plan.panel, plan.rubric, policy=policy, reasks=options.reasks, environ=dict(os.environ))
+            judging = Judging(plan.panel, plan.rubric, policy=run.policy(), reasks=options.reasks,
+                              environ=dict(os.environ), prompt_cache=options.prompt_cache)
             library = CassetteLibrary(options.cassettes, options.record, secrets=judging.secrets())
             budget = None
             if options.budget_usd is not None:

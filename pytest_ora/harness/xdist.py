@@ -7,7 +7,7 @@ xdist's public surface is `config.workerinput` (a worker's start-up data) and th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -18,6 +18,7 @@ __all__ = [
     "hand_to_worker",
     "is_worker",
     "queued_items",
+    "scope_scheduler",
     "stop_controller",
     "worker_count",
     "worker_id",
@@ -77,3 +78,14 @@ def stop_controller(config: pytest.Config, reason: str) -> None:
     dsession = config.pluginmanager.get_plugin("dsession")
     if dsession is not None:
         dsession.shouldstop = reason
+
+
+def scope_scheduler(config: pytest.Config, log: Any, scope: Callable[[str], str]) -> Any:
+    """xdist's loadscope scheduling with `scope(nodeid)` as the scope (it overrides `_split_scope`, an internal)."""
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class ScopeScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            return scope(nodeid)
+
+    return ScopeScheduling(config, log)

@@ -1,7 +1,10 @@
 """Judge spend: a price table, the spend shared by every process of a run, and dry-run estimates.
 
-Prices are USD per million tokens, matched by the longest model-id prefix. Cached input is
-charged at the full input price, so the guard errs on the side of stopping early.
+Prices are USD per million tokens, matched by the longest model-id prefix. Input read from a
+prompt cache is charged at the provider's cache-read price and input written to it at the
+cache-write price (Anthropic bills writes above the input price; OpenAI and Gemini bill none),
+as the providers' pricing pages give them; a price without cache rates charges the full input
+price for both.
 """
 
 from __future__ import annotations
@@ -43,32 +46,45 @@ class Price:
 
     input: Decimal
     output: Decimal
+    cached_input: Decimal | None = None
+    """Input read from the prompt cache; None: the input price."""
+    cache_write: Decimal | None = None
+    """Input written to the prompt cache (Anthropic, 5-minute cache); None: the input price."""
 
 
-def _price(text_in: str, text_out: str) -> Price:
-    return Price(Decimal(text_in), Decimal(text_out))
+def _price(text_in: str, text_out: str, read: str | None = None, write: str | None = None) -> Price:
+    """A price; `read`/`write` are the cache rates as multiples of the input price."""
+    base = Decimal(text_in)
+    return Price(base, Decimal(text_out), None if read is None else base * Decimal(read),
+                 None if write is None else base * Decimal(write))
+
+
+# Cache rates (as of PRICES_AS_OF): Anthropic reads 0.1x, 5-minute writes 1.25x the input price;
+# OpenAI cached input 0.1x (GPT-5 family), 0.25x (GPT-4.1, o3, o4-mini), 0.5x (GPT-4o) with no
+# write charge; Gemini implicit-cache reads 0.25x (2.5), 0.1x (3) with no write charge.
+_CLAUDE = ("0.1", "1.25")
 
 
 DEFAULT_PRICES: Mapping[str, Price] = {
-    "claude-opus-4-7": _price("5", "25"),
-    "claude-opus-4-6": _price("5", "25"),
-    "claude-opus-4-5": _price("5", "25"),
-    "claude-opus-4": _price("15", "75"),
-    "claude-sonnet-4": _price("3", "15"),
-    "claude-haiku-4": _price("1", "5"),
-    "claude-3-5-haiku": _price("0.8", "4"),
-    "gpt-5-nano": _price("0.05", "0.4"),
-    "gpt-5-mini": _price("0.25", "2"),
-    "gpt-5": _price("1.25", "10"),
-    "gpt-4.1-mini": _price("0.4", "1.6"),
-    "gpt-4.1": _price("2", "8"),
-    "gpt-4o-mini": _price("0.15", "0.6"),
-    "gpt-4o": _price("2.5", "10"),
-    "o3": _price("2", "8"),
-    "o4-mini": _price("1.1", "4.4"),
-    "gemini-3-pro": _price("2", "12"),
-    "gemini-2.5-pro": _price("1.25", "10"),
-    "gemini-2.5-flash": _price("0.3", "2.5"),
+    "claude-opus-4-7": _price("5", "25", *_CLAUDE),
+    "claude-opus-4-6": _price("5", "25", *_CLAUDE),
+    "claude-opus-4-5": _price("5", "25", *_CLAUDE),
+    "claude-opus-4": _price("15", "75", *_CLAUDE),
+    "claude-sonnet-4": _price("3", "15", *_CLAUDE),
+    "claude-haiku-4": _price("1", "5", *_CLAUDE),
+    "claude-3-5-haiku": _price("0.8", "4", *_CLAUDE),
+    "gpt-5-nano": _price("0.05", "0.4", "0.1", "1"),
+    "gpt-5-mini": _price("0.25", "2", "0.1", "1"),
+    "gpt-5": _price("1.25", "10", "0.1", "1"),
+    "gpt-4.1-mini": _price("0.4", "1.6", "0.25", "1"),
+    "gpt-4.1": _price("2", "8", "0.25", "1"),
+    "gpt-4o-mini": _price("0.15", "0.6", "0.5", "1"),
+    "gpt-4o": _price("2.5", "10", "0.5", "1"),
+    "o3": _price("2", "8", "0.25", "1"),
+    "o4-mini": _price("1.1", "4.4", "0.25", "1"),
+    "gemini-3-pro": _price("2", "12", "0.1", "1"),
+    "gemini-2.5-pro": _price("1.25", "10", "0.25", "1"),
+    "gemini-2.5-flash": _price("0.3", "2.5", "0.25", "1"),
 }
 
 
@@ -82,10 +98,14 @@ def load_prices(path: Path | None) -> dict[str, Price]:
         raise ValueError(f"{path}: must map model-id prefixes to {{input: USD, output: USD}} per million tokens")
     for prefix, entry in data.items():
         try:
-            prices[str(prefix)] = Price(Decimal(str(entry["input"])), Decimal(str(entry["output"])))
-        except (KeyError, TypeError, ArithmeticError):
+            prices[str(prefix)] = Price(
+                Decimal(str(entry["input"])), Decimal(str(entry["output"])),
+                *(None if entry.get(name) is None else Decimal(str(entry[name])) for name in ("cached_input", "cache_write")),
+            )
+        except (KeyError, TypeError, ArithmeticError, AttributeError):
             raise ValueError(
-                f"{path}: entry {prefix!r} must be {{input: USD, output: USD}} per million tokens, got {entry!r}"
+                f"{path}: entry {prefix!r} must be {{input: USD, output: USD}} per million tokens (optionally "
+                f"cached_input and cache_write), got {entry!r}"
             ) from None
     return prices
 
@@ -96,18 +116,26 @@ def price_for(model: str, prices: Mapping[str, Price]) -> Price | None:
     return prices[max(matches, key=len)] if matches else None
 
 
-def cost(price: Price, input_tokens: int, output_tokens: int) -> Decimal:
-    """USD for a number of tokens."""
-    return (price.input * input_tokens + price.output * output_tokens) / Decimal(1_000_000)
+def cost(price: Price, input_tokens: int, output_tokens: int, cached: int = 0, written: int = 0) -> Decimal:
+    """USD for a number of tokens; `cached` and `written` are the input tokens read from and written to the cache."""
+    cached = min(max(cached, 0), input_tokens)
+    written = min(max(written, 0), input_tokens - cached)
+    plain = input_tokens - cached - written
+    read_price = price.input if price.cached_input is None else price.cached_input
+    write_price = price.input if price.cache_write is None else price.cache_write
+    total = price.input * plain + read_price * cached + write_price * written + price.output * output_tokens
+    return total / Decimal(1_000_000)
 
 
 def usage_cost(judges: Iterable[Mapping[str, Any]], prices: Mapping[str, Price]) -> Decimal:
-    """USD for the tokens each judge record billed; judges without a price count nothing."""
+    """USD for the tokens each judge record billed, cache reads and writes at their rates; judges without a price count nothing."""
     total = Decimal(0)
     for judge in judges:
         price = price_for(judge["model"], prices)
         if price is not None:
-            total += cost(price, judge["usage"]["input_tokens"], judge["usage"]["output_tokens"])
+            usage = judge["usage"]
+            total += cost(price, usage["input_tokens"], usage["output_tokens"],
+                          usage.get("cached_input_tokens", 0), usage.get("cache_write_input_tokens", 0))
     return total
 
 

@@ -43,6 +43,9 @@ PROMPT_VERSION = "prompt-1"
 """The legacy request format (weights and version shown), kept for cassette directories recorded with it."""
 PROMPT_FORMATS = (PROMPT_VERSION, "prompt-2")
 _TEXT_KINDS = {".svg": "SVG", ".mmd": "Mermaid", ".mermaid": "Mermaid", ".dot": "DOT", ".gv": "DOT"}
+_TITLE = "# Ora judge packet"
+_CAPTURE_TITLE = "# The capture under judgment"
+_HEADER_TITLES = (_TITLE, _CAPTURE_TITLE)
 _MARKER = re.compile(r"^<<<BEGIN (?P<name>[A-Z][A-Z0-9-]*) (?P<nonce>[0-9a-f]{16})>>>$", re.MULTILINE)
 
 
@@ -256,37 +259,22 @@ def _criterion_text(index: int, criterion: Criterion, shows_weight: bool = True)
     return "\n".join([line, *(f"   - {band}: {meaning}" for band, meaning in criterion.anchors)])
 
 
-def _user_text(packet: Packet, rubric: Rubric) -> str:
-    nonce = _nonce(packet)
-    snapshot = ", ".join(f"{role}={model}" for role, model in packet.model_snapshot.items()) or "not given"
+def _visual(packet: Packet) -> str:
     if packet.artifact is None:
-        visual = "text-only: this capture has no visual artifact"
-    elif packet.artifact.kind == "image":
-        visual = f"{json.dumps(packet.artifact.path)} ({packet.artifact.media_type}, attached as an image)"
-    else:
-        visual = f"{json.dumps(packet.artifact.path)} ({packet.artifact.kind}, in the ARTIFACT section)"
-    blind = packet.configuration is None
-    header = [
-        "# Ora judge packet",
-        f"entry_key: {packet.entry_key}",
-        *([] if blind else [f"configuration: {packet.configuration}"]),
-        f"family: {packet.family}",
-        f"technique: {packet.technique}",
-        f"specification_source: {json.dumps(packet.specification_source if packet.specification is not None else None)}",
-        f"target: {json.dumps(packet.target)}",
-        *([] if blind else [f"model_snapshot: {snapshot}"]),
-        f"acceptance_notes: {json.dumps(packet.acceptance_notes)}",
-        f"visual_artifact: {visual}",
-    ]
-    sections = []
-    if packet.specification is not None:
-        sections.append(_section("SPECIFICATION", nonce, packet.specification))
-    if packet.context is not None:
-        sections.append(_section("CONTEXT", nonce, packet.context))
-    if packet.reference is not None:
-        sections.append(_section("REFERENCE", nonce, packet.reference))
+        return "text-only: this capture has no visual artifact"
+    if packet.artifact.kind == "image":
+        return f"{json.dumps(packet.artifact.path)} ({packet.artifact.media_type}, attached as an image)"
+    return f"{json.dumps(packet.artifact.path)} ({packet.artifact.kind}, in the ARTIFACT section)"
+
+
+def _spec_source(packet: Packet) -> str:
+    return f"specification_source: {json.dumps(packet.specification_source if packet.specification is not None else None)}"
+
+
+def _capture_sections(packet: Packet, rubric: Rubric, nonce: str) -> list[str]:
+    """The sections that belong to this capture alone: the answer and what came with it."""
     kind = get_kind(rubric.kind)
-    sections.append(_section("PROMPT", nonce, packet.prompt))
+    sections = []
     if kind.answer_in_packet:
         sections.append(_section("ANSWER", nonce, packet.answer))
     if packet.artifact is not None and packet.artifact.text is not None:
@@ -295,10 +283,99 @@ def _user_text(packet: Packet, rubric: Rubric) -> str:
         sections.append(_gold(packet.gold_standard, nonce))
     if packet.material is not None:
         sections += [_section(name, nonce, body) for name, body in kind.material_sections(packet.material)]
-    under = "" if blind else f" under configuration {packet.configuration}"
-    task = f"Score the ANSWER for {packet.entry_key}{under}" if kind.answer_in_packet else f"Compare the two responses for {packet.entry_key}"
-    footer = f"{task}. Reply with the JSON object only."
-    return "\n".join(header) + "\n\n" + "\n\n".join(sections) + "\n\n" + footer
+    return sections
+
+
+def _footer(packet: Packet, rubric: Rubric) -> str:
+    under = "" if packet.configuration is None else f" under configuration {packet.configuration}"
+    if get_kind(rubric.kind).answer_in_packet:
+        task = f"Score the ANSWER for {packet.entry_key}{under}"
+    else:
+        task = f"Compare the two responses for {packet.entry_key}"
+    return f"{task}. Reply with the JSON object only."
+
+
+def _entry_sections(packet: Packet, nonce: str) -> list[str]:
+    """The sections every capture of the entry shares: the specification, the context, the reference, the prompt."""
+    sections = []
+    if packet.specification is not None:
+        sections.append(_section("SPECIFICATION", nonce, packet.specification))
+    if packet.context is not None:
+        sections.append(_section("CONTEXT", nonce, packet.context))
+    if packet.reference is not None:
+        sections.append(_section("REFERENCE", nonce, packet.reference))
+    sections.append(_section("PROMPT", nonce, packet.prompt))
+    return sections
+
+
+def _user_text(packet: Packet, rubric: Rubric) -> str:
+    """The packet as one text, capture header first (the layout with prompt caching off)."""
+    nonce = _nonce(packet)
+    snapshot = ", ".join(f"{role}={model}" for role, model in packet.model_snapshot.items()) or "not given"
+    blind = packet.configuration is None
+    header = [
+        _TITLE,
+        f"entry_key: {packet.entry_key}",
+        *([] if blind else [f"configuration: {packet.configuration}"]),
+        f"family: {packet.family}",
+        f"technique: {packet.technique}",
+        _spec_source(packet),
+        f"target: {json.dumps(packet.target)}",
+        *([] if blind else [f"model_snapshot: {snapshot}"]),
+        f"acceptance_notes: {json.dumps(packet.acceptance_notes)}",
+        f"visual_artifact: {_visual(packet)}",
+    ]
+    sections = _entry_sections(packet, nonce)
+    sections += _capture_sections(packet, rubric, nonce)
+    return "\n".join(header) + "\n\n" + "\n\n".join(sections) + "\n\n" + _footer(packet, rubric)
+
+
+def _entry_nonce(packet: Packet) -> str:
+    """The nonce of the entry part: a hash of everything in it, so the part cannot close its own sections.
+
+    It is the same for every capture of the entry (that is what makes the part cacheable); the
+    capture part keeps the nonce of the whole packet, answer included, so an answer can neither
+    close its own section nor know the marker that would.
+    """
+    # prompt-2 requests hold only what the judge is shown: the rubric version is not part of them.
+    version = packet.rubric_version if packet.prompt_version == PROMPT_VERSION else None
+    fields = [packet.entry_key, packet.family, packet.technique, packet.specification_source,
+              packet.specification, packet.context, packet.prompt, version, packet.prompt_version]
+    if packet.reference is not None:
+        fields.append(packet.reference)
+    return hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()[:16]
+
+
+def _entry_text(packet: Packet) -> str:
+    """What every capture of the entry shares: the technique, its specification, the prompt."""
+    nonce = _entry_nonce(packet)
+    header = [
+        _TITLE,
+        f"entry_key: {packet.entry_key}",
+        f"family: {packet.family}",
+        f"technique: {packet.technique}",
+        _spec_source(packet),
+    ]
+    sections = _entry_sections(packet, nonce)
+    return "\n".join(header) + "\n\n" + "\n\n".join(sections)
+
+
+def _capture_text(packet: Packet, rubric: Rubric) -> str:
+    """What only this capture has: its configuration, snapshot, answer and artifact, and the task."""
+    nonce = _nonce(packet)
+    snapshot = ", ".join(f"{role}={model}" for role, model in packet.model_snapshot.items()) or "not given"
+    blind = packet.configuration is None
+    header = [
+        _CAPTURE_TITLE,
+        *([] if blind else [f"configuration: {packet.configuration}"]),
+        f"target: {json.dumps(packet.target)}",
+        *([] if blind else [f"model_snapshot: {snapshot}"]),
+        f"acceptance_notes: {json.dumps(packet.acceptance_notes)}",
+        f"visual_artifact: {_visual(packet)}",
+    ]
+    sections = _capture_sections(packet, rubric, nonce)
+    body = "\n\n".join(sections) + "\n\n" if sections else ""
+    return "\n".join(header) + "\n\n" + body + _footer(packet, rubric)
 
 
 def _gold(gold: GoldStandard, nonce: str) -> str:
@@ -313,9 +390,20 @@ def _gold(gold: GoldStandard, nonce: str) -> str:
     )
 
 
-def judge_prompt(packet: Packet, image: bytes | None, rubric: Rubric, correction: str | None = None) -> JudgePrompt:
-    """The judge call for a packet; `correction` re-asks after an invalid reply."""
-    parts: list[Part] = [TextPart(_user_text(packet, rubric))]
+def judge_prompt(
+    packet: Packet, image: bytes | None, rubric: Rubric, correction: str | None = None, cache: bool = True
+) -> JudgePrompt:
+    """The judge call for a packet; `correction` re-asks after an invalid reply.
+
+    With `cache` (prompt caching, the default) what repeats comes first and what varies last: the
+    system prompt (instructions, rubric), then the entry part every capture of the entry shares
+    (technique, specification, prompt) marked as a cache breakpoint, then the capture part (its
+    answer). Without it the packet is one text, capture header first, as before caching.
+    """
+    if cache:
+        parts: list[Part] = [TextPart(_entry_text(packet), cache_break=True), TextPart(_capture_text(packet, rubric))]
+    else:
+        parts = [TextPart(_user_text(packet, rubric))]
     if image is not None and packet.artifact is not None and packet.artifact.media_type:
         parts.append(ImagePart(packet.artifact.media_type, image))
     if correction is not None:
@@ -325,17 +413,45 @@ def judge_prompt(packet: Packet, image: bytes | None, rubric: Rubric, correction
                 "the complete JSON object, every criterion scored."
             )
         )
-    return JudgePrompt(system=_system(rubric), parts=tuple(parts), reply_schema=reply_schema(rubric))
+    return JudgePrompt(
+        system=_system(rubric), parts=tuple(parts), reply_schema=reply_schema(rubric),
+        cache_key=f"ora-{_entry_nonce(packet)}" if cache else None,
+    )
 
 
 def read_header(text: str) -> dict[str, str]:
-    """The packet's header lines (name: value) from a rendered packet; for tools and test doubles."""
-    head = text.split("\n\n", 1)[0]
+    """The packet's header lines (name: value) from a rendered packet; for tools and test doubles.
+
+    The header paragraphs are the first one titled as the packet and, with prompt caching, the
+    one titled as the capture; text inside fenced sections never counts.
+    """
     fields: dict[str, str] = {}
-    for line in head.splitlines()[1:]:
-        name, _, value = line.partition(": ")
-        fields[name] = value
+    seen: set[str] = set()
+    for paragraph in _outside_sections(text).split("\n\n"):
+        lines = paragraph.strip("\n").splitlines()
+        if not lines or lines[0] not in _HEADER_TITLES or lines[0] in seen:
+            continue
+        seen.add(lines[0])
+        for line in lines[1:]:
+            name, _, value = line.partition(": ")
+            fields.setdefault(name, value)
     return fields
+
+
+def _outside_sections(text: str) -> str:
+    """The text with every complete fenced section cut out."""
+    kept: list[str] = []
+    position = 0
+    while (match := _MARKER.search(text, position)) is not None:
+        closing = f"\n<<<END {match.group('name')} {match.group('nonce')}>>>"
+        end = text.find(closing, match.end())
+        if end == -1:
+            position = match.end()
+            continue
+        kept.append(text[position : match.start()])
+        position = end + len(closing)
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def read_sections(text: str) -> dict[str, str]:

@@ -51,6 +51,8 @@ class Judging:
     """Re-asks allowed after an invalid reply, per judge and capture."""
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Where API keys are read from; never shown in a repr."""
+    prompt_cache: bool = True
+    """--ora-prompt-cache: the repeated prefix first, with cache breakpoints (see packet.judge_prompt)."""
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key value, for redaction."""
@@ -80,12 +82,14 @@ async def _judge(
     name = f"{judge.label} ({judge.spec.model})"
     secrets = judging.secrets()
     usage = Usage(input_tokens=0, output_tokens=0, cached_input_tokens=0, reasoning_tokens=0)
+    if judging.prompt_cache:
+        usage["cache_write_input_tokens"] = 0
     attempts = 0
     correction: str | None = None
     problem = ReplyProblem("(reply)", "nothing", "was never received")
     raw = ""
     for ask in range(1, judging.reasks + 2):
-        prompt = judge_prompt(packet, image, judging.rubric, correction)
+        prompt = judge_prompt(packet, image, judging.rubric, correction, judging.prompt_cache)
         request = provider.build_request(judge.spec, prompt, key)
         # The transports below read these: the call is paced and recorded as this judge's, in this capture's cassette.
         request.extensions[JUDGE_EXTENSION] = judge
@@ -137,6 +141,8 @@ def _add_usage(total: Usage, reply: ProviderReply) -> None:
     total["output_tokens"] += reply.usage.output_tokens
     total["cached_input_tokens"] += reply.usage.cached_input_tokens
     total["reasoning_tokens"] += reply.usage.reasoning_tokens
+    if reply.usage.cache_write_input_tokens or "cache_write_input_tokens" in total:
+        total["cache_write_input_tokens"] = total.get("cache_write_input_tokens", 0) + reply.usage.cache_write_input_tokens
 
 
 def _record(

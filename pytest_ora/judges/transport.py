@@ -34,6 +34,8 @@ __all__ = [
     "SendResult",
     "is_retryable_status",
     "send",
+    "server_delay",
+    "should_retry_header",
 ]
 
 logger = logging.getLogger("pytest_ora.judges.transport")
@@ -192,6 +194,16 @@ async def _within(call: Awaitable[httpx.Response], policy: RetryPolicy, request:
         raise CallTimeout(
             f"the reply was not complete within {deadline:g} s (--ora-timeout bounds the whole reply)", request=request
         ) from None
+
+
+def should_retry_header(response: httpx.Response) -> bool | None:
+    """The provider's x-should-retry verdict, or None when absent or unreadable."""
+    return _should_retry_header(response)
+
+
+def server_delay(response: httpx.Response) -> float | None:
+    """Seconds the server asked to wait (retry-after-ms, then retry-after), or None."""
+    return _server_delay(response)
 
 
 def _fresh_request(request: httpx.Request, body: bytes, timeout: httpx.Timeout) -> httpx.Request:

@@ -104,25 +104,55 @@ def _statistics(data: Mapping[str, Any]) -> str:
     parts = []
     if stats:
         agreement = stats.get("agreement") or {}
+        if stats.get("intervals_note"):
+            parts.append(f'<p class="note" id="intervals-note">{escape(stats["intervals_note"])}</p>')
         if agreement:
-            fields = ("alpha", "kappa", "exact", "within_one")
+            fields: tuple[str, ...] = ("alpha", "kappa", "exact", "within_one")
+            headings: tuple[str, ...] = ("criterion", "Krippendorff's alpha", "weighted kappa", "exact", "within one step")
+            if stats.get("intervals_note"):
+                fields += ("alpha_interval", "alpha_ordinal", "fleiss_kappa", "icc_2k")
+                headings += ("alpha 95% bootstrap", "ordinal alpha", "Fleiss kappa", "ICC(2,k)")
             parts.append("<h3>Agreement</h3>" + _table(
-                ("criterion", "Krippendorff's alpha", "weighted kappa", "exact", "within one step"),
-                [[name, *(values.get(f) for f in fields)] for name, values in agreement.items()],
+                headings, [[name, *(values.get(f) for f in fields)] for name, values in agreement.items()],
             ))
         paired = stats.get("paired") or []
-        if paired:
+        if paired and stats.get("intervals_note"):
+            parts.append("<h3>Paired comparisons</h3>" + _table(
+                ("pair", "n", "mean difference", "95% interval", "interval", "p (sign-flip)", "p (Holm)", "p (t)",
+                 "MDE 80% (Holm)", "reading"),
+                [[f"{p['a']} - {p['b']}", p.get("n"), p.get("mean_difference"), p.get("interval"),
+                  "t (small n)" if p.get("interval_method") == "t" else "BCa", p.get("p_shown"), p.get("p_holm_shown"),
+                  p.get("p_t"), p.get("mde_80_adjusted"), p.get("reading")] for p in paired],
+            ))
+        elif paired:
             parts.append("<h3>Paired comparisons</h3>" + _table(
                 ("pair", "n", "mean difference", "95% interval", "p", "p (Holm)"),
                 [[f"{p['a']} - {p['b']}", p.get("n"), p.get("mean_difference"), p.get("interval"),
                   p.get("p_value"), p.get("p_holm")] for p in paired],
             ))
+        if stats.get("judges"):
+            parts.append("<h3>Judges</h3>" + _table(
+                ("judge", "configuration", "n", "mean overall", "95% t interval"),
+                [[j["judge"], j["configuration"], j.get("n"), j.get("mean"), j.get("t_interval")] for j in stats["judges"]],
+            ))
+            preference = stats.get("self_preference") or []
+            parts.append(
+                '<p class="note">Self-preference: a judge\'s overall on a configuration running the judge\'s own model '
+                "minus the other judges' mean on the same captures; flagged when its 95% t interval excludes 0.</p>"
+                + (_table(("judge", "configuration", "n", "own - others", "95% t interval", "self-preference"),
+                          [[r["judge"], r["configuration"], r.get("n"), r.get("difference"), r.get("t_interval"),
+                            "FLAGGED" if r.get("flagged") else "no"] for r in preference])
+                   if preference else '<p class="note">No judge\'s model runs in a configuration: nothing to check.</p>')
+            )
         hypotheses = stats.get("hypotheses") or {}
         if hypotheses.get("rows"):
             verdict = str(hypotheses.get("verdict", ""))
             parts.append(
                 f'<h3>Hypotheses: <span class="verdict-{escape(verdict)}">{escape(verdict)}</span></h3>'
                 + (f'<p>{escape(str(hypotheses["detail"]))}</p>' if hypotheses.get("detail") else "")
+                + (f'<p class="note">With the labels shuffled within each entry, the rule\'s count condition passes '
+                   f'{100 * float(hypotheses["null_pass_probability"]):.1f}% of the time by chance.</p>'
+                   if hypotheses.get("null_pass_probability") is not None else "")
                 + _table(
                     ("hypothesis", "better", "worse", "margin", "mean delta", "95% interval", "directional", "meets margin"),
                     [[r["id"], r["better"], r["worse"], r["margin"], r["mean_delta"], r.get("interval"),
@@ -151,8 +181,31 @@ def _options(values: Sequence[str]) -> str:
     return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
 
 
+def _compare_sections(data: Mapping[str, Any]) -> dict[str, str]:
+    """SPEC 18's sections: Since baseline (when the run had one), Earlier runs, and the matrix's notes."""
+    from .since import earlier_runs_html, since_baseline_html
+
+    baseline = data.get("baseline")
+    since = (
+        f'<section id="since-baseline"><h2>Since baseline</h2>{since_baseline_html(baseline)}</section>' if baseline else ""
+    )
+    notes = "".join(f'<p class="note">{escape(note)}</p>' for note in data.get("compare_notes", ()))
+    return {
+        "since_baseline": since,
+        "since_nav": '<a href="#since-baseline">Since baseline</a> ' if baseline else "",
+        "earlier_runs": earlier_runs_html(data.get("runs") or [], data["configurations"]),
+        "compare_notes": notes,
+    }
+
+
 def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
     """The whole page for the page data; the same data gives the same bytes."""
+    # The captures' texts travel in an element of their own, parsed only when a capture is opened:
+    # at 10x they are most of the page's bytes, and the first paint never waits for them.
+    texts = data.get("texts")
+    sections = _compare_sections(data)
+    # The earlier runs are static HTML already (the script never reads them).
+    data = {key: value for key, value in data.items() if key not in ("texts", "runs")}
     rubric = data["rubric"]
     judges = "; ".join(f"{j['label']} = {j['model']} ({j['provider']})" for j in data["judges"]) or "none"
     return Template(_asset("report.html")).substitute(
@@ -160,6 +213,7 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         rubric_version=escape(rubric["version"]),
         rubric_title=escape(rubric["title"]),
         formula=escape(rubric["formula"]),
+        failure_rule=escape(rubric["failure"]),
         scoring_date=escape(data["scoring_date"]),
         judges=escape(judges),
         summary=_notices(data) + _summary(data),
@@ -172,5 +226,8 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         status_options=_options(data["statuses"]),
         css=_asset("report.css"),
         js=_asset("report.js"),
+        matrix_js=_asset("matrix.js"),
         data=_script_json(data),
+        texts=_script_json(texts) if texts is not None else "null",
+        **sections,
     )

@@ -46,6 +46,14 @@ class RunFacts:
     """'version (digest)' when the replies were recorded under another rubric version and rescored offline."""
     notices: tuple[str, ...] = ()
     """What the top of summary.md and report.html say first (reports.notes.notices): incomplete run, local judge."""
+    cluster: str | None = None
+    """--ora-cluster (None: bundle.yaml's `cluster:`, if any)."""
+    reference: str | None = None
+    """--ora-reference."""
+    pairs: tuple[tuple[str, str], ...] = ()
+    """--ora-pairs."""
+    design: dict[str, Any] = field(default_factory=dict)
+    """Filled at the report: entry -> cluster label ("clusters") and configuration -> models ("snapshots")."""
 
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:
@@ -59,11 +67,14 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
     status = Counter(record["status"] for record in records)
     asks: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
+    cached: Counter[str] = Counter()
     for record in records:
         for judge in record["judges"]:
             asks[judge["label"]] += judge["asks"] - 1
             tokens[f"{judge['label']} input"] += judge["usage"]["input_tokens"]
             tokens[f"{judge['label']} output"] += judge["usage"]["output_tokens"]
+            cached[f"{judge['label']} read"] += judge["usage"].get("cached_input_tokens", 0)
+            cached[f"{judge['label']} written"] += judge["usage"].get("cache_write_input_tokens", 0)
     deviations = list(facts.deviations)
     for slot in plan.panel.substituted:
         deviations.append(f"{slot.label} substituted: {slot.spec.provider}:{slot.spec.model} for {slot.slot} (panel {plan.panel.label})")
@@ -93,6 +104,8 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "spend": list(facts.spend),
         "reasks": sorted(asks.items()),
         "tokens": sorted(tokens.items()),
+        # Only where a provider reported prompt-cache use: runs without it keep their run.json as before.
+        **({"cached_tokens": sorted(cached.items())} if any(cached.values()) else {}),
         "exclusions": _listed(r for r in records if r["status"] == "excluded"),
         "secret_bearing": len(_secret_bearing(records)),
         "unscorable": _listed(r for r in records if r["status"] == "unscorable"),
@@ -162,6 +175,13 @@ def methodology_text(data: dict[str, Any]) -> str:
     ]
     if data["tokens"]:
         lines.append("- Tokens billed: " + ", ".join(f"{name} {count}" for name, count in data["tokens"]))
+        cached = dict(data.get("cached_tokens") or ())
+        if cached:
+            judges = sorted({name.rsplit(" ", 1)[0] for name in cached})
+            lines.append(
+                "- Prompt cache (input tokens, inside the input counts above; read at the cache rate, written at "
+                "the write rate): " + "; ".join(f"{j} read {cached.get(j + ' read', 0)}, written {cached.get(j + ' written', 0)}" for j in judges)
+            )
     lines += _section("Exclusions", data["exclusions"])
     if data["secret_bearing"]:
         lines += ["", "## Secret-bearing input",

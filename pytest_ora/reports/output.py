@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
@@ -26,12 +27,15 @@ from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, kind_files, mechanical
 from .archive import archive_report
+from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
 from .methodology import RunFacts, methodology_data
 from .notes import summary_appendix, summary_preface
 from .renderers import RUN_DATA, ledger_rows, render_reports, run_data
+from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statistics import disagreements_csv, stable_json
 from .tables import ledger_row, summarize, summary_json
+from .texts import TEXTS_NAME, capture_texts, texts_json
 
 __all__ = [
     "DRY_RUN_DIR", "ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "PROGRESS_DIR", "REPORT_FILES", "SPEND_DIR", "STATS_FILES",
@@ -40,6 +44,8 @@ __all__ = [
 
 REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
+PAGE_FILES = (TEXTS_NAME, RUNS_NAME, *BASELINE_FILES)
+"""What the report page shows beyond the ledger (SPEC 18): the captures' texts, the earlier runs, the baseline."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 EXTRA_FILES = ("run.json",)
 """run.json (what `verify` re-renders the tables with), archived with the rest of the last run's report
@@ -106,6 +112,9 @@ class OutputDir:
         self._journal: Any = None
         self._writer: ThreadPoolExecutor | None = None
         self._write_errors: list[str] = []
+        self.baseline: BaselineRun | None = None
+        """--ora-baseline's run, read before this directory was claimed; compared at the end (SPEC 18)."""
+        self.regression_min = "10%"
 
     def claim(self, estimate: bool = False) -> None:
         """Take the directory for this run: refuse a live concurrent run, move the last report to runs/.
@@ -122,7 +131,7 @@ class OutputDir:
             if estimate:
                 shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
                 return
-            archive_report(self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES)
+            archive_report(self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES + PAGE_FILES)
             for name in ("packets", "judges", SPEND_DIR, PROGRESS_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("ab", buffering=0)
@@ -222,6 +231,8 @@ class OutputDir:
         data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
         methodology = methodology_data(plan, ordered, facts)
         data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
+        data[TEXTS_NAME] = texts_json(capture_texts(plan, (record["capture_id"] for record in ordered)))
+        data[RUNS_NAME] = runs_json(earlier_runs(self.path))
         kind = mechanical(get_kind(rubric.kind))
         if kind is not None:
             data.update(kind.report_files(plan, ordered))
@@ -234,7 +245,10 @@ class OutputDir:
             for name, text in render_reports(self.path, rubric, statistics=False).items():
                 write_atomic(self.path / name, text)
             # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
-            finish = functools.partial(_finish_report, self.path, rubric, plan.bundle.manifest, facts)
+            finish = functools.partial(
+                _finish_report, self.path, rubric, plan.bundle.manifest, _design(plan, facts), self.baseline,
+                self.regression_min,
+            )
             if len(ordered) >= CHILD_ROWS:
                 _in_child(finish)
             else:
@@ -270,11 +284,30 @@ class OutputDir:
         write_atomic(self.path / "estimate.md", text)
 
 
-def _finish_report(directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts) -> None:
-    """The statistics files from the ledger just written (as `verify` reads it), then the reports that
-    read them (summary.md and methodology.md with their Statistics sections, report.html last)."""
+def _design(plan: Plan, facts: RunFacts) -> RunFacts:
+    """The facts with what the statistics need of the captures: cluster labels and model snapshots."""
+    from ..bundle.design import cluster_labels, snapshots
+
+    captures = [planned.capture for planned in plan.captures]
+    field = facts.cluster or plan.bundle.manifest.cluster
+    labels = cluster_labels(captures, field) if field else {}
+    return dataclasses.replace(facts, cluster=field, design={"clusters": labels, "snapshots": snapshots(captures)})
+
+
+def _finish_report(
+    directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts, baseline: BaselineRun | None = None,
+    regression_min: str = "10%",
+) -> None:
+    """The statistics files from the ledger just written (as `verify` reads it), the comparison with
+    --ora-baseline's run, then the reports that read them (summary.md and methodology.md with their
+    Statistics sections, baseline.md, report.html last)."""
     for name, text in _statistics_files(directory, rubric, manifest, facts).items():
         write_atomic(directory / name, text)
+    if baseline is not None:
+        from .baseline import BASELINE_JSON, compare_with_baseline
+
+        compared = compare_with_baseline(baseline, directory, rubric, regression_min, facts.seed)
+        write_atomic(directory / BASELINE_JSON, json.dumps(compared, indent=1, ensure_ascii=False) + "\n")
     for name, text in render_reports(directory, rubric, statistics=True).items():
         write_atomic(directory / name, text)
 
@@ -311,6 +344,9 @@ def _statistics_files(directory: Path, rubric: Rubric, manifest: Any, facts: Run
     inputs = {
         "ledger": _file_digest(ledger), "rubric": repr(rubric), "manifest": manifest.model_dump(mode="json"),
         "seed": facts.seed, "disagreement": facts.disagreement, "files": files,
+        # the design the statistics read (--ora-cluster, --ora-reference, --ora-pairs, the captures' clusters)
+        "cluster": facts.cluster, "reference": facts.reference, "pairs": [list(pair) for pair in facts.pairs],
+        "design": facts.design,
     }
 
     def compute() -> dict[str, str]:
@@ -333,15 +369,22 @@ def _file_digest(path: Path) -> str:
 def _computed_statistics(rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts) -> dict[str, str]:
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
-    from ..stats.statistics import run_statistics
+    from ..stats.statistics import Design, run_statistics
+
     data = run_arrays(rows, rubric)
     human = None
     if facts.labels is not None:
         from ..stats.calibration import human_arrays
 
         human = human_arrays(facts.labels, rubric)
-    stats = run_statistics(data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement,
-                           labels=human)
+    design = Design(
+        cluster=facts.cluster, clusters=facts.design.get("clusters", {}), snapshots=facts.design.get("snapshots", {}),
+        pairs=facts.pairs, reference=facts.reference,
+    )
+    stats = run_statistics(
+        data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement, design=design,
+        labels=human,
+    )
     written = {
         "stats.json": stable_json(stats.data, rubric.version),
         "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),

@@ -23,30 +23,45 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
     if not isinstance(stats, dict) or "comparisons" not in stats:
         return stats
+    from .statistics import INTERVAL_WORDS, p_text, reading, shown_interval
+
     agreement = stats.get("agreement") or {}
     rows = [*(agreement.get("criteria") or []), *([agreement["overall"]] if agreement.get("overall") else [])]
+    alpha = float((stats.get("pairs") or {}).get("alpha", 0.05))
+    extended = "pairs" in stats
     result: dict[str, Any] = {
         "configurations": {
-            c["configuration"]: {"overall_interval": c.get("mean_overall_interval"),
-                                 "failure_interval": c.get("failure_rate_interval")}
+            c["configuration"]: {"overall_interval": shown_interval(c), "failure_interval": c.get("failure_rate_interval"),
+                                 "interval_method": c.get("interval_method")}
             for c in stats.get("configurations") or []
         },
         "agreement": {
             r["criterion"]: {"alpha": r.get("krippendorff_alpha"), "kappa": r.get("quadratic_kappa"),
-                             "exact": r.get("exact"), "within_one": r.get("within_one")}
+                             "exact": r.get("exact"), "within_one": r.get("within_one"),
+                             "alpha_interval": r.get("alpha_interval"), "alpha_ordinal": r.get("alpha_ordinal"),
+                             "fleiss_kappa": r.get("fleiss_kappa"), "icc_2k": r.get("icc_2k")}
             for r in rows
         },
         "paired": [
             {"a": c["first"], "b": c["second"], "n": c["n"], "mean_difference": c["mean_difference"],
-             "interval": c.get("interval"), "p_value": c.get("p_value"), "p_holm": c.get("p_holm")}
+             "interval": shown_interval(c), "p_value": c.get("p_value"), "p_holm": c.get("p_holm"),
+             **({"interval_method": c.get("interval_method"), "p_shown": p_text(c.get("p_value"), bool(c.get("p_floor"))),
+                 "p_holm_shown": p_text(c.get("p_holm"), bound=bool(c.get("p_holm_bound"))), "p_t": c.get("p_t"),
+                 "mde_80_adjusted": c.get("mde_80_adjusted"), "reading": reading(c, alpha, int((stats.get("pairs") or {}).get("holm_family", 1)))} if extended else {})}
             for c in stats["comparisons"] if c.get("mean_difference") is not None
         ],
     }
+    if extended:
+        result["intervals_note"] = INTERVAL_WORDS
+        judges = stats.get("judges") or []
+        result["judges"] = [{"judge": j["judge"], **row} for j in judges for row in j["configurations"]]
+        result["self_preference"] = [{"judge": j["judge"], **row} for j in judges for row in j["self_preference"]]
     if isinstance(hypotheses, dict) and hypotheses.get("hypotheses"):
         verdict = hypotheses.get("verdict") or {}
         result["hypotheses"] = {
             "verdict": verdict.get("result"), "detail": "; ".join(verdict.get("reasons") or []) or None,
-            "rows": [h for h in hypotheses["hypotheses"] if h.get("mean_delta") is not None],
+            "null_pass_probability": verdict.get("null_pass_probability"),
+            "rows": [{**h, "interval": shown_interval(h)} for h in hypotheses["hypotheses"] if h.get("mean_delta") is not None],
         }
     return result
 
@@ -105,6 +120,7 @@ def report_page(
     )
     if methodology.get("notices"):
         data["notices"] = list(methodology["notices"])  # incomplete run, local judge: at the top of the page
+    data.update(compare_sections(directory))
     return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
 
 
@@ -117,3 +133,28 @@ def _calibration(directory: Path, scale: Sequence[float]) -> str:
     except (OSError, ValueError):
         return ""
     return calibration_html(stats.get("calibration") if isinstance(stats, dict) else None, scale)
+
+
+def compare_sections(directory: Path) -> dict[str, Any]:
+    """SPEC 18's parts of the page, from the files beside the ledger: texts.json (the capture view's prompt,
+    context and answer), runs.json (the earlier runs), baseline.json (Since baseline)."""
+    from .baseline import BASELINE_JSON
+    from .runs import RUNS_NAME
+    from .texts import read_texts
+
+    sections: dict[str, Any] = {}
+    texts, note = read_texts(directory)
+    if texts is not None:
+        sections["texts"] = texts
+    problems = [note] if note else []
+    for key, name in (("runs", RUNS_NAME), ("baseline", BASELINE_JSON)):
+        path = directory / name
+        if path.is_file():
+            try:
+                value = json.loads(path.read_text(encoding="utf-8"))
+                sections[key] = value["runs"] if key == "runs" else value
+            except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+                problems.append(f"{name} is not shown: {error}")
+    if problems:
+        sections["compare_notes"] = problems
+    return sections

@@ -15,6 +15,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, Va
 
 from ..core.rubric import Rubric
 from ..method.kinds import formula, get_kind
+from .matrix import Extras
 from .tables import public_cells
 
 __all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
@@ -42,6 +43,8 @@ class ConfigurationStatistics(_Section):
     """95% bootstrap interval of mean overall."""
     failure_interval: Interval | None = None
     """95% Wilson interval of the failure rate (a share, 0 to 1)."""
+    interval_method: str | None = None
+    """"t" when overall_interval is the small-n t interval, "bca" for the bootstrap."""
 
 
 class Agreement(_Section):
@@ -51,6 +54,10 @@ class Agreement(_Section):
     kappa: float | None = None
     exact: float | None = None
     within_one: float | None = None
+    alpha_interval: Interval | None = None
+    alpha_ordinal: float | None = None
+    fleiss_kappa: float | None = None
+    icc_2k: float | None = None
 
 
 class Paired(_Section):
@@ -63,6 +70,34 @@ class Paired(_Section):
     interval: Interval | None = None
     p_value: float | None = None
     p_holm: float | None = None
+    interval_method: str | None = None
+    p_shown: str | None = None
+    """The p-value as the tables write it ('< 0.0002' on the resampling floor)."""
+    p_holm_shown: str | None = None
+    p_t: float | None = None
+    mde_80_adjusted: float | None = None
+    reading: str | None = None
+
+
+class JudgeMean(_Section):
+    """One judge's mean overall on one configuration."""
+
+    judge: str
+    configuration: str
+    n: int
+    mean: float | None = None
+    t_interval: Interval | None = None
+
+
+class SelfPreference(_Section):
+    """A judge's own overall minus the other judges' on a configuration running the judge's model."""
+
+    judge: str
+    configuration: str
+    n: int
+    difference: float | None = None
+    t_interval: Interval | None = None
+    flagged: bool = False
 
 
 class HypothesisRow(_Section):
@@ -76,11 +111,13 @@ class HypothesisRow(_Section):
     interval: Interval | None = None
     directional: int | None = None
     meets_margin: int | None = None
+    interval_method: str | None = None
 
 
 class Hypotheses(_Section):
     verdict: str | None = None
     detail: str | None = None
+    null_pass_probability: float | None = None
     rows: list[HypothesisRow] = []
 
 
@@ -91,6 +128,10 @@ class Statistics(_Section):
     agreement: dict[str, Agreement] = {}
     paired: list[Paired] = []
     hypotheses: Hypotheses | None = None
+    intervals_note: str | None = None
+    """In words: what each interval is and when a row is small-n."""
+    judges: list[JudgeMean] = []
+    self_preference: list[SelfPreference] = []
 
 
 class CompareRow(_Section):
@@ -120,7 +161,7 @@ def optional_section(name: str, raw: Any, source: str) -> tuple[Any, str | None]
         return None, f"{source} is not shown: {where}: {first['msg']}"
 
 
-class _Strings:
+class Strings:
     """Interned strings: judges' notes repeat across captures and judges, so each is stored once."""
 
     def __init__(self) -> None:
@@ -137,7 +178,7 @@ class _Strings:
         return index
 
 
-def _judges(row: Any, names: Sequence[str], strings: _Strings) -> list[list[Any]]:
+def _judges(row: Any, names: Sequence[str], strings: Strings) -> list[list[Any]]:
     """The panel's judges of a scored row, with each one's asks where the two-judge columns keep them."""
     encoded = []
     for judge in getattr(row, "judges", []):
@@ -170,7 +211,7 @@ class _Captures:
     def __init__(self, names: Sequence[str], rubric: Rubric) -> None:
         self.names = names
         self.rubric = rubric
-        self.strings = _Strings()
+        self.strings = Strings()
         self.rows: list[list[Any]] = []
 
     def add(self, row: Any) -> None:
@@ -274,8 +315,10 @@ def page_data(
     names = list(get_kind(rubric.kind).summary_columns(rubric))
     configurations = [row.configuration for row in summary]
     captures, agreement, by_family = _Captures(names, rubric), _Agreement(names), _ByFamily()
+    extras = Extras()
     for row in rows:
         captures.add(row)
+        extras.add(row)
         agreement.add(row)
         by_family.add(row)
     data: dict[str, Any] = {
@@ -308,6 +351,7 @@ def page_data(
         "by_family": by_family.data(configurations),
         "agreement": agreement.data(),
         "captures": captures.data(),
+        "extras": extras.data(),
     }
     if statistics:
         data["statistics"] = dict(statistics)

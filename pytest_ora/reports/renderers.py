@@ -56,6 +56,8 @@ class Renderer:
     at_session_end: bool = True
     """False for a report the session end writes itself and only verify renders (checklist.md: the
     per-item answers it reads under judges/ and packets/ are still being written when the report is)."""
+    optional: bool = False
+    """Rendered at the session end only when its data was written (baseline.md: a run given --ora-baseline)."""
 
     def applies(self, rubric: Rubric) -> bool:
         return self.kind is None or self.kind == rubric.kind
@@ -64,19 +66,19 @@ class Renderer:
 RENDERERS: list[Renderer] = []
 ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 """Every run writes these (output.REPORT_FILES; not imported: output imports this module): one missing was deleted."""
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl")
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
 
 def register(
     report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False,
-    at_session_end: bool = True,
+    at_session_end: bool = True, optional: bool = False,
 ) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
     """Decorator: add a renderer of `report` from `inputs` (names inside the output directory)."""
 
     def add(render: Callable[[Path], str]) -> Callable[[Path], str]:
-        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, at_session_end))
+        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, at_session_end, optional))
         return render
 
     return add
@@ -86,7 +88,8 @@ def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> dict[st
     """Every report of this run rendered from the data in `directory`: before the statistics files
     exist (statistics=False: every report but the last ones), or after them (the reports that read them)."""
     chosen = [r for r in RENDERERS if r.at_session_end and r.applies(rubric)
-              and (r.statistics or r.last if statistics else not r.last)]
+              and (r.statistics or r.last if statistics else not r.last)
+              and not (r.optional and not all((directory / name).is_file() for name in r.inputs))]
     return {renderer.report: renderer.render(directory) for renderer in chosen}
 
 
@@ -194,6 +197,16 @@ def _ledger_rows(directory: Path, rubric: Rubric) -> Iterator[Any]:
 def _ledger_csv(directory: Path) -> str:
     _, rubric = _run(directory)
     return ledger_csv(_ledger_rows(directory, rubric), rubric)
+
+
+@register("baseline.md", ("baseline.json",), last=True, optional=True)
+def _baseline(directory: Path) -> str:
+    from .baseline import baseline_markdown
+
+    try:
+        return baseline_markdown(_json(directory, "baseline.json"))
+    except (KeyError, TypeError, ValueError) as error:
+        raise VerifyError(f"{directory / 'baseline.json'}: not a baseline comparison ({error})") from None
 
 
 @register("report.html", ("ledger.jsonl", "summary.json", RUN_DATA), last=True)

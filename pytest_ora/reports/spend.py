@@ -21,26 +21,38 @@ class JudgeSpend:
     input_tokens: int
     output_tokens: int
     usd: Decimal | None
+    cached_input_tokens: int = 0
+    """Of the input, read from the provider's prompt cache (priced at its cache rate)."""
+    cache_write_input_tokens: int = 0
+    """Of the input, written to the prompt cache (Anthropic prices writes above the input rate)."""
 
 
 def judge_spend(records: Sequence[CaptureRecord], prices: Mapping[str, Price]) -> list[JudgeSpend]:
     """Per judge, over the captures that called the judges live this run (replayed calls are free)."""
     totals: dict[str, list[int]] = {}
+    usd_by: dict[str, Decimal | None] = {}
     models: dict[str, str] = {}
     for record in records:
         if not record["live_calls"]:
             continue
         for judge in record["judges"]:
-            tokens = totals.setdefault(judge["label"], [0, 0])
-            tokens[0] += judge["usage"]["input_tokens"]
-            tokens[1] += judge["usage"]["output_tokens"]
+            usage = judge["usage"]
+            tokens = totals.setdefault(judge["label"], [0, 0, 0, 0])
+            cached, written = usage.get("cached_input_tokens", 0), usage.get("cache_write_input_tokens", 0)
+            tokens[0] += usage["input_tokens"]
+            tokens[1] += usage["output_tokens"]
+            tokens[2] += cached
+            tokens[3] += written
             models[judge["label"]] = judge["model"]
+            price = price_for(judge["model"], prices)
+            # Priced call by call: a cache rate applies to each call's own cached share.
+            so_far = usd_by.get(judge["label"], Decimal(0))
+            usd_by[judge["label"]] = None if price is None or so_far is None else so_far + cost(
+                price, usage["input_tokens"], usage["output_tokens"], cached, written)
     spends = []
     for label in sorted(totals):
-        price = price_for(models[label], prices)
-        tokens_in, tokens_out = totals[label]
-        usd = None if price is None else cost(price, tokens_in, tokens_out)
-        spends.append(JudgeSpend(label, models[label], tokens_in, tokens_out, usd))
+        tokens_in, tokens_out, cached, written = totals[label]
+        spends.append(JudgeSpend(label, models[label], tokens_in, tokens_out, usd_by[label], cached, written))
     return spends
 
 
@@ -49,8 +61,12 @@ def spend_lines(spends: Sequence[JudgeSpend], batched: Decimal | None = None) ->
     lines = []
     for spend in spends:
         usd = "no price (add it with --ora-prices)" if spend.usd is None else f"${spend.usd:.2f}"
+        cache = ""
+        if spend.cached_input_tokens or spend.cache_write_input_tokens:
+            cache = (f", {spend.cached_input_tokens:,} of them read from the prompt cache, "
+                     f"{spend.cache_write_input_tokens:,} written to it")
         lines.append(
-            f"{spend.label} {spend.model}: {usd} ({spend.input_tokens:,} input / {spend.output_tokens:,} output tokens)"
+            f"{spend.label} {spend.model}: {usd} ({spend.input_tokens:,} input{cache} / {spend.output_tokens:,} output tokens)"
         )
     priced = [spend.usd for spend in spends if spend.usd is not None]
     if batched:

@@ -20,9 +20,61 @@ if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no 
     from ..stats.disagreements import Disagreement
 
 __all__ = [
-    "disagreements_csv", "hypotheses_markdown", "stable", "stable_json", "statistics_markdown", "statistics_method",
-    "statistics_sections",
+    "INTERVAL_WORDS", "disagreements_csv", "hypotheses_markdown", "p_text", "reading", "shown_interval", "stable",
+    "stable_json", "statistics_markdown", "statistics_method", "statistics_sections",
 ]
+
+INTERVAL_WORDS = (
+    "Each 95% interval is a BCa bootstrap interval (resampling the units: entries, or whole clusters) when there "
+    "are 20 or more units, and a Student t interval (cluster-robust with clusters) below 20, where BCa covers "
+    "the truth too rarely; such rows are marked \"small n\" (t). \"< 0.0002\" is a sign-flip p-value on the "
+    "resampling floor 2/(R+1): the true p is smaller, not equal; a Holm value from it is an upper bound "
+    "(\"<=\"). With every sign pattern enumerated (few units) p cannot go below p min. \"Not significant\" does "
+    "not mean the two are alike: the MDE is the smallest true difference the pair could have detected with 80% "
+    "power at the Holm-adjusted level."
+)
+
+
+def shown_interval(row: dict[str, Any]) -> Sequence[float] | None:
+    """The interval a table shows: the t interval on a small-n row, else the BCa bootstrap interval."""
+    if row.get("interval_method") == "t":
+        return row.get("t_interval")
+    if "bootstrap_interval" in row:
+        return row.get("bootstrap_interval")
+    return row.get("interval", row.get("mean_overall_interval"))
+
+
+def _method(row: dict[str, Any]) -> str:
+    return "t (small n)" if row.get("interval_method") == "t" else "BCa"
+
+
+def p_text(value: float | None, floor: bool = False, bound: bool = False, places: int = 4) -> str:
+    """A p-value as shown: '< 0.0002' on the resampling floor, '<= x' for a bound, never a floor as a number."""
+    if value is None:
+        return ""
+    if not floor and not bound and value < 10**-places:
+        return f"< {10**-places:.{places}f}"  # an analytic p too small for the places shown: never "0.0000"
+    if floor:
+        return "< " + f"{value:.{places}f}".rstrip("0").rstrip(".") if value >= 10**-places else f"< {value:.1e}"
+    return f"<= {value:.{places}f}" if bound else f"{value:.{places}f}"
+
+
+def reading(row: dict[str, Any], alpha: float, family: int = 1) -> str:
+    """A pair's result in words: significant after Holm, or what could not have been detected."""
+    adjusted = row.get("p_holm")
+    if adjusted is None:
+        return "not tested (fewer than two shared units)"
+    if adjusted < alpha:
+        return "significant (Holm)"
+    floor = row.get("p_min")
+    if floor is not None and floor * max(family, 1) >= alpha:
+        # The sign-flip test cannot reach the Holm level at this n: power is nil whatever the t-test says.
+        return (f"not significant; at {row.get('units')} units the sign-flip p cannot go below {floor:.4g}, "
+                "so no difference could have been detected")
+    mde = row.get("mde_80_adjusted")
+    if mde is None:
+        return "not significant; too few units to say what could have been detected"
+    return f"not significant; a difference below {mde:.2f} could not have been detected"
 
 
 def stable(value: Any) -> Any:
@@ -102,20 +154,44 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
         lines += _agreement_lines(agree)
     threshold = data["disagreements"]
     lines += [f"Disagreements (spread >= {threshold['threshold']:g} points): {threshold['count']}, listed in disagreements.csv.", ""]
+    units = data.get("units") or {}
+    clustered = units.get("cluster") is not None
+    if "units" in data:
+        lines += [_units_sentence(units), "", INTERVAL_WORDS, ""]
     lines += ["### Mean overall and failure rate by configuration", ""]
     rows = [
-        [row["configuration"], str(row["n"]), _fmt(row["mean_overall"], 2), _range(row["mean_overall_interval"]),
+        [row["configuration"], str(row["n"]), *([str(row.get("clusters")), _fmt(row.get("design_effect"), 2)] if clustered else []),
+         _fmt(row["mean_overall"], 2), _range(shown_interval(row)), *([_method(row)] if "units" in data else []),
          _pct(row["failure_rate"]), _range(row["failure_rate_interval"], 0, 100)]
         for row in data["configurations"]
     ]
-    lines += [_table(rows, ["Configuration", "n", "Mean overall", "95% bootstrap", "Failure rate", "95% Wilson (%)"]), ""]
+    headers = ["Configuration", "n", *(["Clusters", "Design effect"] if clustered else []), "Mean overall",
+               *(["95% interval", "Interval"] if "units" in data else ["95% bootstrap"]), "Failure rate", "95% Wilson (%)"]
+    lines += [_table(rows, headers), ""]
     lines += ["### Paired comparisons (first - second, shared scored entries)", ""]
-    rows = [
-        [row["first"], row["second"], str(row["n"]), _fmt(row["mean_difference"], 2), _range(row["interval"]),
-         _fmt(row["p_value"], 4), _fmt(row["p_holm"], 4)]
-        for row in data["comparisons"]
-    ]
-    lines += [_table(rows, ["First", "Second", "n", "Mean difference", "95% paired bootstrap", "p (sign-flip)", "p (Holm)"])]
+    if "pairs" in data:
+        pairs = data["pairs"]
+        lines += [f"Compared: {pairs['rule']}; {pairs['compared']} pairs, Holm over {pairs['holm_family']}.", ""]
+        alpha = float(pairs.get("alpha", 0.05))
+        rows = [
+            [row["first"], row["second"], str(row["n"]), *([str(row.get("clusters")), _fmt(row.get("design_effect"), 2)] if clustered else []),
+             _fmt(row["mean_difference"], 2), _range(shown_interval(row)), _method(row),
+             p_text(row["p_value"], bool(row.get("p_floor"))), _fmt(row.get("p_min"), 4),
+             p_text(row["p_holm"], bound=bool(row.get("p_holm_bound"))), p_text(row.get("p_t")),
+             p_text(row.get("mcnemar_p")), _fmt(row.get("mde_80"), 2), _fmt(row.get("mde_80_adjusted"), 2), reading(row, alpha, int(pairs['holm_family']))]
+            for row in data["comparisons"]
+        ]
+        lines += [_table(rows, ["First", "Second", "n", *(["Clusters", "Design effect"] if clustered else []),
+                                "Mean difference", "95% interval", "Interval", "p (sign-flip)", "p min", "p (Holm)",
+                                "p (t)", "McNemar p (failures)", "MDE 80%", "MDE 80% (Holm)", "Reading"])]
+        lines += _judges_lines(data)
+    else:
+        rows = [
+            [row["first"], row["second"], str(row["n"]), _fmt(row["mean_difference"], 2), _range(row["interval"]),
+             _fmt(row["p_value"], 4), _fmt(row["p_holm"], 4)]
+            for row in data["comparisons"]
+        ]
+        lines += [_table(rows, ["First", "Second", "n", "Mean difference", "95% paired bootstrap", "p (sign-flip)", "p (Holm)"])]
     if hypotheses is not None:
         lines += ["", hypotheses_markdown(hypotheses)]
     if data.get("calibration"):  # human labels (SPEC 16): reports/calibration.py
@@ -125,13 +201,47 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
     return "\n".join(lines) + "\n"
 
 
+def _units_sentence(units: dict[str, Any]) -> str:
+    if units.get("cluster") is None:
+        return f"Units: the entry ({units.get('entries')} entries); no cluster field named (bundle.yaml `cluster:` or --ora-cluster)."
+    return (f"Units: clusters of related entries by `{units['cluster']}` ({units.get('clusters')} clusters over "
+            f"{units.get('entries')} entries); standard errors, intervals and tests are cluster-robust, and the design "
+            "effect is the variance of a mean relative to independent entries.")
+
+
+def _judges_lines(data: dict[str, Any]) -> list[str]:
+    judges = data.get("judges") or []
+    if not judges:
+        return []
+    lines = ["", "### Judges: each judge's mean overall by configuration (95% t interval)", ""]
+    names = [row["configuration"] for row in judges[0]["configurations"]]
+    rows = [[name, *(f"{_fmt(j['configurations'][i]['mean'], 2)} {_range(j['configurations'][i]['t_interval'])}".strip()
+                     for j in judges)] for i, name in enumerate(names)]
+    lines += [_table(rows, ["Configuration", *(f"Judge {j['judge']} ({j['model']})" for j in judges)])]
+    preference = [(j, row) for j in judges for row in j["self_preference"]]
+    lines += ["", "Self-preference: a judge's overall on a configuration that runs the judge's own model, minus the "
+              "other judges' mean on the same captures (95% t interval); flagged when the interval excludes 0.", ""]
+    if not preference:
+        lines += ["No judge's model is in a configuration's model_snapshot (or a judge judges alone): nothing to check."]
+    else:
+        rows = [[f"{j['judge']} ({j['model']})", row["configuration"], str(row["n"]), _fmt(row["difference"], 2),
+                 _range(row["t_interval"]), "FLAGGED" if row["flagged"] else "no"] for j, row in preference]
+        lines += [_table(rows, ["Judge", "Configuration", "n", "Own - others", "95% t interval", "Self-preference"])]
+    return lines
+
+
 def _agreement_lines(agree: dict[str, Any]) -> list[str]:
+    every = [*agree["criteria"], agree["overall"]]
+    extras = "alpha_interval" in agree["overall"]
     rows = [
-        [row["criterion"], _fmt(row["krippendorff_alpha"]), _pct(row["exact"]), _pct(row["within_one"]),
-         _fmt(row["quadratic_kappa"])]
-        for row in [*agree["criteria"], agree["overall"]]
+        [row["criterion"], _fmt(row["krippendorff_alpha"]), *([_range(row.get("alpha_interval"), 3)] if extras else []),
+         _pct(row["exact"]), _pct(row["within_one"]), _fmt(row["quadratic_kappa"]),
+         *([_fmt(row.get("alpha_ordinal")), _fmt(row.get("fleiss_kappa")), _fmt(row.get("icc_2k"))] if extras else [])]
+        for row in every
     ]
-    lines = [_table(rows, ["Criterion", "Krippendorff alpha", "Exact", "Within one step", "Quadratic kappa"]), ""]
+    headers = ["Criterion", "Krippendorff alpha", *(["95% bootstrap (captures)"] if extras else []), "Exact",
+               "Within one step", "Quadratic kappa", *(["Ordinal alpha", "Fleiss kappa", "ICC(2,k)"] if extras else [])]
+    lines = [_table(rows, headers), ""]
     notes: dict[str, list[str]] = {}
     for row in [*agree["criteria"], agree["overall"]]:
         for note in (row["note"] or "").split("; "):
@@ -144,16 +254,25 @@ def _agreement_lines(agree: dict[str, Any]) -> list[str]:
 
 def hypotheses_markdown(data: dict[str, Any]) -> str:
     """The hypothesis table and the verdict."""
+    extended = any("interval_method" in row for row in data["hypotheses"])
     rows = [
         [row["id"], f"{row['better']} {'>=' if row['margin'] == 0 else '>'} {row['worse']}", f"{row['margin']:g}", str(row["n"]), _fmt(row["mean_delta"], 2),
-         _range(row["interval"]), f"{row['directional']}/{row['n']}", f"{row['meets_margin']}/{row['n']}"]
+         _range(shown_interval(row) if extended else row["interval"]), *([_method(row)] if extended else []),
+         f"{row['directional']}/{row['n']}", f"{row['meets_margin']}/{row['n']}"]
         for row in data["hypotheses"]
     ]
-    lines = ["### Hypotheses", "", _table(rows, ["Id", "Claim", "Margin", "Entries", "Mean delta", "95% bootstrap",
+    lines = ["### Hypotheses", "", _table(rows, ["Id", "Claim", "Margin", "Entries", "Mean delta",
+                                                 *(["95% interval", "Interval"] if extended else ["95% bootstrap"]),
                                                  "Directional", "Meets margin"])]
     verdict = data["verdict"]
     if verdict is not None:
         lines += ["", f"Verdict: **{verdict['result']}** ({'; '.join(verdict['reasons'])})."]
+        chance = verdict.get("null_pass_probability")
+        if chance is not None:
+            lines += ["", f"By chance: with the configurations' labels shuffled within each entry (nothing differs), "
+                          f"the rule's count condition passes {chance:.1%} of the time "
+                          f"({data.get('method', {}).get('permutations', 0):,} seeded permutations; the critical-vote "
+                          "condition does not depend on the labels)."]
     return "\n".join(lines)
 
 
@@ -169,12 +288,19 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
         f"- Mean overall: {method['mean_interval']}",
         f"- Failure rate: {method['failure_interval']}",
         f"- Paired comparisons: {method['paired']}",
+        *([f"- Units: {_units_sentence(data['units'])}", f"- t intervals: {method['t_interval']}",
+           f"- Small samples: {method['small_n']}", f"- Pairs compared: {data['pairs']['rule']}",
+           f"- Power: {method['power']}", f"- Failure flags of a pair: {method['mcnemar']}",
+           f"- Judges: {method['judges']}", f"- Agreement extras: {method['agreement_extras']}",
+           f"- In words: {INTERVAL_WORDS}"] if "units" in data else []),
         f"- Disagreements: judges' spread on a criterion >= {data['disagreements']['threshold']:g} points "
         f"(--ora-disagreement {data['disagreements']['given_as']})",
     ]
     if hypotheses is not None:
         lines.append("- Hypotheses: per entry delta = overall(better) - overall(worse), compared with the margin exactly; "
-                     "mean delta with a BCa bootstrap interval resampling entries")
+                     "mean delta with a BCa bootstrap interval resampling entries, and a Student t interval shown below "
+                     "20 entries; null_pass_probability: the share of seeded permutations of the configuration labels "
+                     "within each entry under which the verdict's count condition passes")
     if data.get("calibration"):
         lines.append(f"- Calibration against human labels ({data['calibration']['source']}): {data['calibration']['method']}")
     lines += [f"- Libraries: {libraries}", "- Computed in the controller from the ledger rows in bundle order.", ""]

@@ -15,12 +15,17 @@ from functools import reduce
 import krippendorff
 import numpy as np
 import numpy.typing as npt
-from statsmodels.stats.inter_rater import cohens_kappa
+from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
 
 from .arrays import Scale, decimal_fraction
 
-__all__ = ["MAX_ALPHA_CELLS", "MAX_KAPPA_CATEGORIES", "Agreement", "agreement", "discrete_grid", "interval_alpha"]
+__all__ = [
+    "MAX_ALPHA_CELLS", "MAX_KAPPA_CATEGORIES", "MAX_ORDINAL_POINTS", "Agreement", "agreement", "discrete_grid", "fleiss",
+    "icc_2k", "interval_alpha", "ordinal_alpha",
+]
 
+MAX_ORDINAL_POINTS = 11
+"""Ordinal alpha for integer scales of at most this many points (0-10, 1-5 Likert)."""
 MAX_KAPPA_CATEGORIES = 101
 """A scale finer than this (0-10 in tenths) is treated as continuous: no kappa."""
 MAX_ALPHA_CELLS = 1_000_000
@@ -45,6 +50,12 @@ class Agreement:
     """Quadratic-weighted Cohen's kappa: two judges on a discrete scale only, else None."""
     note: str | None = None
     """Why a figure is missing, when one is."""
+    alpha_ordinal: float | None = None
+    """Ordinal-level alpha: integer scales of at most MAX_ORDINAL_POINTS points, every rating a whole point."""
+    fleiss_kappa: float | None = None
+    """Fleiss' kappa (statsmodels): three or more judges on a discrete scale."""
+    icc_2k: float | None = None
+    """ICC(2,k): two-way random effects, absolute agreement, the reliability of the panel's mean of k judges."""
 
 
 def discrete_grid(values: npt.NDArray[np.float64], scale: Scale) -> npt.NDArray[np.float64] | None:
@@ -133,7 +144,61 @@ def agreement(ratings: npt.NDArray[np.float64], scale: Scale) -> Agreement:
         within_one=float(np.mean(spread <= within)),
         quadratic_kappa=kappa,
         note=_note(complete, scale, alpha, kappa),
+        alpha_ordinal=ordinal_alpha(complete, scale),
+        fleiss_kappa=fleiss(complete, scale) if judges >= 3 else None,
+        icc_2k=icc_2k(complete),
     )
+
+
+def ordinal_alpha(ratings: npt.NDArray[np.float64], scale: Scale) -> float | None:
+    """Krippendorff's ordinal alpha (krippendorff.alpha) on an integer scale of at most MAX_ORDINAL_POINTS points."""
+    low, high = scale.minimum, scale.maximum
+    if low.denominator != 1 or high.denominator != 1 or high - low + 1 > MAX_ORDINAL_POINTS or ratings.shape[0] < 2:
+        return None
+    if not np.all(ratings == np.rint(ratings)):
+        return None  # half points on a whole-point scale are not ordinal categories of it
+    try:
+        with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            value = float(krippendorff.alpha(
+                reliability_data=ratings.T, level_of_measurement="ordinal", value_domain=list(range(int(low), int(high) + 1)),
+            ))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def fleiss(ratings: npt.NDArray[np.float64], scale: Scale) -> float | None:
+    """Fleiss' kappa (statsmodels fleiss_kappa over aggregate_raters) on the scale's discrete categories."""
+    grid = discrete_grid(ratings.ravel(), scale)
+    if grid is None or ratings.shape[0] < 2:
+        return None
+    spacing = grid[1] - grid[0] if grid.size > 1 else 1.0
+    codes = np.rint((ratings - grid[0]) / spacing).astype(np.intp)
+    table, _ = aggregate_raters(codes, n_cat=grid.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(fleiss_kappa(table, method="fleiss"))
+    return value if math.isfinite(value) else None
+
+
+def icc_2k(ratings: npt.NDArray[np.float64]) -> float | None:
+    """ICC(2,k) of complete captures x judges ratings, from the two-way ANOVA mean squares.
+
+    (MS_rows - MS_error) / (MS_rows + (MS_judges - MS_error) / n): Shrout and Fleiss's ICC(2,k), the
+    figure pingouin.intraclass_corr reports as ICC(A,k), formerly ICC2k (a test holds the two equal).
+    """
+    n, k = ratings.shape
+    if n < 2 or k < 2:
+        return None
+    grand = float(ratings.mean())
+    rows = float(k * ((ratings.mean(axis=1) - grand) ** 2).sum()) / (n - 1)
+    columns = float(n * ((ratings.mean(axis=0) - grand) ** 2).sum()) / (k - 1)
+    residual = ratings - ratings.mean(axis=1, keepdims=True) - ratings.mean(axis=0, keepdims=True) + grand
+    error = float((residual**2).sum()) / ((n - 1) * (k - 1))
+    denominator = rows + (columns - error) / n
+    if denominator <= 0:
+        return None  # no variation between captures: reliability is undefined, not zero
+    return float((rows - error) / denominator)
 
 
 def _note(ratings: npt.NDArray[np.float64], scale: Scale, alpha: float | None, kappa: float | None) -> str | None:

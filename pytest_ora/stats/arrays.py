@@ -63,6 +63,8 @@ class RunArrays:
     critical: BoolArray | None
     """captures: the `critical` vote; None when the rows carry no such vote (the rubric defines none)."""
     scale: Scale
+    judge_models: tuple[str | None, ...] = ()
+    """Each judge's model as the ledger names it, panel order (None where a row does not say)."""
 
     def of(self, configuration: str) -> npt.NDArray[np.intp]:
         """Indices of one configuration's captures."""
@@ -80,6 +82,7 @@ def scale_of(rubric: Any) -> Scale:
     return Scale(Fraction(rubric.scale_min), Fraction(rubric.scale_max), None if step is None else Fraction(step))
 
 
+@functools.lru_cache(maxsize=65_536)  # scores repeat (half points): a 10x run converts each value once
 def decimal_fraction(value: float | int | str) -> Fraction:
     """A ledger number as the decimal it was written as (7.3 -> 73/10), so differences compare exactly."""
     return Fraction(repr(value) if isinstance(value, float) else str(value))
@@ -100,7 +103,7 @@ def _own_overall(judge: Mapping[str, Any], criteria: Sequence[str], rubric: Any)
 
 
 _ROW_FIELDS = ("capture_id", "entry_key", "configuration", "status", "overall", "failure", "critical")
-_JUDGE_FIELDS = ("label", "scores", "overall")
+_JUDGE_FIELDS = ("label", "model", "scores", "overall")
 
 
 def statistics_fields(row: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -143,4 +146,5 @@ def run_arrays(rows: Iterable[Mapping[str, Any]], rubric: Any) -> RunArrays:
         failure=np.array([bool(row.get("failure")) for row in scored], dtype=np.bool_),
         critical=np.array(votes, dtype=np.bool_) if all(isinstance(v, bool) for v in votes) else None,
         scale=scale_of(rubric),
+        judge_models=tuple(judge.get("model") for _, judge in panels[0]) if panels else (),
     )

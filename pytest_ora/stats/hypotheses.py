@@ -16,7 +16,7 @@ import numpy as np
 from .arrays import RunArrays, decimal_fraction
 from .intervals import RESAMPLES, generator, mean_interval
 
-__all__ = ["EntryDelta", "HypothesisResult", "Verdict", "evaluate", "hypothesis_result", "verdict"]
+__all__ = ["EntryDelta", "HypothesisResult", "Verdict", "evaluate", "hypothesis_result", "null_pass_probability", "verdict"]
 
 
 @dataclass(frozen=True)
@@ -90,12 +90,26 @@ def hypothesis_result(
     )
 
 
+def _per_hypothesis(rule: Any) -> int | None:
+    value = getattr(rule, "per_hypothesis_at_least", None)
+    return None if value is None else int(value)
+
+
 def verdict(results: Sequence[HypothesisResult], rule: Any, critical: Sequence[str] | None) -> Verdict:
-    """The pilot verdict: enough directional deltas and, with `no_critical`, no critical capture."""
+    """The pilot verdict: enough directional deltas (over all, or in every hypothesis) and, with `no_critical`, no critical capture."""
     count = sum(result.directional for result in results)
-    required = int(rule.directional_at_least)
-    reasons = [f"{count} of {sum(len(r.entries) for r in results)} deltas directional, {required} required"]
-    passed = count >= required
+    each = _per_hypothesis(rule)
+    if each is None:
+        required = int(rule.directional_at_least)
+        reasons = [f"{count} of {sum(len(r.entries) for r in results)} deltas directional, {required} required"]
+        passed = count >= required
+    else:
+        required = each
+        short = [r.id for r in results if r.directional < each]
+        reasons = [", ".join(f"{r.id} {r.directional}/{len(r.entries)}" for r in results)
+                   + f" directional, {each} required in every hypothesis"
+                   + (f" ({', '.join(short)} short)" if short else "")]
+        passed = not short
     flagged: tuple[str, ...] | None = None
     if rule.no_critical:
         if critical is None:
@@ -126,3 +140,34 @@ def evaluate(
     if data.critical is not None:
         critical = [cid for cid, flag in zip(data.capture_ids, data.critical) if flag]
     return results, verdict(results, rule, critical)
+
+
+def null_pass_probability(
+    data: RunArrays, hypotheses: Sequence[Any], rule: Any, rng: np.random.Generator, permutations: int = RESAMPLES,
+) -> float | None:
+    """Share of random relabellings under which the rule's count condition passes (how often it passes by chance).
+
+    Within each entry the scored configurations' overalls are shuffled among their labels (all
+    configurations interchangeable: nothing differs), and each hypothesis's directional count is
+    taken again. The critical-vote condition does not depend on the labels and is left out.
+    """
+    overall: dict[str, dict[str, float]] = {}
+    for entry, configuration, value in zip(data.entry_keys, data.configurations, data.overall):
+        overall.setdefault(entry, {})[configuration] = float(value)
+    if not hypotheses or not overall:
+        return None
+    counts = np.zeros((permutations, len(hypotheses)), dtype=np.int64)
+    for entry in dict.fromkeys(data.entry_keys):
+        present = overall[entry]
+        names = list(present)
+        values = np.array([present[name] for name in names])
+        # Row r: the value label i carries under the r-th relabelling is values[order[r, i]].
+        order = rng.permuted(np.tile(np.arange(len(names)), (permutations, 1)), axis=1)
+        for h, spec in enumerate(hypotheses):
+            if spec.better not in present or spec.worse not in present:
+                continue
+            delta = values[order[:, names.index(spec.better)]] - values[order[:, names.index(spec.worse)]]
+            counts[:, h] += (delta >= 0) if Fraction(spec.margin) == 0 else (delta > 0)
+    each = _per_hypothesis(rule)
+    passed = (counts >= each).all(axis=1) if each is not None else counts.sum(axis=1) >= int(rule.directional_at_least)
+    return float(np.mean(passed))

@@ -1,4 +1,4 @@
-"""Paired comparison of two configurations over shared entries: bootstrap interval, sign-flip p-value, Holm."""
+"""Paired comparison of two configurations over shared entries: intervals, sign-flip and t p-values, McNemar, Holm."""
 
 from __future__ import annotations
 
@@ -8,11 +8,16 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
+from .clusters import Estimate, mean_estimate
 from .intervals import BATCH, RESAMPLES, mean_interval
+from .resampling import FlipTest, Resampler
 
-__all__ = ["Paired", "holm", "paired"]
+__all__ = [
+    "SMALL_UNITS", "Comparison", "Paired", "compare", "compare_many", "holm", "interval_method", "mcnemar_p", "paired", "paired_t_p",
+]
 
 
 @dataclass(frozen=True)
@@ -77,3 +82,100 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
         for i, value in zip(present, corrected):
             adjusted[i] = float(value)
     return adjusted
+
+
+SMALL_UNITS = 20
+"""Fewer units (entries, or clusters) than this: the tables show the t interval, not BCa."""
+
+
+def interval_method(units: int) -> str:
+    """`t` below SMALL_UNITS units (BCa undercovers there), else `bca`."""
+    return "t" if units < SMALL_UNITS else "bca"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """first - second over shared units, with every section-15 figure."""
+
+    n: int
+    mean_difference: float | None
+    bootstrap_interval: tuple[float, float] | None
+    t_interval: tuple[float, float] | None
+    interval_method: str
+    units: int
+    clusters: int | None
+    design_effect: float | None
+    standard_error: float | None
+    test: FlipTest
+    p_t: float | None
+    """Paired t-test (cluster-robust with clusters)."""
+    sd_difference: float | None
+    correlation: float | None
+    mcnemar_p: float | None
+    """McNemar's exact p on the failure flags of the shared entries; None without discordant flags to test."""
+
+
+def paired_t_p(difference: npt.NDArray[np.float64], estimate: Estimate) -> float | None:
+    """Two-sided p of the paired t-test: scipy's ttest_1samp, or the clustered t on G - 1 df."""
+    if estimate.standard_error is None or estimate.mean is None or difference.size < 2:
+        return None
+    if estimate.standard_error == 0:
+        return 1.0 if estimate.mean == 0 else 0.0
+    if estimate.clusters is None:
+        return float(stats.ttest_1samp(difference, 0.0).pvalue)
+    statistic = estimate.mean / estimate.standard_error
+    return float(2 * stats.t.sf(abs(statistic), estimate.clusters - 1))
+
+
+def mcnemar_p(first: npt.NDArray[np.bool_], second: npt.NDArray[np.bool_]) -> float | None:
+    """McNemar's exact test (statsmodels) of paired failure flags; None when no entry is shared."""
+    if first.size == 0:
+        return None
+    table = [[int(np.sum(first & second)), int(np.sum(first & ~second))],
+             [int(np.sum(~first & second)), int(np.sum(~first & ~second))]]
+    return float(mcnemar(table, exact=True).pvalue)
+
+
+def compare(
+    first: npt.NDArray[np.float64], second: npt.NDArray[np.float64], resampler: Resampler,
+    groups: npt.NDArray[np.intp] | None = None, failures: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None,
+) -> Comparison:
+    """Compare two aligned vectors (one value per shared entry; `groups` the entries' clusters)."""
+    return compare_many([(first, second, groups, failures)], resampler)[0]
+
+
+Pair = tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], "npt.NDArray[np.intp] | None",
+    "tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None",
+]
+
+
+def compare_many(pairs: Sequence[Pair], resampler: Resampler) -> list[Comparison]:
+    """compare() of each (first, second, groups, failures); the resampling is shared across them."""
+    differences = [(first - second, groups) for first, second, groups, _ in pairs]
+    intervals = resampler.mean_intervals(differences)
+    tests = resampler.flip_tests(differences)
+    out = []
+    for (first, second, groups, failures), (difference, _), bootstrap, test in zip(pairs, differences, intervals, tests):
+        n = int(first.size)
+        estimate = mean_estimate(difference, groups, resampler.level)
+        correlation = None
+        if n >= 2 and np.std(first) > 0 and np.std(second) > 0:
+            correlation = float(np.corrcoef(first, second)[0, 1])
+        out.append(Comparison(
+            n=n,
+            mean_difference=estimate.mean,
+            bootstrap_interval=bootstrap,
+            t_interval=estimate.t_interval,
+            interval_method=interval_method(estimate.units),
+            units=estimate.units,
+            clusters=estimate.clusters,
+            design_effect=estimate.design_effect,
+            standard_error=estimate.standard_error,
+            test=test,
+            p_t=paired_t_p(difference, estimate),
+            sd_difference=float(np.std(difference, ddof=1)) if n >= 2 else None,
+            correlation=correlation,
+            mcnemar_p=None if failures is None else mcnemar_p(*failures),
+        ))
+    return out

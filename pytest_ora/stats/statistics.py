@@ -6,35 +6,85 @@ computation's name, so a figure depends only on its own data and the seed.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from importlib.metadata import version
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from .agreement import agreement
 from .arrays import RunArrays
+from .clusters import cluster_codes, mean_estimate
 from .disagreements import Disagreement, disagreements, threshold
-from .hypotheses import evaluate
-from .intervals import CONFIDENCE, RESAMPLES, generator, mean_interval, wilson_interval
-from .paired import holm, paired
+from .hypotheses import evaluate, null_pass_probability
+from .intervals import CONFIDENCE, RESAMPLES, generator, wilson_interval
+from .judges import judges_section
+from .paired import SMALL_UNITS, Pair, compare_many, holm, interval_method
+from .pairs import choose_pairs
+from .power import POWER, minimum_detectable
+from .reliability import ALPHA_RESAMPLES, alpha_intervals
+from .resampling import Resampler
 
-__all__ = ["LIBRARIES", "METHOD", "RunStatistics", "hypotheses_data", "run_statistics"]
+__all__ = ["LIBRARIES", "METHOD", "Design", "RunStatistics", "hypotheses_data", "run_statistics"]
+
+ALPHA = 0.05
+"""Two-sided level of the power figures (mde_80) and of the words "significant" in the tables."""
 
 LIBRARIES = ("numpy", "scipy", "krippendorff", "statsmodels")
 METHOD = {
     "agreement": "Krippendorff's alpha, interval level (krippendorff.alpha) over each judge's score per capture; "
     "exact and within-one-step agreement as shares of captures; quadratic-weighted Cohen's kappa "
     "(statsmodels cohens_kappa, weights on the scale's values) with two judges on a discrete scale",
-    "mean_interval": "BCa bootstrap of the mean overall, resampling captures (scipy.stats.bootstrap)",
+    "mean_interval": "BCa bootstrap of the mean overall, resampling the units (entries, or whole clusters); one "
+    "seeded set of resamples per unit count shared by every configuration and pair, the BCa bounds by "
+    "scipy.stats.bootstrap from that distribution",
+    "t_interval": "Student t interval of the mean (scipy.stats.ttest_1samp), or with clusters the cluster-robust "
+    "t interval of a regression on a constant (statsmodels OLS, cov_type='cluster', t on clusters - 1 df)",
+    "small_n": f"below {SMALL_UNITS} units (entries, or clusters) the tables show the t interval, else BCa "
+    "(BCa undercovers on a handful of units)",
+    "power": f"mde_80: the smallest true mean difference a two-sided paired t-test detects with {POWER:.0%} power at "
+    f"alpha {ALPHA} (statsmodels TTestPower, effect size times the difference's spread); mde_80_adjusted at alpha "
+    "divided by the pairs compared (Holm's first step)",
+    "mcnemar": "McNemar's exact test of the failure flags over shared entries (statsmodels mcnemar, exact=True)",
+    "judges": "each judge's own overall: mean per configuration and paired difference per compared pair, Student "
+    "t intervals (cluster-robust with clusters); self_preference: a judge's overall on a configuration running its "
+    "model minus the other judges' mean on the same captures, flagged when its t interval excludes 0",
+    "agreement_extras": f"alpha_interval: percentile bootstrap of interval alpha resampling captures ({ALPHA_RESAMPLES:,} "
+    "resamples); alpha_ordinal: krippendorff.alpha ordinal on integer scales of at most 11 points; fleiss_kappa: "
+    "statsmodels fleiss_kappa with three or more judges on a discrete scale; icc_2k: ICC(2,k), two-way random, "
+    "absolute agreement, average of k judges (ANOVA mean squares, held to pingouin in a test)",
     "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci)",
     "paired": "configurations compared over entries both scored: mean difference of overall, BCa bootstrap "
-    "resampling entries, two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
-    "permutation_type='samples', when 2^n <= resamples; else random sign flips by scipy.stats.monte_carlo_test), Holm adjustment across the pairs "
-    "(statsmodels multipletests)",
+    "resampling units, two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
+    "permutation_type='samples', when 2^units <= resamples, with p_min the smallest p it can give; else random sign "
+    "flips, one seeded set shared by every pair of the same unit count, by scipy.stats.monte_carlo_test, where a p on "
+    "the floor 2/(R+1) is a bound, p_floor), paired t-test p_t (cluster-robust with clusters), Holm adjustment "
+    "across the pairs compared (statsmodels multipletests)",
 }
+
+
+@dataclass(frozen=True)
+class Design:
+    """How the run's units relate and what to compare: from bundle.yaml, the options and the captures."""
+
+    cluster: str | None = None
+    """The capture field (or metadata.<key>) naming each entry's cluster; None: the unit is the entry."""
+    clusters: Mapping[str, str] = field(default_factory=dict)
+    """Entry key -> cluster label (an entry without a value is its own cluster)."""
+    snapshots: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """Configuration -> the models of its model_snapshot."""
+    pairs: Sequence[tuple[str, str]] = ()
+    """--ora-pairs."""
+    reference: str | None = None
+    """--ora-reference."""
+
+    def groups(self, entries: Sequence[str]) -> npt.NDArray[np.intp] | None:
+        """Cluster codes of these entries, or None when the unit is the entry."""
+        if self.cluster is None:
+            return None
+        return cluster_codes([self.clusters.get(entry, f"\0{entry}") for entry in entries])
 
 
 @dataclass(frozen=True)
@@ -46,62 +96,103 @@ class RunStatistics:
     hypotheses: dict[str, Any] | None
 
 
+def _cluster_count(design: Design, entries: Sequence[str]) -> int | None:
+    groups = design.groups(entries)
+    return None if groups is None else int(np.unique(groups).size)
+
+
 def _interval(value: tuple[float, float] | None) -> list[float] | None:
     return None if value is None else [value[0], value[1]]
 
 
-def _agreement_rows(data: RunArrays) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    rows = [{"criterion": name, **asdict(agreement(data.scores[:, :, k], data.scale))} for k, name in enumerate(data.criteria)]
-    return rows, {"criterion": "overall", **asdict(agreement(data.judge_overall, data.scale))}
+def _agreement_rows(data: RunArrays, seed: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    ratings = [data.scores[:, :, k] for k in range(len(data.criteria))] + [data.judge_overall]
+    intervals = alpha_intervals(ratings, seed) if len(data.judges) >= 2 else [None] * len(ratings)
+    rows = [
+        {"criterion": name, **asdict(agreement(values, data.scale)), "alpha_interval": _interval(interval)}
+        for name, values, interval in zip([*data.criteria, "overall"], ratings, intervals)
+    ]
+    return rows[:-1], rows[-1]
 
 
-def _configurations(data: RunArrays, names: Sequence[str], seed: int, resamples: int) -> list[dict[str, Any]]:
+def _configurations(data: RunArrays, names: Sequence[str], resampler: Resampler, design: Design) -> list[dict[str, Any]]:
     rows = []
-    for name in names:
-        index = data.of(name)
-        values = data.overall[index]
+    indices = [data.of(name) for name in names]
+    grouped = [(data.overall[index], design.groups([data.entry_keys[i] for i in index])) for index in indices]
+    intervals = resampler.mean_intervals(grouped)
+    for name, index, (values, groups), interval in zip(names, indices, grouped, intervals):
         failures = int(data.failure[index].sum())
+        estimate = mean_estimate(values, groups, resampler.level)
+        bootstrap = _interval(interval)
+        method = interval_method(estimate.units)
         rows.append({
             "configuration": name,
             "n": int(index.size),
             "mean_overall": float(values.mean()) if index.size else None,
-            "mean_overall_interval": _interval(mean_interval(values, generator(seed, f"mean:{name}"), resamples)),
+            "mean_overall_interval": bootstrap,
             "failures": failures,
             "failure_rate": failures / index.size if index.size else None,
             "failure_rate_interval": _interval(wilson_interval(failures, int(index.size))),
+            "units": estimate.units, "clusters": estimate.clusters, "design_effect": estimate.design_effect,
+            "standard_error": estimate.standard_error,
+            "bootstrap_interval": bootstrap, "t_interval": _interval(estimate.t_interval),
+            "interval_method": method, "small_n": method == "t",
         })
     return rows
 
 
-def _shared(data: RunArrays, first: str, second: str) -> tuple[np.ndarray, np.ndarray]:
-    left = {data.entry_keys[i]: data.overall[i] for i in data.of(first)}
-    right = {data.entry_keys[i]: data.overall[i] for i in data.of(second)}
+def _shared(data: RunArrays, first: str, second: str) -> tuple[list[str], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    left = {data.entry_keys[i]: int(i) for i in data.of(first)}
+    right = {data.entry_keys[i]: int(i) for i in data.of(second)}
     shared = [key for key in left if key in right]  # bundle order
-    return np.array([left[k] for k in shared], dtype=np.float64), np.array([right[k] for k in shared], dtype=np.float64)
+    return shared, np.array([left[k] for k in shared], dtype=np.intp), np.array([right[k] for k in shared], dtype=np.intp)
 
 
-def _comparisons(data: RunArrays, names: Sequence[str], seed: int, resamples: int) -> list[dict[str, Any]]:
+def _comparisons(
+    data: RunArrays, pairs: Sequence[tuple[str, str]], resampler: Resampler, design: Design,
+) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for first, second in itertools.combinations(names, 2):
-        x, y = _shared(data, first, second)
-        result = paired(x, y, generator(seed, f"paired:{first}:{second}"), resamples)
+    inputs: list[Pair] = []
+    for first, second in pairs:
+        shared, left, right = _shared(data, first, second)
+        inputs.append((data.overall[left], data.overall[right], design.groups(shared), (data.failure[left], data.failure[right])))
+    for (first, second), result in zip(pairs, compare_many(inputs, resampler)):
+        bootstrap = _interval(result.bootstrap_interval)
         rows.append({
             "first": first, "second": second, "n": result.n, "mean_difference": result.mean_difference,
-            "interval": _interval(result.interval), "p_value": result.p_value,
+            "interval": bootstrap, "p_value": result.test.p_value,
+            "units": result.units, "clusters": result.clusters, "design_effect": result.design_effect,
+            "bootstrap_interval": bootstrap, "t_interval": _interval(result.t_interval),
+            "interval_method": result.interval_method, "small_n": result.interval_method == "t",
+            "p_floor": result.test.p_floor, "p_exact": result.test.exact, "p_min": result.test.p_min, "p_t": result.p_t,
+            "sd_difference": result.sd_difference, "correlation": result.correlation,
+            "standard_error": result.standard_error, "mcnemar_p": result.mcnemar_p,
         })
     p_values: list[float | None] = [row["p_value"] for row in rows]
+    family = sum(p is not None for p in p_values)
     for row, adjusted in zip(rows, holm(p_values)):
         row["p_holm"] = adjusted
+        # A Holm value computed from a floored p is an upper bound, as the floored p is.
+        row["p_holm_bound"] = bool(row["p_floor"]) and adjusted is not None and adjusted < 1
+        units, se = row["units"], row["standard_error"]
+        row["mde_80"] = minimum_detectable(units, se, ALPHA)
+        row["mde_80_adjusted"] = minimum_detectable(units, se, ALPHA / max(family, 1))
     return rows
 
 
-def hypotheses_data(data: RunArrays, manifest: Any, seed: int, resamples: int) -> dict[str, Any] | None:
+def hypotheses_data(
+    data: RunArrays, manifest: Any, seed: int, resamples: int, design: Design | None = None,
+) -> dict[str, Any] | None:
     """hypotheses.json's data, or None when the bundle names no hypotheses."""
     if not manifest.hypotheses:
         return None
+    design = design or Design()
     results, outcome = evaluate(data, manifest.hypotheses, manifest.verdict, seed, resamples)
     rows = []
     for result in results:
+        deltas = np.array([float(e.delta) for e in result.entries], dtype=np.float64)
+        estimate = mean_estimate(deltas, design.groups([e.entry_key for e in result.entries]))
+        method = interval_method(estimate.units)
         rows.append({
             "id": result.id, "better": result.better, "worse": result.worse, "margin": float(result.margin),
             "n": len(result.entries), "directional": result.directional, "meets_margin": result.meets_margin,
@@ -112,15 +203,22 @@ def hypotheses_data(data: RunArrays, manifest: Any, seed: int, resamples: int) -
                 for e in result.entries
             ],
             "unpaired_entries": list(result.unpaired),
+            "units": estimate.units, "clusters": estimate.clusters, "bootstrap_interval": _interval(result.interval),
+            "t_interval": _interval(estimate.t_interval), "interval_method": method, "small_n": method == "t",
         })
     verdict = None
     if outcome is not None:
         rule = manifest.verdict
+        each = getattr(rule, "per_hypothesis_at_least", None)
         verdict = {
-            "rule": {"directional_at_least": rule.directional_at_least, "no_critical": rule.no_critical},
+            "rule": ({"directional_at_least": rule.directional_at_least} if each is None else {"per_hypothesis_at_least": each})
+            | {"no_critical": rule.no_critical},
             "result": outcome.result, "directional": outcome.directional, "required": outcome.required,
             "critical_captures": None if outcome.critical is None else list(outcome.critical),
             "reasons": list(outcome.reasons),
+            "null_pass_probability": null_pass_probability(
+                data, manifest.hypotheses, rule, generator(seed, "null-verdict"), resamples,
+            ),
         }
     return {
         "directional": sum(r.directional for r in results),
@@ -133,13 +231,20 @@ def hypotheses_data(data: RunArrays, manifest: Any, seed: int, resamples: int) -
 
 def run_statistics(
     data: RunArrays, configurations: Sequence[str], manifest: Any, *, seed: int, disagreement: str,
-    resamples: int = RESAMPLES, labels: Any = None,
+    resamples: int = RESAMPLES, design: Design | None = None, labels: Any = None,
 ) -> RunStatistics:
-    """Agreement, per-configuration intervals, paired comparisons, disagreements and hypotheses of one run."""
+    """Agreement, per-configuration intervals, paired comparisons, judges, disagreements and hypotheses of one run."""
+    design = design or Design()
     at_least = threshold(disagreement, data.scale)
     listed = disagreements(data, at_least)
-    criteria, overall = _agreement_rows(data)
+    criteria, overall = _agreement_rows(data, seed)
     scale = data.scale
+    resampler = Resampler(seed, resamples, CONFIDENCE)
+    pairs, rule = choose_pairs(
+        configurations, pairs=design.pairs, reference=design.reference, listed=getattr(manifest, "compare_pairs", None),
+    )
+    comparisons = _comparisons(data, pairs, resampler, design)
+    entries = list(dict.fromkeys(data.entry_keys))
     stats = {
         "method": {
             "seed": seed, "resamples": resamples, "confidence_level": CONFIDENCE, **METHOD,
@@ -148,16 +253,24 @@ def run_statistics(
         "scale": {"min": float(scale.minimum), "max": float(scale.maximum), "step": float(scale.unit),
                   "step_declared": scale.step is not None},
         "agreement": {"judges": list(data.judges), "captures": len(data.capture_ids), "criteria": criteria, "overall": overall},
-        "configurations": _configurations(data, configurations, seed, resamples),
-        "comparisons": _comparisons(data, configurations, seed, resamples),
+        "configurations": _configurations(data, configurations, resampler, design),
+        "comparisons": comparisons,
         "disagreements": {"threshold": float(at_least), "given_as": disagreement, "count": len(listed)},
+        "units": {
+            "cluster": design.cluster, "entries": len(entries),
+            "clusters": _cluster_count(design, entries),
+            "small_n_below": SMALL_UNITS,
+        },
+        "pairs": {"rule": rule, "compared": len(pairs),
+                  "holm_family": sum(row["p_value"] is not None for row in comparisons), "alpha": ALPHA},
+        "judges": judges_section(data, configurations, pairs, design.snapshots, design.groups, CONFIDENCE),
     }
     if labels is not None:  # human labels (SPEC 16): stats/calibration.py, a stats.calibration.HumanArrays
         from .calibration import calibration
 
         stats["calibration"] = calibration(data, labels, seed, resamples)
-    hypotheses = hypotheses_data(data, manifest, seed, resamples)
+    hypotheses = hypotheses_data(data, manifest, seed, resamples, design)
     if hypotheses is not None:
-        hypotheses["method"] = {"seed": seed, "resamples": resamples, "confidence_level": CONFIDENCE,
+        hypotheses["method"] = {"seed": seed, "resamples": resamples, "permutations": resamples, "confidence_level": CONFIDENCE,
                                 "interval": "BCa bootstrap of the mean delta, resampling entries"}
     return RunStatistics(stats, listed, hypotheses)

@@ -36,8 +36,9 @@ _JSON = (("content-type", "application/json"),)
 _JSONL = (("content-type", "application/binary"),)
 _CREATED = 1767225600
 
-Answer = Callable[[str, bytes, Mapping[str, str]], Response]
-"""(provider, request body, request headers) -> the live response to that request."""
+Answer = Callable[[str, bytes, Mapping[str, str], str], Response]
+"""(provider, request body, request headers, endpoint path) -> the live response to that request."""
+_OPENAI_ENDPOINTS = ("/v1/chat/completions", "/v1/responses")
 
 
 @dataclass
@@ -49,7 +50,9 @@ class _Batch:
     """(custom_id, request body) in submission order."""
     headers: dict[str, str]
     input_file_id: str | None = None
+    endpoint: str = "/v1/chat/completions"
     output_file_id: str | None = None
+    error_file_id: str | None = None
     results: list[dict[str, Any]] = field(default_factory=list)
     done: bool = False
     expired: bool = False
@@ -66,8 +69,12 @@ def _error(status: int, kind: str, message: str, provider: str) -> Response:
 class BatchStore:
     """Files and batches of the reference judge; thread-safe."""
 
-    def __init__(self, answer: Answer, delay: float = 0.5, expire: bool = False) -> None:
+    def __init__(
+        self, answer: Answer, delay: float = 0.5, expire: bool = False, base_url: Callable[[], str] | None = None
+    ) -> None:
         self._answer = answer
+        self._base_url = base_url or (lambda: "")
+        """The server's origin: Anthropic's results_url is absolute."""
         self.delay = delay
         self.expire = expire
         self._lock = threading.Lock()
@@ -77,12 +84,43 @@ class BatchStore:
         """Ids of every batch created, in order (tests assert a resumed run submits nothing new)."""
         self.tamper: Callable[[str, list[bytes]], list[bytes]] | None = None
         """(provider, the results file's lines) -> the lines it holds instead: a forged, swapped or broken file."""
+        self._faults: list[tuple[int, str | None]] = []
+        self.faulted = 0
+        """Batch and file requests answered with an injected fault so far."""
+
+    def fail_next(self, *statuses: int, method: str | None = None) -> None:
+        """Answer the next batch or file requests (of `method` only, GET for polls) with these statuses, in order."""
+        with self._lock:
+            self._faults.extend((status, method) for status in statuses)
+
+    def clear_faults(self) -> None:
+        """Forget the faults not yet met."""
+        with self._lock:
+            self._faults.clear()
+
+    def _fault(self, method: str, path: str) -> Response | None:
+        with self._lock:
+            if not self._faults or self._faults[0][1] not in (None, method):
+                return None
+            status = self._faults.pop(0)[0]
+            self.faulted += 1
+        anthropic = path.startswith("/v1/messages/batches")
+        kinds = {529: "overloaded_error", 429: "rate_limit_error", 503: "api_error"}
+        kind = kinds.get(status, "api_error") if anthropic else ("server_error" if status >= 500 else "requests")
+        message = "Overloaded" if status == 529 else "Internal server error" if status >= 500 else "Rate limit reached"
+        response = _error(status, kind, message, "anthropic" if anthropic else "openai")
+        retry = (("x-should-retry", "true"),) if anthropic else ()
+        return Response(status, response.headers + retry, response.body)
 
     # --- routing ---------------------------------------------------------------------------
 
     def handle(self, method: str, path: str, headers: Mapping[str, str], body: bytes) -> Response | None:
         """The response for a batch or file route, or None when the path is not one."""
         parts = path.strip("/").split("/")
+        if parts[:3] == ["v1", "messages", "batches"] or parts[:2] in (["v1", "batches"], ["v1", "files"]):
+            fault = self._fault(method, path)
+            if fault is not None:
+                return fault
         if parts[:3] == ["v1", "messages", "batches"]:
             return self._anthropic(method, parts[3:], headers, body)
         if parts[:2] == ["v1", "batches"]:
@@ -121,14 +159,22 @@ class BatchStore:
                 content = self._files[request["input_file_id"]]
             except (ValueError, KeyError, TypeError):
                 return _error(400, "invalid_request_error", "input_file_id must name an uploaded file", "openai")
-            if request.get("endpoint") != "/v1/chat/completions" or request.get("completion_window") != "24h":
-                return _error(400, "invalid_request_error", "endpoint must be /v1/chat/completions, window 24h", "openai")
+            endpoint = request.get("endpoint")
+            if endpoint not in _OPENAI_ENDPOINTS or request.get("completion_window") != "24h":
+                return _error(400, "invalid_request_error",
+                              f"endpoint must be one of {', '.join(_OPENAI_ENDPOINTS)}, window 24h", "openai")
             lines = []
-            for line in content.splitlines():
+            for number, line in enumerate(content.splitlines(), start=1):
                 if line.strip():
                     entry = json.loads(line)
+                    if entry.get("url") != endpoint:
+                        # OpenAI validates every line against the batch's endpoint before it starts.
+                        return _error(400, "invalid_request_error",
+                                      f"line {number}: url {entry.get('url')!r} does not match the batch endpoint {endpoint}",
+                                      "openai")
                     lines.append((str(entry["custom_id"]), compact_json(entry["body"])))
             batch = self._new("openai", "batch_", lines, headers, request["input_file_id"])
+            batch.endpoint = str(endpoint)
             return Response(200, _JSON, compact_json(self._openai_view(batch)))
         if method == "GET" and len(rest) == 1:
             found = self._get(rest[0])
@@ -142,9 +188,9 @@ class BatchStore:
         status = "expired" if batch.expired else "completed" if batch.done else "in_progress"
         done = sum(1 for r in batch.results if r["response"] is not None and r["response"]["status_code"] == 200)
         return {
-            "id": batch.id, "object": "batch", "endpoint": "/v1/chat/completions", "errors": None,
+            "id": batch.id, "object": "batch", "endpoint": batch.endpoint, "errors": None,
             "input_file_id": batch.input_file_id, "completion_window": "24h", "status": status,
-            "output_file_id": batch.output_file_id, "error_file_id": None, "created_at": int(batch.created),
+            "output_file_id": batch.output_file_id, "error_file_id": batch.error_file_id, "created_at": int(batch.created),
             "in_progress_at": int(batch.created), "expires_at": int(batch.created) + 86400,
             "completed_at": int(batch.created + self.delay) if batch.done else None,
             "expired_at": int(batch.created + self.delay) if batch.expired else None,
@@ -188,7 +234,7 @@ class BatchStore:
             },
             "ended_at": _iso(batch.created + self.delay) if ended else None, "created_at": _iso(batch.created),
             "expires_at": _iso(batch.created + 86400), "cancel_initiated_at": None, "archived_at": None,
-            "results_url": f"/v1/messages/batches/{batch.id}/results" if ended else None,
+            "results_url": f"{self._base_url()}/v1/messages/batches/{batch.id}/results" if ended else None,
         }
 
     # --- processing ------------------------------------------------------------------------
@@ -223,9 +269,19 @@ class BatchStore:
             batch.results = results
             batch.done = True
             if batch.provider == "openai":
-                text = self._results_text(batch.provider, results)
-                batch.output_file_id = "file-" + hashlib.sha256(text).hexdigest()[:24]
-                self._files[batch.output_file_id] = text
+                # Answered requests go to the output file, failed ones to the error file (either may be absent).
+                answered = [r for r in results if r["response"] is not None and r["response"]["status_code"] == 200]
+                failed = [r for r in results if r not in answered]
+                for chosen, slot in ((answered, "output_file_id"), (failed, "error_file_id")):
+                    if not chosen:
+                        continue
+                    if slot == "output_file_id":
+                        text = self._results_text(batch.provider, chosen)
+                    else:
+                        text = b"".join(compact_json(result) + b"\n" for result in chosen)
+                    file_id = "file-" + hashlib.sha256(text).hexdigest()[:24]
+                    self._files[file_id] = text
+                    setattr(batch, slot, file_id)
 
     def _results_text(self, provider: str, results: list[dict[str, Any]]) -> bytes:
         lines = [compact_json(result) for result in results]
@@ -234,7 +290,7 @@ class BatchStore:
         return b"".join(line + b"\n" for line in lines)
 
     def _result(self, batch: _Batch, custom_id: str, body: bytes) -> dict[str, Any]:
-        response = self._answer(batch.provider, body, batch.headers)
+        response = self._answer(batch.provider, body, batch.headers, batch.endpoint if batch.provider == "openai" else "")
         payload = json.loads(response.body)
         if batch.provider == "anthropic":
             if response.status == 200:

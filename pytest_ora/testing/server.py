@@ -34,10 +34,12 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..core.vocabulary import PROVIDERS
 from .batch import BatchStore
+from .cache import PromptCache
 from .ratelimit import Decision, RateLimiter
 from .scoring import CRITERIA, judge_reply, reply_shape
 from .wire import (
     BAD_GATEWAY,
+    RESPONSES,
     WIRES,
     BadRequest,
     Call,
@@ -187,6 +189,7 @@ _GOOGLE_MODEL = re.compile(r"^/v1beta/models(?:/(?P<model>[^/:]+))?$")
 _OPENAI_MODEL = re.compile(r"^/v1/models(?:/(?P<model>.+))?$")
 _OPENROUTER_MODEL = re.compile(r"^/openrouter/api/v1/models(?:/(?P<model>.+))?$")
 _BATCH_PREFIXES = ("/v1/messages/batches", "/v1/batches", "/v1/files")
+_RESPONSES_PATH = "/v1/responses"
 _POST_ROUTES = {
     "/v1/messages": "anthropic",
     "/v1/chat/completions": "openai",
@@ -321,10 +324,12 @@ class ReferenceJudge:
         self.models = tuple(models) if models is not None else None
         self.verbose = verbose
         self.rate_limit = RateLimiter(rpm, announce=rate_headers) if rpm is not None else None
-        self.batches = BatchStore(self._answer_offline, batch_delay, batch_expire)
+        self.batches = BatchStore(self._answer_offline, batch_delay, batch_expire, base_url=lambda: self.url)
         """OpenAI Files + Batch and Anthropic Message Batches (see batch.py)."""
         self.prefer_first = prefer_first
         self.bias = dict(bias or {})
+        self.cache = PromptCache()
+        """Prompt-cache writes and reads, accounted as Anthropic and OpenAI report them (see cache.py)."""
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []
@@ -386,8 +391,12 @@ class ReferenceJudge:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def route(self, provider: str, model: str | None = None) -> str:
-        """The full endpoint URL for a provider; google needs the model."""
+    def route(self, provider: str, model: str | None = None, api: str | None = None) -> str:
+        """The full endpoint URL for a provider; google needs the model; openai with api="responses" is the Responses API."""
+        if api == "responses":
+            if provider != "openai":
+                raise ValueError("only openai serves the Responses API: route('openai', api='responses')")
+            return f"{self.url}{_RESPONSES_PATH}"
         if provider == "google":
             if not model:
                 raise ValueError("the google route names the model: route('google', model)")
@@ -465,6 +474,8 @@ class ReferenceJudge:
         if request.method == "POST":
             if path in _POST_ROUTES:
                 return self._generate(WIRES[_POST_ROUTES[path]], request, query, None, seed)
+            if path == _RESPONSES_PATH:
+                return self._generate(RESPONSES, request, query, None, seed)
             if match := _GOOGLE_GENERATE.match(path):
                 return self._generate(WIRES["google"], request, query, match.group("model"), seed)
         elif request.method == "GET":
@@ -493,7 +504,7 @@ class ReferenceJudge:
         expected = self.keys.get(wire.name)
         if key and (expected is None or key == expected):
             return None
-        return wire.error(401, "auth" if key else "auth_missing", wire.auth_message(key), seed)
+        return wire.error(wire.auth_status(key), "auth" if key else "auth_missing", wire.auth_message(key), seed)
 
     def _model(
         self, wire: Wire, request: Received, query: Mapping[str, list[str]], model: str | None, seed: str
@@ -553,10 +564,10 @@ class ReferenceJudge:
         assert self.rate_limit is not None
         return decision.headers(wire.name, announce=self.rate_limit.announce)
 
-    def _answer_offline(self, provider: str, body: bytes, headers: Mapping[str, str]) -> Response:
+    def _answer_offline(self, provider: str, body: bytes, headers: Mapping[str, str], path: str | None = None) -> Response:
         """A batch request's answer: what the same request sent live would get, without latency or rate limit."""
-        wire = WIRES[provider]
-        path = "/v1/messages" if provider == "anthropic" else "/v1/chat/completions"
+        wire = RESPONSES if path == _RESPONSES_PATH else WIRES[provider]
+        path = path or ("/v1/messages" if provider == "anthropic" else "/v1/chat/completions")
         seed = hashlib.sha256(path.encode() + b"\n" + body).hexdigest()
         parsed = json.loads(body)
         try:
@@ -578,6 +589,8 @@ class ReferenceJudge:
         if fault is not None and fault.kind == "slow":
             self._stopping.wait(fault.delay)
         spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS else None
+        use = self.cache.account(call.provider, body, call.input_tokens)
+        call = replace(call, cache_read=use.read, cache_write=use.written)
         shape = reply_shape(body)
         reply = _spoil(_biased(judge_reply(call.text, call.model, call.images, shape, self.prefer_first), self.bias, shape), spoiler)
         kind = fault.kind if fault is not None else None

@@ -21,7 +21,9 @@ from typing import Any
 
 __all__ = [
     "BAD_GATEWAY",
+    "RESPONSES",
     "WIRES",
+    "anthropic_token_headers",
     "BadRequest",
     "Call",
     "Response",
@@ -35,7 +37,8 @@ __all__ = [
 
 # Fixed stand-ins for values the real APIs fill with clocks: bodies must not change between runs.
 _CREATED = 1767225600  # 2026-01-01T00:00:00Z
-_ANTHROPIC_VERSIONS = ("2023-06-01", "2023-01-01")
+_ANTHROPIC_VERSIONS = ("2023-06-01", "2023-01-01", "2026-10-21")
+"""2026-10-21 is what the current Python SDK (anthropic 2.15) sends."""
 _REFUSAL = "I'm sorry, but I can't help with that request."
 _THINKING = "I compare the answer with each method step before scoring."
 _PREAMBLE = "I'll record my scores with the tool."
@@ -72,6 +75,10 @@ class Call:
     input_tokens: int
     max_tokens: int | None = None
     """The output token limit the request set, if any."""
+    cache_read: int = 0
+    """Input tokens read from the prompt cache (see cache.py), inside input_tokens."""
+    cache_write: int = 0
+    """Input tokens written to the prompt cache (Anthropic), inside input_tokens."""
 
 
 class BadRequest(Exception):
@@ -153,6 +160,8 @@ class Wire:
     """One provider's wire format: credentials, request parsing, replies, errors."""
 
     name = ""
+    api = "default"
+    """The provider's API this format speaks (OpenAI: chat or responses)."""
 
     def key(self, headers: Mapping[str, str], query: Mapping[str, list[str]]) -> str | None:
         """The API key the request presents."""
@@ -198,6 +207,10 @@ class Wire:
         """Status and message for an unknown model."""
         return 404, f"model: {model}"
 
+    def auth_status(self, key: str | None) -> int:
+        """The status of a missing or wrong key."""
+        return 401
+
 
 def _limit(options: Any, names: Sequence[str]) -> int | None:
     """The first positive integer option among names (an output token limit)."""
@@ -236,7 +249,8 @@ class _Anthropic(Wire):
     }
 
     def key(self, headers: Mapping[str, str], query: Mapping[str, list[str]]) -> str | None:
-        return headers.get("x-api-key") or None
+        # x-api-key as the API reference documents it; the current Python SDK sends the key as a bearer token.
+        return headers.get("x-api-key") or _bearer(headers)
 
     def check_headers(self, headers: Mapping[str, str]) -> None:
         version = headers.get("anthropic-version")
@@ -334,6 +348,7 @@ class _Anthropic(Wire):
             stop = "tool_use"
         else:
             content.append({"type": "text", "text": _text_for(reply_text, kind)})
+        output_tokens = estimate_tokens(json.dumps(content))
         body = {
             "id": "msg_" + _token_id(call.seed),
             "type": "message",
@@ -343,11 +358,11 @@ class _Anthropic(Wire):
             "stop_reason": stop,
             "stop_sequence": None,
             "usage": {
-                "input_tokens": call.input_tokens,
-                "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0,
-                "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
-                "output_tokens": estimate_tokens(json.dumps(content)),
+                "input_tokens": call.input_tokens - call.cache_read - call.cache_write,
+                "cache_creation_input_tokens": call.cache_write,
+                "cache_read_input_tokens": call.cache_read,
+                "cache_creation": {"ephemeral_5m_input_tokens": call.cache_write, "ephemeral_1h_input_tokens": 0},
+                "output_tokens": output_tokens,
                 "service_tier": "standard",
             },
         }
@@ -356,6 +371,7 @@ class _Anthropic(Wire):
             ("request-id", "req_" + _token_id(call.seed + "req")),
             ("anthropic-ratelimit-requests-limit", "4000"),
             ("anthropic-ratelimit-requests-remaining", "3999"),
+            *anthropic_token_headers(call.input_tokens - call.cache_read, output_tokens),
         )
         return Response(200, headers, compact_json(body))
 
@@ -380,7 +396,8 @@ class _Anthropic(Wire):
 
     def model_info(self, model: str) -> Any:
         title = model.replace("-", " ").title()
-        return {"type": "model", "id": model, "display_name": title, "created_at": "2026-01-01T00:00:00Z"}
+        return {"type": "model", "id": model, "display_name": title, "created_at": "2026-01-01T00:00:00Z",
+                "lifecycle": "active"}
 
     def model_list(self, models: Sequence[str]) -> Any:
         data = [self.model_info(m) for m in models]
@@ -529,7 +546,7 @@ class _OpenAI(Wire):
             "prompt_tokens": call.input_tokens,
             "completion_tokens": output,
             "total_tokens": call.input_tokens + output,
-            "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+            "prompt_tokens_details": {"cached_tokens": call.cache_read, "audio_tokens": 0},
             "completion_tokens_details": {
                 "reasoning_tokens": reasoning,
                 "audio_tokens": 0,
@@ -679,6 +696,10 @@ class _Google(Wire):
             )
         return "API key not valid. Please pass a valid API key."
 
+    def auth_status(self, key: str | None) -> int:
+        # Gemini: a wrong key is 400 INVALID_ARGUMENT (reason API_KEY_INVALID), a missing one 403.
+        return 400 if key else 403
+
     def not_found(self, model: str) -> tuple[int, str]:
         return 404, (
             f"models/{model} is not found for API version v1beta, or is not supported for generateContent. "
@@ -779,7 +800,12 @@ class _Google(Wire):
         extra: Sequence[tuple[str, str]] = (),
         refused: BadRequest | None = None,
     ) -> Response:
-        error: dict[str, Any] = {"code": status, "message": message, "status": self._statuses[problem]}
+        kind = self._statuses[problem]
+        if problem == "auth" and status == 400:
+            kind = "INVALID_ARGUMENT"  # Gemini answers a wrong key as a bad argument
+        elif problem == "auth_missing" and status == 403:
+            kind = "PERMISSION_DENIED"
+        error: dict[str, Any] = {"code": status, "message": message, "status": kind}
         if problem == "auth":
             error["details"] = [
                 {
@@ -787,7 +813,8 @@ class _Google(Wire):
                     "reason": "API_KEY_INVALID",
                     "domain": "googleapis.com",
                     "metadata": {"service": "generativelanguage.googleapis.com"},
-                }
+                },
+                {"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US", "message": message},
             ]
         headers = (("content-type", "application/json; charset=UTF-8"),) + tuple(extra)
         return Response(status, headers, _pretty({"error": error}))
@@ -806,7 +833,148 @@ class _Google(Wire):
         return {"models": [self.model_info(m) for m in models]}
 
 
+class _Responses(_OpenAI):
+    """OpenAI Responses API (`POST /v1/responses`): instructions, input items, text.format; output items."""
+
+    api = "responses"
+
+    def not_found(self, model: str) -> tuple[int, str]:
+        # Responses answers an unknown model 400, where Chat Completions answers 404 (fixture 12).
+        return 400, f"The requested model '{model}' does not exist."
+
+    def parse(self, body: Any, model: str | None, seed: str, size: int) -> Call:
+        if not isinstance(body, dict):
+            raise BadRequest("Invalid type for request body: expected an object.")
+        model = body.get("model")
+        if not isinstance(model, str) or not model:
+            raise BadRequest("Missing required parameter: 'model'.", "model", code="missing_required_parameter")
+        given = body.get("input")
+        items = [{"role": "user", "content": given}] if isinstance(given, str) else given
+        if not isinstance(items, list) or not items:
+            raise BadRequest("Missing required parameter: 'input'.", "input", code="missing_required_parameter")
+        texts: list[str] = []
+        images: list[bytes] = []
+        for index, item in enumerate(items):
+            where = f"input[{index}]"
+            if not isinstance(item, dict) or item.get("role") not in ("system", "developer", "user", "assistant"):
+                raise BadRequest(f"Invalid value for '{where}.role'.", f"{where}.role", code="invalid_value")
+            if item["role"] != "user":
+                continue
+            content = item.get("content")
+            if isinstance(content, str):
+                texts.append(content)
+                continue
+            if not isinstance(content, list):
+                raise BadRequest(f"Invalid type for '{where}.content'.", f"{where}.content", code="invalid_type")
+            for position, part in enumerate(content):
+                at = f"{where}.content[{position}]"
+                kind = part.get("type") if isinstance(part, dict) else None
+                if kind == "input_text" and isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+                elif kind == "input_image":
+                    if part.get("detail") not in ("auto", "low", "high"):
+                        raise BadRequest(f"Missing required parameter: '{at}.detail'.", f"{at}.detail",
+                                         code="missing_required_parameter")
+                    url = part.get("image_url")
+                    if isinstance(url, str) and url.startswith("data:"):
+                        images.append(_decode_image(url.partition(",")[2], f"{at}.image_url"))
+                else:
+                    raise BadRequest(f"Invalid value for '{at}.type'.", f"{at}.type", code="invalid_value")
+        fmt = body.get("text", {}).get("format") if isinstance(body.get("text"), dict) else None
+        if fmt is not None and (not isinstance(fmt, dict) or fmt.get("type") not in ("text", "json_object", "json_schema")):
+            raise BadRequest("Invalid value for 'text.format.type'.", "text.format.type", code="invalid_value")
+        if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and not isinstance(fmt.get("name"), str):
+            raise BadRequest("Missing required parameter: 'text.format.name'.", "text.format.name",
+                             code="missing_required_parameter")
+        limit = _limit(body, ("max_output_tokens",))
+        return Call(self.name, model, "\n\n".join(texts), tuple(images), None, False, seed, max(1, size // 4), limit)
+
+    def success(self, call: Call, reply: dict[str, Any], kind: str | None, latency: float) -> Response:
+        reply_text = _reply_text(reply)
+        status, incomplete = "completed", None
+        content: list[dict[str, Any]]
+        if kind == "refusal":
+            content = [{"type": "refusal", "refusal": _REFUSAL}]
+        elif kind == "empty":
+            content = [{"type": "output_text", "annotations": [], "logprobs": [], "text": ""}]
+        else:
+            content = [{"type": "output_text", "annotations": [], "logprobs": [], "text": _text_for(reply_text, kind)}]
+        if kind == "truncated":
+            status, incomplete = "incomplete", {"reason": "max_output_tokens"}
+        output: list[dict[str, Any]] = []
+        reasoning = 0
+        if kind == "thinking_first":
+            reasoning = estimate_tokens(_THINKING)
+            output.append({"id": "rs_" + _token_id(call.seed + "rs", 40), "type": "reasoning", "summary": []})
+        output.append({
+            "id": "msg_" + _token_id(call.seed + "msg", 40), "type": "message", "status": status,
+            "content": content, "role": "assistant",
+        })
+        produced = estimate_tokens(json.dumps(content)) + reasoning
+        body = {
+            "id": "resp_" + _token_id(call.seed, 40),
+            "object": "response",
+            "created_at": _CREATED,
+            "status": status,
+            "background": False,
+            "error": None,
+            "incomplete_details": incomplete,
+            "instructions": None,
+            "max_output_tokens": call.max_tokens,
+            "model": self._model(call.model),
+            "output": output,
+            "parallel_tool_calls": True,
+            "previous_response_id": None,
+            "reasoning": {"effort": None, "summary": None},
+            "service_tier": "default",
+            "temperature": 1.0,
+            "text": {"format": {"type": "text"}, "verbosity": "medium"},
+            "tool_choice": "auto",
+            "tools": [],
+            "top_p": 1.0,
+            "truncation": "disabled",
+            "usage": {
+                "input_tokens": call.input_tokens,
+                "input_tokens_details": {"cached_tokens": call.cache_read, "cache_write_tokens": 0},
+                "output_tokens": produced,
+                "output_tokens_details": {"reasoning_tokens": reasoning},
+                "total_tokens": call.input_tokens + produced,
+            },
+            "user": None,
+            "metadata": {},
+        }
+        headers = (
+            ("content-type", "application/json"),
+            ("openai-processing-ms", str(int(latency * 1000))),
+            ("openai-version", "2020-10-01"),
+            ("x-ratelimit-limit-requests", "10000"),
+            ("x-ratelimit-remaining-requests", "9999"),
+            ("x-ratelimit-reset-requests", "6ms"),
+            ("x-request-id", "req_" + hashlib.sha256((call.seed + "req").encode()).hexdigest()[:32]),
+        )
+        return Response(200, headers, _pretty(body))
+
+
 WIRES: dict[str, Wire] = {w.name: w for w in (_Anthropic(), _OpenAI(), _OpenRouter(), _Google())}
+RESPONSES: Wire = _Responses()
+"""OpenAI's Responses API: provider openai, its own request and reply shapes."""
+
+
+def anthropic_token_headers(input_tokens: int, output_tokens: int) -> list[tuple[str, str]]:
+    """Anthropic's token rate-limit headers on a 200 (input, output and combined), a minute's window.
+
+    Cache reads do not count against Anthropic's input-token limit, so they are left out.
+    """
+    reset = _reset_time(60)
+    headers = []
+    for name, limit, used in (("input-tokens", 2_000_000, input_tokens), ("output-tokens", 400_000, output_tokens),
+                              ("tokens", 2_400_000, input_tokens + output_tokens)):
+        headers += [
+            (f"anthropic-ratelimit-{name}-limit", str(limit)),
+            (f"anthropic-ratelimit-{name}-remaining", str(max(limit - used, 0))),
+            (f"anthropic-ratelimit-{name}-reset", reset),
+        ]
+    return headers
 
 
 def rate_limit_headers(provider: str, wait: float) -> list[tuple[str, str]]:

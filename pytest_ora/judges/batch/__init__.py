@@ -12,6 +12,7 @@ re-ask's body differs, so it is not in the cassette); a request the batch could 
 
 from __future__ import annotations
 
+from .http import BatchStopped
 from .job import BATCH_RATE, BATCH_STATE_DIR, BatchSummary, run_batches
 
-__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "BatchSummary", "run_batches"]
+__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "BatchStopped", "BatchSummary", "run_batches"]

@@ -1,4 +1,11 @@
-"""Anthropic Message Batches: create a batch of Messages requests, poll it, read its results JSONL."""
+"""Anthropic Message Batches: create a batch of Messages requests, poll it, read its results JSONL.
+
+The results are read from the batch's `results_url` as Anthropic gives it (an absolute URL; a
+relative one is taken against the route).
+
+Limits (Anthropic's "Batch processing" guide, "Batch limitations"; API reference "Create a
+Message Batch"): a batch holds up to 100,000 requests or 256 MB, whichever comes first.
+"""
 
 from __future__ import annotations
 
@@ -7,47 +14,58 @@ from typing import Any
 
 import httpx
 
+from ..providers._wire import sibling_url
 from .base import Outcome, Pending, Status, results_lines
+from .http import Caller
 
-__all__ = ["fetch", "poll", "submit"]
+__all__ = ["MAX_BYTES", "MAX_REQUESTS", "entry", "fetch", "poll", "submit"]
 
-_MESSAGES = "/v1/messages"
-
-
-def _batches(route: str) -> str:
-    return route.removesuffix(_MESSAGES) + "/v1/messages/batches"
+MAX_REQUESTS = 100_000
+MAX_BYTES = 256 * 1000 * 1000
 
 
-def submit(client: httpx.Client, route: str, headers: dict[str, str], requests: list[Pending]) -> str:
+def _batches(route: str, rest: str = "") -> httpx.URL:
+    return sibling_url(route, ("messages",), "messages/batches" + rest)
+
+
+def entry(pending: Pending) -> bytes:
+    """One request of the batch body, as it is serialised there (for the byte limit)."""
+    return json.dumps({"custom_id": pending.custom_id, "params": json.loads(pending.body)}, ensure_ascii=False,
+                      separators=(",", ":")).encode("utf-8")
+
+
+def submit(caller: Caller, route: str, headers: dict[str, str], requests: list[Pending]) -> str:
     """Create the batch; its id."""
-    payload = {"requests": [{"custom_id": p.custom_id, "params": json.loads(p.body)} for p in requests]}
-    response = client.post(_batches(route), headers=headers, json=payload)
-    response.raise_for_status()
+    content = b'{"requests":[' + b",".join(entry(p) for p in requests) + b"]}"
+    response = caller.call(
+        "POST", _batches(route), "Anthropic batch creation", headers={**headers, "content-type": "application/json"},
+        content=content,
+    )
     return str(response.json()["id"])
 
 
-def poll(client: httpx.Client, route: str, headers: dict[str, str], batch_id: str) -> Status:
+def poll(caller: Caller, route: str, headers: dict[str, str], batch_id: str) -> Status:
     """The batch's processing status and counts."""
-    response = client.get(f"{_batches(route)}/{batch_id}", headers=headers)
-    response.raise_for_status()
+    response = caller.call("GET", _batches(route, f"/{batch_id}"), f"polling batch {batch_id}", headers=headers)
     data: dict[str, Any] = response.json()
     counts = data.get("request_counts") or {}
     processing = int(counts.get("processing", 0))
     total = processing + sum(int(counts.get(k, 0)) for k in ("succeeded", "errored", "canceled", "expired"))
+    given = data.get("results_url")
+    results = str(httpx.URL(route).join(given)) if given else str(_batches(route, f"/{batch_id}/results"))
     return Status(
         state=str(data["processing_status"]), finished=data["processing_status"] == "ended",
-        done=total - processing, total=total, results=f"{_batches(route)}/{batch_id}/results",
+        done=total - processing, total=total, results=results,
     )
 
 
-def fetch(client: httpx.Client, route: str, headers: dict[str, str], status: Status) -> list[Outcome]:
+def fetch(caller: Caller, route: str, headers: dict[str, str], status: Status) -> list[Outcome]:
     """Each request's outcome from the results JSONL: the message when it succeeded."""
     assert status.results is not None
-    response = client.get(status.results, headers=headers)
-    response.raise_for_status()
+    response = caller.call("GET", status.results, "reading batch results", headers=headers)
     outcomes = []
-    for entry in results_lines(response.content):
-        result = entry.get("result") or {}
+    for line in results_lines(response.content):
+        result = line.get("result") or {}
         message = result.get("message") if result.get("type") == "succeeded" else None
-        outcomes.append(Outcome(str(entry["custom_id"]), json.dumps(message).encode() if message else None))
+        outcomes.append(Outcome(str(line["custom_id"]), json.dumps(message).encode() if message else None))
     return outcomes

@@ -34,6 +34,8 @@ class Status:
     total: int
     results: str | None
     """Where the results are (OpenAI: the output file id; Anthropic: the results URL)."""
+    errors: str | None = None
+    """OpenAI: the error file id (the requests that failed), if any."""
 
 
 @dataclass(frozen=True)

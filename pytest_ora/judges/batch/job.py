@@ -24,8 +24,9 @@ from ..providers import api_key_for, client_for
 from . import anthropic, openai
 from .base import BatchResultsError, Outcome, Pending
 from .binding import bind_outcomes
+from .http import BatchStopped, Caller
 
-__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "MAX_BATCH_WAIT", "BatchSummary", "run_batches"]
+__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "MAX_WAIT", "BatchStopped", "BatchSummary", "run_batches", "split"]
 
 BATCH_RATE = Decimal("0.5")
 """Both providers bill batch requests at half the list price."""
@@ -34,9 +35,33 @@ BATCH_STATE_DIR = ".ora-batches"
 _MODULES: dict[str, ModuleType] = {"anthropic": anthropic, "openai": openai}
 _FIRST_POLL = 1.0
 _MAX_POLL = 30.0
-MAX_BATCH_WAIT = 25 * 3600.0
-"""Seconds of polling after which a batch still in progress is given up (the providers expire a batch
-at 24 h): its requests are asked live, the run never polls forever."""
+_SLEEP: Callable[[float], None] = time.sleep
+_CLOCK: Callable[[], float] = time.monotonic
+"""The waits and the clock of polling; tests put a fake clock here (no real sleeps)."""
+MAX_WAIT = 25 * 3600.0
+"""Longest a run polls one batch: both providers end (or expire) a batch within 24 hours; one still
+in progress an hour after that is stuck, and the run stops resumably instead of polling forever."""
+
+
+def split(pending: list[Pending], provider: str, route: str, batch_max: int | None = None) -> list[list[Pending]]:
+    """The requests in batches within the provider's documented limits (requests and bytes) and `batch_max`."""
+    module = _MODULES[provider]
+    most = min(module.MAX_REQUESTS, batch_max) if batch_max else module.MAX_REQUESTS
+    # A little room below the byte limit for the envelope ({"requests":[...]}, separators).
+    room = module.MAX_BYTES - 1024
+    batches: list[list[Pending]] = []
+    current: list[Pending] = []
+    size = 0
+    for request in pending:
+        bytes_ = len(openai.line(route, request)) if provider == "openai" else len(anthropic.entry(request)) + 1
+        if current and (len(current) >= most or size + bytes_ > room):
+            batches.append(current)
+            current, size = [], 0
+        current.append(request)
+        size += bytes_
+    if current:
+        batches.append(current)
+    return batches
 
 
 @dataclass
@@ -71,14 +96,20 @@ def run_batches(
     spend: SpendLog,
     say: Callable[[str], None],
     client: httpx.Client,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] | None = None,
     budget: Decimal | None = None,
+    batch_max: int | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> BatchSummary:
     """Resume batches in flight, then batch what is still missing; answers land in partial cassettes.
 
     With a `budget` (--ora-budget-usd), only the captures whose estimated batch cost fits what is left
     of it are submitted, in plan order: a batch cannot be stopped once its requests are answered.
+    Each judge's requests are split into batches at the provider's limits and `batch_max`. A batch
+    call failing past the live calls' retry bound, or a batch not ended within MAX_WAIT, raises
+    BatchStopped; the batch ids stay kept, so the next run resumes them.
     """
+    caller = Caller(client, judging.policy, sleep or _SLEEP, clock or _CLOCK, say, secrets=judging.secrets())
     summary = BatchSummary()
     state_dir = library.directory / BATCH_STATE_DIR
     # Keyed by label: two judges of a panel may share a role (and a model) yet are asked apart.
@@ -90,26 +121,33 @@ def run_batches(
             continue  # the panel changed since: that batch's answers no longer match any request
         say(f"ora: batch {state['batch_id']} of {judge.label} ({judge.role}) found: resuming polling")
         summary.resumed += 1
-        _finish(state, judge, judging, library, prices, spend, say, client, sleep, summary, path)
+        _finish(state, judge, judging, library, prices, spend, say, caller, summary, path)
     needed = _needed(root, judging, library, captures, judges)
     if budget is not None:
         needed = _within(needed, judges, captures, prices, budget - spend.total(), summary, say)
     submitted = []
-    for label, pending in needed.items():
+    for label, everything in needed.items():
         judge = judges[label]
         headers = _headers(judging, judge)
-        batch_id = _MODULES[judge.spec.provider].submit(client, judge.spec.route, headers, pending)
-        state = {"label": label, "role": judge.role, "batch_id": batch_id, "requests": [_row(p) for p in pending]}
-        path = state_dir / f"{hashlib.sha256(label.encode()).hexdigest()[:16]}.json"
-        state_dir.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(state), encoding="utf-8")
-        os.replace(temporary, path)
-        say(f"ora: batch {batch_id} of {label} ({judge.role}) submitted: {len(pending)} requests")
-        submitted.append((state, judge, path))
+        parts = split(everything, judge.spec.provider, judge.spec.route, batch_max)
+        if len(parts) > 1:
+            say(f"ora: {len(everything)} requests of {label} split into {len(parts)} batches "
+                f"(at most {max(len(part) for part in parts)} requests each)")
+        stem = hashlib.sha256(label.encode()).hexdigest()[:16]
+        for index, pending in enumerate(parts):
+            batch_id = _MODULES[judge.spec.provider].submit(caller, judge.spec.route, headers, pending)
+            state = {"label": label, "role": judge.role, "batch_id": batch_id, "requests": [_row(p) for p in pending]}
+            # Kept at once: an interruption from here on resumes this batch instead of submitting it again.
+            path = state_dir / (f"{stem}.json" if index == 0 else f"{stem}-{index}.json")
+            state_dir.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(state), encoding="utf-8")
+            os.replace(temporary, path)
+            say(f"ora: batch {batch_id} of {label} ({judge.role}) submitted: {len(pending)} requests")
+            submitted.append((state, judge, path))
     # All submitted before any is awaited: the providers work on them side by side.
     for state, judge, path in submitted:
-        _finish(state, judge, judging, library, prices, spend, say, client, sleep, summary, path)
+        _finish(state, judge, judging, library, prices, spend, say, caller, summary, path)
     return summary
 
 
@@ -137,7 +175,7 @@ def _needed(
             continue
         kept = _kept_digests(partial_path(path))
         packet, image = build_packet(planned.capture, root, judging.rubric)
-        prompt = judge_prompt(packet, image, judging.rubric)
+        prompt = judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache)
         for judge in judges.values():
             request = client_for(judge.spec).build_request(judge.spec, prompt, api_key_for(judge.spec, judging.environ))
             if "sha256:" + hashlib.sha256(request.content).hexdigest() in kept:
@@ -193,30 +231,32 @@ def _kept_digests(path: Path) -> set[str]:
 
 def _finish(
     state: dict[str, Any], judge: JudgeSlot, judging: Judging, library: CassetteLibrary, prices: dict[str, Price],
-    spend: SpendLog, say: Callable[[str], None], client: httpx.Client, sleep: Callable[[float], None],
-    summary: BatchSummary, path: Path,
+    spend: SpendLog, say: Callable[[str], None], caller: Caller, summary: BatchSummary, path: Path,
 ) -> None:
     """Poll the batch to its end, write its answers into the captures' partial cassettes, forget it."""
     module = _MODULES[judge.spec.provider]
     headers = _headers(judging, judge)
-    wait, last, polled = _FIRST_POLL, "", 0.0
+    wait, last = _FIRST_POLL, ""
+    started = caller.clock()
     while True:
-        status = module.poll(client, judge.spec.route, headers, state["batch_id"])
+        status = module.poll(caller, judge.spec.route, headers, state["batch_id"])
         line = f"ora: batch {state['batch_id']} of {judge.label}: {status.state}, {status.done}/{status.total} done"
         if line != last:
             say(line)
             last = line
         if status.finished:
             break
-        if polled >= MAX_BATCH_WAIT:
-            say(f"ora: batch {state['batch_id']} of {judge.label}: still {status.state} after {polled:.0f} s of polling, "
-                "past the providers' 24 h completion window: given up; its requests are asked live")
-            break
-        sleep(wait)
-        polled += wait
+        if caller.clock() - started + wait > MAX_WAIT:
+            raise BatchStopped(
+                f"ora: batch {state['batch_id']} of {judge.label} is still {status.state} after "
+                f"{(caller.clock() - started) / 3600:.1f} hours of polling, past the providers' 24-hour window: "
+                "it looks stuck; its id is kept under --ora-cassettes: re-run the same command to resume polling, "
+                f"or delete {path.name} under {BATCH_STATE_DIR}/ to give up on it"
+            )
+        caller.sleep(wait)
         wait = min(_MAX_POLL, wait * 1.5)
     try:
-        outcomes: list[Outcome] = module.fetch(client, judge.spec.route, headers, status) if status.finished else []
+        outcomes: list[Outcome] = module.fetch(caller, judge.spec.route, headers, status)
     except BatchResultsError as error:
         say(f"ora: batch {state['batch_id']} of {judge.label}: results refused ({error}); its requests are asked live")
         outcomes = []
@@ -249,6 +289,13 @@ def _cost(body: bytes, judge: JudgeSlot, prices: dict[str, Price]) -> Decimal:
     if price is None:
         return Decimal(0)
     usage = json.loads(body).get("usage") or {}
+    # Anthropic's input_tokens leaves out cache reads and writes; OpenAI's counts include cached ones.
+    read = int(usage.get("cache_read_input_tokens", 0))
+    written = int(usage.get("cache_creation_input_tokens", 0))
+    details = usage.get("prompt_tokens_details") or usage.get("input_tokens_details") or {}
+    read += int(details.get("cached_tokens", 0) or 0)
     tokens_in = int(usage.get("input_tokens", usage.get("prompt_tokens", 0)))
+    if "cache_read_input_tokens" in usage or "cache_creation_input_tokens" in usage:
+        tokens_in += read + written
     tokens_out = int(usage.get("output_tokens", usage.get("completion_tokens", 0)))
-    return cost(price, tokens_in, tokens_out) * BATCH_RATE
+    return cost(price, tokens_in, tokens_out, read, written) * BATCH_RATE

@@ -1,4 +1,14 @@
-"""OpenAI Batch: upload a JSONL of chat completion requests (Files API), create a batch, read its output file."""
+"""OpenAI Batch: upload a JSONL of requests (Files API), create a batch, read its output and error files.
+
+The batch follows the route's API: a Responses route (`.../v1/responses`) batches to
+`/v1/responses`, any other to `/v1/chat/completions`; the JSONL lines' `url` and the batch's
+`endpoint` are that path. Files and batches live at the API root (`.../v1/files`,
+`.../v1/batches`) whatever the route's endpoint. Requests that failed are in the batch's
+`error_file_id` file, not the output file.
+
+Limits (OpenAI API reference, "Batch": create; "Batch API" guide): an input file holds up to
+50,000 requests and up to 200 MB.
+"""
 
 from __future__ import annotations
 
@@ -7,61 +17,72 @@ from typing import Any
 
 import httpx
 
+from ..providers._wire import sibling_url
 from .base import Outcome, Pending, Status, results_lines
+from .http import Caller
 
-__all__ = ["ENDPOINT", "fetch", "poll", "submit"]
+__all__ = ["MAX_BYTES", "MAX_REQUESTS", "endpoint", "fetch", "line", "poll", "submit"]
 
-ENDPOINT = "/v1/chat/completions"
+MAX_REQUESTS = 50_000
+MAX_BYTES = 200 * 1000 * 1000
+_ENDINGS = ("chat/completions", "responses")
 _FINISHED = {"completed", "failed", "expired", "cancelled"}
 
 
-def _base(route: str) -> str:
-    return route.removesuffix(ENDPOINT)
+def endpoint(route: str) -> str:
+    """The batch endpoint of the route's API."""
+    return "/v1/responses" if httpx.URL(route).path.rstrip("/").endswith("/responses") else "/v1/chat/completions"
 
 
-def submit(client: httpx.Client, route: str, headers: dict[str, str], requests: list[Pending]) -> str:
+def _at_root(route: str, path: str) -> httpx.URL:
+    """`files`, `batches/...` beside the route's endpoint (the API root's /v1/...)."""
+    return sibling_url(route, _ENDINGS, path)
+
+
+def line(route: str, pending: Pending) -> bytes:
+    """One JSONL line of the batch input file."""
+    entry = {"custom_id": pending.custom_id, "method": "POST", "url": endpoint(route), "body": json.loads(pending.body)}
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def submit(caller: Caller, route: str, headers: dict[str, str], requests: list[Pending]) -> str:
     """Upload the requests as a batch input file and create the batch; its id."""
-    lines = b"".join(
-        json.dumps({"custom_id": p.custom_id, "method": "POST", "url": ENDPOINT, "body": json.loads(p.body)}).encode()
-        + b"\n"
-        for p in requests
-    )
-    upload = client.post(
-        _base(route) + "/v1/files", headers=headers, data={"purpose": "batch"},
+    lines = b"".join(line(route, p) for p in requests)
+    upload = caller.call(
+        "POST", _at_root(route, "files"), "OpenAI file upload", headers=headers, data={"purpose": "batch"},
         files={"file": ("ora-batch.jsonl", lines, "application/jsonl")},
     )
-    upload.raise_for_status()
-    created = client.post(
-        _base(route) + "/v1/batches", headers=headers,
-        json={"input_file_id": upload.json()["id"], "endpoint": ENDPOINT, "completion_window": "24h"},
+    created = caller.call(
+        "POST", _at_root(route, "batches"), "OpenAI batch creation", headers=headers,
+        json={"input_file_id": upload.json()["id"], "endpoint": endpoint(route), "completion_window": "24h"},
     )
-    created.raise_for_status()
     return str(created.json()["id"])
 
 
-def poll(client: httpx.Client, route: str, headers: dict[str, str], batch_id: str) -> Status:
+def poll(caller: Caller, route: str, headers: dict[str, str], batch_id: str) -> Status:
     """The batch's status and counts."""
-    response = client.get(f"{_base(route)}/v1/batches/{batch_id}", headers=headers)
-    response.raise_for_status()
+    response = caller.call("GET", _at_root(route, f"batches/{batch_id}"), f"polling batch {batch_id}", headers=headers)
     data: dict[str, Any] = response.json()
     counts = data.get("request_counts") or {}
     return Status(
         state=str(data["status"]), finished=data["status"] in _FINISHED,
         done=int(counts.get("completed", 0)) + int(counts.get("failed", 0)), total=int(counts.get("total", 0)),
-        results=data.get("output_file_id"),
+        results=data.get("output_file_id"), errors=data.get("error_file_id"),
     )
 
 
-def fetch(client: httpx.Client, route: str, headers: dict[str, str], status: Status) -> list[Outcome]:
-    """Each request's outcome from the output file (none when the batch produced no output)."""
-    if not status.results:
-        return []
-    response = client.get(f"{_base(route)}/v1/files/{status.results}/content", headers=headers)
-    response.raise_for_status()
+def fetch(caller: Caller, route: str, headers: dict[str, str], status: Status) -> list[Outcome]:
+    """Each request's outcome: answered ones from the output file, failed ones (error file) as None."""
     outcomes = []
-    for entry in results_lines(response.content):
-        answer = entry.get("response") or {}
-        body = answer.get("body")
-        ok = answer.get("status_code") == 200 and isinstance(body, dict)
-        outcomes.append(Outcome(str(entry["custom_id"]), json.dumps(body).encode() if ok else None))
+    for file_id in (status.results, status.errors):
+        if not file_id:
+            continue
+        response = caller.call(
+            "GET", _at_root(route, f"files/{file_id}/content"), f"reading batch file {file_id}", headers=headers
+        )
+        for entry in results_lines(response.content):
+            answer = entry.get("response") or {}
+            body = answer.get("body")
+            ok = answer.get("status_code") == 200 and isinstance(body, dict)
+            outcomes.append(Outcome(str(entry["custom_id"]), json.dumps(body).encode() if ok else None))
     return outcomes

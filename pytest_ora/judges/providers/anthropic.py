@@ -21,6 +21,8 @@ __all__ = ["API_VERSION", "AnthropicClient", "takes_temperature"]
 API_VERSION = "2023-06-01"
 _API = "Anthropic Messages"
 _TOOL_DESCRIPTION = "Submit the judge's reply object for this packet: every criterion scored and noted."
+_EPHEMERAL: dict[str, Any] = {"cache_control": {"type": "ephemeral"}}
+"""A prompt-cache breakpoint (Anthropic's "Prompt caching" guide): the prefix up to this block is cached 5 minutes."""
 _SKIPPED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 _TRUNCATED = frozenset({"max_tokens", "model_context_window_exceeded"})
 # Claude models up to the 4.6 generation take temperature; from Opus 4.7 on any value is a 400
@@ -46,8 +48,11 @@ class AnthropicClient:
         body: dict[str, Any] = {"model": role.model, "max_tokens": prompt.max_tokens}
         if takes_temperature(role.model):
             body["temperature"] = 0
-        body["system"] = prompt.system
-        body["messages"] = [{"role": "user", "content": [_block(part) for part in prompt.parts]}]
+        cache = prompt.cache_key is not None
+        # Prompt caching: a breakpoint after the system prompt caches tools and system (the same for
+        # every call of the run), one after the entry part caches that too (the same for an entry).
+        body["system"] = [{"type": "text", "text": prompt.system, **_EPHEMERAL}] if cache else prompt.system
+        body["messages"] = [{"role": "user", "content": [_block(part, cache) for part in prompt.parts]}]
         body["tools"] = [
             {"name": prompt.schema_name, "description": _TOOL_DESCRIPTION, "input_schema": prompt.reply_schema}
         ]
@@ -108,11 +113,13 @@ def _headers(api_key: str | None) -> dict[str, str]:
     return headers
 
 
-def _block(part: Part) -> dict[str, Any]:
-    """A text block, or a base64 image block."""
+def _block(part: Part, cache: bool = False) -> dict[str, Any]:
+    """A text block (a cache breakpoint where the part ends the repeated prefix), or a base64 image block."""
     if isinstance(part, ImagePart):
         source = {"type": "base64", "media_type": part.media_type, "data": base64_text(part.data)}
         return {"type": "image", "source": source}
+    if cache and part.cache_break:
+        return {"type": "text", "text": part.text, **_EPHEMERAL}
     return {"type": "text", "text": part.text}
 
 
@@ -141,4 +148,5 @@ def _usage(usage: dict[str, Any]) -> Usage:
         input_tokens=count(usage.get("input_tokens")) + cached + written,
         output_tokens=count(usage.get("output_tokens")),
         cached_input_tokens=cached,
+        cache_write_input_tokens=written,
     )

@@ -32,6 +32,8 @@ class TextPart:
     """Text content of the user turn."""
 
     text: str
+    cache_break: bool = False
+    """Prompt caching: the request's prefix up to and including this part repeats across calls."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class JudgePrompt:
     schema_name: str = "ora_judge_reply"
     """Name of the tool or structured-output schema."""
     max_tokens: int = 16000
+    cache_key: str | None = None
+    """Prompt caching on: a key shared by the calls whose prefix repeats (OpenAI's prompt_cache_key);
+    None when caching is off (no breakpoints, no key)."""
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,10 @@ class Usage:
     output_tokens: int = 0
     """All output tokens billed, reasoning ones included."""
     cached_input_tokens: int = 0
+    """Input tokens read from the provider's prompt cache (inside input_tokens)."""
     reasoning_tokens: int = 0
+    cache_write_input_tokens: int = 0
+    """Input tokens written to the prompt cache (inside input_tokens; Anthropic bills them above the input price)."""
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,8 @@ class OpenAIClient:
             body["response_format"] = {"type": "json_schema", "json_schema": schema}
         else:
             body["response_format"] = {"type": "json_object"}
+        if prompt.cache_key is not None and self.name == "openai":
+            body["prompt_cache_key"] = prompt.cache_key
         return body
 
     def parse_reply(self, response: httpx.Response) -> ProviderReply:
@@ -155,7 +157,8 @@ def _chat_part(part: Part) -> dict[str, Any]:
 def _responses_part(part: Part) -> dict[str, Any]:
     """A Responses input content part."""
     if isinstance(part, ImagePart):
-        return {"type": "input_image", "image_url": _data_url(part)}
+        # detail is required by the Responses input_image type; "auto" is what the API assumes anyway.
+        return {"type": "input_image", "image_url": _data_url(part), "detail": "auto"}
     return {"type": "input_text", "text": part.text}
 
 
@@ -180,6 +183,9 @@ def _responses_body(role: RoleSpec, prompt: JudgePrompt, structured: bool) -> di
         fmt = {"type": "json_object"}
     body["text"] = {"format": fmt}
     body["store"] = False  # a judge call need not be kept on the provider's side
+    if prompt.cache_key is not None and role.provider == "openai":
+        # OpenAI caches identical prefixes by itself; the key routes an entry's calls to the same cache.
+        body["prompt_cache_key"] = prompt.cache_key
     return body
 
 

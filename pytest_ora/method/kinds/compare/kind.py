@@ -288,9 +288,12 @@ def _order(order: str, record: JudgeRecord) -> dict[str, Any]:
 
 def _usage(one: JudgeRecord, two: JudgeRecord) -> Usage:
     first, second = one["usage"], two["usage"]
-    return {
+    usage: Usage = {
         "input_tokens": first["input_tokens"] + second["input_tokens"],
         "output_tokens": first["output_tokens"] + second["output_tokens"],
         "cached_input_tokens": first["cached_input_tokens"] + second["cached_input_tokens"],
         "reasoning_tokens": first["reasoning_tokens"] + second["reasoning_tokens"],
     }
+    if "cache_write_input_tokens" in first or "cache_write_input_tokens" in second:
+        usage["cache_write_input_tokens"] = first.get("cache_write_input_tokens", 0) + second.get("cache_write_input_tokens", 0)
+    return usage

@@ -1,0 +1,127 @@
+"""report.html's "Since baseline" and "Earlier runs" sections (SPEC 18), from baseline.json and runs.json.
+
+Static HTML, every value escaped: the sections read without the script, and what a file holds
+(configuration names, capture ids, judge names) can never become markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+__all__ = ["earlier_runs_html", "since_baseline_html"]
+
+MAX_CHANGES = 200
+"""Capture changes listed on the page (baseline.md and baseline.json list every one)."""
+
+
+def _num(value: Any, digits: int = 2) -> str:
+    if value is None:
+        return ""
+    try:
+        return f"{float(value):.{digits}f}"
+    except (TypeError, ValueError):
+        return escape(str(value))
+
+
+def _range(value: Any) -> str:
+    if not isinstance(value, (list, tuple)) or len(value) != 2:
+        return ""
+    return f"[{_num(value[0])}, {_num(value[1])}]"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, list):
+        return escape("; ".join(str(v) for v in value))
+    return escape("" if value is None else str(value))
+
+
+def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[int] = (), cls: str = "") -> str:
+    def attrs(i: int) -> str:
+        return ' class="num"' if i in numeric else ""
+
+    head = "".join(f"<th{attrs(i)}>{escape(h)}</th>" for i, h in enumerate(headings))
+    body = "".join("<tr>" + "".join(f"<td{attrs(i)}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>" for row in rows)
+    klass = f' class="{cls}"' if cls else ""
+    return f'<div class="table-wrap"><table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def since_baseline_html(data: Mapping[str, Any]) -> str:
+    """The section's body for baseline.json's data."""
+    before, after = data.get("baseline") or {}, data.get("current") or {}
+    parts = [
+        f'<p>Baseline <code>{_text(before.get("path"))}</code>, scored {_text(before.get("scoring_date"))} under rubric '
+        f'{_text(before.get("rubric"))}; this run scored {_text(after.get("scoring_date"))} under rubric '
+        f'{_text(after.get("rubric"))}. {_text(data.get("shared"))} capture ids in both runs, '
+        f'{_text(data.get("only_in_baseline"))} only in the baseline, {_text(data.get("only_in_current"))} only in this run.</p>',
+        "<h3>What changed between the runs</h3>",
+    ]
+    changed = data.get("changed") or []
+    if changed:
+        parts.append(_table(("what", "baseline", "this run"),
+                            [[_text(c.get("what")), _text(c.get("baseline")), _text(c.get("current"))] for c in changed],
+                            cls="changed"))
+    else:
+        parts.append('<p class="same">Nothing: the same rubric version and digest, judges, panel, bundle and snapshot.</p>')
+    texts = data.get("texts")
+    if texts:
+        parts.append(f'<p>Of {_text(texts.get("compared"))} shared captures, {_text(texts.get("prompt"))} have a '
+                     f'different prompt, {_text(texts.get("context"))} a different context and '
+                     f'{_text(texts.get("answer"))} a different answer.</p>')
+    else:
+        parts.append('<p class="note">Prompts and answers were not compared: one of the runs kept no texts.json.</p>')
+    rows = []
+    for row in data.get("configurations") or []:
+        state = "regressed" if row.get("regressed") else ("improved" if row.get("improved") else "no change shown")
+        rows.append([
+            _text(row.get("configuration")), _text(row.get("n")), _num(row.get("baseline_mean")),
+            _num(row.get("current_mean")), _num(row.get("mean_difference")), _range(row.get("interval")),
+            _text(row.get("interval_method")), f'<span class="since-{escape(state.split()[0])}">{escape(state)}</span>',
+        ])
+    parts.append("<h3>Per configuration</h3>")
+    parts.append(f'<p class="note">Paired difference of mean overall, this run minus the baseline, over the captures both '
+                 f'scored; 95% interval: {_text(data.get("interval_rule"))} (section 15). Regressed: the interval lies '
+                 "entirely below 0.</p>")
+    parts.append(_table(("configuration", "n", "baseline", "this run", "difference", "95% interval", "method", ""),
+                        rows, numeric=(1, 2, 3, 4), cls="since-configurations"))
+    changes = data.get("changes") or []
+    parts.append(f"<h3>Captures whose overall changed by at least {_num(data.get('regression_min'), 3).rstrip('0').rstrip('.')}"
+                 f" ({len(changes)})</h3>")
+    if changes:
+        shown = changes[:MAX_CHANGES]
+        parts.append(_table(("capture", "baseline", "this run", "change"),
+                            [[f'<a href="#" class="open-capture" data-capture="{escape(str(c.get("capture_id")), quote=True)}">'
+                              f'{_text(c.get("capture_id"))}</a>', _num(c.get("baseline")), _num(c.get("current")),
+                              f'<span class="{"low" if (c.get("change") or 0) < 0 else "up"}">{_num(c.get("change"))}</span>']
+                             for c in shown], numeric=(1, 2, 3), cls="since-changes"))
+        if len(changes) > MAX_CHANGES:
+            parts.append(f'<p class="note">The {MAX_CHANGES} largest drops first; baseline.md lists all {len(changes)}.</p>')
+    else:
+        parts.append("<p>None.</p>")
+    flips = data.get("flips") or []
+    if flips:
+        parts.append(f'<p>{len(flips)} captures changed status or failure flag (listed in baseline.md).</p>')
+    return "".join(parts)
+
+
+def earlier_runs_html(runs: Sequence[Mapping[str, Any]], configurations: Sequence[str]) -> str:
+    """The earlier runs under runs/, newest first: date, selection, mean overall per configuration."""
+    if not runs:
+        return '<p class="note">No earlier runs: each new run into this output directory moves the last report to runs/NNNN.</p>'
+    names = list(configurations)
+    for run in runs:
+        for name, _ in run.get("configurations") or []:
+            if name not in names:
+                names.append(name)
+    rows = []
+    for run in reversed(list(runs)):
+        if run.get("unreadable"):
+            rows.append([f"runs/{_text(run.get('run'))}", "", "", "", f"unreadable: {_text(run['unreadable'])}",
+                         *[""] * (len(names) - 1)])
+            continue
+        means = {name: value for name, value in run.get("configurations") or []}
+        rows.append([f"runs/{_text(run.get('run'))}", _text(run.get("scoring_date")), _text(run.get("rubric")),
+                     _text(run.get("selection")), *[_num(means.get(name)) for name in names]])
+    return _table(("run", "date", "rubric", "selection", *names), rows,
+                  numeric=tuple(range(4, 4 + len(names))), cls="earlier-runs")
