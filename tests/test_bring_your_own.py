@@ -5,18 +5,16 @@ from __future__ import annotations
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from e2e import KEY_A, KEY_B
 
 from pytest_ora.harness.scaffold import init_suite
 from pytest_ora.method.rubric_file import digest_of
 from pytest_ora.testing.server import ReferenceJudge
 
-KEY_A = "sk-ant-FAKE-KEY-never-written-4242"
-KEY_B = "sk-FAKE-KEY-never-written-8484"
 CONFIGURATIONS = ("terse", "plain", "thorough")
 
 
@@ -35,12 +33,6 @@ def csv_text(entries: int = 8) -> str:
         for configuration, answer in answers.items():
             lines.append(f'q{index},{configuration},"How do plants make food? ({topic})","{answer}","{reference}",0.01,bio')
     return "\n".join(lines) + "\n"
-
-
-@pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    with ReferenceJudge(keys={"anthropic": KEY_A, "openai": KEY_B}) as server:
-        yield server
 
 
 @pytest.fixture

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,9 +23,9 @@ from pytest_ora.testing.server import ReferenceJudge
 
 
 @pytest.fixture
-def judge() -> Iterator[ReferenceJudge]:
-    with ReferenceJudge() as server:
-        yield server
+def reference_judge_options() -> dict[str, Any]:
+    """tests/conftest.py's `judge`, accepting any key."""
+    return {}
 
 
 def prompts(tmp_path: Path, cache: bool = True) -> list[JudgePrompt]:
