@@ -191,19 +191,20 @@ def test_transient_faults_cost_a_retry_not_a_capture(project: pytest.Pytester, j
     assert took["lens:historian/big-1"] >= 2.0  # the slow reply was abandoned at the 2 s timeout, then retried
 
 
-def test_a_ten_second_429_storm_is_ridden_out_with_the_default_policy(
+def test_a_429_storm_is_ridden_out_with_the_default_policy(
     project: pytest.Pytester, judge: ReferenceJudge
 ) -> None:
-    """Every judge call gets 429 (no retry-after) for 10 s: the defaults (7 attempts, equal jitter
-    from 0.5 s) wait at least 15.75 s in all, so the storm passes before the bound."""
-    judge.inject(Fault("429", duration=10))
+    """Every judge call gets 429 (no retry-after) for 3 s of real time: a run with the defaults retries
+    through it and scores every capture. (That the defaults ride out a 10 s storm whatever the jitter
+    draws is test_transport's storm test, on a virtual clock.)"""
+    judge.inject(Fault("429", duration=3))
     started = time.monotonic()
 
     result = project.runpytest("--ora-record", "once")
 
     assert result.ret == 0, result.stdout.str()
     assert outcomes(result) == {"passed": 8, "skipped": 4}
-    assert time.monotonic() - started >= 10
+    assert time.monotonic() - started >= 3
     assert statuses(ledger(project)) == {"scored": 8, "excluded": 4}
     first = [judge_file(project, JUDGED[0], slot)["attempts"] for slot in ("big-1", "big-2")]
     assert all(2 < attempts <= 7 for attempts in first), first

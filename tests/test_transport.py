@@ -12,8 +12,10 @@ from email.utils import format_datetime
 
 import httpx
 import pytest
+from virtual_time import VirtualLoop, run_virtual
 
 from pytest_ora.core.errors import TransportError
+from pytest_ora.harness.options import _DEFAULTS
 from pytest_ora.judges.transport import RetryPolicy, SendResult, is_retryable_status, send
 
 URL = "https://judge.example/v1/messages"
@@ -282,6 +284,33 @@ def test_429_storm_exhausts_max_attempts() -> None:
     assert "HTTP 429" in text and "4 attempts" in text and "waited 3.0 s" in text
     assert "rate limit exceeded" in text
     assert "rate limited: lower -n or raise --ora-retries" in text
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_a_ten_second_429_storm_passes_within_the_default_bound_on_a_virtual_clock(seed: int) -> None:
+    """Every call gets 429 (no retry-after) for 10 s: the defaults (7 attempts, equal jitter from 0.5 s)
+    wait at least 0.25 + 0.5 + 1 + 2 + 4 + 8 = 15.75 s in all, so the storm passes before the bound,
+    whatever the jitter draws. The clock is the event loop's virtual one: the test takes no real time."""
+    policy = RetryPolicy(max_attempts=int(_DEFAULTS["retries"]) + 1)  # a run's default: --ora-retries 6
+    loop = VirtualLoop()
+    storm_ends = loop.time() + 10.0
+    sent: list[float] = []
+
+    def storm(request: httpx.Request) -> httpx.Response:
+        sent.append(loop.time())
+        return reply(429, "rate limit exceeded") if loop.time() < storm_ends else reply(200)
+
+    async def go() -> SendResult:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(storm)) as client:
+            return await send(client, make_request(), policy=policy, judge="judge-a", error_message=error_message,
+                              rng=random.Random(seed))
+
+    result = run_virtual(go(), loop)
+
+    assert result.response.status_code == 200
+    assert 2 < result.attempts <= policy.max_attempts == 7
+    assert sent[-1] >= storm_ends > sent[-2]  # answered by the first call after the storm
+    assert result.waited == pytest.approx(sent[-1] - sent[0])
 
 
 def test_5xx_after_bound_says_re_run_later() -> None:
