@@ -242,8 +242,7 @@ class OutputDir:
             self._write_ledger(ordered, rubric)
             for name, text in data.items():
                 write_atomic(self.path / name, text)
-            for name, text in render_reports(self.path, rubric, statistics=False).items():
-                write_atomic(self.path / name, text)
+            _write_reports(self.path, rubric, statistics=False)
             # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
             finish = functools.partial(
                 _finish_report, self.path, rubric, plan.bundle.manifest, _design(plan, facts), self.baseline,
@@ -308,8 +307,21 @@ def _finish_report(
 
         compared = compare_with_baseline(baseline, directory, rubric, regression_min, facts.seed)
         write_atomic(directory / BASELINE_JSON, json.dumps(compared, indent=1, ensure_ascii=False) + "\n")
-    for name, text in render_reports(directory, rubric, statistics=True).items():
-        write_atomic(directory / name, text)
+    _write_reports(directory, rubric, statistics=True)
+
+
+def _write_reports(directory: Path, rubric: Rubric, statistics: bool) -> None:
+    """The registry's reports (reports/renderers.py), rendered first and then written, each whole or not at all."""
+    chosen = render_reports(directory, rubric, statistics)
+    # The whole ones are rendered before any is written: one that cannot be rendered leaves the others as they were.
+    whole = {renderer.report: renderer.render(directory) for renderer in chosen if renderer.pieces is None}
+    for renderer in chosen:
+        if renderer.pieces is None:
+            write_atomic(directory / renderer.report, whole[renderer.report])
+        else:
+            with atomic_stream(directory / renderer.report) as stream:
+                for piece in renderer.stream(directory):
+                    stream.write(piece)
 
 
 def _in_child(finish: Callable[[], None]) -> None:

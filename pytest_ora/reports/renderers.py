@@ -26,7 +26,7 @@ from .methodology import methodology_text
 from .page import report_page
 from .rows import ledger_model, summary_model
 from .statistics import statistics_sections
-from .tables import ledger_csv, public_row, summary_csv, summary_markdown
+from .tables import ledger_csv_lines, public_row, summary_csv, summary_markdown
 
 __all__ = [
     "DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "render_reports", "run_data",
@@ -58,6 +58,16 @@ class Renderer:
     per-item answers it reads under judges/ and packets/ are still being written when the report is)."""
     optional: bool = False
     """Rendered at the session end only when its data was written (baseline.md: a run given --ora-baseline)."""
+    pieces: Callable[[Path], Iterator[str]] | None = None
+    """The report in pieces, for one as long as the ledger (ledger.csv): the session end writes it without
+    holding it whole; `render` joins the same pieces."""
+
+    def stream(self, directory: Path) -> Iterator[str]:
+        """The report's text in the pieces the session end writes (one piece unless `pieces` is set)."""
+        if self.pieces is not None:
+            yield from self.pieces(directory)
+        else:
+            yield self.render(directory)
 
     def applies(self, rubric: Rubric) -> bool:
         return self.kind is None or self.kind == rubric.kind
@@ -73,24 +83,24 @@ Statistics sections are rendered from stats.json and hypotheses.json when presen
 
 def register(
     report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False,
-    at_session_end: bool = True, optional: bool = False,
+    at_session_end: bool = True, optional: bool = False, pieces: Callable[[Path], Iterator[str]] | None = None,
 ) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
     """Decorator: add a renderer of `report` from `inputs` (names inside the output directory)."""
 
     def add(render: Callable[[Path], str]) -> Callable[[Path], str]:
-        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, at_session_end, optional))
+        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, at_session_end, optional, pieces))
         return render
 
     return add
 
 
-def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> dict[str, str]:
-    """Every report of this run rendered from the data in `directory`: before the statistics files
+def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> list[Renderer]:
+    """The renderers of this run's reports, from the data in `directory`: before the statistics files
     exist (statistics=False: every report but the last ones), or after them (the reports that read them)."""
     chosen = [r for r in RENDERERS if r.at_session_end and r.applies(rubric)
               and (r.statistics or r.last if statistics else not r.last)
               and not (r.optional and not all((directory / name).is_file() for name in r.inputs))]
-    return {renderer.report: renderer.render(directory) for renderer in chosen}
+    return chosen
 
 
 def run_data(bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_notes: dict[str, list[str]]) -> str:
@@ -193,10 +203,14 @@ def _ledger_rows(directory: Path, rubric: Rubric) -> Iterator[Any]:
     return ledger_rows(directory / "ledger.jsonl", rubric)
 
 
-@register("ledger.csv", ("ledger.jsonl", RUN_DATA))
-def _ledger_csv(directory: Path) -> str:
+def _ledger_csv_lines(directory: Path) -> Iterator[str]:
     _, rubric = _run(directory)
-    return ledger_csv(_ledger_rows(directory, rubric), rubric)
+    return ledger_csv_lines(_ledger_rows(directory, rubric), rubric)
+
+
+@register("ledger.csv", ("ledger.jsonl", RUN_DATA), pieces=_ledger_csv_lines)
+def _ledger_csv(directory: Path) -> str:
+    return "".join(_ledger_csv_lines(directory))
 
 
 @register("baseline.md", ("baseline.json",), last=True, optional=True)

@@ -9,7 +9,7 @@ import csv
 import io
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -30,6 +30,7 @@ __all__ = [
     "PUBLIC_COLUMNS",
     "fit_table",
     "ledger_csv",
+    "ledger_csv_lines",
     "ledger_row",
     "public_cells",
     "public_columns",
@@ -151,8 +152,15 @@ class LedgerCsv:
 
 def ledger_csv(rows: Iterable[BaseModel], rubric: Rubric) -> str:
     """ledger.csv as one string (verify renders it so)."""
+    return "".join(ledger_csv_lines(rows, rubric))
+
+
+def ledger_csv_lines(rows: Iterable[BaseModel], rubric: Rubric) -> Iterator[str]:
+    """ledger.csv a line at a time (the session end streams it: a 100x ledger is never one string)."""
     table = LedgerCsv(rubric)
-    return table.heading() + "".join(table.line(row) for row in rows)
+    yield table.heading()
+    for row in rows:
+        yield table.line(row)
 
 
 def _cell(value: object) -> str:
