@@ -96,3 +96,14 @@ def test_the_session_end_and_verify_share_one_registry() -> None:
     # and the kinds' reports are rendered only for their own kind's runs
     kinds = {renderer.report: renderer.kind for renderer in RENDERERS}
     assert kinds["compare.md"] == "compare" and kinds["SCORECARD-RESULT.md"] == "scorecard" and kinds["summary.md"] is None
+
+
+def test_the_ledger_csv_renderer_gives_a_piece_per_row_and_its_rendering_joins_them(outputs: dict[str, Path]) -> None:
+    """The session end writes ledger.csv a line at a time (a 100x ledger is never one string); verify's
+    rendering is the same pieces joined, and both are the file the run wrote."""
+    directory = outputs["solo"]
+    renderer = next(renderer for renderer in RENDERERS if renderer.report == "ledger.csv")
+    pieces = list(renderer.stream(directory))
+    rows = [line for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(pieces) == 1 + len(rows)  # the heading, then one line per ledger row
+    assert "".join(pieces) == renderer.render(directory) == (directory / "ledger.csv").read_text(encoding="utf-8")
