@@ -28,6 +28,7 @@ from ..judges.keyguard import check_keys
 from ..judges.reachability import check_reachable, missing_keys
 from ..judges.recordings import RecordingsError, check_bundle, note_recording
 from ..method.kinds import get_kind
+from ..reports.charts import charts_available
 from ..reports.methodology import RunFacts, secret_lines
 from ..reports.notes import incomplete_notice, notices
 from ..reports.output import OutputDir, estimate_table
@@ -42,6 +43,7 @@ from .selection import Selection, selection_for
 from .session import NO_BUNDLE, OraRun
 from .signals import SignalGuard
 from .strategy import JudgingStrategy, judging_strategy
+from .warmup import WarmUp
 from .xdist import stop_controller
 
 __all__ = ["OraController"]
@@ -71,6 +73,8 @@ class OraController:
         self.session: pytest.Session | None = None
         self.signals = SignalGuard()
         self._finished = False
+        self._warm_up = WarmUp()
+        """The session end's libraries, imported while a live run's judges work (harness/warmup.py)."""
         self.judging: JudgingStrategy = judging_strategy(run)
         """Live or batch judging (--ora-batch), and what its step before the items did."""
         self.labels: Any = None
@@ -260,6 +264,7 @@ class OraController:
             if self.options.dry_run:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
+                self._warm_up.wait()
                 self.facts = self._facts(exitstatus)
                 self._output.write_report(self.plan(), self._records, self.facts)
         except OraError as error:
@@ -271,6 +276,8 @@ class OraController:
         """Count the captures this run selected (after -k / -m), from collected node ids."""
         known = {planned.capture.capture_id for planned in self.plan().captures}
         self._selected = sum(1 for nodeid in nodeids if _param(nodeid) in known)
+        if self._claimed and self.options.record != "none" and not self.options.dry_run:
+            self._warm_up.start(charts=charts_available())  # a live run: its session end computes afresh
 
     def judge_before_items(self, nodeids: list[str]) -> None:
         """The judging strategy's step before any item runs (--ora-batch submits the first asks here)."""
