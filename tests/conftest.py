@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 # httpx imports httpcore lazily. pytester's in-process runs drop modules first imported during a
@@ -13,6 +14,7 @@ import pytest
 from browser_page import OfflinePage, unavailable
 from bundle_factory import write_bundle
 from e2e import EVAL_TEST, KEY_A, KEY_B, low_and_excluded, outcomes, record
+from example_runs import replay_example
 
 # numpy (under scipy and statsmodels) cannot be imported twice in one process: load the statistics
 # before pytester's first in-process run would import them and then drop them.
@@ -80,6 +82,20 @@ def offline(browser: Any) -> Iterator[OfflinePage]:
     page = OfflinePage(browser)
     yield page
     page.context.close()
+
+
+@pytest.fixture(scope="session")
+def replayed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """The shipped example `name` replayed from its cassettes (tests/example_runs.py), once per test process:
+    its output directory, to read (copy it before editing it)."""
+    found: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in found:
+            found[name] = replay_example(name, tmp_path_factory)
+        return found[name]
+
+    return get
 
 
 @pytest.fixture(autouse=True)

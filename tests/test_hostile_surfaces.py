@@ -11,10 +11,9 @@ import copy
 import json
 import shutil
 import struct
-import subprocess
-import sys
 import time
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -658,19 +657,9 @@ def test_a_blind_reply_swapped_within_one_entry_is_refused_by_its_token_count() 
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def runs(replayed: Callable[[str], Path]) -> dict[str, Path]:
     """The solo, scorecard, compare and checklist examples, each replayed once offline."""
-    found = {}
-    for name in ("solo", "scorecard", "compare", "checklist"):
-        project = tmp_path_factory.mktemp(name)
-        shutil.copytree(ROOT / "evals" / "examples" / name, project, dirs_exist_ok=True,
-                        ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
-        # A child process: the examples' conftest modules would clash with other in-process runs.
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ora-out", "out"],
-                              cwd=project, capture_output=True, text=True, timeout=600, check=False)
-        assert done.returncode in (0, 1), done.stdout[-2000:]
-        found[name] = project / "out"
-    return found
+    return {name: replayed(name) for name in ("solo", "scorecard", "compare", "checklist")}
 
 
 def _forged(runs: dict[str, Path], name: str, tmp_path: Path) -> Path:

@@ -6,6 +6,7 @@ browser fails instead, so CI can never pass without running these tests.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,6 @@ import pytest
 from browser_page import OfflinePage
 from bundle_factory import write_bundle
 from e2e import EVAL_TEST, low_and_excluded, outcomes, record
-from example_runs import replay_example
 
 from pytest_ora.reports.charts import CHART_TITLES
 from pytest_ora.testing.server import ReferenceJudge
@@ -216,9 +216,9 @@ def test_the_since_baseline_section_and_the_earlier_runs(hostile: pytest.Pyteste
 
 
 @pytest.fixture(scope="module")
-def kinds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def kinds(replayed: Callable[[str], Path]) -> dict[str, Path]:
     """The compare, checklist and scorecard examples, each replayed once."""
-    return {name: replay_example(name, tmp_path_factory) for name in ("compare", "checklist", "scorecard")}
+    return {name: replayed(name) for name in ("compare", "checklist", "scorecard")}
 
 
 def test_every_kind_renders_in_the_matrix_and_opens_its_capture(kinds: dict[str, Path], offline: OfflinePage) -> None:

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from example_runs import replay_example
 
 from pytest_ora.__main__ import main
 from pytest_ora.reports.verify import RENDERERS
 
 
 @pytest.fixture(scope="module")
-def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def outputs(replayed: Callable[[str], Path]) -> dict[str, Path]:
     """The solo example (a judged rubric, replayed) and the scorecard example, each run once."""
-    return {name: replay_example(name, tmp_path_factory) for name in ("solo", "scorecard")}
+    return {name: replayed(name) for name in ("solo", "scorecard")}
 
 
 def _copy(source: Path, tmp_path: Path) -> Path:
