@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 from ..core.bundle import Bundle, CaptureLine
 from ..core.errors import IntakeError, Problem, show_value
 from ..core.jsonl import jsonl_line
-from ..core.linetexts import DEFERRED_TEXTS, LineTexts, line_digest
+from ..core.linetexts import DEFERRED_TEXTS, LineSource, LineTexts, line_digest
 from ..core.models import Acceptance, BundleManifest, Capture, OptimumSnapshot
 from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
@@ -204,7 +204,9 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
     shared: dict[str, str] = {}
     gates: dict[tuple[Any, ...], Acceptance] = {}
     offset = 0
-    with stream:  # line by line: a large bundle is never held twice in memory
+    values: dict[Any, Any] = {}
+    with stream:
+        source = LineSource.opened(root, name, stream)  # line by line: a large bundle is never held twice in memory
         for number, raw in enumerate(stream, start=1):
             start, offset = offset, offset + len(raw)
             data = jsonl_line(number, raw)
@@ -214,8 +216,8 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
             capture = _read_capture_line(name, number, data, problems, shared, gates)
             if capture is not None:
                 # Checked whole; the prompt and answer are read again from this line when needed (core.linetexts).
-                texts = LineTexts(root, name, number, start, len(raw), line_digest(raw))
-                captures.append(CaptureLine(capture.deferring(texts), number))
+                texts = LineTexts(source, number, start, len(raw), line_digest(raw))
+                captures.append(CaptureLine(capture.deferring(texts, values), number))
     if lines == 0:
         problems.append(Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture"))
     return captures
