@@ -34,8 +34,12 @@ from pytest_ora.stats.resampling import Resampler  # noqa: E402
 SIZES = (3, 5, 20, 200)
 
 
-def coverage(draw: object, truth: float, n: int, trials: int, resamples: int) -> tuple[float, str]:
-    hits = 0
+def coverage(draw: object, truth: float, n: int, trials: int, resamples: int) -> tuple[float, float, str]:
+    """(share of shown intervals that hold the truth, share of trials where no interval is shown, method).
+
+    Below 20 units no t interval is shown when the n values are all equal (a zero-width interval would
+    claim a certainty they do not give): those trials are counted apart, not as hits or misses."""
+    hits = shown = 0
     method = interval_method(n)
     for trial in range(trials):
         rng = np.random.default_rng([n, trial, 20_260_620])
@@ -44,9 +48,12 @@ def coverage(draw: object, truth: float, n: int, trials: int, resamples: int) ->
             interval = mean_estimate(values).t_interval
         else:
             interval = Resampler(trial, resamples).mean_interval(values)
-        if interval is not None and interval[0] <= truth <= interval[1]:
+        if interval is None:
+            continue
+        shown += 1
+        if interval[0] <= truth <= interval[1]:
             hits += 1
-    return hits / trials, method
+    return hits / max(1, shown), 1 - shown / trials, method
 
 
 def main() -> None:
@@ -69,15 +76,16 @@ def main() -> None:
             )
     started = time.perf_counter()
     print(f"Coverage of the shown 95% interval ({args.trials:,} trials per cell; BCa with {args.resamples:,} resamples)")
-    print(f"{'population':34}" + "".join(f"{'n=' + str(n):>16}" for n in SIZES))
+    print(f"{'population':34}" + "".join(f"{'n=' + str(n):>26}" for n in SIZES))
     for name, (draw, truth) in populations.items():
         cells = []
         for n in SIZES:
-            share, method = coverage(draw, truth, n, args.trials, args.resamples)
-            se = math.sqrt(share * (1 - share) / args.trials)
-            cells.append(f"{100 * share:5.1f}% {method:>3} ±{100 * se:.1f}")
-        print(f"{name:34}" + "".join(f"{cell:>16}" for cell in cells))
-    print(f"(± one Monte Carlo standard error; {time.perf_counter() - started:.0f} s in all)")
+            share, withheld, method = coverage(draw, truth, n, args.trials, args.resamples)
+            se = math.sqrt(share * (1 - share) / max(1, round(args.trials * (1 - withheld))))
+            cells.append(f"{100 * share:5.1f}% {method:>3} ±{100 * se:.1f}" + (f" ({100 * withheld:.0f}% none)" if withheld else ""))
+        print(f"{name:34}" + "".join(f"{cell:>26}" for cell in cells))
+    print(f"(± one Monte Carlo standard error; 'none': trials whose n values were all equal, where no interval is "
+          f"shown; {time.perf_counter() - started:.0f} s in all)")
 
 
 if __name__ == "__main__":

@@ -116,4 +116,7 @@ def judged_ids(bundle: Path, count: int) -> list[str]:
 
 
 def environment(base: dict[str, str]) -> dict[str, str]:
-    return {**base, **PLACEHOLDER_KEYS, "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+    """`base` with placeholder keys and the loopback judge reached directly; bytecode caches kept, as
+    Python keeps them for a user (without them every process compiles every module again)."""
+    kept = {key: value for key, value in base.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    return {**kept, **PLACEHOLDER_KEYS, "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}

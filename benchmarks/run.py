@@ -101,6 +101,9 @@ class Runner:
         base = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "ORA_BENCH_"))}
         for key in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"):
             base.pop(key, None)
+        # Python as a user runs it keeps its bytecode caches (and pytest its rewritten test modules);
+        # without them every process compiles every module again and start-up is measured, not replay.
+        base.pop("PYTHONDONTWRITEBYTECODE", None)
         paths = [str(PROBE_DIR), str(ROOT), *filter(None, [base.get("PYTHONPATH")])]
         base["PYTHONPATH"] = os.pathsep.join(paths)
         self.env = base

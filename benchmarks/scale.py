@@ -29,6 +29,7 @@ sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
 import live  # noqa: E402
 
 LATENCY = 0.5
+PROBE_DIR = Path(__file__).resolve().parent / "probe"
 PARTS = ("throughput", "ratelimit", "headerless", "resume", "batch", "inspect", "memory")
 
 
@@ -127,9 +128,13 @@ def headerless(bundle: Path, scratch: Path, env: dict[str, str], captures: int, 
         extra = setting.split()
         for run in range(repeat):
             name = f"hl{setting.replace(' ', '')}-{run}"
+            probe = scratch / f"{name}-probe.json"
+            probed = {**env, "ORA_BENCH_PROBE": str(probe),
+                      "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), env.get("PYTHONPATH")]))}
             with live.JudgeServer(LATENCY, rpm=rps * 60, rate_headers=False) as server:
                 live.point_bundle_at(bundle, server)
-                result = run_pytest(pytest_args(ids, bundle, scratch, name, *extra), env)
+                started = time.time()
+                result = run_pytest(pytest_args(ids, bundle, scratch, name, "-p", "ora_bench_probe", *extra), probed)
             calls, refused = served(server)
             ledger = scratch / f"{name}-out" / "ledger.jsonl"
             statuses = [json.loads(line)["status"] for line in ledger.read_text().splitlines()] if ledger.exists() else []
@@ -140,6 +145,12 @@ def headerless(bundle: Path, scratch: Path, env: dict[str, str], captures: int, 
                 print(result.output[-3000:])
             for line in server.closing[1:]:
                 print("    " + line)
+            if probe.is_file():
+                times = json.loads(probe.read_text())
+                print(f"    start to the first item {times['t_first_start'] - started:.1f} s; items "
+                      f"{times['t_last_end'] - times['t_first_start']:.1f} s; session end "
+                      f"{times['t_unconfigure'] - times['t_finish_start']:.1f} s; exit "
+                      f"{started + result.wall - times['t_unconfigure']:.1f} s")
 
 
 def resume(bundle: Path, scratch: Path, env: dict[str, str], captures: int, after: float) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 __all__ = ["BundlePathError", "bundle_file", "inside"]
@@ -16,13 +17,19 @@ def inside(root: Path, relative: str | Path) -> Path:
     path = Path(relative)
     if path.is_absolute() or ".." in path.parts:
         raise BundlePathError("points outside the bundle")
-    base = root.resolve()
+    base = _resolved(root)
     # The text is checked first, the destination second: a symlink anywhere on the way
     # (the file, specs/, specs/<family>/) can lead out, and only resolve() sees where.
     resolved = (base / path).resolve()
     if not resolved.is_relative_to(base):
         raise BundlePathError("resolves outside the bundle (through a symlink)")
     return resolved
+
+
+@functools.lru_cache(maxsize=16)
+def _resolved(root: Path) -> Path:
+    """The bundle root resolved once: intake asks for thousands of paths under the same root."""
+    return root.resolve()
 
 
 def bundle_file(root: Path, name: str) -> Path:

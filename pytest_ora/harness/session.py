@@ -34,6 +34,7 @@ from ..judges.reachability import check_reachable, missing_keys
 from ..judges.recordings import RecordingsError, bind_rubric, check_bundle, check_history, note_recording
 from ..judges.transport import RetryPolicy
 from ..method.kinds import formula, get_kind, mechanical
+from ..reports.charts import charts_available
 from ..reports.methodology import RunFacts, secret_lines
 from ..reports.notes import incomplete_notice, local_judge_notice, notices
 from ..reports.output import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR, OutputDir, estimate_table
@@ -49,6 +50,7 @@ from .progress import LiveProgress
 from .runner import Budget, CaptureRunner, NotJudged
 from .selection import Selection, selection_for
 from .signals import SignalGuard
+from .warmup import WarmUp
 from .xdist import is_worker, stop_controller, worker_count, worker_id
 
 __all__ = ["NO_BUNDLE", "OraSession"]
@@ -93,6 +95,7 @@ class OraSession:
         self.signals = SignalGuard()
         self._finished = False
         self.batch_summary: Any = None
+        self._warm_up = WarmUp()
         """What --ora-batch did this run (a judges.batch.BatchSummary), once it ran."""
         self.limits = RunLimits(config)
         """The run's shared rate-limit directory (xdist workers get it through workerinput)."""
@@ -309,6 +312,7 @@ class OraSession:
             if self.options.dry_run:
                 self._output.write_estimate(self.plan(), list(self._estimates.values()))
             else:
+                self._warm_up.wait()
                 self.facts = self._facts(exitstatus)
                 self._output.write_report(self.plan(), self._records, self.facts)
         except OraError as error:
@@ -330,6 +334,8 @@ class OraSession:
         """Count the captures this run selected (after -k / -m), from collected node ids."""
         known = {planned.capture.capture_id: planned for planned in self.plan().captures}
         self._selected = sum(1 for nodeid in nodeids if _param(nodeid) in known)
+        if not self.is_worker and self._claimed and self.options.record != "none" and not self.options.dry_run:
+            self._warm_up.start(charts=charts_available())  # a live run: its session end computes afresh
         if self.options.batch and not self.is_worker and self.batch_summary is None and self._claimed:
             selected = [known[_param(nodeid)] for nodeid in nodeids if _param(nodeid) in known]
             self._run_batches(selected)

@@ -161,13 +161,24 @@ def calibration_html(data: Mapping[str, Any] | None, scale: Sequence[float]) -> 
 
 
 def calibration_chart(data: Mapping[str, Any], scale: Sequence[float]) -> str:
-    """The judge-vs-human scatter, one small panel per criterion and overall, as inline SVG ('' without matplotlib)."""
+    """The judge-vs-human scatter, one small panel per criterion and overall, as inline SVG ('' without matplotlib).
+
+    Kept by the session-end cache like the other charts: a replay of unchanged labels and cassettes
+    neither imports matplotlib nor draws it again."""
     from . import charts
+    from .cache import cached
 
     if not charts.charts_available() or not data["points"]:
         return ""
+    inputs = {"data": data, "scale": [float(value) for value in scale]}
+    return cached("calibration-chart", inputs, lambda: {"svg": _draw_calibration_chart(data, scale)})["svg"]
+
+
+def _draw_calibration_chart(data: Mapping[str, Any], scale: Sequence[float]) -> str:
     import matplotlib
     from matplotlib.figure import Figure
+
+    from . import charts
 
     names = [*data["criteria"], "overall"]
     labels = [judge["judge"] for judge in data["judges"]]
