@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from ..core.bundle import Bundle, CaptureLine
 from ..core.errors import IntakeError, Problem, show_value
 from ..core.jsonl import jsonl_line
+from ..core.linetexts import DEFERRED_TEXTS, LineSource, LineTexts, line_digest
 from ..core.models import Acceptance, BundleManifest, Capture, OptimumSnapshot
 from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
@@ -202,15 +203,21 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
     lines = 0
     shared: dict[str, str] = {}
     gates: dict[tuple[Any, ...], Acceptance] = {}
-    with stream:  # line by line: a large bundle is never held twice in memory
-        for number, data in enumerate(stream, start=1):
-            data = jsonl_line(number, data)
+    offset = 0
+    values: dict[Any, Any] = {}
+    with stream:
+        source = LineSource.opened(root, name, stream)  # line by line: a large bundle is never held twice in memory
+        for number, raw in enumerate(stream, start=1):
+            start, offset = offset, offset + len(raw)
+            data = jsonl_line(number, raw)
             if not data.strip():
                 continue
             lines += 1
             capture = _read_capture_line(name, number, data, problems, shared, gates)
             if capture is not None:
-                captures.append(CaptureLine(capture, number))
+                # Checked whole; the prompt and answer are read again from this line when needed (core.linetexts).
+                texts = LineTexts(source, number, start, len(raw), line_digest(raw))
+                captures.append(CaptureLine(capture.deferring(texts, values), number))
     if lines == 0:
         problems.append(Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture"))
     return captures
@@ -227,8 +234,10 @@ def _shared_strings(obj: dict[str, Any], shared: dict[str, str]) -> dict[str, An
     def one(value: Any) -> Any:
         return shared.setdefault(value, value) if isinstance(value, str) else value
 
+    # The deferred texts are not kept after the line is checked: sharing them would hold them all while reading.
     return {
-        one(key): {one(k): one(v) for k, v in value.items()} if isinstance(value, dict) else one(value)
+        one(key): value if key in DEFERRED_TEXTS else
+        {one(k): one(v) for k, v in value.items()} if isinstance(value, dict) else one(value)
         for key, value in obj.items()
     }
 

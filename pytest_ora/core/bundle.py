@@ -10,7 +10,7 @@ from .models import BundleManifest, Capture, OptimumSnapshot
 __all__ = ["Bundle", "CaptureLine"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaptureLine:
     """A capture and the line of captures.jsonl it came from."""
 

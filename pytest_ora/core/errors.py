@@ -165,3 +165,7 @@ class UnreachableJudge(OraError):
 
 class OutputError(OraError):
     """The output directory cannot hold the report."""
+
+
+class BundleChanged(OraError):
+    """A capture's line of captures.jsonl is no longer the one intake checked (the bundle was edited mid-run)."""

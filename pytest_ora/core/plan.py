@@ -69,7 +69,7 @@ class Pair:
         return cls(first, second)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedCapture:
     """A capture and what intake decided for it."""
 

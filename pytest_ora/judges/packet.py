@@ -113,6 +113,7 @@ class Packet(BaseModel):
 
 def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, bytes | None]:
     """The packet for a capture, with the image bytes when its artifact is an image."""
+    capture = capture.loaded()  # its prompt and answer read again from the bundle once, checked (core.linetexts)
     # Resolved again at reading time: a symlink swapped in after intake still cannot lead out.
     spec_file = inside(root, capture.spec_path)
     specification = spec_file.read_text(encoding="utf-8") if rubric.requires_spec or spec_file.is_file() else None
