@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 __all__ = [
-    "MAX_EXPONENT", "MAX_NUMBER_CHARS", "StrictJsonError", "bounded_fraction", "key_of", "lone_surrogate", "strict_loads",
+    "MAX_EXPONENT", "MAX_NUMBER_CHARS", "StrictJsonError", "bounded_fraction", "exact_number", "key_of", "lone_surrogate", "strict_loads",
 ]
 
 MAX_NUMBER_CHARS = 64
@@ -62,6 +62,28 @@ def bounded_fraction(text: str) -> Fraction:
         if digits.isdigit() and int(digits) > MAX_EXPONENT:
             raise ValueError(f"number {text} has an exponent beyond +-{MAX_EXPONENT}")
     return Fraction(text)
+
+
+def exact_number(value: object) -> Fraction | None:
+    """A file's number (an int, a float through its decimal text, or a number or fraction string) exactly;
+    None when it is none (a bool, another type, "1/0", text that is no number).
+
+    A number refused for its length or exponent raises that ValueError: the message says why, where a
+    caller's "must be a number" would not.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        return Fraction(repr(value))
+    if isinstance(value, (int, str)):
+        try:
+            return bounded_fraction(str(value))
+        except ZeroDivisionError:
+            return None
+        except ValueError as error:
+            if "exponent" in str(error) or "characters" in str(error):
+                raise  # "1e999999999" is refused at once, never expanded
+    return None
 
 
 def _decimal(literal: str) -> Decimal:

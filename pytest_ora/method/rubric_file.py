@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from ..core.rubric import Anchor, Criterion, HistoryEntry, Rounding, Rubric, RubricError, VerdictBand, VoteRule
-from ..core.strictjson import bounded_fraction
+from ..core.strictjson import exact_number
 from .kinds import get_kind
 from .kinds.scorecard.axes import AxisFile, parse_axes
 
@@ -32,19 +32,10 @@ _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def _fraction(value: Any) -> Fraction:
     """A number or a fraction string ("1/6"), exactly; floats through their decimal text."""
-    if isinstance(value, bool):
+    number = exact_number(value)
+    if number is None:
         raise ValueError("must be a number or a fraction string such as 1/6")
-    if isinstance(value, float):
-        return Fraction(repr(value))
-    if isinstance(value, (int, str)):
-        try:
-            return bounded_fraction(str(value))
-        except ZeroDivisionError:
-            pass
-        except ValueError as error:
-            if "exponent" in str(error) or "characters" in str(error):
-                raise  # say why the number is refused, not just that it is one
-    raise ValueError("must be a number or a fraction string such as 1/6")
+    return number
 
 
 Exact = Annotated[Fraction, BeforeValidator(_fraction)]

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from ....core.strictjson import bounded_fraction
+from ....core.strictjson import exact_number
 
 __all__ = ["OPERATORS", "Axis", "Band", "Condition", "Rule", "parse_axes"]
 
@@ -93,17 +93,10 @@ def _show(value: Fraction | bool | None) -> str:
 def _exact(value: Any) -> Any:
     if isinstance(value, bool) or value is None or isinstance(value, dict):
         return value
-    if isinstance(value, float):
-        return Fraction(repr(value))
-    if isinstance(value, (int, str)):
-        try:
-            return bounded_fraction(str(value))
-        except ZeroDivisionError:
-            pass
-        except ValueError as error:
-            if "exponent" in str(error) or "characters" in str(error):
-                raise  # "1e999999999" is refused at once, never expanded
-    raise ValueError("must be a number, a boolean or {field: <dotted path>}")
+    number = exact_number(value)
+    if number is None:
+        raise ValueError("must be a number, a boolean or {field: <dotted path>}")
+    return number
 
 
 Value = Annotated[Any, BeforeValidator(_exact)]
