@@ -139,6 +139,41 @@ def test_a_429_halves_the_rate_once_per_round_and_successes_grow_it_back(tmp_pat
     assert shared.snapshot("big")["rate"] == pytest.approx(ceiling)
 
 
+def test_a_success_with_most_of_the_window_left_restores_the_announced_ceiling_at_once(tmp_path: Path) -> None:
+    """After a storm of 429s that announced a low limit, the provider's successes announce 4,000 a
+    minute with nearly all of it left: the pace goes back to that ceiling, not up 2% a call (a 3 s storm
+    used to leave a run at a fifth of a call a second for the rest of it)."""
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    low = httpx.Headers({"anthropic-ratelimit-requests-limit": "50", "anthropic-ratelimit-requests-remaining": "0"})
+    first = send_times(shared, "big", 1)[0]
+    shared.observe("big", first, 429, low)
+    for _ in range(3):  # three rounds of refusals: the rate is halved each round
+        clock.now += 1
+        shared.observe("big", send_times(shared, "big", 1)[0], 429, low)
+    assert shared.snapshot("big")["rate"] < 50 / 60 * HEADROOM / 4
+    # When a success announces a far higher limit with most of its window left
+    plenty = httpx.Headers({"anthropic-ratelimit-requests-limit": "4000",
+                            "anthropic-ratelimit-requests-remaining": "3999"})
+    shared.observe("big", clock.now, 200, plenty)
+    # Then the rate is that limit's ceiling at once
+    assert shared.snapshot("big")["rate"] == pytest.approx(4000 / 60 * HEADROOM)
+
+
+def test_a_success_near_the_end_of_the_window_grows_the_rate_slowly(tmp_path: Path) -> None:
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    first = send_times(shared, "big", 1)[0]
+    shared.observe("big", first, 200, httpx.Headers({"x-ratelimit-limit-requests": "600"}))
+    shared.observe("big", send_times(shared, "big", 1)[0], 429, httpx.Headers())
+    cut = shared.snapshot("big")["rate"]
+    # When a success says less than half the window is left
+    shared.observe("big", clock.now, 200, httpx.Headers({"x-ratelimit-limit-requests": "600",
+                                                         "x-ratelimit-remaining-requests": "200"}))
+    # Then the rate grows by the usual step only
+    assert shared.snapshot("big")["rate"] == pytest.approx(cut * 1.02)
+
+
 def test_a_429_without_any_known_limit_starts_pacing_at_half_the_achieved_rate(tmp_path: Path) -> None:
     clock = Clock()
     shared = limiter(tmp_path, clock)

@@ -19,7 +19,11 @@ exclusive `fcntl` lock, so the processes of a run pace their judge calls as one 
 - successes grow the rate back by 2% each up to the ceiling (announced, or the measured
   pace); past a measured pace by 0.2% each at first, the step doubling every 8 successes
   without a refusal (up to 2%): near the limit a 429 is rare, and a limit that was raised,
-  or measured low, is found again within a minute or two.
+  or measured low, is found again within a minute or two;
+- a success whose headers say at least half of the announced window is left goes straight back
+  to the announced ceiling: the provider itself says the run is far from its limit, so a cut
+  made during a burst or an outage (a 3 s storm of 429s, a lower limit announced then) is not
+  crawled back from at 2% a call.
 
 Calls served from a cassette never reach the limiter: replay is never paced.
 """
@@ -269,7 +273,7 @@ class SharedLimiter:
                 _remember(state, now)
                 state["streak"] = state.get("streak", 0) + 1
                 if state["rate"] and not state["fixed"]:
-                    state["rate"] = self._grown(state)
+                    state["rate"] = float(state["ceiling"]) if _far_from_limit(state, headers) else self._grown(state)
 
     def forget_probe(self, role: str) -> None:
         """The first call ended without a response (network fault): let another one probe."""
@@ -401,6 +405,15 @@ def _measured_pace(state: dict[str, Any], now: float) -> float | None:
         return None
     span = sum(gap if gap <= _IDLE_GAP * usual else usual for gap in gaps)
     return len(gaps) / span
+
+
+def _far_from_limit(state: dict[str, Any], headers: httpx.Headers) -> bool:
+    """Whether a success announces a limit with at least half of its window left (the ceiling is safe)."""
+    if not state["announced"] or not state["ceiling"]:
+        return False
+    limit = _header_number(headers, *_REQUEST_LIMIT)
+    left = _header_number(headers, *_REQUEST_REMAINING)
+    return limit is not None and left is not None and limit > 0 and left >= limit / 2
 
 
 def _safe(role: str) -> str:
