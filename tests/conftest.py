@@ -98,8 +98,23 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     return get
 
 
+@pytest.fixture(scope="session")
+def _report_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One session-end cache per test process (reports/cache.py), new with every run of the suite."""
+    return tmp_path_factory.mktemp("report-cache")
+
+
 @pytest.fixture(autouse=True)
-def _no_report_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test computes its statistics and charts (a test that changes how is not served an old result);
-    tests of the cache itself point PYTEST_ORA_CACHE at a directory of their own."""
-    monkeypatch.setenv("PYTEST_ORA_CACHE", "off")
+def _session_report_cache(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The end-to-end runs of one test process share one session-end cache, new with the suite's run.
+
+    Its key is the digest of every input, of this package's sources and of the libraries' versions, so
+    a hit returns the bytes a fresh computation writes (tests/test_report_cache.py holds it to that);
+    most runs here judge the same small bundles with the same reference judge, and drawing their
+    charts again was most of each run. A test that replaces the computation in-process (so the key
+    would not see the change) is marked `fresh_report` and computes afresh; the cache's own tests
+    point PYTEST_ORA_CACHE at a directory of their own."""
+    if request.node.get_closest_marker("fresh_report") is not None:
+        monkeypatch.setenv("PYTEST_ORA_CACHE", "off")
+    else:
+        monkeypatch.setenv("PYTEST_ORA_CACHE", str(request.getfixturevalue("_report_cache")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -220,19 +221,22 @@ def copy_example(pytester: pytest.Pytester) -> None:
             shutil.copy(source, pytester.path / name)
 
 
-def test_the_checklist_example_replays_identically_and_reports_the_worked_example(pytester: pytest.Pytester) -> None:
+def test_the_checklist_example_replays_identically_and_reports_the_worked_example(
+    pytester: pytest.Pytester, replayed: Callable[[str], Path]
+) -> None:
     # Given the recorded checklist example
     copy_example(pytester)
 
-    # When it is replayed serially and under two xdist workers
-    serial = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-out", "n0", "-n", "0")
+    # When it is replayed serially (the session's replay) and under two xdist workers
+    serial = replayed("checklist")
     workers = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-out", "n2", "-n", "2")
 
     # Then every file is byte-identical, and the worked example carries seed 002's figures with SPEC 9's TP
-    assert serial.ret == workers.ret == 0
+    assert workers.ret == 0
+    out = pytester.path / "n2"
     for name in ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "checklist.md"):
-        assert (pytester.path / "n0" / name).read_bytes() == (pytester.path / "n2" / name).read_bytes(), name
-    rows = {json.loads(line)["capture_id"]: json.loads(line) for line in (pytester.path / "n0" / "ledger.jsonl").read_text().splitlines()}
+        assert (serial / name).read_bytes() == (out / name).read_bytes(), name
+    rows = {json.loads(line)["capture_id"]: json.loads(line) for line in (out / "ledger.jsonl").read_text().splitlines()}
     worked = rows["review:seed-worked-example/thorough"]
     for judge in worked["checklist_judges"]:
         assert (judge["weighted_found"], judge["weighted_total"], judge["tp"], judge["fp"]) == ("132", "194", 15, 1)
@@ -244,11 +248,11 @@ def test_the_checklist_example_replays_identically_and_reports_the_worked_exampl
     assert rows["review:payment-handler/thorough"]["issue_disagreements"] == [
         {"id": "RATE-LIMIT", "severity": "bonus", "found_by": ["B"], "missed_by": ["A"]}
     ]
-    assert "- MISSING-TESTS (low): found by A; missed by B" in (pytester.path / "n0" / "checklist.md").read_text()
-    assert "recall = weighted found / weighted total" in (pytester.path / "n0" / "methodology.md").read_text()
-    heading = next(line for line in (pytester.path / "n0" / "summary.md").read_text().splitlines() if line.startswith("| Configuration"))
+    assert "- MISSING-TESTS (low): found by A; missed by B" in (out / "checklist.md").read_text()
+    assert "recall = weighted found / weighted total" in (out / "methodology.md").read_text()
+    heading = next(line for line in (out / "summary.md").read_text().splitlines() if line.startswith("| Configuration"))
     assert [cell.strip() for cell in heading.split("|")[7:13]] == ["Recall", "Precision", "F2", "Detection", "Quality", "Persona"]
-    serial.stdout.fnmatch_lines(["ora: checklist: 2 listed ids with judge disagreement over 7 captures (checklist.md)"])
+    workers.stdout.fnmatch_lines(["ora: checklist: 2 listed ids with judge disagreement over 7 captures (checklist.md)"])
 
 
 def test_a_checklist_capture_without_a_checklist_stops_intake(pytester: pytest.Pytester) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -176,20 +177,20 @@ def copy_example(pytester: pytest.Pytester) -> None:
         shutil.copy(EXAMPLE / name, pytester.path / name)
 
 
-def test_the_trio_example_replays_identically_at_n0_and_n2(pytester: pytest.Pytester) -> None:
+def test_the_trio_example_replays_identically_at_n0_and_n2(pytester: pytest.Pytester, replayed: Callable[[str], Path]) -> None:
     # Given the trio example (three judges, blind, 3 tasks x 4 cells) and its recorded cassettes
     copy_example(pytester)
 
-    # When it is replayed offline serially and under two xdist workers
-    for workers in ("0", "2"):
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", workers, "--ora-out", f"out-{workers}")
-        result.assert_outcomes(passed=7)
-        result.stdout.fnmatch_lines(["ora: panel Optimum judge-opus / judge-gpt / judge-minimax: Judge A = *", "*7 passed, 5 lowscore*"])
+    # When it is replayed offline serially (the session's replay) and under two xdist workers
+    serial = replayed("trio")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ora-out", "out-2")
+    result.assert_outcomes(passed=7)
+    result.stdout.fnmatch_lines(["ora: panel Optimum judge-opus / judge-gpt / judge-minimax: Judge A = *", "*7 passed, 5 lowscore*"])
 
     # Then every report file is byte-identical, and each row lists the three judges in panel order
     for name in REPORT:
-        assert (pytester.path / "out-0" / name).read_bytes() == (pytester.path / "out-2" / name).read_bytes(), name
-    rows = [json.loads(line) for line in (pytester.path / "out-0" / "ledger.jsonl").read_text().splitlines()]
+        assert (serial / name).read_bytes() == (pytester.path / "out-2" / name).read_bytes(), name
+    rows = [json.loads(line) for line in (pytester.path / "out-2" / "ledger.jsonl").read_text().splitlines()]
     assert len(rows) == 12 and "judge_a" not in rows[0]
     for row in rows:
         assert [j["label"] for j in row["judges"]] == ["A", "B", "C"]

@@ -14,6 +14,8 @@ from pytest_ora.reports import output
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import REPORT_FILES, STATS_FILES, OutputDir
 
+pytestmark = pytest.mark.fresh_report  # it replaces how the session end runs in-process: no cached result
+
 
 def sample_records() -> tuple[object, list[CaptureRecord]]:
     plan = intake(ROOT / "evals" / "bundle")
