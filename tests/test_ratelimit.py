@@ -411,14 +411,16 @@ def test_past_a_measured_pace_the_rate_probes_upward_slowly_then_faster(tmp_path
 
 
 def test_the_header_less_reference_judge_says_only_retry_after() -> None:
-    with ReferenceJudge(rpm=120, rate_headers=False) as judge:
+    # Six a minute: the bucket's two calls are spent, and the third is refused unless ten seconds pass
+    # between them (at 120 a minute a loaded machine sometimes took the half second that refills one)
+    with ReferenceJudge(rpm=6, rate_headers=False) as judge:
         url = judge.route("openai")
         body = {"model": "gpt-5.4", "messages": [{"role": "user", "content": "entry_key: mode:x\nconfiguration: c\nanswer"}]}
         responses = [httpx.post(url, json=body, headers={"authorization": "Bearer k"}) for _ in range(3)]
     assert [r.status_code for r in responses] == [200, 200, 429]
     for response in responses:
         assert not [name for name in response.headers if "ratelimit" in name]
-    assert responses[2].headers["retry-after"] == "1"
+    assert responses[2].headers["retry-after"] in {str(seconds) for seconds in range(1, 11)}  # whole seconds
     assert "retry-after-ms" not in responses[2].headers
 
 
