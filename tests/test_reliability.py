@@ -574,7 +574,7 @@ def test_a_killed_xdist_worker_is_reported_and_a_rerun_completes(
     has no record, the other captures are kept; a rerun judges only the missing one."""
     project.makeconftest(CRASH_ONCE)
 
-    # xdist's own scheduling (prompt caching groups an entry's captures on one worker; not examined here)
+    # xdist's own scheduling (with prompt caching on, see the next test)
     result = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ora-record", "once", "--ora-prompt-cache", "off")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -594,6 +594,28 @@ def test_a_killed_xdist_worker_is_reported_and_a_rerun_completes(
     assert judge.calls == 2
     assert statuses(ledger(project)) == {"scored": 8, "excluded": 4}
     assert "have no record" not in (project.path / "ora-results" / "methodology.md").read_text()
+
+
+def test_a_killed_worker_under_entry_grouping_has_its_entry_finished_by_the_replacement(
+    project: pytest.Pytester, judge: ReferenceJudge
+) -> None:
+    """With prompt caching on (the default), an entry's captures go to one worker through xdist's scope
+    scheduler, which hands a dead worker's unfinished entry to its replacement: the crash is reported
+    and fails the run, the crashed capture is judged there, and nothing is paid twice."""
+    project.makeconftest(CRASH_ONCE)
+
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ora-record", "once")
+
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*worker 'gw*' crashed while running 'test_ora.py::test_capture?mode:causal-dag/optimum?'*"])
+    rows = ledger(project)
+    assert set(rows) == {*JUDGED, *EXCLUDED}
+    assert statuses(rows) == {"scored": 8, "excluded": 4}
+    assert judge.calls == 16  # the victim died before its judges were asked: every call paid once
+    methodology = (project.path / "ora-results" / "methodology.md").read_text()
+    assert "have no record" not in methodology
+    output = result.stdout.str() + result.stderr.str()
+    assert KEY_A not in output and KEY_B not in output
 
 
 def test_an_unwritable_output_dir_stops_the_run_before_any_judge_call(
