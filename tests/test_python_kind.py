@@ -92,6 +92,11 @@ def test_the_example_scores_every_capture_without_a_judge(pytester: pytest.Pytes
     assert wrong_file["overall"] == 0.0 and wrong_file["failure"] is True
     assert rows["bug:off-by-one/agent-b"]["judges"][0]["model"] == "patch_scorer:score"
     assert not (project.path / "cassettes").exists() and not (project.path / "ora-results" / "packets").exists()
+    # The rubric file in the bundle is named relative to the bundle: no output depends on where the suite lives
+    methodology = (project.path / "ora-results" / "methodology.md").read_text()
+    assert "(bundle:patch-match-1.0.yaml); kind python" in methodology
+    for name in ("methodology.md", "run.json", "report.html", "summary.md", "ledger.jsonl"):
+        assert str(project.path) not in (project.path / "ora-results" / name).read_text(), name
 
 
 def test_an_invalid_scorer_result_fails_the_capture_naming_the_field(pytester: pytest.Pytester) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..core.credentials import safe_route
@@ -92,7 +93,7 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "scoring_date": facts.scoring_date,
         "record_mode": facts.record_mode,
         "rubric": {"version": rubric.version, "title": rubric.title, "formula": formula(rubric), "digest": rubric.digest,
-                   "source": rubric.source, "kind": rubric.kind, "rules": rubric.rules(), "blind": rubric.blind,
+                   "source": _shown_source(rubric.source, plan.bundle.root), "kind": rubric.kind, "rules": rubric.rules(), "blind": rubric.blind,
                    "history": list(rubric.history)},
         "scored_entry_count": plan.scored_entry_count,
         "entries": [[family, len(keys)] for family, keys in plan.entries.items()],
@@ -230,3 +231,15 @@ def _section(title: str, listed: Sequence[Sequence[str | None]]) -> list[str]:
     if not listed:
         return [*lines, "- none"]
     return [*lines, *(f"- {capture_id}: {reason}" for capture_id, reason in listed)]
+
+
+def _shown_source(source: str, bundle_root: Path) -> str:
+    """Where the rubric came from, as the outputs name it: builtin:<id>, or a file inside the bundle relative
+    to the bundle (outputs do not depend on where the suite is checked out); a file elsewhere as given."""
+    if source.startswith("builtin:"):
+        return source
+    path = Path(source)
+    try:
+        return f"bundle:{path.resolve().relative_to(bundle_root.resolve()).as_posix()}"
+    except (OSError, ValueError):
+        return source
