@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ...core.errors import Problem
 from ...core.plan import Plan
@@ -50,6 +50,19 @@ KINDS: dict[str, str] = {
 """Kind name -> the module defining KIND. A new kind adds a line."""
 
 
+_CAPABLE: dict[tuple[type, type], bool] = {}
+"""(kind class, protocol) -> whether the kind has it: a runtime protocol check is slow, and a kind's
+capabilities are its class's (asked for per record)."""
+
+
+def _has(kind: object, capability: type) -> bool:
+    key = (type(kind), capability)
+    found = _CAPABLE.get(key)
+    if found is None:
+        found = _CAPABLE[key] = isinstance(kind, capability)
+    return found
+
+
 def get_kind(name: str) -> JudgedKind | MechanicalKind:
     """The kind of that name; ValueError naming the known ones otherwise."""
     try:
@@ -63,7 +76,7 @@ def get_kind(name: str) -> JudgedKind | MechanicalKind:
 def mechanical_kind(name: str) -> MechanicalKind | None:
     """The kind as a mechanical one (graded in this process), or None when the judges score it."""
     kind = get_kind(name)
-    return kind if isinstance(kind, MechanicalKind) else None
+    return cast(MechanicalKind, kind) if _has(kind, MechanicalKind) else None
 
 
 def calls_judges(name: str) -> bool:
@@ -74,75 +87,75 @@ def calls_judges(name: str) -> bool:
 def judged_kind(name: str) -> JudgedKind:
     """The kind as a judged one; TypeError for a kind that calls no judge."""
     kind = get_kind(name)
-    if isinstance(kind, MechanicalKind):
+    if _has(kind, MechanicalKind):
         raise TypeError(f"rubric kind {name} calls no judge")
-    return kind
+    return cast(JudgedKind, kind)
 
 
 def panel_kind(name: str) -> PanelScores:
     """The kind's panel combination; TypeError for a kind that grades (its records have no scores)."""
     kind = get_kind(name)
-    if not isinstance(kind, PanelScores):
+    if not _has(kind, PanelScores):
         raise TypeError(f"rubric kind {name} grades captures; it has no scores to combine")
-    return kind
+    return cast(PanelScores, kind)
 
 
 def graded(name: str) -> Graded | None:
     """The kind as one whose scored records carry `grades` and `failure` instead of scores, or None."""
     kind = get_kind(name)
-    return kind if isinstance(kind, Graded) else None
+    return cast(Graded, kind) if _has(kind, Graded) else None
 
 
 def item_shape(name: str) -> ItemShape:
     """How captures become items and packets: the kind's own, else one item and one packet per capture."""
     kind = get_kind(name)
-    return kind if isinstance(kind, ItemShape) else ONE_ANSWER
+    return cast(ItemShape, kind) if _has(kind, ItemShape) else ONE_ANSWER
 
 
 def material_of(name: str) -> Material | None:
     """What the kind shows the judges beside the answer, or None (the answer alone)."""
     kind = get_kind(name)
-    return kind if isinstance(kind, Material) else None
+    return cast(Material, kind) if _has(kind, Material) else None
 
 
 def rubric_problem(rubric: Rubric) -> str | None:
     """Why the rubric cannot be used, by its kind's own check, or None."""
     kind = get_kind(rubric.kind)
-    return kind.check_rubric(rubric) if isinstance(kind, OwnRubric) else None
+    return cast(OwnRubric, kind).check_rubric(rubric) if _has(kind, OwnRubric) else None
 
 
 def rubric_options(name: str, section: Mapping[str, Any]) -> object:
     """The kind's own section of a rubric file, parsed by the kind (None for a kind without one)."""
     kind = get_kind(name)
-    return kind.options(section) if isinstance(kind, RubricOptions) else None
+    return cast(RubricOptions, kind).options(section) if _has(kind, RubricOptions) else None
 
 
 def bundle_problems(rubric: Rubric, root: Path, problems: list[Problem]) -> None:
     """Intake's check of a bundle file the kind reads itself (kind advisory: binding.yaml)."""
     kind = get_kind(rubric.kind)
-    if isinstance(kind, BundleFile):
-        kind.check_bundle(root, problems)
+    if _has(kind, BundleFile):
+        cast(BundleFile, kind).check_bundle(root, problems)
 
 
 def ledger_extra(rubric: Rubric) -> dict[str, Any]:
     """Ledger fields the kind adds after the fixed ones: name -> (type, default)."""
     kind = get_kind(rubric.kind)
-    return kind.ledger_extra(rubric) if isinstance(kind, LedgerExtra) else {}
+    return cast(LedgerExtra, kind).ledger_extra(rubric) if _has(kind, LedgerExtra) else {}
 
 
 def report_files(plan: Plan, records: Sequence[CaptureRecord]) -> dict[str, str]:
     """The kind's own report files for a run, by name (records in plan order)."""
     rubric = plan.rubric
     kind = get_kind(rubric.kind)
-    if isinstance(kind, MechanicalKind):
-        return kind.report_files(plan, records)
-    return kind.outputs(records, rubric) if isinstance(kind, OwnReports) else {}
+    if _has(kind, MechanicalKind):
+        return cast(MechanicalKind, kind).report_files(plan, records)
+    return cast(OwnReports, kind).outputs(records, rubric) if _has(kind, OwnReports) else {}
 
 
 def terminal_lines(records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
     """Lines the kind adds to the terminal after the summary table."""
     kind = get_kind(rubric.kind)
-    return kind.terminal(records, rubric) if isinstance(kind, Terminal) else []
+    return cast(Terminal, kind).terminal(records, rubric) if _has(kind, Terminal) else []
 
 
 def formula(rubric: Rubric) -> str:

@@ -10,7 +10,7 @@ falls back to the default written here, so a kind never carries a method it does
 | OwnRubric     | no check beyond the rubric file's own           | checklist, behavior, coherence, compare |
 | RubricOptions | no section of its own in the rubric file        | scorecard, python                 |
 | OwnReports    | no report file of its own (judged kinds)        | checklist, compare                |
-| Terminal      | no line after the summary table                 | checklist, advisory               |
+| Terminal      | no line after the summary table                 | checklist, compare, advisory      |
 | LedgerExtra   | no ledger field beyond the summary columns      | behavior, checklist, coherence, compare, scorecard, advisory |
 | BundleFile    | no bundle file of its own                       | advisory                          |
 | Graded        | (mechanical kinds without PanelScores)          | scorecard, advisory               |
