@@ -230,3 +230,24 @@ def test_a_mechanical_toy_kind_is_its_package_and_one_registry_line(
     toy = (out / "toy.md").read_text(encoding="utf-8")
     assert toy.startswith("# Toy kind") and all(row["capture_id"] in toy for row in rows)
     assert "weighted = 0.20*files + 0.30*functions + 0.50*lines" in (out / "summary.md").read_text(encoding="utf-8")
+
+
+def test_every_registered_kind_is_judged_or_mechanical_and_says_its_capabilities() -> None:
+    from pytest_ora.method.kinds import calls_judges, get_kind, graded, judged_kind, mechanical_kind, panel_kind
+    from pytest_ora.method.kinds.capabilities import ItemShape, Material, OwnReports
+
+    judged = {name for name in kinds.KINDS if calls_judges(name)}
+    assert judged == {"scores", "checklist", "compare", "behavior", "coherence"}
+    assert {name for name in kinds.KINDS if mechanical_kind(name) is not None} == {"scorecard", "python", "advisory"}
+    assert all(judged_kind(name) is get_kind(name) for name in judged)
+    with pytest.raises(TypeError, match="calls no judge"):
+        judged_kind("scorecard")
+    # a kind whose records carry grades has no panel combination; every other kind has one
+    assert {name for name in kinds.KINDS if graded(name) is not None} == {"scorecard", "advisory"}
+    with pytest.raises(TypeError, match="no scores to combine"):
+        panel_kind("advisory")
+    assert panel_kind("python") is get_kind("python")
+    # the optional capabilities belong to the kinds that use them
+    assert {name for name in kinds.KINDS if isinstance(get_kind(name), ItemShape)} == {"compare"}
+    assert {name for name in kinds.KINDS if isinstance(get_kind(name), Material)} == {"checklist", "behavior", "coherence", "compare"}
+    assert {name for name in kinds.KINDS if isinstance(get_kind(name), OwnReports)} == {"checklist", "compare"}
