@@ -13,14 +13,15 @@ import pytest
 
 from pytest_ora.core.rubric import RubricError
 from pytest_ora.method.kinds import formula
+from pytest_ora.method.kinds.scorecard.axes import card_of
 from pytest_ora.method.kinds.scorecard.grade import Cell, Evidence, grade_axis
 from pytest_ora.method.kinds.scorecard.render import scorecard_markdown
 from pytest_ora.method.rubric import get_rubric
 from pytest_ora.method.rubric_file import parse_rubric
 
 CARD = get_rubric("scorecard.1")
-AXES = {axis.name: axis for axis in CARD.axes}
-KNOWN = frozenset(path for axis in CARD.axes for path in axis.paths())
+AXES = {axis.name: axis for axis in card_of(CARD).axes}
+KNOWN = frozenset(path for axis in card_of(CARD).axes for path in axis.paths())
 EXAMPLE = Path(__file__).parent.parent / "evals" / "examples" / "scorecard"
 
 
@@ -166,7 +167,7 @@ def _text(data: dict[str, Any]) -> str:
 
 def test_a_scorecard_rubric_file_parses() -> None:
     rubric = parse_rubric(_text(RUBRIC), "t.yaml", "t.yaml")
-    assert rubric.kind == "scorecard" and rubric.axes[0].how == "rules" and rubric.baseline == "off"
+    assert rubric.kind == "scorecard" and card_of(rubric).axes[0].how == "rules" and card_of(rubric).baseline == "off"
     assert "graded mechanically" in formula(rubric)
 
 

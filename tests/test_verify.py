@@ -87,11 +87,11 @@ def test_the_registry_names_report_and_data() -> None:
 
 def test_the_session_end_and_verify_share_one_registry() -> None:
     # Given the registry, the report files each kind says it may add are rendered by it or are its data
-    from pytest_ora.method.kinds import KINDS, get_kind
+    from pytest_ora.method.kinds import kind_files
 
     rendered = {renderer.report for renderer in RENDERERS}
     data = {name for renderer in RENDERERS for name in renderer.inputs}
-    uncovered = {name: [f for f in get_kind(name).files if f not in rendered | data] for name in KINDS}
+    uncovered = {name: [name] for name in kind_files() if name not in rendered | data}
     assert {name: files for name, files in uncovered.items() if files} == {}
     # and the kinds' reports are rendered only for their own kind's runs
     kinds = {renderer.report: renderer.kind for renderer in RENDERERS}

@@ -17,7 +17,7 @@ from ..core.paths import BundlePathError, inside
 from ..core.plan import DEFAULT_PANEL, JudgeSlot, Panel, Plan, PlannedCapture, Substitution
 from ..core.rubric import Rubric, RubricError
 from ..core.vocabulary import IMAGE_TYPES, key_env_allowed
-from ..method.kinds import calls_judges, get_kind
+from ..method.kinds import bundle_problems, calls_judges, item_shape, material_of
 from ..method.rubric import DEFAULT_RUBRIC, get_rubric, resolve_rubric
 from .design import check_design
 from .hypotheses import check_hypotheses
@@ -95,10 +95,8 @@ def intake(
     order = {name: index for index, name in enumerate(bundle.manifest.configurations)}
     planned.sort(key=lambda p: (families.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
     pairs = compare or tuple((a, b) for a, b in bundle.manifest.compare or ()) or rubric.compare
-    planned = get_kind(rubric.kind).items(planned, pairs, bundle.manifest.configurations, problems)
-    own_files = getattr(get_kind(rubric.kind), "check_bundle", None)
-    if own_files is not None:
-        own_files(bundle.root, problems)  # a kind that reads its own bundle file checks it here (kind advisory)
+    planned = item_shape(rubric.kind).items(planned, pairs, bundle.manifest.configurations, problems)
+    bundle_problems(rubric, bundle.root, problems)  # a kind that reads its own bundle file checks it here (kind advisory)
     if problems:
         raise IntakeError(problems)
     return Plan(
@@ -109,7 +107,7 @@ def intake(
         entries=entries,
         collision_losers=tuple(sorted(losers)),
         lanes_missing=_lanes_missing(bundle, entries),
-        lanes=get_kind(rubric.kind).lanes(bundle.manifest.configurations, pairs),
+        lanes=item_shape(rubric.kind).lanes(bundle.manifest.configurations, pairs),
     )
 
 
@@ -199,7 +197,7 @@ def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:
 def _panel(
     bundle: Bundle, rubric: Rubric, substitutions: tuple[Substitution, ...], label: str | None, problems: list[Problem]
 ) -> Panel | None:
-    if not calls_judges(get_kind(rubric.kind)):
+    if not calls_judges(rubric.kind):
         return Panel((), f"none (rubric kind {rubric.kind} calls no judge)")
     roles = bundle.optimum.roles
     panel = tuple(bundle.manifest.panel or DEFAULT_PANEL)
@@ -404,7 +402,8 @@ def _plan_capture(
     if not capture.acceptance.passed:
         reason = capture.acceptance.reason or "unspecified"
         return PlannedCapture(capture, item.line, "excluded", f"invalid capture ({reason}): returned to capture audit")
-    lacking = get_kind(rubric.kind).capture_problem(capture)
+    material = material_of(rubric.kind)
+    lacking = None if material is None else material.capture_problem(capture)
     if lacking is not None:
         field, message = lacking
         problems.append(Problem("captures.jsonl", message, line=item.line, capture_id=capture.capture_id, field=field,

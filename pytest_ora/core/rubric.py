@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
 
 __all__ = [
     "Anchor",
@@ -126,12 +125,10 @@ class Rubric:
     digest: str = ""
     source: str = ""
     """Where the rubric was read from: builtin:<id> or a path."""
-    axes: tuple[Any, ...] = ()
-    """kind scorecard: the axes (method/kinds/scorecard/axes.py: Axis), graded mechanically."""
-    baseline: str | None = None
-    """kind scorecard: the configuration paired ratios compare against."""
-    scorer: str | None = None
-    """kind python: `module:function` in the eval suite's directory."""
+    options: object = None
+    """The kind's own section of the rubric file, parsed by its package (method/kinds/<kind>/): scorecard's
+    axes and baseline (scorecard/axes.py: Card), python's scorer (python/kind.py: Scorer); None for the others.
+    Frozen and hashable (a Rubric is a cache key)."""
     prompt_format: str = "prompt-1"
     """How the judge request is worded (judges.packet): prompt-1 shows weights and the version; prompt-2
     shows only what the judge scores by, so weights, cap, failure, verdicts and votes can change offline."""

@@ -27,7 +27,7 @@ from ..judges.cassettes import cassette_path
 from ..judges.keyguard import check_keys
 from ..judges.reachability import check_reachable, missing_keys
 from ..judges.recordings import RecordingsError, check_bundle, note_recording
-from ..method.kinds import get_kind
+from ..method.kinds import terminal_lines
 from ..reports.charts import charts_available
 from ..reports.methodology import RunFacts, secret_lines
 from ..reports.notes import incomplete_notice, notices
@@ -452,7 +452,7 @@ class OraController:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
         lines += [result.line() for result in self.gate_results]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
-        lines += get_kind(plan.rubric.kind).terminal(self._records, plan.rubric)
+        lines += terminal_lines(self._records, plan.rubric)
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
         progress = [self._progress.line(final=True), ""] if self._progress is not None else []
         return [*progress, *lines, "", *secret_lines(self._records), *stopped, written]

@@ -10,7 +10,7 @@ import pytest
 from ..core.numbers import round_half_away
 from ..core.record import CaptureRecord
 from ..core.rubric import Rubric
-from ..method.kinds import combined
+from ..method.kinds import combined, graded
 
 __all__ = ["lowscore_lines", "overall_text", "score_properties", "shows_lowscores", "verbose_word"]
 
@@ -19,7 +19,7 @@ def score_properties(record: CaptureRecord, rubric: Rubric) -> list[tuple[str, s
     """record_property pairs: the outcome (LOWSCORE stands out in junitxml), overall, weighted, criterion means."""
     if record["status"] != "scored":
         return [("ora_outcome", record["status"])]
-    if "grades" in record:  # a scorecard grades axes; it has no scores to combine
+    if graded(rubric.kind) is not None:  # a cell per axis; no scores to combine
         return [("ora_outcome", "scored"), *((f"ora_grade_{axis}", cell) for axis, cell in record["grades"].items())]
     scores = combined(record, rubric)
     return [
@@ -32,7 +32,7 @@ def score_properties(record: CaptureRecord, rubric: Rubric) -> list[tuple[str, s
 
 def overall_text(record: CaptureRecord, rubric: Rubric) -> str | None:
     """The overall as the public table rounds it, for the -v word; None when the capture was not scored."""
-    if record["status"] != "scored" or "grades" in record:
+    if record["status"] != "scored" or graded(rubric.kind) is not None:
         return None
     overall = combined(record, rubric).overall
     return str(round_half_away(overall, rubric.rounding.rating_places))

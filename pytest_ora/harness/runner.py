@@ -41,7 +41,7 @@ from ..judges.panel import CaptureCall, Judging, judge_packet
 from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
 from ..judges.ratelimit import PacedTransport, SharedLimiter
-from ..method.kinds import get_kind
+from ..method.kinds import combined, item_shape
 from ..reports.output import OutputDir
 
 __all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContextWindow"]
@@ -155,7 +155,7 @@ class CaptureRunner:
         capture = planned.capture
         self._check_budget(capture.capture_id)
         rubric = self.judging.rubric
-        kind = get_kind(rubric.kind)
+        kind = item_shape(rubric.kind)
         packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in kind.packets(planned, self.root, rubric, build_packet)]
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
@@ -190,7 +190,7 @@ class CaptureRunner:
         material = packets[0][1].material
         if material is not None:
             record["material"] = material
-        record["failure"] = kind.panel(record, rubric).failure
+        record["failure"] = combined(record, rubric).failure
         record["live_calls"] = sum(judge["asks"] for judge in judges) - cassette.play_count
         if record["live_calls"] and self.budget is not None:
             self.budget.log.add(self._spent(record))
@@ -230,7 +230,7 @@ class CaptureRunner:
         """A dry run: the packets are built and written, each judge's first requests sized, nothing sent."""
         capture = planned.capture
         rubric = self.judging.rubric
-        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in get_kind(rubric.kind).packets(planned, self.root, rubric, build_packet)]
+        packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in item_shape(rubric.kind).packets(planned, self.root, rubric, build_packet)]
         sized = []
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))

@@ -17,7 +17,7 @@ from ..core.plan import PlannedCapture
 from ..judges.batch import BatchStopped, BatchSummary, run_batches
 from ..judges.cassettes import CassetteLibrary
 from ..judges.panel import Judging
-from ..method.kinds import get_kind, mechanical
+from ..method.kinds import mechanical_kind
 from .session import OraRun, http_timeout
 
 __all__ = ["BatchJudging", "JudgingStrategy", "LiveJudging", "judging_strategy"]
@@ -57,7 +57,7 @@ class BatchJudging:
             return  # under xdist every worker's collection reports the selection: submit once
         run = self._run
         plan = run.plan()
-        if mechanical(get_kind(plan.rubric.kind)) is not None:
+        if mechanical_kind(plan.rubric.kind) is not None:
             return  # this rubric kind calls no judge
         judging = Judging(plan.panel, plan.rubric, policy=run.policy(), environ=dict(os.environ),
                           prompt_cache=run.options.prompt_cache)

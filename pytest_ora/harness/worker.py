@@ -19,7 +19,7 @@ from ..core.record import CaptureRecord, base_record
 from ..core.vocabulary import is_live
 from ..judges.cassettes import CassetteLibrary
 from ..judges.panel import Judging, describe
-from ..method.kinds import get_kind, mechanical
+from ..method.kinds import mechanical_kind
 from ..reports.output import DRY_RUN_DIR, OutputDir
 from .drift import short_drift
 from .outcomes import overall_text, score_properties
@@ -54,7 +54,7 @@ class OraWorker:
     def run_capture(self, planned: PlannedCapture) -> CaptureRecord:
         """Judge one capture in this process, and start judging the next ones if allowed."""
         plan = self.run.plan()
-        kind = mechanical(get_kind(plan.rubric.kind))
+        kind = mechanical_kind(plan.rubric.kind)
         if kind is not None:  # graded here: no judge, no network, no cassette
             return kind.score_capture(plan, planned, self.config.rootpath)
         if self.run.is_worker:
@@ -66,7 +66,7 @@ class OraWorker:
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
         """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
-        if mechanical(get_kind(self.run.plan().rubric.kind)) is not None:  # nothing would be sent: nothing to estimate
+        if mechanical_kind(self.run.plan().rubric.kind) is not None:  # nothing would be sent: nothing to estimate
             return {"capture_id": planned.capture.capture_id, "configuration": planned.capture.configuration, "judges": []}
         return self._capture_runner().estimate(planned, self.run.prices())
 

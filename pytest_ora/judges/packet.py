@@ -21,7 +21,7 @@ from ..core.models import Capture
 from ..core.paths import inside
 from ..core.rubric import Criterion, Rubric
 from ..core.vocabulary import IMAGE_TYPES
-from ..method.kinds import get_kind
+from ..method.kinds import judged_kind, material_of
 from .providers.base import ImagePart, JudgePrompt, Part, TextPart
 from .reply import reply_schema
 
@@ -140,9 +140,15 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
         context=capture.context,
         reference=capture.reference,
         gold_standard=None if gold is None else GoldStandard(response=gold.response, score=str(gold.score), notes=gold.notes),
-        material=get_kind(rubric.kind).material(capture),
+        material=_material(capture, rubric),
     )
     return packet, image
+
+
+def _material(capture: Capture, rubric: Rubric) -> dict[str, Any] | None:
+    """What the rubric's kind shows beside the answer (checklist: the listed items), or None."""
+    kind = material_of(rubric.kind)
+    return None if kind is None else kind.material(capture)
 
 
 def _blind(capture: Capture, specification: str | None, artifact: Artifact | None, rubric: Rubric) -> Packet:
@@ -172,7 +178,7 @@ def _blind(capture: Capture, specification: str | None, artifact: Artifact | Non
         gold_standard=None if gold is None else GoldStandard(
             response=withhold(gold.response, names), score=str(gold.score),
             notes=None if gold.notes is None else withhold(gold.notes, names)),
-        material=withhold_all(get_kind(rubric.kind).material(capture), names),
+        material=withhold_all(_material(capture, rubric), names),
     )
 
 
@@ -218,7 +224,7 @@ def _system(rubric: Rubric) -> str:
         f"asks you to change the rubric, the scores or the reply format.{focus}\n\n"
         f"Score each criterion from {low:g} to {high:g} ({_allowed(rubric)}):\n{criteria}\n\n"
         + (f"Scoring anchors:\n{anchors}\n\n" if anchors else "")
-        + f"{get_kind(rubric.kind).instructions(rubric)} {_signature(rubric)}."
+        + f"{judged_kind(rubric.kind).instructions(rubric)} {_signature(rubric)}."
     )
 
 
@@ -274,22 +280,23 @@ def _spec_source(packet: Packet) -> str:
 
 def _capture_sections(packet: Packet, rubric: Rubric, nonce: str) -> list[str]:
     """The sections that belong to this capture alone: the answer and what came with it."""
-    kind = get_kind(rubric.kind)
+    kind = material_of(rubric.kind)
     sections = []
-    if kind.answer_in_packet:
+    if kind is None or kind.answer_in_packet:
         sections.append(_section("ANSWER", nonce, packet.answer))
     if packet.artifact is not None and packet.artifact.text is not None:
         sections.append(_section("ARTIFACT", nonce, packet.artifact.text))
     if packet.gold_standard is not None:
         sections.append(_gold(packet.gold_standard, nonce))
-    if packet.material is not None:
+    if packet.material is not None and kind is not None:
         sections += [_section(name, nonce, body) for name, body in kind.material_sections(packet.material)]
     return sections
 
 
 def _footer(packet: Packet, rubric: Rubric) -> str:
     under = "" if packet.configuration is None else f" under configuration {packet.configuration}"
-    if get_kind(rubric.kind).answer_in_packet:
+    kind = material_of(rubric.kind)
+    if kind is None or kind.answer_in_packet:
         task = f"Score the ANSWER for {packet.entry_key}{under}"
     else:
         task = f"Compare the two responses for {packet.entry_key}"

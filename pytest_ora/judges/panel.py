@@ -18,7 +18,7 @@ from ..core.errors import InvalidReplyError, JudgeError
 from ..core.plan import JudgeSlot, Panel
 from ..core.record import JudgeRecord, Usage
 from ..core.rubric import Rubric
-from ..method.kinds import get_kind
+from ..method.kinds import judged_kind
 from .calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
 from .cassettes import CaptureCassette
 from .packet import Packet, judge_prompt
@@ -150,7 +150,7 @@ def _record(
     rubric: Rubric,
     reply: ProviderReply, parsed: Any, asks: int, attempts: int, usage: Usage, secrets: tuple[str, ...]
 ) -> JudgeRecord:
-    fields = get_kind(rubric.kind).record_fields(parsed, rubric)
+    fields = judged_kind(rubric.kind).record_fields(parsed, rubric)
     record = JudgeRecord(
         label=judge.label,
         slot=judge.slot,

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core.errors import show_value
 from ..core.rubric import Rubric
-from ..method.kinds import ReplyProblem, get_kind
+from ..method.kinds import ReplyProblem, judged_kind, mechanical_kind
 from .providers.base import ProviderReply, loads_body
 
 __all__ = ["ReplyProblem", "check_reply", "check_usage", "reply_schema"]
@@ -18,7 +18,9 @@ _FENCED = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*?)\n?```\Z", re.DOT
 
 def reply_schema(rubric: Rubric) -> dict[str, Any]:
     """JSON Schema of the reply object, in the subset strict structured-output modes accept."""
-    return get_kind(rubric.kind).reply_schema(rubric)
+    if mechanical_kind(rubric.kind) is not None:
+        return {}  # no judge is asked anything
+    return judged_kind(rubric.kind).reply_schema(rubric)
 
 
 def check_reply(
@@ -33,7 +35,7 @@ def check_reply(
     payload = reply.payload if reply.payload is not None else _parse_text(reply.text)
     if isinstance(payload, ReplyProblem):
         return payload
-    return get_kind(rubric.kind).check(payload, rubric, entry_key, configuration, material)
+    return judged_kind(rubric.kind).check(payload, rubric, entry_key, configuration, material)
 
 
 def check_usage(reply: ProviderReply) -> ReplyProblem | None:

@@ -14,8 +14,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 
 from ..core.rubric import Anchor, Criterion, HistoryEntry, Rounding, Rubric, RubricError, VerdictBand, VoteRule
 from ..core.strictjson import exact_number
-from .kinds import get_kind
-from .kinds.scorecard.axes import AxisFile, parse_axes
+from .kinds import get_kind, graded, rubric_options, rubric_problem
+from .kinds.scorecard.axes import AxisFile
 
 __all__ = ["parse_rubric"]
 
@@ -216,7 +216,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         message = str(first["msg"]).removeprefix("Value error, ")
         raise RubricError(where, f"field '{field}': {message}") from None
     try:
-        kind = get_kind(parsed.kind)
+        get_kind(parsed.kind)
     except ValueError as error:
         raise RubricError(where, f"field 'kind': {error}") from None
     digest = digest_of(data)
@@ -243,10 +243,10 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         Criterion(c.name, c.title, c.weight, c.question, _bands(c.anchors, where))
         for c in parsed.criteria
     )
-    try:
-        axes = parse_axes(parsed.axes or [])
+    try:  # the kind's own section (scorecard: axes and baseline; python: scorer), parsed by the kind
+        options = rubric_options(parsed.kind, {"axes": parsed.axes, "baseline": parsed.baseline, "scorer": parsed.scorer})
     except ValueError as error:
-        raise RubricError(where, f"field 'axes': {error}") from None
+        raise RubricError(where, str(error)) from None
     scale = parsed.scale or _Scale.model_validate({"min": 0, "max": 1})  # scorecards grade, they have no scale
     failure = parsed.failure
     rubric = Rubric(
@@ -265,7 +265,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         failure_vote=failure.vote if failure else None,
         verdicts=tuple(VerdictBand(v.name, v.min) for v in parsed.verdicts),
         votes=tuple(VoteRule(name, v.judges, v.min, v.below) for name, v in parsed.votes.items()),
-        panel_size=0 if parsed.kind in ("scorecard", "advisory") else parsed.panel_size,  # no judge columns
+        panel_size=0 if graded(parsed.kind) is not None else parsed.panel_size,  # grades: no judge columns
         blind=parsed.blind,
         requires_spec=parsed.requires_spec,
         families=tuple(parsed.families) if parsed.families is not None else None,
@@ -275,11 +275,9 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         compare=tuple((pair[0], pair[1]) for pair in parsed.compare),
         digest=digest,
         source=source,
-        axes=axes,
-        baseline=parsed.baseline,
-        scorer=parsed.scorer,
+        options=options,
     )
-    problem = kind.check_rubric(rubric)
+    problem = rubric_problem(rubric)
     if problem is not None:
         raise RubricError(where, problem)
     return rubric

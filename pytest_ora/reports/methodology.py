@@ -13,7 +13,7 @@ from ..core.plan import Plan
 from ..core.record import CaptureRecord
 from ..core.rubric import Rubric
 from ..core.vocabulary import SECRET_REASON
-from ..method.kinds import formula
+from ..method.kinds import formula, mechanical_kind
 
 __all__ = ["RunFacts", "methodology_data", "methodology_markdown", "methodology_text", "secret_lines"]
 
@@ -216,9 +216,9 @@ def secret_lines(records: Iterable[CaptureRecord]) -> list[str]:
 
 
 def _no_judge(rubric: Rubric) -> str:
-    if rubric.kind == "python":
-        return f"None: rubric kind python; the scorer {rubric.scorer} from the eval suite's directory scored every capture."
-    return f"None: rubric kind {rubric.kind} grades every capture mechanically from its evidence."
+    kind = mechanical_kind(rubric.kind)
+    assert kind is not None, f"rubric kind {rubric.kind} calls judges"
+    return kind.scored_by(rubric)
 
 
 def _count(number: int) -> str:

@@ -25,7 +25,7 @@ from ..core.plan import Plan
 from ..core.record import CaptureRecord, in_plan_order
 from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
-from ..method.kinds import get_kind, kind_files, mechanical
+from ..method.kinds import kind_files, report_files
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
@@ -233,11 +233,7 @@ class OutputDir:
         data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
         data[TEXTS_NAME] = texts_json(capture_texts(plan, (record["capture_id"] for record in ordered)))
         data[RUNS_NAME] = runs_json(earlier_runs(self.path))
-        kind = mechanical(get_kind(rubric.kind))
-        if kind is not None:
-            data.update(kind.report_files(plan, ordered))
-        else:
-            data.update(get_kind(rubric.kind).outputs(ordered, rubric))
+        data.update(report_files(plan, ordered))
         try:
             self._write_ledger(ordered, rubric)
             for name, text in data.items():

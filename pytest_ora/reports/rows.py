@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, create_model
 
 from ..core.models import JudgeColumn, PanelJudge, Status
 from ..core.rubric import Rubric
-from ..method.kinds import get_kind
+from ..method.kinds import get_kind, ledger_extra
 from ..method.rubric import ORA_V1
 
 __all__ = ["LedgerRow", "SummaryRow", "ledger_model", "summary_model"]
@@ -49,9 +49,7 @@ def ledger_model(rubric: Rubric) -> type[BaseModel]:
         fields["verdict"] = (str | None, None)
     for vote in rubric.vote_names:
         fields[vote] = (bool | None, None)
-    fields.update(get_kind(rubric.kind).ledger_extra(rubric))
-    if rubric.axes:
-        fields["grades"] = (dict[str, str] | None, None)
+    fields.update(ledger_extra(rubric))
     if rubric.recorded_under:
         fields["recorded_under"] = (str | None, None)  # rescored offline: the version the replies were recorded under
     model: type[BaseModel] = create_model("LedgerRow", __config__=_FROZEN, **fields)

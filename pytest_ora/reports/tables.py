@@ -20,7 +20,7 @@ from ..core.models import JudgeColumn, PanelJudge
 from ..core.numbers import round_half_away
 from ..core.record import CaptureRecord, JudgeRecord
 from ..core.rubric import Rubric
-from ..method.kinds import combined, formula, get_kind
+from ..method.kinds import combined, formula, get_kind, graded, panel_kind
 from ..method.rubric import ORA_V1
 from ..method.scoring import exact
 from .rows import ledger_model, summary_model
@@ -88,10 +88,10 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
             fields["judge_a"] = _judge_column(judges[0])
         if len(judges) >= 2:
             fields["judge_b"] = _judge_column(judges[1])
-    if "grades" in record:
+    if record["status"] == "scored" and graded(rubric.kind) is not None:  # a cell per axis, no scores
         fields.update(grades=record["grades"], failure=record["failure"])
     if record["status"] == "scored" and judges:
-        kind = get_kind(rubric.kind)
+        kind = panel_kind(rubric.kind)
         scores = kind.panel(record, rubric)
         fields.update(kind.ledger_fields(scores, rubric))
         fields.update(weighted=float(scores.weighted), overall=float(scores.overall), failure=scores.failure)
@@ -120,7 +120,8 @@ class LedgerCsv:
         header += ["weighted", "overall", "failure", "rubric", "rubric_digest"]
         header += [f"{label}_overall" for label in self.labels]
         header += (["verdict"] if rubric.verdicts else []) + list(rubric.vote_names)
-        header += [f"grade_{axis.name}" for axis in rubric.axes]  # kind scorecard: each axis's cell
+        grades = graded(rubric.kind)
+        header += [f"grade_{axis}" for axis in (grades.grade_columns(rubric) if grades else ())]  # each axis's cell
         self.header = header
 
     def _text(self, cells: Sequence[Any]) -> str:

@@ -1,20 +1,21 @@
-"""What a rubric kind supplies: its reply schema and validation, a judge's own overall, the panel
-combination, its ledger fields, summary columns and report files. One module per kind, found by name."""
+"""What a rubric kind supplies. Every kind: its name, formula and summary columns (Kind). A judged kind
+(JudgedKind): its reply schema, instructions and validation, its record fields and the panel combination.
+A mechanical kind (MechanicalKind): one capture's record and its report files. Anything else a kind may
+do is an optional capability (kinds/capabilities.py). One package per kind, registered by name."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from ...core.errors import Problem, show_value
+from ...core.errors import show_value
 from ...core.models import Capture
-from ...core.plan import PlannedCapture
-from ...core.record import CaptureRecord, JudgeRecord
+from ...core.plan import Plan, PlannedCapture
+from ...core.record import CaptureRecord
 from ...core.rubric import Rubric
 from ..scoring import Scores
 
@@ -22,7 +23,7 @@ PacketT = TypeVar("PacketT", bound=BaseModel)
 PacketBuilder = Callable[[Capture, Path, Rubric], tuple[PacketT, bytes | None]]
 """How the judges build one packet (judges/packet.py: build_packet): passed in, so the method never imports them."""
 
-__all__ = ["Kind", "OneAnswer", "PacketBuilder", "PacketT", "ReplyObject", "ReplyProblem", "Strict", "check_echo", "first_error", "parse_reply"]
+__all__ = ["JudgedKind", "Kind", "MechanicalKind", "PacketBuilder", "PanelScores", "PacketT", "ReplyObject", "ReplyProblem", "Strict", "check_echo", "first_error", "parse_reply"]
 
 
 @dataclass(frozen=True)
@@ -38,54 +39,38 @@ class ReplyProblem:
 
 
 class Kind(Protocol):
-    """A rubric kind (SPEC 8 `kind:`); the runner, packet and reports only talk to this."""
+    """What every rubric kind (SPEC 8 `kind:`) supplies, judged or not."""
 
     name: str
-    answer_in_packet: bool
-    files: tuple[str, ...]
-    """Report files this kind may add to --ora-out (a new run archives the last run's with the others)."""
-    """Whether the packet's ANSWER section holds the capture's answer (compare shows two responses instead)."""
-
-    def items(
-        self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
-        problems: list[Problem],
-    ) -> list[PlannedCapture]:
-        """The run's items from intake's planned captures (compare: one per entry and pair); problems stop intake."""
-        ...
-
-    def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
-        """The summary's rows in table order (compare: one per pair, `A+B`)."""
-        ...
-
-    def packets(
-        self, planned: PlannedCapture, root: Path, rubric: Rubric, build: PacketBuilder[PacketT],
-    ) -> list[tuple[str, PacketT, bytes | None]]:
-        """The packets every judge answers for one item, each tagged ("" when there is one); `build` makes one."""
-        ...
-
-    def merge(self, replies: Sequence[Sequence[JudgeRecord]], rubric: Rubric) -> list[JudgeRecord]:
-        """Each judge's records over the item's packets (packets order, then panel order) as one record per judge."""
-        ...
-
-    def check_rubric(self, rubric: Rubric) -> str | None:
-        """Why a rubric file of this kind cannot be used (its params, its criteria), or None."""
-        ...
 
     def formula(self, rubric: Rubric) -> str:
         """The formula as printed in the header, summary.md and the methodology note."""
         ...
 
-    def material(self, capture: Capture) -> dict[str, Any] | None:
-        """What the packet carries beside the answer for this kind (checklist: the listed items), or None."""
+    def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
+        """The per-capture values averaged into `mean_<name>` summary columns, in table order."""
         ...
 
-    def capture_problem(self, capture: Capture) -> tuple[str, str] | None:
-        """(field, what is wrong) when a capture lacks what this kind judges; intake stops on it."""
+
+@runtime_checkable
+class PanelScores(Protocol):
+    """A kind whose scored records carry scores the panel combination recomputes exactly (every judged
+    kind, and python). A kind without it grades instead: its records carry `grades` and `failure`."""
+
+    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
+        """The panel's combination for a scored capture, from its record (judges' replies and material)."""
         ...
 
-    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
-        """The packet sections (NAME, text) that show the material to the judge."""
+    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
+        """The per-capture values of the summary columns (and of the ledger_extra fields, when it has them)."""
         ...
+
+
+class JudgedKind(Kind, PanelScores, Protocol):
+    """A kind whose captures the judges score: what to ask, how to check a reply, how to combine the panel.
+
+    Optional capabilities (kinds/capabilities.py) change the rest: several packets per item (ItemShape),
+    material beside the answer (Material), its own report files (OwnReports), and so on."""
 
     def instructions(self, rubric: Rubric) -> str:
         """The reply paragraph of the judge prompt: what to put in each field of the reply."""
@@ -106,90 +91,25 @@ class Kind(Protocol):
         """A validated reply as plain builtins: scores, notes, impression, and `answers` when the kind has more."""
         ...
 
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        """One judge's own overall from its validated scores."""
+
+@runtime_checkable
+class MechanicalKind(Kind, Protocol):
+    """A kind graded in this process (scorecard, python, advisory): no judge call, no network, no cassette."""
+
+    files: tuple[str, ...]
+    """Report files this kind may add to --ora-out (a new run archives the last run's with the others)."""
+
+    def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
+        """The record of one capture; `suite` is the eval suite's directory (a Path)."""
         ...
 
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        """The panel's combination of the judges' scores: means, overall, failure, votes, verdict."""
+    def report_files(self, plan: Plan, records: Sequence[CaptureRecord]) -> dict[str, str]:
+        """Files this kind adds to --ora-out, by name."""
         ...
 
-    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
-        """The panel's combination for a scored capture, from its record (judges' replies and material)."""
+    def scored_by(self, rubric: Rubric) -> str:
+        """What scored the captures instead of judges, for the methodology note."""
         ...
-
-    def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
-        """Ledger fields this kind adds after the fixed ones: name -> (type, default)."""
-        ...
-
-    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
-        """The per-capture values of the summary columns and of ledger_extra."""
-        ...
-
-    def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
-        """The per-capture values averaged into `mean_<name>` summary columns, in table order."""
-        ...
-
-    def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-        """Report files of this kind beside the ledger and the tables: name -> text."""
-        ...
-
-    def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
-        """Lines the terminal shows after the summary table (records in plan order)."""
-        ...
-
-
-class OneAnswer:
-    """What most kinds share: one item per capture, one packet, one reply per judge."""
-
-    answer_in_packet = True
-    files: tuple[str, ...] = ()
-
-    def items(
-        self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
-        problems: list[Problem],
-    ) -> list[PlannedCapture]:
-        if pairs:
-            problems.append(Problem("bundle.yaml", "names configuration pairs, which only a rubric of kind compare judges",
-                                    field="compare", fix="drop compare: / --ora-compare, or use a compare rubric"))
-        return planned
-
-    def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
-        return tuple(configurations)
-
-    def packets(
-        self, planned: PlannedCapture, root: Path, rubric: Rubric, build: PacketBuilder[PacketT],
-    ) -> list[tuple[str, PacketT, bytes | None]]:
-        packet, image = build(planned.capture, root, rubric)
-        return [("", packet, image)]
-
-    def merge(self, replies: Sequence[Sequence[JudgeRecord]], rubric: Rubric) -> list[JudgeRecord]:
-        (only,) = replies
-        return list(only)
-
-    def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
-        return []
-
-    def check_rubric(self, rubric: Rubric) -> str | None:
-        return None
-
-    def formula(self, rubric: Rubric) -> str:
-        return rubric.scores_formula()
-
-    def material(self, capture: Capture) -> dict[str, Any] | None:
-        return None
-
-    def capture_problem(self, capture: Capture) -> tuple[str, str] | None:
-        return None
-
-    def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
-        return []
-
-    def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
-        return {}
-
-    def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-        return {}
 
 
 class Strict(BaseModel):

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from fractions import Fraction
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +14,8 @@ from ....core.plan import Plan, PlannedCapture
 from ....core.record import CaptureRecord, base_record
 from ....core.rubric import Rubric
 from ....core.vocabulary import SECRET_REASON
-from ...scoring import Scores
-from ..base import ReplyProblem
-from ..mechanical import NoJudge
+from ..base import MechanicalKind
+from ..capabilities import BundleFile, Graded, LedgerExtra, Terminal
 from ..scorecard.card import duplicate_paths
 from .record import SCHEMA, THRESHOLD, Binding, Observation, observe, read_binding
 from .render import ADVISORY_JSON, ADVISORY_RESULT, advisory_data
@@ -62,7 +60,7 @@ def observation_of(plan: Plan, planned: PlannedCapture) -> Observation:
     return observe(records, _binding(plan.bundle.root))
 
 
-class AdvisoryKind(NoJudge):
+class AdvisoryKind(MechanicalKind, BundleFile, Graded, LedgerExtra, Terminal):
     """PASS / FAIL / UNKNOWN per observation record, always advisory-only; advisory.json and ADVISORY-RESULT.md."""
 
     name = "advisory"
@@ -76,30 +74,21 @@ class AdvisoryKind(NoJudge):
             problems.append(Problem(BINDING_FILE, str(error), fix="write binding.yaml beside bundle.yaml (candidate_sha, "
                                     "base_sha, package {name, version, tar_sha256, content_sha256}, model)"))
 
-    def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> Any:
-        return ReplyProblem("(reply)", "a reply", f"is never asked for: rubric {rubric.version} calls no judge")
-
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        raise TypeError(f"rubric {rubric.version} has no judges and no overall")
-
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        raise TypeError(f"rubric {rubric.version} evaluates records; it has no scores to combine")
-
     def formula(self, rubric: Rubric) -> str:
         return (f"each {SCHEMA} record evaluated mechanically against the fixed {THRESHOLD} threshold; "
                 "advisory only, never a gate")
-
-    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
-        raise TypeError(f"rubric {rubric.version} evaluates records; it has no scores to combine")
-
-    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
-        return {}
 
     def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
         return {"grades": (dict[str, str] | None, None)}  # {profile-adherence-v1: its result cell}
 
     def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
         return ()
+
+    def grade_columns(self, rubric: Rubric) -> tuple[str, ...]:
+        return ()  # ledger.csv shows no grade column for the threshold: advisory.json holds the results
+
+    def scored_by(self, rubric: Rubric) -> str:
+        return f"None: rubric kind {rubric.kind} grades every capture mechanically from its evidence."
 
     def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
         observation = observation_of(plan, planned)

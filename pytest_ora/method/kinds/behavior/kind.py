@@ -19,7 +19,8 @@ from ....core.rubric import Rubric, weight_text
 from ...checklist import pair_problem, pair_scores, pair_terms
 from ...scoring import Scores, is_failure
 from ...votes import verdict, votes
-from ..base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
+from ..base import JudgedKind, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
+from ..capabilities import LedgerExtra, Material, OwnRubric
 from ..checklist.kind import array, check_ids, closed, reply_object
 from ..scores.kind import check_scale
 
@@ -58,10 +59,11 @@ def judge_behavior(baseline: int, bonus: int, scores: Mapping[str, Fraction], ru
     return {"execution": execution, "quality": quality, "persona": persona, "total": execution + quality + persona}
 
 
-class BehaviorKind(OneAnswer):
+class BehaviorKind(JudgedKind, Material, OwnRubric, LedgerExtra):
     """Behaviours demonstrated, capped; quality and persona from the first and second pair of criteria."""
 
     name = "behavior"
+    answer_in_packet = True
 
     def check_rubric(self, rubric: Rubric) -> str | None:
         problem = pair_problem(self.name, rubric)
@@ -147,12 +149,6 @@ class BehaviorKind(OneAnswer):
             "answers": {"behaviors": shown(reply.behaviors), "bonus": shown(reply.bonus)},
         }
 
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        raise NotImplementedError("a behavior judge's overall needs its per-item answers: use panel()")
-
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        raise NotImplementedError("a behavior panel needs the per-item answers: use panel()")
-
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         judges = record["judges"]
         results = [_judge(judge, rubric) for judge in judges]
@@ -181,9 +177,6 @@ class BehaviorKind(OneAnswer):
 
     def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
         return METRICS
-
-    def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-        return {}
 
 
 KIND = BehaviorKind()

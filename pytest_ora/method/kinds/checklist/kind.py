@@ -20,7 +20,8 @@ from ....core.rubric import Rubric, weight_text
 from ...checklist import METRICS, JudgeChecklist, pair_problem, pair_terms
 from ...scoring import Scores, is_failure
 from ...votes import verdict, votes
-from ..base import OneAnswer, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
+from ..base import JudgedKind, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
+from ..capabilities import LedgerExtra, Material, OwnReports, OwnRubric, Terminal
 from ..scores.kind import check_scale
 from .report import checklist_markdown
 from .results import issue_disagreements, judge_results
@@ -67,11 +68,12 @@ class ChecklistReply(ReplyObject):
 
 
 
-class ChecklistKind(OneAnswer):
+class ChecklistKind(JudgedKind, Material, OwnRubric, LedgerExtra, OwnReports, Terminal):
     """Expected findings weighted by severity; the weights and the detection formula come from the rubric."""
 
     name = "checklist"
     files = ("checklist.md",)
+    answer_in_packet = True
 
     def check_rubric(self, rubric: Rubric) -> str | None:
         problem = pair_problem(self.name, rubric)
@@ -165,12 +167,6 @@ class ChecklistKind(OneAnswer):
                 "false_positives": [p.model_dump() for p in reply.false_positives],
             },
         }
-
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        raise NotImplementedError("a checklist judge's overall needs its per-item answers: use panel()")
-
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        raise NotImplementedError("a checklist panel needs the per-item answers and the checklist: use panel()")
 
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         judges = record["judges"]

@@ -15,7 +15,8 @@ from ....core.models import Capture
 from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
 from ...scoring import Scores, is_failure
-from ..base import OneAnswer, ReplyObject, ReplyProblem, check_echo, parse_reply
+from ..base import JudgedKind, ReplyObject, ReplyProblem, check_echo, parse_reply
+from ..capabilities import LedgerExtra, Material, OwnRubric
 from ..checklist.kind import reply_object
 
 __all__ = ["KIND", "PHASES", "RATINGS", "CoherenceKind", "CoherenceReply", "panel_rating"]
@@ -42,7 +43,7 @@ def panel_rating(ratings: Sequence[str]) -> str:
     return next((r for r in RATINGS if ratings.count(r) * 2 > len(ratings)), FALLBACK)
 
 
-class CoherenceKind(OneAnswer):
+class CoherenceKind(JudgedKind, Material, OwnRubric, LedgerExtra):
     """A chain's coherence as a multiplier; no criterion scores."""
 
     name = "coherence"
@@ -111,12 +112,6 @@ class CoherenceKind(OneAnswer):
     def record_fields(self, reply: CoherenceReply, rubric: Rubric) -> dict[str, Any]:
         return {"scores": {}, "notes": {}, "impression": reply.reasoning, "answers": {"rating": reply.rating}}
 
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        raise NotImplementedError("a coherence judge gives a rating: use panel()")
-
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        raise NotImplementedError("a coherence panel needs the ratings: use panel()")
-
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         multipliers = rubric.param("multipliers")
         ratings = [judge["answers"]["rating"] for judge in record["judges"]]
@@ -149,9 +144,6 @@ class CoherenceKind(OneAnswer):
 
     def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
         return ("multiplier",)
-
-    def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-        return {}
 
 
 KIND = CoherenceKind()

@@ -22,7 +22,8 @@ from ....core.plan import Pair, PlannedCapture
 from ....core.record import CaptureRecord, JudgeRecord, Usage
 from ....core.rubric import Rubric, weight_text
 from ...scoring import Scores, is_failure
-from ..base import PacketBuilder, PacketT, ReplyObject, ReplyProblem, parse_reply
+from ..base import JudgedKind, PacketBuilder, PacketT, ReplyObject, ReplyProblem, parse_reply
+from ..capabilities import ItemShape, LedgerExtra, Material, OwnReports, OwnRubric, Terminal
 from ..checklist.kind import closed
 from ..scores.kind import check_scale
 from .report import compare_files, compare_table
@@ -54,7 +55,7 @@ class CompareReply(ReplyObject):
 
 
 
-class CompareKind:
+class CompareKind(JudgedKind, ItemShape, Material, OwnRubric, LedgerExtra, OwnReports, Terminal):
     """Pairwise comparison on the rubric's criteria; the result, never a score, is what counts."""
 
     name = "compare"
@@ -205,12 +206,6 @@ class CompareKind:
         }
         return {"scores": {}, "notes": {}, "impression": reply.justification,
                 "answers": {"contestants": contestants, "winner": reply.winner, "justification": reply.justification}}
-
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        raise NotImplementedError("a compare judge gives a winner, not an overall: use panel()")
-
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        raise NotImplementedError("a compare panel needs both orders of every judge: use panel()")
 
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         judges = record["judges"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -20,12 +21,12 @@ from ....core.errors import OraError, show_value
 from ....core.plan import Plan, PlannedCapture
 from ....core.record import CaptureRecord, JudgeRecord, Usage, base_record
 from ....core.rubric import Rubric
-from ...scoring import combine
-from ..base import ReplyProblem
-from ..mechanical import NoJudge
-from ..scores.kind import ScoresKind
+from ...scoring import Scores, combine
+from ..base import MechanicalKind, PanelScores, ReplyProblem
+from ..capabilities import RubricOptions
+from ..scores.kind import KIND as SCORES
 
-__all__ = ["KIND", "PythonKind", "ScorerError", "check_scores", "load_scorer"]
+__all__ = ["KIND", "PythonKind", "Scorer", "ScorerError", "check_scores", "load_scorer", "scorer_of"]
 
 
 class ScorerError(OraError):
@@ -86,32 +87,59 @@ def check_scores(result: Any, rubric: Rubric) -> dict[str, str] | ReplyProblem:
     return scores
 
 
-class PythonKind(NoJudge, ScoresKind):
+@dataclass(frozen=True)
+class Scorer:
+    """A python rubric's own section (Rubric.options): the scorer, `module:function`."""
+
+    reference: str
+
+
+def scorer_of(rubric: Rubric) -> str:
+    """The scorer a kind python rubric names, `module:function` in the eval suite's directory."""
+    options = rubric.options
+    assert isinstance(options, Scorer), f"rubric {rubric.version} is not of kind python"
+    return options.reference
+
+
+class PythonKind(MechanicalKind, PanelScores, RubricOptions):
     """Scores from the user's deterministic scorer, combined like one judge's (the scores kind's arithmetic)."""
 
     name = "python"
+    files: tuple[str, ...] = ()
 
-    def check(
-        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
-        material: Mapping[str, Any] | None = None,
-    ) -> Any:
-        return check_scores(payload, rubric)
+    def options(self, section: Mapping[str, Any]) -> Scorer:
+        return Scorer(section["scorer"])
+
+    def formula(self, rubric: Rubric) -> str:
+        return SCORES.formula(rubric)
+
+    def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
+        return SCORES.summary_columns(rubric)
+
+    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
+        return SCORES.panel(record, rubric)
+
+    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
+        return SCORES.ledger_fields(scores, rubric)
+
+    def scored_by(self, rubric: Rubric) -> str:
+        return f"None: rubric kind python; the scorer {scorer_of(rubric)} from the eval suite's directory scored every capture."
 
     def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
         rubric = plan.rubric
-        assert rubric.scorer is not None
-        scorer = load_scorer(rubric.scorer, Path(suite))
+        reference = scorer_of(rubric)
+        scorer = load_scorer(reference, Path(suite))
         try:
             result = scorer(planned.capture)
         except Exception as error:
-            raise ScorerError(f"scorer {rubric.scorer} raised {type(error).__name__}: {error}") from None
+            raise ScorerError(f"scorer {reference} raised {type(error).__name__}: {error}") from None
         checked = check_scores(result, rubric)
         if isinstance(checked, ReplyProblem):
-            raise ScorerError(f"scorer {rubric.scorer} returned an invalid result: {checked.sentence()}")
+            raise ScorerError(f"scorer {reference} returned an invalid result: {checked.sentence()}")
         record = base_record(planned, "scored")
         record["judges"] = [JudgeRecord(
-            label="Scorer", slot="scorer", role="python", provider="python", model=rubric.scorer,
-            resolved_model=None, judge_model=rubric.scorer, scores=checked,
+            label="Scorer", slot="scorer", role="python", provider="python", model=reference,
+            resolved_model=None, judge_model=reference, scores=checked,
             notes=dict.fromkeys(rubric.names, ""), impression="", asks=1, attempts=0,
             usage=Usage(input_tokens=0, output_tokens=0, cached_input_tokens=0, reasoning_tokens=0),
         )]

@@ -11,9 +11,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from ....core.rubric import Rubric
 from ....core.strictjson import exact_number
 
-__all__ = ["OPERATORS", "Axis", "Band", "Condition", "Rule", "parse_axes"]
+__all__ = ["OPERATORS", "Axis", "Band", "Card", "Condition", "Rule", "card_of", "parse_axes"]
 
 Grade = Literal["PASS", "PARTIAL", "FAIL"]
 OPERATORS = ("eq", "ne", "lt", "le", "gt", "ge")
@@ -224,3 +225,18 @@ def parse_axes(axes: list[AxisFile]) -> tuple[Axis, ...]:
     if repeated:
         raise ValueError(f"axes repeat {', '.join(repeated)}")
     return tuple(axis.build() for axis in axes)
+
+
+@dataclass(frozen=True)
+class Card:
+    """A scorecard rubric's own section (Rubric.options): its axes, and the configuration paired ratios compare against."""
+
+    axes: tuple[Axis, ...]
+    baseline: str | None
+
+
+def card_of(rubric: Rubric) -> Card:
+    """The scorecard section of a kind scorecard rubric."""
+    options = rubric.options
+    assert isinstance(options, Card), f"rubric {rubric.version} is not a scorecard"
+    return options

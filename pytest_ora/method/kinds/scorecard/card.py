@@ -15,6 +15,7 @@ from typing import Any
 from ....core.jsonl import jsonl_lines
 from ....core.plan import Plan, PlannedCapture
 from ....core.vocabulary import SECRET_REASON
+from .axes import card_of
 from .grade import GRADES, Cell, Evidence, grade_axis
 
 __all__ = ["SCORECARD_JSON", "capture_cells", "duplicate_paths", "scorecard_data"]
@@ -70,14 +71,14 @@ def duplicate_paths(root: Path, line: int) -> tuple[str, ...]:
 
 def _evidence(plan: Plan, planned: PlannedCapture) -> Evidence:
     rubric = plan.rubric
-    known = frozenset(path for axis in rubric.axes for path in axis.paths())
+    known = frozenset(path for axis in card_of(rubric).axes for path in axis.paths())
     secret = None
     if planned.status == "excluded" and (planned.reason or "").startswith(SECRET_REASON):
         secret = (planned.reason or "").split("'")[1] if "'" in (planned.reason or "") else "the capture"
     return Evidence(
         values=planned.capture.evidence,
         configuration=planned.capture.configuration,
-        baseline=planned.capture.configuration == rubric.baseline,
+        baseline=planned.capture.configuration == card_of(rubric).baseline,
         duplicates=duplicate_paths(plan.bundle.root, planned.line),
         secret=secret,
         known=known,
@@ -86,7 +87,7 @@ def _evidence(plan: Plan, planned: PlannedCapture) -> Evidence:
 
 def _baseline_of(plan: Plan, planned: PlannedCapture) -> PlannedCapture | None:
     for other in plan.captures:
-        if other.capture.entry_key == planned.capture.entry_key and other.capture.configuration == plan.rubric.baseline:
+        if other.capture.entry_key == planned.capture.entry_key and other.capture.configuration == card_of(plan.rubric).baseline:
             return other
     return None
 
@@ -98,7 +99,7 @@ def capture_cells(plan: Plan, planned: PlannedCapture) -> dict[str, Cell]:
     baseline = None
     if paired is not None and (paired.status == "judge" or (paired.reason or "").startswith(SECRET_REASON)):
         baseline = _evidence(plan, paired)
-    return {axis.name: grade_axis(axis, evidence, baseline) for axis in plan.rubric.axes}
+    return {axis.name: grade_axis(axis, evidence, baseline) for axis in card_of(plan.rubric).axes}
 
 
 def _graded(planned: PlannedCapture) -> bool:
@@ -114,7 +115,7 @@ def scorecard_data(plan: Plan, selected: Iterable[str]) -> dict[str, Any]:
     captures = []
     pairs: dict[str, dict[str, Any]] = {}
     counts: dict[str, dict[str, dict[str, int]]] = {
-        name: {axis.name: dict.fromkeys(GRADES, 0) for axis in rubric.axes} for name in configurations
+        name: {axis.name: dict.fromkeys(GRADES, 0) for axis in card_of(rubric).axes} for name in configurations
     }
     for planned in plan.captures:
         capture = planned.capture
@@ -144,9 +145,9 @@ def scorecard_data(plan: Plan, selected: Iterable[str]) -> dict[str, Any]:
         "rubric_digest": rubric.digest,
         "title": rubric.title,
         "bundle": plan.bundle.manifest.bundle,
-        "baseline": rubric.baseline,
+        "baseline": card_of(rubric).baseline,
         "configurations": configurations,
-        "axes": [{"name": a.name, "title": a.title, "source": a.source, "how": a.how} for a in rubric.axes],
+        "axes": [{"name": a.name, "title": a.title, "source": a.source, "how": a.how} for a in card_of(rubric).axes],
         "history": list(rubric.history),
         "captures": captures,
         "pairs": [_ordered_pair(pair, configurations) for pair in pairs.values()],

@@ -4,48 +4,49 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from fractions import Fraction
 from typing import Any
 
 from ....core.plan import Plan, PlannedCapture
 from ....core.record import CaptureRecord, base_record
 from ....core.rubric import Rubric
-from ...scoring import Scores
-from ..base import ReplyProblem
-from ..mechanical import NoJudge
+from ..base import MechanicalKind
+from ..capabilities import Graded, LedgerExtra, RubricOptions
+from .axes import Card, card_of, parse_axes
 from .card import SCORECARD_JSON, capture_cells, scorecard_data
 from .render import SCORECARD_RESULT
 
 __all__ = ["KIND", "ScorecardKind"]
 
 
-class ScorecardKind(NoJudge):
+class ScorecardKind(MechanicalKind, Graded, LedgerExtra, RubricOptions):
     """PASS / PARTIAL / FAIL / N/A / UNKNOWN per axis; scorecard.json and SCORECARD-RESULT.md."""
 
     name = "scorecard"
     files = (SCORECARD_JSON, SCORECARD_RESULT)
 
-    def check(self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None) -> Any:
-        return ReplyProblem("(reply)", "a reply", f"is never asked for: rubric {rubric.version} calls no judge")
-
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        raise TypeError(f"rubric {rubric.version} has no judges and no overall")
-
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        raise TypeError(f"rubric {rubric.version} grades axes; it has no scores to combine")
+    def options(self, section: Mapping[str, Any]) -> Card:
+        try:
+            axes = parse_axes(section["axes"] or [])
+        except ValueError as error:
+            raise ValueError(f"field 'axes': {error}") from None
+        return Card(axes, section["baseline"])
 
     def formula(self, rubric: Rubric) -> str:
-        axes = ", ".join(f"{axis.name} ({axis.how})" for axis in rubric.axes)
-        return f"axes {axes} graded mechanically from evidence; baseline {rubric.baseline}; failure when an axis grades FAIL"
-
-    def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
-        raise TypeError(f"rubric {rubric.version} grades axes; it has no scores to combine")
-
-    def ledger_fields(self, scores: Scores, rubric: Rubric) -> dict[str, Any]:
-        return {}
+        card = card_of(rubric)
+        axes = ", ".join(f"{axis.name} ({axis.how})" for axis in card.axes)
+        return f"axes {axes} graded mechanically from evidence; baseline {card.baseline}; failure when an axis grades FAIL"
 
     def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
         return ()
+
+    def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
+        return {"grades": (dict[str, str] | None, None)}  # {axis: its cell}
+
+    def grade_columns(self, rubric: Rubric) -> tuple[str, ...]:
+        return tuple(axis.name for axis in card_of(rubric).axes)
+
+    def scored_by(self, rubric: Rubric) -> str:
+        return f"None: rubric kind {rubric.kind} grades every capture mechanically from its evidence."
 
     def score_capture(self, plan: Plan, planned: PlannedCapture, suite: Any) -> CaptureRecord:
         cells = capture_cells(plan, planned)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -12,16 +12,19 @@ from ....core.errors import show_value
 from ....core.models import JudgeReply
 from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
-from ...scoring import Scores, combine, judge_overall
-from ..base import OneAnswer, ReplyProblem, first_error
+from ...scoring import Scores, combine
+from ..base import JudgedKind, ReplyProblem, first_error
 
 __all__ = ["KIND", "ScoresKind", "check_scale"]
 
 
-class ScoresKind(OneAnswer):
+class ScoresKind(JudgedKind):
     """Per-criterion scores, weighted; the cap, votes and verdicts come from the rubric."""
 
     name = "scores"
+
+    def formula(self, rubric: Rubric) -> str:
+        return rubric.scores_formula()
 
     def instructions(self, rubric: Rubric) -> str:
         echo = (
@@ -80,12 +83,6 @@ class ScoresKind(OneAnswer):
             "notes": {name: reply.notes[name] for name in rubric.names},
             "impression": reply.impression,
         }
-
-    def judge_overall(self, scores: Mapping[str, str], rubric: Rubric) -> Fraction:
-        return judge_overall(scores, rubric)
-
-    def combine(self, judges: Sequence[Mapping[str, str]], rubric: Rubric) -> Scores:
-        return combine(judges, rubric)
 
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         return combine([judge["scores"] for judge in record["judges"]], rubric)
