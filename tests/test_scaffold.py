@@ -42,6 +42,16 @@ def test_panel_size_must_match_the_judges(tmp_path: Path) -> None:
     assert not (tmp_path / "s").exists()
 
 
+@pytest.mark.parametrize("rubric", ["scorecard.1", "profile-adherence-v1", "patch"])
+def test_a_rubric_that_grades_without_judges_is_refused(tmp_path: Path, rubric: str) -> None:
+    """init makes judged suites: every kind that calls no judge is refused, built-in or a file."""
+    if rubric == "patch":
+        rubric = str(Path(__file__).parent.parent / "evals" / "examples" / "patch" / "bundle" / "patch-match-1.0.yaml")
+    with pytest.raises(InitError, match="grades captures' evidence without judges; init makes judged suites"):
+        init_suite(tmp_path / "s", rubric=rubric)
+    assert not (tmp_path / "s").exists()
+
+
 def test_bad_rows_are_listed_with_file_line_and_column_and_nothing_is_written(tmp_path: Path) -> None:
     source = tmp_path / "rows.csv"
     source.write_text(

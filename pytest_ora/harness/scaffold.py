@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from ..core.models import Capture
 from ..core.rubric import RubricError
+from ..method.kinds import calls_judges
 from ..method.rubric import builtin_ids, get_rubric, load_rubric
 from ..method.rubric_file import digest_of
 
@@ -344,16 +345,22 @@ def _rubric_choice(rubric: str | None, today: str) -> tuple[str, str | None, int
         return "rubric.yaml", _starter_rubric_text(today), int(_STARTER_RUBRIC["panel_size"])
     if rubric in builtin_ids():
         found = get_rubric(rubric)
-        if found.kind in ("scorecard", "python"):
-            raise InitError([f"--rubric {rubric}: kind {found.kind} grades captures' evidence without judges; "
-                             "init makes judged suites"])
+        _judged(rubric, found.kind)
         return rubric, None, found.panel_size
     path = Path(rubric)
     try:
         found = load_rubric(path)
     except RubricError as error:
         raise InitError([str(error)]) from None
+    _judged(rubric, found.kind)
     return path.name, path.read_text(encoding="utf-8"), found.panel_size
+
+
+def _judged(rubric: str, kind: str) -> None:
+    """init makes judged suites: a kind that grades without judges (scorecard, python, advisory) is refused."""
+    if not calls_judges(kind):
+        raise InitError([f"--rubric {rubric}: kind {kind} grades captures' evidence without judges; "
+                         "init makes judged suites"])
 
 
 def _bundle_yaml(bundle: str, today: str, configurations: list[str], rubric: str, panel: list[str], source: Path | None) -> str:
