@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_ora.judges.providers.base import ProviderReply, Usage
+from pytest_ora.core.usage import reported_usage
+from pytest_ora.judges.providers.base import ProviderReply
 from pytest_ora.judges.reply import ReplyProblem, check_reply
 from pytest_ora.method.kinds.behavior.kind import judge_behavior
 from pytest_ora.method.rubric import get_rubric
@@ -55,7 +56,7 @@ def reply(**changes: Any) -> dict[str, Any]:
 def test_a_reply_must_answer_exactly_the_listed_behaviours(change: Any, field: str) -> None:
     data = reply()
     change(data)
-    problem = check_reply(ProviderReply(payload=data, text=None, stop="complete", usage=Usage(1, 1)),
+    problem = check_reply(ProviderReply(payload=data, text=None, stop="complete", usage=reported_usage(1, 1)),
                           BEHAVIOR, "sm:standup", "coach", material())
     assert isinstance(problem, ReplyProblem) and problem.field == field
 

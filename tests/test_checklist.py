@@ -18,9 +18,10 @@ import yaml
 from pytest_ora.core.errors import InvalidReplyError
 from pytest_ora.core.models import Capture, RoleSpec
 from pytest_ora.core.plan import JudgeSlot, Panel
+from pytest_ora.core.usage import reported_usage
 from pytest_ora.judges.packet import Packet, build_packet, judge_prompt
 from pytest_ora.judges.panel import Judging, judge_packet
-from pytest_ora.judges.providers.base import ProviderReply, Usage
+from pytest_ora.judges.providers.base import ProviderReply
 from pytest_ora.judges.reply import ReplyProblem, check_reply
 from pytest_ora.judges.transport import RetryPolicy
 from pytest_ora.method.checklist import judge_checklist
@@ -68,7 +69,7 @@ def worked_reply(found: dict[str, bool], **changes: Any) -> dict[str, Any]:
 
 
 def checked(payload: dict[str, Any], material: dict[str, Any]) -> Any:
-    reply = ProviderReply(payload=payload, text=None, stop="complete", usage=Usage(10, 5))
+    reply = ProviderReply(payload=payload, text=None, stop="complete", usage=reported_usage(10, 5))
     return check_reply(reply, CHECKLIST, "review:worked", "thorough", material)
 
 

@@ -792,6 +792,39 @@ def test_an_edited_compare_or_checklist_report_fails(
     assert code == 1 and f"verify: FAILED: {directory / report}: edited by hand: line" in out
 
 
+def test_the_session_end_renders_checklist_md_with_the_registry_verify_runs(runs: dict[str, Path]) -> None:
+    """Before: the session end wrote checklist.md from its records and only verify rendered it from the files.
+    Now the session end's registry pass renders it too, and the kind writes no copy of its own."""
+    from pytest_ora.method.kinds import get_kind
+    from pytest_ora.method.rubric_file import parse_rubric
+    from pytest_ora.reports.renderers import RUN_DATA, render_reports
+
+    directory = runs["checklist"]
+    run = json.loads((directory / RUN_DATA).read_text(encoding="utf-8"))
+    rubric = parse_rubric(run["rubric_text"], "run.json rubric", str(directory / RUN_DATA))
+
+    first_pass = [renderer.report for renderer in render_reports(directory, rubric, statistics=False)]
+
+    assert "checklist.md" in first_pass
+    assert get_kind("checklist").outputs([], rubric) == {}
+
+
+def test_checklist_md_finds_a_substituted_judge_by_its_role(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A judge's file is named by its panel slot; a substituted judge's role (what the ledger keeps) is not that slot."""
+    from pytest_ora.reports.verify import RENDERERS
+
+    directory = _forged(runs, "checklist", tmp_path)
+    renderer = next(r for r in RENDERERS if r.report == "checklist.md")
+    for path in (directory / "judges").rglob("*.judge-gpt.json"):
+        path.write_text(path.read_text(encoding="utf-8").replace('"role": "judge-gpt"', '"role": "substitute-judge-gpt"'),
+                        encoding="utf-8")
+    ledger = directory / "ledger.jsonl"
+    ledger.write_text(ledger.read_text(encoding="utf-8").replace('"role":"judge-gpt"', '"role":"substitute-judge-gpt"'),
+                      encoding="utf-8")
+
+    assert renderer.render(directory) == (runs["checklist"] / "checklist.md").read_text(encoding="utf-8")
+
+
 def test_the_reports_verify_expects_are_the_ones_every_run_writes() -> None:
     from pytest_ora.reports.output import REPORT_FILES
     from pytest_ora.reports.verify import ALWAYS_WRITTEN

@@ -18,8 +18,9 @@ from provider_support import (
 )
 
 from pytest_ora.core.models import JudgeReply, RoleSpec
+from pytest_ora.core.usage import reported_usage
 from pytest_ora.judges.providers.anthropic import AnthropicClient
-from pytest_ora.judges.providers.base import TextPart, Usage
+from pytest_ora.judges.providers.base import TextPart
 from pytest_ora.judges.reply import check_reply
 from pytest_ora.method.rubric import ORA_V1
 
@@ -127,7 +128,7 @@ def test_text_cut_at_max_tokens_is_truncated_and_cache_reads_count_as_input() ->
     assert reply.stop == "truncated"
     assert reply.detail == "max_tokens"
     assert reply.model == "claude-sonnet-4-20250514"
-    assert reply.usage == Usage(input_tokens=11 + 2055, output_tokens=100, cached_input_tokens=2055)
+    assert reply.usage == reported_usage(input_tokens=11 + 2055, output_tokens=100, cached_input_tokens=2055)
 
 
 def test_forced_tool_call_input_is_the_payload() -> None:
@@ -138,7 +139,7 @@ def test_forced_tool_call_input_is_the_payload() -> None:
     assert reply.stop == "complete"
     assert reply.detail == "tool_use"
     assert reply.model == "claude-sonnet-4-20250514"
-    assert reply.usage == Usage(input_tokens=436, output_tokens=53)
+    assert reply.usage == reported_usage(input_tokens=436, output_tokens=53)
 
 
 def test_text_before_the_tool_call_is_not_the_reply() -> None:
@@ -148,7 +149,7 @@ def test_text_before_the_tool_call_is_not_the_reply() -> None:
     assert reply.text is None
     assert reply.stop == "complete"
     assert reply.model == "claude-3-opus-20240229"
-    assert reply.usage == Usage(input_tokens=599, output_tokens=152)
+    assert reply.usage == reported_usage(input_tokens=599, output_tokens=152)
 
 
 def test_thinking_blocks_are_skipped() -> None:
@@ -159,7 +160,7 @@ def test_thinking_blocks_are_skipped() -> None:
     assert reply.stop == "complete"
     assert reply.detail == "end_turn"
     assert reply.model == "claude-3-7-sonnet-20250219"
-    assert reply.usage == Usage(input_tokens=52, output_tokens=215)
+    assert reply.usage == reported_usage(input_tokens=52, output_tokens=215)
 
 
 def test_native_json_schema_output_arrives_as_text() -> None:
@@ -169,7 +170,7 @@ def test_native_json_schema_output_arrives_as_text() -> None:
     assert reply.text == '{"city":"London","country":"United Kingdom","population":9002488}'
     assert reply.stop == "complete"
     assert reply.model == "claude-sonnet-4-5-20250929"
-    assert reply.usage == Usage(input_tokens=196, output_tokens=19)
+    assert reply.usage == reported_usage(input_tokens=196, output_tokens=19)
 
 
 def test_refusal_stop_reason_is_refused() -> None:
@@ -289,4 +290,4 @@ def test_a_judge_call_round_trip_validates() -> None:
     assert isinstance(checked, JudgeReply)
     assert checked.scores["fidelity"] == Decimal("7.5")
     assert reply.model == "claude-sonnet-4-5-20250929"
-    assert reply.usage == Usage(input_tokens=900, output_tokens=120)
+    assert reply.usage == reported_usage(input_tokens=900, output_tokens=120)

@@ -18,7 +18,8 @@ from provider_support import (
 )
 
 from pytest_ora.core.models import JudgeReply, RoleSpec
-from pytest_ora.judges.providers.base import TextPart, Usage
+from pytest_ora.core.usage import reported_usage
+from pytest_ora.judges.providers.base import TextPart
 from pytest_ora.judges.providers.gemini import GeminiClient
 from pytest_ora.judges.reply import check_reply
 from pytest_ora.method.rubric import ORA_V1
@@ -134,7 +135,7 @@ def test_json_mode_text_and_thought_tokens_as_output() -> None:
     assert json.loads(reply.text or "null")["topic"] == "Benefits of Remote Work"
     assert (reply.stop, reply.detail) == ("complete", "STOP")
     assert reply.model == "gemini-2.5-flash"
-    assert reply.usage == Usage(input_tokens=51, output_tokens=90 + 162, reasoning_tokens=162)
+    assert reply.usage == reported_usage(input_tokens=51, output_tokens=90 + 162, reasoning_tokens=162)
 
 
 def test_streamed_chunks_are_joined_without_the_thought_part() -> None:
@@ -146,7 +147,7 @@ def test_streamed_chunks_are_joined_without_the_thought_part() -> None:
     )
     assert (reply.stop, reply.detail) == ("complete", "STOP")
     assert reply.model == "gemini-3.6-flash"
-    assert reply.usage == Usage(input_tokens=5, output_tokens=50 + 453, reasoning_tokens=453)
+    assert reply.usage == reported_usage(input_tokens=5, output_tokens=50 + 453, reasoning_tokens=453)
 
 
 def test_max_tokens_without_parts_is_truncated() -> None:
@@ -155,7 +156,7 @@ def test_max_tokens_without_parts_is_truncated() -> None:
     assert (reply.payload, reply.text) == (None, None)
     assert (reply.stop, reply.detail) == ("truncated", "MAX_TOKENS")
     assert reply.model == "gemini-2.5-pro"
-    assert reply.usage == Usage(input_tokens=15, output_tokens=2, reasoning_tokens=2)
+    assert reply.usage == reported_usage(input_tokens=15, output_tokens=2, reasoning_tokens=2)
 
 
 @pytest.mark.parametrize("finish", ["SAFETY", "RECITATION", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII"])
@@ -170,14 +171,14 @@ def test_a_blocked_prompt_is_refused() -> None:
     reply = GeminiClient().parse_reply(httpx.Response(200, json=body))
 
     assert (reply.stop, reply.detail, reply.text) == ("refused", "PROHIBITED_CONTENT", None)
-    assert reply.usage == Usage(input_tokens=40)
+    assert reply.usage == reported_usage(input_tokens=40)
 
 
 def test_cached_content_tokens_are_reported() -> None:
     usage = {"promptTokenCount": 5000, "cachedContentTokenCount": 4096, "candidatesTokenCount": 100}
     reply = GeminiClient().parse_reply(httpx.Response(200, json=candidate_body([{"text": "{}"}], usageMetadata=usage)))
 
-    assert reply.usage == Usage(input_tokens=5000, output_tokens=100, cached_input_tokens=4096)
+    assert reply.usage == reported_usage(input_tokens=5000, output_tokens=100, cached_input_tokens=4096)
 
 
 def test_stop_without_text_is_empty() -> None:
@@ -276,4 +277,4 @@ def test_a_judge_call_round_trip_validates() -> None:
     assert "key" not in seen[0].url.params
     assert isinstance(checked, JudgeReply)
     assert checked.scores["soundness"] == Decimal("8.5")
-    assert reply.usage == Usage(input_tokens=1200, output_tokens=550, reasoning_tokens=400)
+    assert reply.usage == reported_usage(input_tokens=1200, output_tokens=550, reasoning_tokens=400)

@@ -20,7 +20,8 @@ from provider_support import (
 )
 
 from pytest_ora.core.models import JudgeReply, RoleSpec
-from pytest_ora.judges.providers.base import JudgePrompt, Usage
+from pytest_ora.core.usage import Usage, reported_usage
+from pytest_ora.judges.providers.base import JudgePrompt
 from pytest_ora.judges.providers.openai import OpenAIClient
 from pytest_ora.judges.reply import check_reply
 from pytest_ora.method.rubric import ORA_V1
@@ -215,7 +216,7 @@ def test_responses_route_gets_a_responses_body() -> None:
             "complete",
             "stop",
             "gpt-4o-2024-08-06",
-            Usage(input_tokens=22, output_tokens=9),
+            reported_usage(input_tokens=22, output_tokens=9),
         ),
         (
             "03_openai_chat_judge_verdict_in_json_fences_gzip.json",
@@ -224,7 +225,7 @@ def test_responses_route_gets_a_responses_body() -> None:
             "complete",
             "stop",
             "gpt-4o-mini-2024-07-18",
-            Usage(input_tokens=960, output_tokens=36),
+            reported_usage(input_tokens=960, output_tokens=36),
         ),
         (
             "04_openai_chat_tool_call_gzip.json",
@@ -232,7 +233,7 @@ def test_responses_route_gets_a_responses_body() -> None:
             "complete",
             "tool_calls",
             "gpt-4o-mini-2024-07-18",
-            Usage(input_tokens=92, output_tokens=17),
+            reported_usage(input_tokens=92, output_tokens=17),
         ),
         (
             "06_openai_chat_reasoning_tokens_gzip.json",
@@ -240,7 +241,7 @@ def test_responses_route_gets_a_responses_body() -> None:
             "complete",
             "stop",
             "gpt-5-nano-2025-08-07",
-            Usage(input_tokens=11, output_tokens=228, reasoning_tokens=192),
+            reported_usage(input_tokens=11, output_tokens=228, reasoning_tokens=192),
         ),
         (
             "24_openrouter_chat_leading_whitespace_gzip.json",
@@ -248,7 +249,7 @@ def test_responses_route_gets_a_responses_body() -> None:
             "complete",
             "stop",
             "openai/gpt-oss-120b",
-            Usage(input_tokens=74, output_tokens=21, reasoning_tokens=2),
+            reported_usage(input_tokens=74, output_tokens=21, reasoning_tokens=2),
         ),
     ],
 )
@@ -268,7 +269,7 @@ def test_strict_json_schema_content_is_the_text() -> None:
     assert json.loads(reply.text or "null")["final_answer"] == r"x = -\frac{29}{8}"
     assert reply.stop == "complete"
     assert reply.model == "gpt-4o-2024-08-06"
-    assert reply.usage == Usage(input_tokens=127, output_tokens=93)
+    assert reply.usage == reported_usage(input_tokens=127, output_tokens=93)
 
 
 def test_finish_length_is_truncated_and_cached_tokens_stay_inside_input() -> None:
@@ -278,7 +279,7 @@ def test_finish_length_is_truncated_and_cached_tokens_stay_inside_input() -> Non
     assert reply.text == fixture_body(name)["choices"][0]["message"]["content"]
     assert (reply.stop, reply.detail) == ("truncated", "length")
     assert reply.model == "gpt-4o-2024-08-06"
-    assert reply.usage == Usage(input_tokens=1220, output_tokens=100, cached_input_tokens=1152)
+    assert reply.usage == reported_usage(input_tokens=1220, output_tokens=100, cached_input_tokens=1152)
 
 
 def test_gzip_body_with_leading_whitespace_is_read() -> None:
@@ -339,7 +340,7 @@ def test_responses_basic_output_text() -> None:
     assert reply.text == "pong"
     assert (reply.stop, reply.detail) == ("complete", "completed")
     assert reply.model == "gpt-5.5-2026-04-23"
-    assert reply.usage == Usage(input_tokens=11, output_tokens=5)
+    assert reply.usage == reported_usage(input_tokens=11, output_tokens=5)
 
 
 def test_responses_json_schema_output_text() -> None:
@@ -350,7 +351,7 @@ def test_responses_json_schema_output_text() -> None:
     assert json.loads(reply.text or "null")["steps"][1]["output"] == "8x = -29"
     assert reply.stop == "complete"
     assert reply.model == "gpt-4o-2024-08-06"
-    assert reply.usage == Usage(input_tokens=113, output_tokens=99)
+    assert reply.usage == reported_usage(input_tokens=113, output_tokens=99)
 
 
 def test_responses_message_after_a_reasoning_item() -> None:
@@ -362,7 +363,7 @@ def test_responses_message_after_a_reasoning_item() -> None:
     )
     assert reply.stop == "complete"
     assert reply.model == "gpt-5-mini-2025-08-07"
-    assert reply.usage == Usage(input_tokens=54, output_tokens=164, reasoning_tokens=128)
+    assert reply.usage == reported_usage(input_tokens=54, output_tokens=164, reasoning_tokens=128)
 
 
 def test_responses_incomplete_at_max_output_tokens_is_truncated() -> None:
@@ -377,7 +378,7 @@ def test_responses_incomplete_at_max_output_tokens_is_truncated() -> None:
     reply = OpenAIClient().parse_reply(httpx.Response(200, json=body))
 
     assert (reply.stop, reply.detail, reply.text) == ("truncated", "max_output_tokens", None)
-    assert reply.usage == Usage(input_tokens=900, output_tokens=4096, reasoning_tokens=4096)
+    assert reply.usage == reported_usage(input_tokens=900, output_tokens=4096, reasoning_tokens=4096)
 
 
 def test_responses_refusal_part_is_refused() -> None:

@@ -18,9 +18,10 @@ from pytest_ora.bundle.intake import intake
 from pytest_ora.core.errors import InvalidReplyError
 from pytest_ora.core.models import JudgeReply, RoleSpec
 from pytest_ora.core.plan import JudgeSlot, Panel
+from pytest_ora.core.usage import reported_usage
 from pytest_ora.judges.packet import build_packet, judge_prompt, packet_json, read_header, read_sections
 from pytest_ora.judges.panel import Judging, judge_packet
-from pytest_ora.judges.providers.base import ProviderReply, Usage
+from pytest_ora.judges.providers.base import ProviderReply
 from pytest_ora.judges.reply import ReplyProblem, check_reply, check_usage, reply_schema
 from pytest_ora.judges.transport import RetryPolicy
 from pytest_ora.method.rubric import ORA_V1, get_rubric
@@ -44,7 +45,7 @@ def trio_reply(**changes: Any) -> dict[str, Any]:
 
 
 def checked(payload: dict[str, Any], rubric: Any = TRIO) -> JudgeReply | ReplyProblem:
-    reply = ProviderReply(payload=payload, text=None, stop="complete", usage=Usage(10, 5))
+    reply = ProviderReply(payload=payload, text=None, stop="complete", usage=reported_usage(10, 5))
     return check_reply(reply, rubric, "task:board-memo", "cell-a")
 
 
@@ -74,10 +75,10 @@ def test_an_invalid_reply_is_refused_by_the_rubric(payload: dict[str, Any], fiel
 
 
 def test_a_reply_without_token_usage_is_invalid() -> None:
-    for usage in (Usage(0, 0), Usage(120, 0), Usage(0, 40)):
+    for usage in (reported_usage(0, 0), reported_usage(120, 0), reported_usage(0, 40)):
         problem = check_usage(ProviderReply(payload={}, text=None, stop="complete", usage=usage))
         assert problem is not None and "no token usage: not estimated" in problem.sentence()
-    assert check_usage(ProviderReply(payload={}, text=None, stop="complete", usage=Usage(1, 1))) is None
+    assert check_usage(ProviderReply(payload={}, text=None, stop="complete", usage=reported_usage(1, 1))) is None
 
 
 def test_a_judge_that_reports_no_usage_fails_the_capture_after_re_asks(tmp_path: Path) -> None:

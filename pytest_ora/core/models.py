@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from .linetexts import DEFERRED_TEXTS, LineTexts
+from .vocabulary import Family, Provider
 
 __all__ = [
     "Hypothesis",
@@ -52,8 +53,6 @@ __all__ = [
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 
-Family = Literal["mode", "visual", "lens"]
-Provider = Literal["anthropic", "openai", "openai-compatible", "google"]
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 
 

@@ -13,20 +13,9 @@ from typing import Any, TypedDict, overload
 from typing_extensions import NotRequired
 
 from .plan import PlannedCapture
+from .usage import Usage
 
 __all__ = ["CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "base_record", "in_plan_order"]
-
-
-class Usage(TypedDict):
-    """Tokens billed for one judge's calls on one capture, re-asks included."""
-
-    input_tokens: int
-    output_tokens: int
-    cached_input_tokens: int
-    """Read from the provider's prompt cache (inside input_tokens)."""
-    reasoning_tokens: int
-    cache_write_input_tokens: NotRequired[int]
-    """Written to the prompt cache (inside input_tokens); absent in records made before prompt caching."""
 
 
 class JudgeRecord(TypedDict):

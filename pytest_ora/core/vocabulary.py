@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 __all__ = [
-    "FAMILIES", "IMAGE_TYPES", "PROVIDERS", "PROVIDER_KEY_ENVS", "RECORD_MODES", "SECRET_REASON", "is_live", "key_env_allowed",
+    "FAMILIES", "IMAGE_TYPES", "PROVIDERS", "Family", "Provider", "PROVIDER_KEY_ENVS", "RECORD_MODES", "SECRET_REASON", "is_live", "key_env_allowed",
 ]
 
-FAMILIES: tuple[str, ...] = ("mode", "visual", "lens")
+Family = Literal["mode", "visual", "lens"]
+FAMILIES: tuple[str, ...] = get_args(Family)
 """Entry families, in table order."""
 
-PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "openai-compatible", "google")
+Provider = Literal["anthropic", "openai", "openai-compatible", "google"]
+PROVIDERS: tuple[str, ...] = get_args(Provider)
 """Judge providers a role of optimum.yaml may name (the reference judge speaks all of them)."""
 
 IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}

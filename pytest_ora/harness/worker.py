@@ -82,6 +82,19 @@ class OraWorker:
             if hasattr(report, "ora_record"):
                 del report.ora_record
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        """Once this process's items have run, its judging stops and its per-capture files are on disk.
+
+        The session end renders reports from those files (checklist.md reads judges/ and packets/); in
+        a run without -n it runs in this process, right after this loop, while the writer thread
+        could still be writing.
+        """
+        try:
+            return (yield)
+        finally:
+            self.close()
+
     def annotate(
         self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, key: pytest.StashKey[Any]
     ) -> None:
@@ -145,6 +158,7 @@ class OraWorker:
         return self._runner
 
     def close(self) -> None:
+        """Stop judging ahead and wait for the per-capture files; say which could not be written. Once."""
         if self._runner is not None:
             failed = self._runner.close()
             self._runner = None

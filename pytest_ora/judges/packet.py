@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..core.blind import artifact_path, blind_names, specification_source, withhold, withhold_all
-from ..core.models import Capture
+from ..core.models import Capture, GoldStandard
 from ..core.paths import inside
 from ..core.rubric import Criterion, Rubric
 from ..core.vocabulary import IMAGE_TYPES
@@ -29,7 +29,6 @@ __all__ = [
     "IMAGE_TYPES",
     "PROMPT_VERSION",
     "Artifact",
-    "GoldStandard",
     "Packet",
     "build_packet",
     "judge_prompt",
@@ -61,16 +60,6 @@ class Artifact(BaseModel):
     sha256: str
     text: str | None = None
     """The artifact itself when it is text; images travel as image content."""
-
-
-class GoldStandard(BaseModel):
-    """An expert response for the same prompt and the score it earned: a calibration anchor."""
-
-    model_config = ConfigDict(frozen=True)
-
-    response: str
-    score: str
-    notes: str | None = None
 
 
 _OPTIONAL = ("context", "gold_standard", "material", "reference")
@@ -106,7 +95,7 @@ class Packet(BaseModel):
     reference: str | None = None
     """A reference answer the judge may compare against (an imported row's `reference`)."""
     gold_standard: GoldStandard | None = None
-    """A calibration anchor (seed 002): an expert response and its score."""
+    """A calibration anchor (seed 002): an expert response and its score (serialized as its exact decimal text)."""
     material: dict[str, Any] | None = None
     """What the rubric's kind judges beside the answer (checklist: the listed items and severities)."""
 
@@ -118,7 +107,6 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
     spec_file = inside(root, capture.spec_path)
     specification = spec_file.read_text(encoding="utf-8") if rubric.requires_spec or spec_file.is_file() else None
     artifact, image = _artifact(capture, root)
-    gold = capture.gold_standard
     if rubric.blind:
         return _blind(capture, specification, artifact, rubric), image
     packet = Packet(
@@ -139,7 +127,7 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
         prompt_version=rubric.prompt_format,
         context=capture.context,
         reference=capture.reference,
-        gold_standard=None if gold is None else GoldStandard(response=gold.response, score=str(gold.score), notes=gold.notes),
+        gold_standard=capture.gold_standard,
         material=_material(capture, rubric),
     )
     return packet, image
@@ -175,9 +163,9 @@ def _blind(capture: Capture, specification: str | None, artifact: Artifact | Non
         acceptance_notes="",
         rubric_version=rubric.version,
         context=None if capture.context is None else withhold(capture.context, names),
-        gold_standard=None if gold is None else GoldStandard(
-            response=withhold(gold.response, names), score=str(gold.score),
-            notes=None if gold.notes is None else withhold(gold.notes, names)),
+        gold_standard=None if gold is None else gold.model_copy(update={
+            "response": withhold(gold.response, names), "notes": None if gold.notes is None else withhold(gold.notes, names),
+        }),
         material=withhold_all(_material(capture, rubric), names),
     )
 

@@ -16,8 +16,9 @@ import httpx
 from ..core.credentials import redact
 from ..core.errors import InvalidReplyError, JudgeError
 from ..core.plan import JudgeSlot, Panel
-from ..core.record import JudgeRecord, Usage
+from ..core.record import JudgeRecord
 from ..core.rubric import Rubric
+from ..core.usage import Usage, add_usage, reported_usage
 from ..method.kinds import judged_kind
 from .calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
 from .cassettes import CaptureCassette
@@ -81,9 +82,9 @@ async def _judge(
     key = api_key_for(judge.spec, judging.environ)
     name = f"{judge.label} ({judge.spec.model})"
     secrets = judging.secrets()
-    usage = Usage(input_tokens=0, output_tokens=0, cached_input_tokens=0, reasoning_tokens=0)
+    usage = reported_usage()
     if judging.prompt_cache:
-        usage["cache_write_input_tokens"] = 0
+        usage["cache_write_input_tokens"] = 0  # the record says caching was on, even when nothing was written
     attempts = 0
     correction: str | None = None
     problem = ReplyProblem("(reply)", "nothing", "was never received")
@@ -106,7 +107,7 @@ async def _judge(
             problem = ReplyProblem("(reply)", "the response body", f"is not a {provider.name} response ({error})")
             correction = _redacted(problem, secrets).sentence()
             continue
-        _add_usage(usage, reply)
+        usage = add_usage(usage, reply.usage)
         raw = reply.raw
         checked = check_reply(reply, judging.rubric, packet.entry_key, packet.configuration, packet.material)
         if not isinstance(checked, ReplyProblem):
@@ -134,15 +135,6 @@ def _redacted(problem: ReplyProblem, secrets: tuple[str, ...]) -> ReplyProblem:
 def _body_text(response: httpx.Response) -> str:
     """A 2xx body as text for a message; bytes that are not UTF-8 are shown escaped, never raised on."""
     return response.content.decode("utf-8", errors="backslashreplace")
-
-
-def _add_usage(total: Usage, reply: ProviderReply) -> None:
-    total["input_tokens"] += reply.usage.input_tokens
-    total["output_tokens"] += reply.usage.output_tokens
-    total["cached_input_tokens"] += reply.usage.cached_input_tokens
-    total["reasoning_tokens"] += reply.usage.reasoning_tokens
-    if reply.usage.cache_write_input_tokens or "cache_write_input_tokens" in total:
-        total["cache_write_input_tokens"] = total.get("cache_write_input_tokens", 0) + reply.usage.cache_write_input_tokens
 
 
 def _record(

@@ -41,9 +41,9 @@ def check_reply(
 def check_usage(reply: ProviderReply) -> ReplyProblem | None:
     """Seed 002: a reply without input and output token usage is invalid; usage is never estimated."""
     usage = reply.usage
-    if usage.input_tokens > 0 and usage.output_tokens > 0:
+    if usage["input_tokens"] > 0 and usage["output_tokens"] > 0:
         return None
-    seen = f"input_tokens={usage.input_tokens}, output_tokens={usage.output_tokens}"
+    seen = f"input_tokens={usage['input_tokens']}, output_tokens={usage['output_tokens']}"
     return ReplyProblem("usage", seen, "has no token usage: not estimated")
 
 

@@ -31,7 +31,7 @@ from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
 from .methodology import RunFacts, methodology_data
 from .notes import summary_appendix, summary_preface
-from .renderers import RUN_DATA, ledger_rows, render_reports, run_data
+from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
 from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statistics import disagreements_csv, stable_json
 from .tables import ledger_row, summarize, summary_json
@@ -42,7 +42,8 @@ __all__ = [
     "OutputDir", "capture_file", "estimate_table",
 ]
 
-REPORT_FILES = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
+REPORT_FILES = ALWAYS_WRITTEN
+"""What every run writes (reports/renderers.py names them, for verify too)."""
 STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
 PAGE_FILES = (TEXTS_NAME, RUNS_NAME, *BASELINE_FILES)
 """What the report page shows beyond the ledger (SPEC 18): the captures' texts, the earlier runs, the baseline."""
@@ -253,6 +254,12 @@ class OutputDir:
                 f"could not finish the report in {self.path}: {error.strerror or error}; the ledger "
                 "journal there keeps every judged capture; free space or choose another --ora-out and re-run "
                 "(recorded judge calls replay without cost)"
+            ) from None
+        except VerifyError as error:
+            # A report reads a file this run could not write (a per-capture file under judges/: said above it).
+            raise OutputError(
+                f"could not finish the report in {self.path}: {error}; the ledger journal there keeps every "
+                "judged capture; re-run (recorded judge calls replay without cost)"
             ) from None
 
     def _write_ledger(self, records: Iterable[CaptureRecord], rubric: Rubric) -> None:

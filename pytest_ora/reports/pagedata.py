@@ -9,10 +9,11 @@ page is byte-stable for the same data.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from ..core.models import Status
 from ..core.rubric import Rubric
 from ..method.kinds import formula, get_kind
 from .matrix import Extras
@@ -21,7 +22,8 @@ from .tables import public_cells
 __all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
 
 PAGE_SCHEMA = "ora-report-1"
-STATUSES = ("scored", "excluded", "unscorable", "error", "budget")
+STATUSES: tuple[str, ...] = get_args(Status)
+"""A capture's statuses, in the order the page's filter lists them (the ledger's Status)."""
 CAPTURE_COLUMNS = (
     "capture_id", "family", "configuration", "status", "reason", "overall", "failure", "means", "judges", "flags",
 )

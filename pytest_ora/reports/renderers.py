@@ -9,6 +9,7 @@ rendering function and one `@register` line here.
 
 from __future__ import annotations
 
+import glob
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -53,9 +54,6 @@ class Renderer:
     """Whether the report reads the statistics files too: rendered again once they are written."""
     last: bool = False
     """Rendered only once the statistics are written (the page reads everything beside it)."""
-    at_session_end: bool = True
-    """False for a report the session end writes itself and only verify renders (checklist.md: the
-    per-item answers it reads under judges/ and packets/ are still being written when the report is)."""
     optional: bool = False
     """Rendered at the session end only when its data was written (baseline.md: a run given --ora-baseline)."""
     pieces: Callable[[Path], Iterator[str]] | None = None
@@ -75,7 +73,7 @@ class Renderer:
 
 RENDERERS: list[Renderer] = []
 ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
-"""Every run writes these (output.REPORT_FILES; not imported: output imports this module): one missing was deleted."""
+"""Every run writes these (output.REPORT_FILES is this tuple): one missing was deleted."""
 DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
@@ -83,12 +81,12 @@ Statistics sections are rendered from stats.json and hypotheses.json when presen
 
 def register(
     report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False,
-    at_session_end: bool = True, optional: bool = False, pieces: Callable[[Path], Iterator[str]] | None = None,
+    optional: bool = False, pieces: Callable[[Path], Iterator[str]] | None = None,
 ) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
     """Decorator: add a renderer of `report` from `inputs` (names inside the output directory)."""
 
     def add(render: Callable[[Path], str]) -> Callable[[Path], str]:
-        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, at_session_end, optional, pieces))
+        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, optional, pieces))
         return render
 
     return add
@@ -97,7 +95,7 @@ def register(
 def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> list[Renderer]:
     """The renderers of this run's reports, from the data in `directory`: before the statistics files
     exist (statistics=False: every report but the last ones), or after them (the reports that read them)."""
-    chosen = [r for r in RENDERERS if r.at_session_end and r.applies(rubric)
+    chosen = [r for r in RENDERERS if r.applies(rubric)
               and (r.statistics or r.last if statistics else not r.last)
               and not (r.optional and not all((directory / name).is_file() for name in r.inputs))]
     return chosen
@@ -290,9 +288,10 @@ def _advisory(directory: Path) -> str:
         raise VerifyError(f"{directory / 'advisory.json'}: not an advisory result ({error})") from None
 
 
-@register("checklist.md", ("ledger.jsonl", RUN_DATA), kind="checklist", at_session_end=False)
+@register("checklist.md", ("ledger.jsonl", RUN_DATA), kind="checklist")
 def _checklist_md(directory: Path) -> str:
-    """From the ledger's rows, each judge's per-item answers under judges/ and each packet's checklist under packets/."""
+    """From the ledger's rows, each judge's per-item answers under judges/ and each packet's checklist under packets/
+    (the session end renders it once the worker of a run without -n has written them: harness/worker.py)."""
     from ..method.kinds.checklist.report import checklist_markdown
 
     _, rubric = _run(directory)
@@ -303,11 +302,24 @@ def _checklist_md(directory: Path) -> str:
             entry, _, configuration = str(row["capture_id"]).rpartition("/")
             family, _, technique = entry.partition(":")
             folder = Path(family) / technique
-            record["judges"] = [_json(directory / "judges", str(folder / f"{configuration}.{judge['role']}.json"))
-                                for judge in row["judges"]]
+            record["judges"] = _judge_answers(directory / "judges" / folder, configuration, row["judges"])
             record["material"] = _json(directory / "packets", str(folder / f"{configuration}.json"))["material"]
         records.append(record)
     try:
         return checklist_markdown(records, rubric)  # type: ignore[arg-type]  # rebuilt records, the fields it reads
     except (KeyError, TypeError, ValueError) as error:
         raise VerifyError(f"{directory}: the checklist answers under judges/ cannot be read ({error})") from None
+
+
+def _judge_answers(folder: Path, configuration: str, judges: list[dict[str, Any]]) -> list[Any]:
+    """The capture's judge files (named by panel slot), in the ledger's judge order (matched by role: a
+    substituted judge's role is not its slot)."""
+    by_role = {}
+    for path in sorted(folder.glob(f"{glob.escape(configuration)}.*.json")):
+        answers = _json(folder, path.name)
+        if isinstance(answers, dict):
+            by_role[answers.get("role")] = answers
+    try:
+        return [by_role[judge["role"]] for judge in judges]
+    except KeyError as error:
+        raise VerifyError(f"{folder}: no answers of judge role {error} for configuration {configuration}") from None

@@ -46,7 +46,7 @@ def _echo(body: bytes, judge: JudgeSlot) -> tuple[Mapping[str, Any] | None, int]
             payload = strict_loads(reply.text.strip())
         except ValueError:
             payload = None
-    return (payload if isinstance(payload, Mapping) else None), reply.usage.input_tokens
+    return (payload if isinstance(payload, Mapping) else None), reply.usage["input_tokens"]
 
 
 def _split(capture_id: str) -> tuple[str, str]:

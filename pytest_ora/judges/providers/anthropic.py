@@ -13,8 +13,9 @@ from typing import Any
 import httpx
 
 from ...core.models import RoleSpec
+from ...core.usage import Usage, reported_usage
 from ._wire import base64_text, count, fallback_error, mapping, path_segment, read_json, sibling_url, snippet, string
-from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, Usage, dumps_body
+from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
 
 __all__ = ["API_VERSION", "AnthropicClient", "takes_temperature"]
 
@@ -144,7 +145,7 @@ def _usage(usage: dict[str, Any]) -> Usage:
     """Billed tokens: input_tokens excludes cache reads and writes, so they are added back."""
     cached = count(usage.get("cache_read_input_tokens"))
     written = count(usage.get("cache_creation_input_tokens"))
-    return Usage(
+    return reported_usage(
         input_tokens=count(usage.get("input_tokens")) + cached + written,
         output_tokens=count(usage.get("output_tokens")),
         cached_input_tokens=cached,

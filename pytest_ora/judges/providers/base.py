@@ -10,6 +10,7 @@ import httpx
 
 from ...core.models import RoleSpec
 from ...core.strictjson import strict_loads
+from ...core.usage import Usage, reported_usage
 
 __all__ = [
     "ImagePart",
@@ -19,7 +20,6 @@ __all__ = [
     "ProviderReply",
     "Stop",
     "TextPart",
-    "Usage",
     "dumps_body",
     "loads_body",
 ]
@@ -64,21 +64,6 @@ class JudgePrompt:
 
 
 @dataclass(frozen=True)
-class Usage:
-    """Token usage of one call, as the provider reported it."""
-
-    input_tokens: int = 0
-    """All input tokens billed, cached ones included."""
-    output_tokens: int = 0
-    """All output tokens billed, reasoning ones included."""
-    cached_input_tokens: int = 0
-    """Input tokens read from the provider's prompt cache (inside input_tokens)."""
-    reasoning_tokens: int = 0
-    cache_write_input_tokens: int = 0
-    """Input tokens written to the prompt cache (inside input_tokens; Anthropic bills them above the input price)."""
-
-
-@dataclass(frozen=True)
 class ProviderReply:
     """A successful (2xx) response, reduced to what validation needs."""
 
@@ -92,7 +77,8 @@ class ProviderReply:
     """The provider's stop reason or refusal message, verbatim."""
     model: str | None = None
     """The resolved model snapshot the provider reports."""
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=reported_usage)
+    """Tokens billed for this call, as the provider reported them."""
     raw: str = ""
     """The response body as text, for error messages."""
 

@@ -18,8 +18,9 @@ from typing import Any
 import httpx
 
 from ...core.models import RoleSpec
+from ...core.usage import Usage, reported_usage
 from ._wire import base64_text, count, fallback_error, items, mapping, path_segment, read_json, snippet, string
-from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, Usage, dumps_body
+from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
 
 __all__ = ["GeminiClient", "takes_temperature"]
 
@@ -152,7 +153,7 @@ def _block_reason(feedback: dict[str, Any]) -> str:
 def _usage(usage: dict[str, Any]) -> Usage:
     """Billed tokens: thoughts are billed as output beside the candidates' tokens."""
     thoughts = count(usage.get("thoughtsTokenCount"))
-    return Usage(
+    return reported_usage(
         input_tokens=count(usage.get("promptTokenCount")),
         output_tokens=count(usage.get("candidatesTokenCount")) + thoughts,
         cached_input_tokens=count(usage.get("cachedContentTokenCount")),

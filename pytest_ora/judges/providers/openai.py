@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from ...core.models import RoleSpec
+from ...core.usage import reported_usage
 from ._wire import (
     base64_text,
     count,
@@ -31,7 +32,7 @@ from ._wire import (
     string,
 )
 from .anthropic import takes_temperature as claude_takes_temperature
-from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, Usage, dumps_body
+from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
 
 __all__ = ["OpenAIClient", "takes_temperature"]
 
@@ -217,7 +218,7 @@ def _chat_reply(body: dict[str, Any], raw: str) -> ProviderReply:
         stop=stop,
         detail=detail,
         model=string(body.get("model")),
-        usage=Usage(
+        usage=reported_usage(
             input_tokens=count(usage.get("prompt_tokens")),
             output_tokens=count(usage.get("completion_tokens")),
             cached_input_tokens=count(mapping(usage.get("prompt_tokens_details")).get("cached_tokens")),
@@ -278,7 +279,7 @@ def _responses_reply(body: dict[str, Any], raw: str) -> ProviderReply:
         stop=stop,
         detail=detail,
         model=string(body.get("model")),
-        usage=Usage(
+        usage=reported_usage(
             input_tokens=count(usage.get("input_tokens")),
             output_tokens=count(usage.get("output_tokens")),
             cached_input_tokens=count(mapping(usage.get("input_tokens_details")).get("cached_tokens")),

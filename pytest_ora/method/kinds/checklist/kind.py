@@ -23,7 +23,6 @@ from ...votes import verdict, votes
 from ..base import JudgedKind, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
 from ..capabilities import LedgerExtra, Material, OwnReports, OwnRubric, Terminal
 from ..scores.kind import check_scale
-from .report import checklist_markdown
 from .results import issue_disagreements, judge_results
 
 __all__ = ["KIND", "ChecklistKind", "ChecklistReply", "array", "check_ids", "closed", "reply_object"]
@@ -199,7 +198,7 @@ class ChecklistKind(JudgedKind, Material, OwnRubric, LedgerExtra, OwnReports, Te
         return METRICS
 
     def outputs(self, records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
-        return {"checklist.md": checklist_markdown(records, rubric)}
+        return {}  # checklist.md is rendered from the per-capture files by the registry (reports/renderers.py)
 
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
         scored = [r for r in records if r["status"] == "scored"]

@@ -19,8 +19,9 @@ from ....core.blind import blind_names, withhold
 from ....core.errors import Problem, show_value
 from ....core.models import Capture, ExactNumber
 from ....core.plan import Pair, PlannedCapture
-from ....core.record import CaptureRecord, JudgeRecord, Usage
+from ....core.record import CaptureRecord, JudgeRecord
 from ....core.rubric import Rubric, weight_text
+from ....core.usage import Usage, add_usage
 from ...scoring import Scores, is_failure
 from ..base import JudgedKind, PacketBuilder, PacketT, ReplyObject, ReplyProblem, parse_reply
 from ..capabilities import ItemShape, LedgerExtra, Material, OwnReports, OwnRubric, Terminal
@@ -282,13 +283,4 @@ def _order(order: str, record: JudgeRecord) -> dict[str, Any]:
 
 
 def _usage(one: JudgeRecord, two: JudgeRecord) -> Usage:
-    first, second = one["usage"], two["usage"]
-    usage: Usage = {
-        "input_tokens": first["input_tokens"] + second["input_tokens"],
-        "output_tokens": first["output_tokens"] + second["output_tokens"],
-        "cached_input_tokens": first["cached_input_tokens"] + second["cached_input_tokens"],
-        "reasoning_tokens": first["reasoning_tokens"] + second["reasoning_tokens"],
-    }
-    if "cache_write_input_tokens" in first or "cache_write_input_tokens" in second:
-        usage["cache_write_input_tokens"] = first.get("cache_write_input_tokens", 0) + second.get("cache_write_input_tokens", 0)
-    return usage
+    return add_usage(one["usage"], two["usage"])
