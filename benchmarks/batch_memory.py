@@ -12,9 +12,9 @@ placeholder keys; nothing leaves the machine. Figures:
   and, with --tracemalloc, the peak of Python allocations up to the last upload and over the whole
   step (a separate run: tracing slows the step and adds to RSS);
 - run: `pytest evals/ --ora-record once --ora-batch -n 0` on the bundle: wall time, the controller's
-  own peak RSS and that of the largest process it waited for (from 5,000 ledger rows, the child that
-  makes the statistics and report.html), read by the benchmark's probe plugin at
-  pytest_unconfigure, and the sha256 of its ledger.jsonl.
+  own peak RSS (RUSAGE_SELF, read by the benchmark's probe plugin at pytest_unconfigure; a child's
+  figure would start from the controller's size at the fork before its exec), and the sha256 of
+  its ledger.jsonl.
 """
 
 from __future__ import annotations
@@ -113,8 +113,7 @@ def whole_run(bundle: Path, scratch: Path, env: dict[str, str], scale: int) -> N
     last = result.output.strip().splitlines()[-1] if result.output.strip() else ""
     figures = json.loads(probe.read_text()) if probe.is_file() else {}
     own = f"{figures['maxrss_bytes'] / 2**20:.0f}" if figures else "?"
-    child = f"{figures['children_maxrss_bytes'] / 2**20:.0f}" if figures else "?"
-    print(f"| {scale}x | exit {result.returncode} | {result.wall:.1f} | {own} | {child} | {digest} | {last} |",
+    print(f"| {scale}x | exit {result.returncode} | {result.wall:.1f} | {own} | {digest} | {last} |",
           flush=True)
 
 
@@ -146,9 +145,8 @@ def main(argv: list[str] | None = None) -> int:
                           f"{plain['upload_s']:.1f} | {plain['step_s']:.1f} | {peaks} |", flush=True)
             if "run" in parts:
                 print("\n## A whole batch run: pytest evals/ --ora-record once --ora-batch -n 0")
-                print("| bundle | exit | wall s | controller peak RSS MB | largest child's peak RSS MB "
-                      "| ledger.jsonl sha256 | last line |")
-                print("| --- | --- | --- | --- | --- | --- | --- |")
+                print("| bundle | exit | wall s | controller peak RSS MB | ledger.jsonl sha256 | last line |")
+                print("| --- | --- | --- | --- | --- | --- |")
                 for scale in scales:
                     whole_run(bundles[scale], scratch, env, scale)
     finally:
