@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import fnmatch
+import inspect
+import tempfile
 from typing import Any
 
 import httpx
@@ -257,3 +259,166 @@ def test_the_batch_caller_retries_timeouts_and_dropped_connections_within_the_bo
                       RetryPolicy(), slept.append)
     with pytest.raises(BatchStopped, match="HTTP 401"):
         refusing.call("GET", "http://judge/v1/batches/b", "polling")
+
+
+# --- the request bodies streamed into the uploads, never all held --------------------------------
+
+JUDGES = (("Judge A", "big-1", "anthropic", "http://judge.test/v1/messages"),
+          ("Judge B", "big-2", "openai", "http://judge.test/v1/chat/completions"))
+
+
+def _slots() -> Any:
+    from pytest_ora.core.models import RoleSpec
+    from pytest_ora.core.plan import JudgeSlot
+
+    return tuple(JudgeSlot(label, role, role, RoleSpec(model="m", provider=provider, route=route))
+                 for label, role, provider, route in JUDGES)
+
+
+def _synthetic_asks(captures: int, size: int) -> Any:
+    """A stand-in for job._asks: each capture's two requests of about `size` bytes, built when asked for."""
+    from pytest_ora.judges.batch.base import Pending
+
+    def asks(root: Any, judging: Any, library: Any, selected: Any, judges: dict[str, Any]) -> Any:
+        for index in range(captures):
+            capture_id = f"mode:entry-{index}/optimum"
+            yield [Pending(f"r{index}-{judge.role}", capture_id, judge.label, judge.spec.route,
+                           b'{"model":"m","n":%d,"pad":"%s"}' % (index, b"x" * size)) for judge in judges.values()]
+
+    return asks
+
+
+class StreamingJudge(httpx.BaseTransport):
+    """Batch endpoints of both providers as a transport that reads each upload chunk by chunk (httpx.MockTransport
+    would read it whole first): its digest and size kept, never its bytes. Every batch ends at once with no results
+    (their requests would be asked live)."""
+
+    def __init__(self, refuse_first: bool = False) -> None:
+        self.uploads: list[tuple[str, int, str]] = []
+        """(path, bytes, sha256) of each batch body or input file, in the order received."""
+        self.refused: list[tuple[str, int, str]] = []
+        self._refuse = {"/v1/messages/batches", "/v1/files"} if refuse_first else set()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        import hashlib
+
+        path = request.url.path
+        if request.method == "POST" and path in ("/v1/messages/batches", "/v1/files"):
+            with tempfile.TemporaryFile() as spool:  # on disk: the test's traced memory holds no upload
+                for chunk in request.stream:  # type: ignore[union-attr]
+                    spool.write(chunk)
+                start, end = 0, spool.tell()
+                if path == "/v1/files":  # the multipart's file part: after its headers, before the closing boundary
+                    boundary = request.headers["content-type"].split("boundary=")[1].encode()
+                    spool.seek(0)
+                    head = spool.read(4096)
+                    start = head.index(b"\r\n\r\n", head.index(b'name="file"')) + 4
+                    end -= len(b"\r\n--" + boundary + b"--\r\n")
+                spool.seek(start)
+                digest = hashlib.sha256()
+                while spool.tell() < end:
+                    digest.update(spool.read(min(1 << 16, end - spool.tell())))
+            if path in self._refuse:  # read whole, then a transient fault: the caller sends it again
+                self._refuse.discard(path)
+                self.refused.append((path, end - start, digest.hexdigest()))
+                return httpx.Response(503)
+            self.uploads.append((path, end - start, digest.hexdigest()))
+            number = len(self.uploads)
+            return httpx.Response(200, json={"id": f"msgbatch_{number}" if "messages" in path else f"file-{number}"})
+        if request.method == "POST" and path == "/v1/batches":
+            return httpx.Response(200, json={"id": "batch_" + request.read().decode()[-20:].strip('"}')[-6:]})
+        if path.startswith("/v1/messages/batches/") and not path.endswith("/results"):
+            return httpx.Response(200, json={"processing_status": "ended", "request_counts": {"errored": 1},
+                                             "results_url": f"http://judge.test{path}/results"})
+        if path.endswith("/results"):
+            return httpx.Response(200, content=b"")
+        if path.startswith("/v1/batches/"):
+            return httpx.Response(200, json={"status": "completed", "request_counts": {"total": 1, "failed": 1}})
+        return httpx.Response(404)
+
+
+def _run_synthetic(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, captures: int, size: int,
+                   batch_max: int | None = None, server: StreamingJudge | None = None,
+                   ) -> tuple[StreamingJudge, job.BatchSummary, list[str]]:
+    from pytest_ora.core.plan import Panel
+    from pytest_ora.judges.budget import SpendLog
+    from pytest_ora.judges.cassettes import CassetteLibrary
+    from pytest_ora.judges.panel import Judging
+    from pytest_ora.method.rubric import ORA_V1
+
+    monkeypatch.setattr(job, "_asks", _synthetic_asks(captures, size))
+    judging = Judging(Panel(_slots(), "two judges"), ORA_V1, environ=dict(KEYS))
+    library = CassetteLibrary(tmp_path / "cassettes", "once")
+    server = server or StreamingJudge()
+    said: list[str] = []
+    with httpx.Client(transport=server) as client:
+        summary = job.run_batches(tmp_path, judging, library, [], {}, SpendLog(tmp_path / "spend", "t"), said.append,
+                                  client, batch_max=batch_max)
+    return server, summary, said
+
+
+def _expected_uploads(captures: int, size: int, batch_max: int | None = None) -> list[tuple[str, int, str]]:
+    """What each upload must be, byte for byte: the provider's HEAD, its items joined, TAIL; split as job.split does."""
+    import hashlib
+
+    slots = {slot.label: slot for slot in _slots()}
+    everything = [ask for asks in _synthetic_asks(captures, size)(None, None, None, None, slots) for ask in asks]
+    expected = []
+    for slot in slots.values():
+        module: Any = job._MODULES[slot.spec.provider]
+        mine = [pending for pending in everything if pending.label == slot.label]
+        for part in job.split(mine, slot.spec.provider, slot.spec.route, batch_max):
+            body = module.HEAD + module.SEPARATOR.join(module.item(slot.spec.route, p) for p in part) + module.TAIL
+            path = "/v1/messages/batches" if slot.spec.provider == "anthropic" else "/v1/files"
+            expected.append((path, len(body), hashlib.sha256(body).hexdigest()))
+    return expected
+
+
+def test_the_batch_step_never_holds_every_request_body(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                                        fake_clock: FakeClock) -> None:
+    import tracemalloc
+
+    # Given 150 captures whose two requests are 100 KB each: 30 MB of request bodies
+    captures, size = 150, 100_000
+    tracemalloc.start()
+    try:
+        server, summary, _ = _run_synthetic(tmp_path, monkeypatch, captures, size)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # Then every request was uploaded, each upload exactly the body a batch of them is
+    assert inspect.isgeneratorfunction(job._asks)  # the real requests are built as the uploads take them
+    assert summary.requests == 2 * captures and summary.batches == 2
+    uploaded = sum(length for _, length, _ in server.uploads)
+    assert uploaded > 2 * captures * size
+    assert server.uploads == _expected_uploads(captures, size)
+    # And the step never held them all: each body was written into its upload as it was built, then dropped
+    assert peak < uploaded / 10, f"traced peak {peak:,} bytes for {uploaded:,} bytes of requests"
+
+
+def test_the_uploads_are_split_where_split_puts_the_limits(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                                           fake_clock: FakeClock) -> None:
+    from pytest_ora.judges.batch import anthropic as anthropic_batch
+
+    # Given byte limits that fit about three 1 KB Anthropic requests and five OpenAI ones, and --ora-batch-max 4
+    monkeypatch.setattr(anthropic_batch, "MAX_BYTES", 1024 + 3 * 1100)
+    monkeypatch.setattr(job.openai, "MAX_BYTES", 1024 + 5 * 1200)
+    server, summary, said = _run_synthetic(tmp_path, monkeypatch, 10, 1000, batch_max=4)
+    expected = _expected_uploads(10, 1000, batch_max=4)
+    # Then the uploads are the batches split() makes of the same requests, in the same order, byte for byte
+    assert server.uploads == expected
+    assert [path for path, _, _ in expected].count("/v1/messages/batches") == 4  # 3, 3, 3, 1
+    assert [path for path, _, _ in expected].count("/v1/files") == 3  # 4, 4, 2
+    assert summary.batches == 7 and summary.requests == 20
+    assert "ora: 10 requests of Judge A split into 4 batches (at most 3 requests each)" in said
+    assert "ora: 10 requests of Judge B split into 3 batches (at most 4 requests each)" in said
+
+
+def test_a_retried_upload_sends_the_whole_file_again(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                                      fake_clock: FakeClock) -> None:
+    # Given a judge that answers each provider's first upload with a 503 after reading it
+    server, summary, said = _run_synthetic(tmp_path, monkeypatch, 5, 1000, server=StreamingJudge(refuse_first=True))
+    # Then the retry streamed the same bytes again from the start, and both batches were created
+    assert server.refused == server.uploads == _expected_uploads(5, 1000)
+    assert summary.batches == 2
+    assert any("HTTP 503, retrying in" in line for line in said)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -279,7 +280,12 @@ def _run_batch(judge: ReferenceJudge, route: Route) -> tuple[list[Any], Any, Any
     module: Any = anthropic_batch if route.provider == "anthropic" else openai_batch
     caller = Caller(httpx.Client(timeout=30), sleep=lambda seconds: None)
     before = len(judge.requests)
-    batch_id = module.submit(caller, route.role(judge).route, _headers(route), _pendings(judge, route))
+    with tempfile.TemporaryDirectory() as scratch:
+        # The upload file as a batch run writes it: HEAD, the items joined by SEPARATOR, TAIL.
+        body = Path(scratch) / "batch.body"
+        items = (module.item(route.role(judge).route, pending) for pending in _pendings(judge, route))
+        body.write_bytes(module.HEAD + module.SEPARATOR.join(items) + module.TAIL)
+        batch_id = module.submit(caller, route.role(judge).route, _headers(route), body)
     status = module.poll(caller, route.role(judge).route, _headers(route), batch_id)
     while not status.finished:
         status = module.poll(caller, route.role(judge).route, _headers(route), batch_id)

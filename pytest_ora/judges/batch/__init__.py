@@ -2,7 +2,8 @@
 
 For every selected capture without a cassette, each judge whose provider has a batch interface
 (Anthropic Message Batches, OpenAI Batch) gets its first ask built exactly as a live call would be;
-one batch per judge is submitted, its id kept in `<cassettes>/.ora-batches/`, and polled with
+each is written into its batch's upload file as it is built (the selection's bodies are never all
+in memory); one batch per judge is submitted, its id kept in `<cassettes>/.ora-batches/`, and polled with
 progress. An interrupted run finds that file and resumes polling: nothing is submitted
 twice. Each answer is written into the capture's partial cassette as that judge's exchange; the
 run then judges as usual and replays it. A reply that fails validation is re-asked live (the

@@ -10,18 +10,21 @@ Message Batch"): a batch holds up to 100,000 requests or 256 MB, whichever comes
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
 
 from ..providers._wire import sibling_url
-from .base import Outcome, Pending, Status, results_lines
+from .base import FileBody, Outcome, Pending, Status, results_lines
 from .http import Caller
 
-__all__ = ["MAX_BYTES", "MAX_REQUESTS", "entry", "fetch", "poll", "submit"]
+__all__ = ["HEAD", "MAX_BYTES", "MAX_REQUESTS", "SEPARATOR", "TAIL", "entry", "fetch", "item", "poll", "submit"]
 
 MAX_REQUESTS = 100_000
 MAX_BYTES = 256 * 1000 * 1000
+HEAD, SEPARATOR, TAIL = b'{"requests":[', b",", b"]}"
+"""The batch body is HEAD, the requests' entries joined by SEPARATOR, then TAIL."""
 
 
 def _batches(route: str, rest: str = "") -> httpx.URL:
@@ -34,12 +37,17 @@ def entry(pending: Pending) -> bytes:
                       separators=(",", ":")).encode("utf-8")
 
 
-def submit(caller: Caller, route: str, headers: dict[str, str], requests: list[Pending]) -> str:
-    """Create the batch; its id."""
-    content = b'{"requests":[' + b",".join(entry(p) for p in requests) + b"]}"
+def item(route: str, pending: Pending) -> bytes:
+    """One request as the batch body holds it (the route plays no part)."""
+    return entry(pending)
+
+
+def submit(caller: Caller, route: str, headers: dict[str, str], path: Path) -> str:
+    """Create the batch whose body was written to `path` (HEAD, the items, TAIL), streamed from it; its id."""
+    body = FileBody(path)
     response = caller.call(
-        "POST", _batches(route), "Anthropic batch creation", headers={**headers, "content-type": "application/json"},
-        content=content,
+        "POST", _batches(route), "Anthropic batch creation",
+        headers={**headers, "content-type": "application/json", **body.headers}, content=body,
     )
     return str(response.json()["id"])
 

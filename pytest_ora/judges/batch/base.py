@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ...core.errors import OraError
 
-__all__ = ["BatchResultsError", "Outcome", "Pending", "Status", "results_lines"]
+__all__ = ["BatchResultsError", "FileBody", "Outcome", "Pending", "Status", "results_lines"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,29 @@ class Outcome:
 
     custom_id: str
     body: bytes | None
+
+
+class FileBody:
+    """A file's bytes as a request body, read in chunks each time the request is sent.
+
+    An upload streams from the file the requests were written into instead of holding them; a
+    retried call reads the file again from its start (a generator could be sent only once).
+    """
+
+    CHUNK = 1 << 16
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Its length, so it is sent with a content-length as a bytes body is (not chunked)."""
+        return {"content-length": str(self.path.stat().st_size)}
+
+    def __iter__(self) -> Iterator[bytes]:
+        with self.path.open("rb") as handle:
+            while chunk := handle.read(self.CHUNK):
+                yield chunk
 
 
 class BatchResultsError(OraError):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
@@ -26,7 +27,8 @@ from .base import BatchResultsError, Outcome, Pending
 from .binding import bind_outcomes
 from .http import BatchStopped, Caller
 
-__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "MAX_WAIT", "BatchStopped", "BatchSummary", "run_batches", "split"]
+__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "MAX_WAIT", "BatchStopped", "BatchSummary", "Splitter", "run_batches",
+           "split"]
 
 BATCH_RATE = Decimal("0.5")
 """Both providers bill batch requests at half the list price."""
@@ -43,25 +45,87 @@ MAX_WAIT = 25 * 3600.0
 in progress an hour after that is stuck, and the run stops resumably instead of polling forever."""
 
 
+class Splitter:
+    """Where one judge's requests fall into batches, decided one request at a time as it is written.
+
+    A batch holds at most the provider's documented number of requests (and `batch_max`) and its
+    bytes stay a little below the provider's byte limit (room for the envelope, {"requests":[...]}).
+    """
+
+    def __init__(self, provider: str, batch_max: int | None = None) -> None:
+        module = _MODULES[provider]
+        self.most: int = min(module.MAX_REQUESTS, batch_max) if batch_max else module.MAX_REQUESTS
+        self.room: int = module.MAX_BYTES - 1024
+        self.count = 0
+        self.size = 0
+
+    def starts_batch(self, size: int) -> bool:
+        """Whether the next request, of `size` bytes with its separator, must begin a new batch; it is counted in."""
+        new = self.count > 0 and (self.count >= self.most or self.size + size > self.room)
+        if new:
+            self.count, self.size = 0, 0
+        self.count += 1
+        self.size += size
+        return new
+
+
 def split(pending: list[Pending], provider: str, route: str, batch_max: int | None = None) -> list[list[Pending]]:
     """The requests in batches within the provider's documented limits (requests and bytes) and `batch_max`."""
     module = _MODULES[provider]
-    most = min(module.MAX_REQUESTS, batch_max) if batch_max else module.MAX_REQUESTS
-    # A little room below the byte limit for the envelope ({"requests":[...]}, separators).
-    room = module.MAX_BYTES - 1024
+    splitter = Splitter(provider, batch_max)
     batches: list[list[Pending]] = []
-    current: list[Pending] = []
-    size = 0
     for request in pending:
-        bytes_ = len(openai.line(route, request)) if provider == "openai" else len(anthropic.entry(request)) + 1
-        if current and (len(current) >= most or size + bytes_ > room):
-            batches.append(current)
-            current, size = [], 0
-        current.append(request)
-        size += bytes_
-    if current:
-        batches.append(current)
+        if splitter.starts_batch(len(module.item(route, request)) + len(module.SEPARATOR)) or not batches:
+            batches.append([])
+        batches[-1].append(request)
     return batches
+
+
+@dataclass
+class _Part:
+    """One batch as written to its upload file: the file, and each request's row (what binding its results needs)."""
+
+    path: Path
+    rows: list[dict[str, Any]]
+
+
+class _Uploads:
+    """One judge's requests written into upload files as they are built, one file a batch; no body is kept.
+
+    A request's entry goes into the file of the batch it falls in (Splitter), between the provider's
+    HEAD and TAIL: the file is byte for byte the body (Anthropic) or the input file (OpenAI) the
+    batch is created from. Only its row stays in memory: ids, the body's digest and size.
+    """
+
+    def __init__(self, judge: JudgeSlot, batch_max: int | None, prefix: Path) -> None:
+        self._module = _MODULES[judge.spec.provider]
+        self._route = judge.spec.route
+        self._splitter = Splitter(judge.spec.provider, batch_max)
+        self._prefix = prefix
+        self._handle: IO[bytes] | None = None
+        self._urls: dict[str, str] = {}
+        self.parts: list[_Part] = []
+
+    def add(self, pending: Pending) -> None:
+        item = self._module.item(self._route, pending)
+        if self._splitter.starts_batch(len(item) + len(self._module.SEPARATOR)) or self._handle is None:
+            self.close()
+            path = self._prefix.with_name(f"{self._prefix.name}-{len(self.parts)}.body")
+            self._handle = path.open("wb")
+            self._handle.write(self._module.HEAD)
+            self.parts.append(_Part(path, []))
+        else:
+            self._handle.write(self._module.SEPARATOR)
+        self._handle.write(item)
+        # One string for a judge's url, however many requests name it.
+        self.parts[-1].rows.append(_row(pending, self._urls.setdefault(pending.url, pending.url)))
+
+    def close(self) -> None:
+        """End the batch being written (once all are added)."""
+        if self._handle is not None:
+            self._handle.write(self._module.TAIL)
+            self._handle.close()
+            self._handle = None
 
 
 @dataclass
@@ -105,7 +169,9 @@ def run_batches(
 
     With a `budget` (--ora-budget-usd), only the captures whose estimated batch cost fits what is left
     of it are submitted, in plan order: a batch cannot be stopped once its requests are answered.
-    Each judge's requests are split into batches at the provider's limits and `batch_max`. A batch
+    Each judge's requests are split into batches at the provider's limits and `batch_max`; each request
+    is built when it is written into its batch's upload file, and only its row (ids, the body's digest
+    and size: what binding the results needs) stays in memory. A batch
     call failing past the live calls' retry bound, or a batch not ended within MAX_WAIT, raises
     BatchStopped; the batch ids stay kept, so the next run resumes them.
     """
@@ -122,38 +188,67 @@ def run_batches(
         say(f"ora: batch {state['batch_id']} of {judge.label} ({judge.role}) found: resuming polling")
         summary.resumed += 1
         _finish(state, judge, judging, library, prices, spend, say, caller, summary, path)
-    needed = _needed(root, judging, library, captures, judges)
-    if budget is not None:
-        needed = _within(needed, judges, captures, prices, budget - spend.total(), summary, say)
+    within = None if budget is None else _Budget(budget - spend.total(), judges, prices)
     submitted = []
-    for label, everything in needed.items():
-        judge = judges[label]
-        headers = _headers(judging, judge)
-        parts = split(everything, judge.spec.provider, judge.spec.route, batch_max)
-        if len(parts) > 1:
-            say(f"ora: {len(everything)} requests of {label} split into {len(parts)} batches "
-                f"(at most {max(len(part) for part in parts)} requests each)")
-        stem = hashlib.sha256(label.encode()).hexdigest()[:16]
-        for index, pending in enumerate(parts):
-            batch_id = _MODULES[judge.spec.provider].submit(caller, judge.spec.route, headers, pending)
-            state = {"label": label, "role": judge.role, "batch_id": batch_id, "requests": [_row(p) for p in pending]}
-            # Kept at once: an interruption from here on resumes this batch instead of submitting it again.
-            path = state_dir / (f"{stem}.json" if index == 0 else f"{stem}-{index}.json")
-            state_dir.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(".tmp")
-            temporary.write_text(json.dumps(state), encoding="utf-8")
-            os.replace(temporary, path)
-            say(f"ora: batch {batch_id} of {label} ({judge.role}) submitted: {len(pending)} requests")
-            submitted.append((state, judge, path))
+    # Every upload is written out before any is submitted: a capture whose packet cannot be built stops
+    # the run before anything is paid for.
+    with tempfile.TemporaryDirectory(prefix="ora-batch-") as scratch:
+        uploads = _write(root, judging, library, captures, judges, within, batch_max, Path(scratch))
+        if within is not None:
+            within.report(summary, say)
+        for label, written in uploads.items():
+            judge = judges[label]
+            headers = _headers(judging, judge)
+            parts = written.parts
+            if len(parts) > 1:
+                say(f"ora: {sum(len(part.rows) for part in parts)} requests of {label} split into {len(parts)} "
+                    f"batches (at most {max(len(part.rows) for part in parts)} requests each)")
+            stem = hashlib.sha256(label.encode()).hexdigest()[:16]
+            for index, part in enumerate(parts):
+                batch_id = _MODULES[judge.spec.provider].submit(caller, judge.spec.route, headers, part.path)
+                part.path.unlink()
+                state = {"label": label, "role": judge.role, "batch_id": batch_id, "requests": part.rows}
+                # Kept at once: an interruption from here on resumes this batch instead of submitting it again.
+                path = state_dir / (f"{stem}.json" if index == 0 else f"{stem}-{index}.json")
+                state_dir.mkdir(parents=True, exist_ok=True)
+                temporary = path.with_suffix(".tmp")
+                temporary.write_text(json.dumps(state), encoding="utf-8")
+                os.replace(temporary, path)
+                say(f"ora: batch {batch_id} of {label} ({judge.role}) submitted: {len(part.rows)} requests")
+                submitted.append((state, judge, path))
     # All submitted before any is awaited: the providers work on them side by side.
     for state, judge, path in submitted:
         _finish(state, judge, judging, library, prices, spend, say, caller, summary, path)
     return summary
 
 
-def _row(pending: Pending) -> dict[str, Any]:
+def _write(
+    root: Path, judging: Judging, library: CassetteLibrary, captures: Sequence[PlannedCapture],
+    judges: dict[str, JudgeSlot], within: _Budget | None, batch_max: int | None, scratch: Path,
+) -> dict[str, _Uploads]:
+    """Per judge label (in the order first asked), its requests written into upload files under `scratch`.
+
+    Each capture's requests are built, written into their judges' current batch files and dropped
+    before the next capture's are built; a temporary directory, never the cassettes, holds the files.
+    """
+    uploads: dict[str, _Uploads] = {}
+    try:
+        for asks in _asks(root, judging, library, captures, judges):
+            if within is not None and not within.admits(asks):
+                continue
+            for pending in asks:
+                if pending.label not in uploads:
+                    uploads[pending.label] = _Uploads(judges[pending.label], batch_max, scratch / f"judge{len(uploads)}")
+                uploads[pending.label].add(pending)
+    finally:
+        for written in uploads.values():
+            written.close()
+    return uploads
+
+
+def _row(pending: Pending, url: str) -> dict[str, Any]:
     return {"custom_id": pending.custom_id, "capture_id": pending.capture_id, "label": pending.label,
-            "url": pending.url, "digest": hashlib.sha256(pending.body).hexdigest(), "bytes": len(pending.body)}
+            "url": url, "digest": hashlib.sha256(pending.body).hexdigest(), "bytes": len(pending.body)}
 
 
 def _headers(judging: Judging, judge: JudgeSlot) -> dict[str, str]:
@@ -162,12 +257,15 @@ def _headers(judging: Judging, judge: JudgeSlot) -> dict[str, str]:
     return {k: v for k, v in request.headers.items() if k.lower() not in ("content-type", "content-length", "host")}
 
 
-def _needed(
+def _asks(
     root: Path, judging: Judging, library: CassetteLibrary, captures: Sequence[PlannedCapture],
     judges: dict[str, JudgeSlot],
-) -> dict[str, list[Pending]]:
-    """Per judge label, the first asks of captures with no cassette and no kept exchange for that judge."""
-    needed: dict[str, list[Pending]] = {}
+) -> Iterator[list[Pending]]:
+    """Capture by capture in plan order, the first asks of its judges with no cassette and no kept exchange.
+
+    A generator: each capture's request bodies are built when the caller comes to them and dropped
+    once written, so the whole selection's bodies are never held at once.
+    """
     for planned in captures:
         capture_id = planned.capture.capture_id
         path = library.path_for(capture_id)
@@ -176,50 +274,57 @@ def _needed(
         kept = _kept_digests(partial_path(path))
         packet, image = build_packet(planned.capture, root, judging.rubric)
         prompt = judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache)
+        asks = []
         for judge in judges.values():
             request = client_for(judge.spec).build_request(judge.spec, prompt, api_key_for(judge.spec, judging.environ))
             if "sha256:" + hashlib.sha256(request.content).hexdigest() in kept:
                 continue
             custom_id = "r" + hashlib.sha256(f"{capture_id}\0{judge.label}".encode()).hexdigest()[:40]
-            needed.setdefault(judge.label, []).append(
-                Pending(custom_id, capture_id, judge.label, str(request.url), request.content)
-            )
-    return needed
+            asks.append(Pending(custom_id, capture_id, judge.label, str(request.url), request.content))
+        if asks:
+            yield asks
 
 
-def _within(
-    needed: dict[str, list[Pending]], judges: dict[str, JudgeSlot], captures: Sequence[PlannedCapture],
-    prices: dict[str, Price], remaining: Decimal, summary: BatchSummary, say: Callable[[str], None],
-) -> dict[str, list[Pending]]:
-    """The requests of the captures, in plan order, whose estimated cost at the batch rate fits `remaining`.
+class _Budget:
+    """--ora-budget-usd over the batches: the captures, in plan order, whose estimated cost at the batch rate fits.
 
     A request's input tokens are estimated from its size, as a dry run does (an image counts by its
-    base64 bytes, more than a provider bills), its output tokens as OUTPUT_TOKENS_ESTIMATE.
+    base64 bytes, more than a provider bills), its output tokens as OUTPUT_TOKENS_ESTIMATE. The first
+    capture that does not fit ends the batched ones: none after it is batched either, as with live calls.
     """
-    estimates: dict[str, Decimal] = {}
-    for label, pending in needed.items():
-        price = price_for(judges[label].spec.model, prices)
-        for request in pending:
-            usd = Decimal(0) if price is None else cost(
+
+    def __init__(self, remaining: Decimal, judges: dict[str, JudgeSlot], prices: dict[str, Price]) -> None:
+        self.remaining = remaining
+        self._prices = {label: price_for(judge.spec.model, prices) for label, judge in judges.items()}
+        self.total = Decimal(0)
+        self.captures = 0
+        self.kept = 0
+        self._full = False
+
+    def admits(self, asks: list[Pending]) -> bool:
+        """Whether this capture's asks are batched (counted either way)."""
+        self.captures += 1
+        if self._full:
+            return False
+        usd = Decimal(0)
+        for request in asks:
+            price = self._prices[request.label]
+            usd += Decimal(0) if price is None else cost(
                 price, estimate_input_tokens(len(request.body), 0), OUTPUT_TOKENS_ESTIMATE
             ) * BATCH_RATE
-            estimates[request.capture_id] = estimates.get(request.capture_id, Decimal(0)) + usd
-    kept: set[str] = set()
-    total = Decimal(0)
-    for capture_id in (planned.capture.capture_id for planned in captures):
-        if capture_id not in estimates:
-            continue
-        if total + estimates[capture_id] > remaining:
-            break  # the next in plan order does not fit: none after it is batched either, as with live calls
-        total += estimates[capture_id]
-        kept.add(capture_id)
-    summary.left_out = len(estimates) - len(kept)
-    if summary.left_out:
-        say(f"ora: --ora-budget-usd: {len(kept)} of {len(estimates)} captures batched, estimated ${total:.4f} at "
-            f"the batch rate of ${max(remaining, Decimal(0)):.4f} left; the others are judged live only while "
-            "the budget allows")
-    within = {label: [r for r in pending if r.capture_id in kept] for label, pending in needed.items()}
-    return {label: pending for label, pending in within.items() if pending}
+        if self.total + usd > self.remaining:
+            self._full = True
+            return False
+        self.total += usd
+        self.kept += 1
+        return True
+
+    def report(self, summary: BatchSummary, say: Callable[[str], None]) -> None:
+        summary.left_out = self.captures - self.kept
+        if summary.left_out:
+            say(f"ora: --ora-budget-usd: {self.kept} of {self.captures} captures batched, estimated ${self.total:.4f} "
+                f"at the batch rate of ${max(self.remaining, Decimal(0)):.4f} left; the others are judged live only "
+                "while the budget allows")
 
 
 def _kept_digests(path: Path) -> set[str]:

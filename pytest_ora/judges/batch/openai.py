@@ -13,6 +13,7 @@ Limits (OpenAI API reference, "Batch": create; "Batch API" guide): an input file
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,10 +22,13 @@ from ..providers._wire import sibling_url
 from .base import Outcome, Pending, Status, results_lines
 from .http import Caller
 
-__all__ = ["MAX_BYTES", "MAX_REQUESTS", "endpoint", "fetch", "line", "poll", "submit"]
+__all__ = ["HEAD", "MAX_BYTES", "MAX_REQUESTS", "SEPARATOR", "TAIL", "endpoint", "fetch", "item", "line", "poll",
+           "submit"]
 
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1000 * 1000
+HEAD, SEPARATOR, TAIL = b"", b"", b""
+"""The input file is its lines, each ending in a newline: nothing around or between them."""
 _ENDINGS = ("chat/completions", "responses")
 _FINISHED = {"completed", "failed", "expired", "cancelled"}
 
@@ -45,13 +49,19 @@ def line(route: str, pending: Pending) -> bytes:
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def submit(caller: Caller, route: str, headers: dict[str, str], requests: list[Pending]) -> str:
-    """Upload the requests as a batch input file and create the batch; its id."""
-    lines = b"".join(line(route, p) for p in requests)
-    upload = caller.call(
-        "POST", _at_root(route, "files"), "OpenAI file upload", headers=headers, data={"purpose": "batch"},
-        files={"file": ("ora-batch.jsonl", lines, "application/jsonl")},
-    )
+def item(route: str, pending: Pending) -> bytes:
+    """One request as the input file holds it: its line."""
+    return line(route, pending)
+
+
+def submit(caller: Caller, route: str, headers: dict[str, str], path: Path) -> str:
+    """Upload the input file written to `path` (its lines), streamed from it, and create the batch; its id."""
+    with path.open("rb") as lines:
+        # httpx seeks the file back to its start each time the multipart body is sent: a retry sends it whole.
+        upload = caller.call(
+            "POST", _at_root(route, "files"), "OpenAI file upload", headers=headers, data={"purpose": "batch"},
+            files={"file": ("ora-batch.jsonl", lines, "application/jsonl")},
+        )
     created = caller.call(
         "POST", _at_root(route, "batches"), "OpenAI batch creation", headers=headers,
         json={"input_file_id": upload.json()["id"], "endpoint": endpoint(route), "completion_window": "24h"},
