@@ -74,8 +74,11 @@ def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
 @contextmanager
 def atomic_stream(path: Path) -> Iterator[TextIO]:
     """A text stream whose file appears whole at `path` when the block ends, or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except FileNotFoundError:  # the directory is made on its first file: a capture's files share it
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(handle, file_mode())  # mkstemp's 0600 would ignore the user's umask
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
