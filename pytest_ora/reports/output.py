@@ -22,7 +22,7 @@ from tabulate import tabulate
 from ..core.errors import OutputError
 from ..core.fileio import file_mode
 from ..core.plan import Plan
-from ..core.record import CaptureRecord, in_plan_order
+from ..core.record import CaptureRecord, RecordStore, in_plan_order
 from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import get_kind, kind_files, mechanical
@@ -165,15 +165,15 @@ class OutputDir:
             self._journal = None
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
-    def append(self, row: BaseModel) -> None:
-        """Journal a ledger row as it arrives, so an interrupted run keeps what was judged.
+    def append(self, row: BaseModel | str) -> None:
+        """Journal a ledger row (or its line, newline included) as it arrives, so an interrupted run keeps what was judged.
 
         A row is whole or absent: a write that fails part-way (a full disk) is cut back to the
         previous row's end, and OutputError says what happened.
         """
         if self._journal is None:
             return
-        data = (row.model_dump_json() + "\n").encode("utf-8")
+        data = (row if isinstance(row, str) else row.model_dump_json() + "\n").encode("utf-8")
         descriptor = self._journal.fileno()
         start = os.lseek(descriptor, 0, os.SEEK_END)
         try:
@@ -263,8 +263,16 @@ class OutputDir:
             ) from None
 
     def _write_ledger(self, records: Iterable[CaptureRecord], rubric: Rubric) -> None:
-        """ledger.jsonl, a row at a time (ledger.csv is rendered from it)."""
+        """ledger.jsonl, a row at a time (ledger.csv is rendered from it).
+
+        The controller's store keeps each row as it was journaled (same record, same rubric): those
+        lines are written as they are, not built again.
+        """
+        kept = records.ledger_lines() if isinstance(records, RecordStore) else None
         with atomic_stream(self.path / "ledger.jsonl") as ledger:
+            if kept is not None:
+                ledger.writelines(kept)
+                return
             for record in records:
                 ledger.write(ledger_row(record, rubric).model_dump_json() + "\n")
 
