@@ -180,7 +180,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 def pytest_configure_node(node: Any) -> None:
     run = _run(node.config)
     if run.active:
-        run.limits.configure_node(node)
+        run.configure_node(node)
 
 
 @pytest.hookimpl(wrapper=True)

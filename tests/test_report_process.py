@@ -13,6 +13,7 @@ from pytest_ora.core.record import CaptureRecord, RecordStore, base_record
 from pytest_ora.reports import output
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import REPORT_FILES, STATS_FILES, OutputDir
+from pytest_ora.reports.tables import ledger_row
 
 pytestmark = pytest.mark.fresh_report  # it replaces how the session end runs in-process: no cached result
 
@@ -73,3 +74,34 @@ def test_a_record_store_reads_back_what_it_kept_in_plan_order() -> None:
     assert store[0] == records[0] and store[-2:] == records[-2:]
     store.add({**records[0], "capture_id": "extra/one"})  # type: ignore[typeddict-item]
     assert store[-1]["capture_id"] == "extra/one"  # not in the plan: last
+
+
+def test_a_store_keeps_the_journaled_ledger_lines_and_the_ledger_is_those_lines(tmp_path: Path) -> None:
+    # Given the records kept with the lines the controller journaled for them, in reversed arrival order
+    plan, records = sample_records()
+    rubric = plan.rubric  # type: ignore[attr-defined]
+    store = RecordStore([planned.capture.capture_id for planned in plan.captures])  # type: ignore[attr-defined]
+    for record in reversed(records):
+        store.add(record, ledger_row(record, rubric).model_dump_json() + "\n")
+    lines = store.ledger_lines()
+    assert lines is not None
+
+    # When the report is written from the store and from a plain list
+    write(tmp_path / "store", plan, store)
+    write(tmp_path / "list", plan, records)
+
+    # Then the ledger is the journaled lines in plan order, the bytes the rows built afresh make
+    ledger = (tmp_path / "store" / "ledger.jsonl").read_text(encoding="utf-8")
+    assert ledger == "".join(lines) == (tmp_path / "list" / "ledger.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_record_kept_without_its_line_makes_the_ledger_built_afresh() -> None:
+    plan, records = sample_records()
+    rubric = plan.rubric  # type: ignore[attr-defined]
+    store = RecordStore()
+    store.add(records[0], ledger_row(records[0], rubric).model_dump_json() + "\n")
+    store.add(records[1])
+    assert store.ledger_lines() is None
+    store.add(records[1], "line\n")
+    store.add(records[0])  # kept again without a line: its old line is not the ledger's any more
+    assert store.ledger_lines() is None

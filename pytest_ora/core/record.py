@@ -96,13 +96,26 @@ class RecordStore(Sequence[CaptureRecord]):
 
     def __init__(self, order: Sequence[str] = ()) -> None:
         self._blobs: dict[str, bytes] = {}
+        self._lines: dict[str, bytes] = {}
         self._position = {capture_id: index for index, capture_id in enumerate(order)}
         self._ids: list[str] | None = None
 
-    def add(self, record: CaptureRecord) -> None:
+    def add(self, record: CaptureRecord, ledger_line: str | None = None) -> None:
+        """Keep a record; with the ledger line it was journaled as, so the ledger is not built twice."""
+        capture_id = record["capture_id"]
         text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
-        self._blobs[record["capture_id"]] = zlib.compress(text.encode("utf-8"), 1)
+        self._blobs[capture_id] = zlib.compress(text.encode("utf-8"), 1)
+        if ledger_line is None:
+            self._lines.pop(capture_id, None)
+        else:
+            self._lines[capture_id] = zlib.compress(ledger_line.encode("utf-8"), 1)
         self._ids = None
+
+    def ledger_lines(self) -> Iterator[str] | None:
+        """Every record's ledger line as it was kept, in the records' order; None unless every record has one."""
+        if len(self._lines) != len(self._blobs):
+            return None
+        return (zlib.decompress(self._lines[capture_id]).decode("utf-8") for capture_id in self._ordered())
 
     def _ordered(self) -> list[str]:
         if self._ids is None:

@@ -63,6 +63,9 @@ class OraController:
         self._selected: int | None = None
         self._estimates: dict[str, dict[str, Any]] = {}
         self._unjudged: list[str] = []
+        self._summarized: tuple[int, list[Any]] | None = None
+        self._added = 0
+        """Records kept so far (one kept again counts again): what a summary was made from."""
         self.report_error: str | None = None
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
         self.gate_failures: list[str] = []
@@ -200,13 +203,16 @@ class OraController:
         record: CaptureRecord | None = getattr(report, "ora_record", None)
         if record is None:
             return
-        self._records.add(record)
+        self._added += 1
         if record["status"] == "budget":
             self._unjudged.append(record["capture_id"])
         if self.journal_error is not None:
+            self._records.add(record)
             return
+        line: str | None = None
         try:
-            self._output.append(ledger_row(record, self.plan().rubric))
+            line = ledger_row(record, self.plan().rubric).model_dump_json() + "\n"
+            self._output.append(line)
         except OraError as error:
             # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
             # (their results could not be kept) and says why at the end, with exit code 4.
@@ -215,6 +221,8 @@ class OraController:
             if self.session is not None:
                 self.session.shouldstop = stop
             stop_controller(self.config, stop)
+        finally:
+            self._records.add(record, line)  # the report's ledger writes the very line journaled now
         if self._progress is not None:
             self._show_progress(record)
 
@@ -381,8 +389,15 @@ class OraController:
     def _gate(self) -> list[GateResult]:
         """Every set CI gate's verdict on this run's summary (harness.gates)."""
         plan = self.plan()
-        summary = [(row.model_dump()["configuration"], values) for row, values in summarize(self._records, plan.lanes, plan.rubric)]
+        summary = [(row.model_dump()["configuration"], values) for row, values in self._summary()]
         return evaluate(GateContext(self.options, plan.rubric, summary, self._calibration(), self._baseline_comparison()))
+
+    def _summary(self) -> list[Any]:
+        """The summary rows of the records kept so far: the gates and the terminal ask for the same ones."""
+        if self._summarized is None or self._summarized[0] != self._added:
+            plan = self.plan()
+            self._summarized = (self._added, list(summarize(self._records, plan.lanes, plan.rubric)))
+        return self._summarized[1]
 
     def _baseline_comparison(self) -> dict[str, Any] | None:
         """baseline.json, for --ora-fail-regression (the report is written first: see pytest_sessionfinish)."""
@@ -438,8 +453,7 @@ class OraController:
         if self.options.dry_run:
             return [*estimate_table(list(self._estimates.values())).splitlines(), "",
                     f"ora: estimate written to {self.options.out} (the last report there is untouched)"]
-        rows = summarize(self._records, plan.lanes, plan.rubric)
-        table = [public_row(row, values, plan.rubric) for row, values in rows]
+        table = [public_row(row, values, plan.rubric) for row, values in self._summary()]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []
         incomplete = incomplete_notice(self.facts) if self.facts is not None else None

@@ -157,11 +157,14 @@ class CaptureRunner:
         rubric = self.judging.rubric
         kind = item_shape(rubric.kind)
         packets = [(tag, *self._checked(capture, packet, image)) for tag, packet, image in kind.packets(planned, self.root, rubric, build_packet)]
+        prompts = []  # each packet's first ask, built once: sized here, sent by every judge below
         for tag, packet, image in packets:
             self.output.write_capture(capture.capture_id, "packets", tag, packet_json(packet))
-            too_large = over_window(self.judging.panel, judge_prompt(packet, image, rubric, cache=self.judging.prompt_cache))
+            prompt = judge_prompt(packet, image, rubric, cache=self.judging.prompt_cache)
+            too_large = over_window(self.judging.panel, prompt)
             if too_large is not None:
                 raise OverContextWindow(capture.capture_id, too_large)
+            prompts.append(prompt)
         # one packet's fields, or each packet's (compare: both orders) under its tag
         fields = packet_fields(packets[0][1]) if len(packets) == 1 else {
             tag: packet_fields(packet) for tag, packet, _ in packets
@@ -180,7 +183,10 @@ class CaptureRunner:
 
             # Each request carries this capture's cassette: concurrent captures keep their own.
             call = CaptureCall(cassette=cassette, on_valid=keep)
-            replies = [await judge_packet(self.judging, client, packet, image, call) for _, packet, image in packets]
+            replies = [
+                await judge_packet(self.judging, client, packet, image, call, prompt)
+                for (_, packet, image), prompt in zip(packets, prompts, strict=True)
+            ]
             judges = kind.merge(replies, rubric)
             cassette.save()
         for judge in judges:

@@ -24,9 +24,10 @@ from ..judges.transport import RetryPolicy
 from ..method.kinds import formula
 from ..reports.notes import local_judge_notice
 from ..reports.output import PROGRESS_DIR, SPEND_DIR
+from .handoff import PlanHandoff, inputs_digest, received_plan
 from .options import Options
 from .pace import RunLimits
-from .xdist import is_worker, worker_id
+from .xdist import distributes, is_worker, worker_id
 
 __all__ = ["NO_BUNDLE", "OraRun", "http_timeout"]
 
@@ -42,6 +43,8 @@ class OraRun:
         self.options = options
         self.is_worker = is_worker(config)
         self._plan: Plan | None = None
+        self._handoff: PlanHandoff | None = None
+        """The controller's intake, for its xdist workers (harness/handoff.py)."""
         self._prices: dict[str, Price] | None = None
         self.usage_errors: list[str] = []
         """Misuse found during collection (a test needs a bundle, none is set): the run exits 4."""
@@ -56,17 +59,33 @@ class OraRun:
         """The bundle after intake, read once per process; bad input becomes a usage error."""
         if self._plan is None:
             assert self.options.bundle is not None
+            bundle, options = self.options.bundle, self.options
+            arguments = (str(bundle), options.substitutes, options.panel_label, options.rubric, options.compare,
+                         options.key_envs)
+            rubric_file = _rubric_file(options.rubric)
             try:
-                roles = _roles(self.options.bundle)
-                substitutions = tuple(parse_substitution(text, roles) for text in self.options.substitutes)
-                plan = intake(
-                    self.options.bundle, substitutions, self.options.panel_label, self.options.rubric, self.options.compare,
-                    key_envs=self.options.key_envs,
-                )
+                plan = received_plan(self.config, bundle, arguments, rubric_file) if self.is_worker else None
+                if plan is None:
+                    # Digested before intake reads: a bundle changed meanwhile is a mismatch in the workers.
+                    inputs = inputs_digest(bundle, arguments, rubric_file) if distributes(self.config) else None
+                    roles = _roles(bundle)
+                    substitutions = tuple(parse_substitution(text, roles) for text in options.substitutes)
+                    plan = intake(
+                        bundle, substitutions, options.panel_label, options.rubric, options.compare,
+                        key_envs=options.key_envs,
+                    )
+                    if inputs is not None:
+                        self._handoff = PlanHandoff(plan, inputs)
                 self._plan = _bound(plan, self.options)
             except (IntakeError, ValueError, RecordingsError) as error:
                 raise pytest.UsageError(str(error)) from None
         return self._plan
+
+    def configure_node(self, node: Any) -> None:
+        """What an xdist worker is handed before it starts: the shared limits directory, the controller's intake."""
+        self.limits.configure_node(node)
+        if self._handoff is not None:
+            self._handoff.configure_node(node, self.limits.directory())
 
     def prices(self) -> dict[str, Price]:
         """The price table: the defaults, overridden by --ora-prices."""
@@ -144,6 +163,15 @@ def _run_rubric(out: Path) -> tuple[Any, ...]:
         return (Recorded(str(data["rubric"]), str(data["rubric_digest"]), ""),)
     except (OSError, ValueError, KeyError, TypeError):
         return ()
+
+
+def _rubric_file(option: tuple[str, Path] | None) -> Path | None:
+    """The file --ora-rubric names, when it names one (a built-in's id names none)."""
+    if option is None:
+        return None
+    reference, base = option
+    candidate = Path(reference) if Path(reference).is_absolute() else base / reference
+    return candidate if candidate.is_file() else None
 
 
 def _roles(bundle: Path) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from .calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
 from .cassettes import CaptureCassette
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for
-from .providers.base import ProviderReply
+from .providers.base import JudgePrompt, ProviderReply
 from .reply import ReplyProblem, check_reply, check_usage
 from .transport import RetryPolicy, send
 
@@ -62,11 +62,17 @@ class Judging:
 
 
 async def judge_packet(
-    judging: Judging, client: httpx.AsyncClient, packet: Packet, image: bytes | None, call: CaptureCall | None = None
+    judging: Judging, client: httpx.AsyncClient, packet: Packet, image: bytes | None, call: CaptureCall | None = None,
+    prompt: JudgePrompt | None = None,
 ) -> list[JudgeRecord]:
-    """Every panel judge's validated reply, judged concurrently; all calls finish before any error is raised (a failed capture records nothing)."""
+    """Every panel judge's validated reply, judged concurrently; all calls finish before any error is raised (a failed capture records nothing).
+
+    `prompt` is the packet's first ask, `judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache)`,
+    when the caller has it already; every judge's first ask is that one prompt, built once.
+    """
     capture_call = call if call is not None else CaptureCall()
-    calls = [_judge(judging, client, judge, packet, image, capture_call) for judge in judging.panel.judges]
+    first = prompt if prompt is not None else judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache)
+    calls = [_judge(judging, client, judge, packet, image, capture_call, first) for judge in judging.panel.judges]
     results = await asyncio.gather(*calls, return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
@@ -76,7 +82,7 @@ async def judge_packet(
 
 async def _judge(
     judging: Judging, client: httpx.AsyncClient, judge: JudgeSlot, packet: Packet, image: bytes | None,
-    call: CaptureCall,
+    call: CaptureCall, first: JudgePrompt,
 ) -> JudgeRecord:
     provider = client_for(judge.spec)
     key = api_key_for(judge.spec, judging.environ)
@@ -90,7 +96,7 @@ async def _judge(
     problem = ReplyProblem("(reply)", "nothing", "was never received")
     raw = ""
     for ask in range(1, judging.reasks + 2):
-        prompt = judge_prompt(packet, image, judging.rubric, correction, judging.prompt_cache)
+        prompt = first if correction is None else judge_prompt(packet, image, judging.rubric, correction, judging.prompt_cache)
         request = provider.build_request(judge.spec, prompt, key)
         # The transports below read these: the call is paced and recorded as this judge's, in this capture's cassette.
         request.extensions[JUDGE_EXTENSION] = judge

@@ -139,7 +139,6 @@ async def send(
     secrets: Sequence[str] = (),
 ) -> SendResult:
     """Send `request` until a 2xx response, retrying transient faults within `policy`."""
-    rng = rng if rng is not None else random.Random()
     body = await request.aread()
     waited = 0.0
     attempt = 0
@@ -156,6 +155,7 @@ async def send(
             if last or not isinstance(exc, RETRYABLE_EXCEPTIONS):
                 raise fail(None) from exc
             fault, cause = type(exc).__name__, exc
+            rng = rng if rng is not None else random.Random()  # seeded only when a retry needs it
             delay, directed = policy.backoff(attempt, rng), False
         else:
             if response.is_success:
@@ -169,7 +169,11 @@ async def send(
             fault = f"HTTP {response.status_code}"
             server_delay = _server_delay(response)
             directed = server_delay is not None
-            delay = server_delay if server_delay is not None else policy.backoff(attempt, rng)
+            if server_delay is not None:
+                delay = server_delay
+            else:
+                rng = rng if rng is not None else random.Random()
+                delay = policy.backoff(attempt, rng)
 
         remaining = policy.max_total_wait - waited
         if delay > remaining:

@@ -22,7 +22,7 @@ from tabulate import tabulate
 from ..core.errors import OutputError
 from ..core.fileio import file_mode
 from ..core.plan import Plan
-from ..core.record import CaptureRecord, in_plan_order
+from ..core.record import CaptureRecord, RecordStore, in_plan_order
 from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import kind_files, report_files
@@ -75,8 +75,11 @@ def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
 @contextmanager
 def atomic_stream(path: Path) -> Iterator[TextIO]:
     """A text stream whose file appears whole at `path` when the block ends, or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except FileNotFoundError:  # the directory is made on its first file: a capture's files share it
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(handle, file_mode())  # mkstemp's 0600 would ignore the user's umask
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
@@ -163,15 +166,15 @@ class OutputDir:
             self._journal = None
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
-    def append(self, row: BaseModel) -> None:
-        """Journal a ledger row as it arrives, so an interrupted run keeps what was judged.
+    def append(self, row: BaseModel | str) -> None:
+        """Journal a ledger row (or its line, newline included) as it arrives, so an interrupted run keeps what was judged.
 
         A row is whole or absent: a write that fails part-way (a full disk) is cut back to the
         previous row's end, and OutputError says what happened.
         """
         if self._journal is None:
             return
-        data = (row.model_dump_json() + "\n").encode("utf-8")
+        data = (row if isinstance(row, str) else row.model_dump_json() + "\n").encode("utf-8")
         descriptor = self._journal.fileno()
         start = os.lseek(descriptor, 0, os.SEEK_END)
         try:
@@ -263,8 +266,16 @@ class OutputDir:
             ) from None
 
     def _write_ledger(self, records: Iterable[CaptureRecord], rubric: Rubric) -> None:
-        """ledger.jsonl, a row at a time (ledger.csv is rendered from it)."""
+        """ledger.jsonl, a row at a time (ledger.csv is rendered from it).
+
+        The controller's store keeps each row as it was journaled (same record, same rubric): those
+        lines are written as they are, not built again.
+        """
+        kept = records.ledger_lines() if isinstance(records, RecordStore) else None
         with atomic_stream(self.path / "ledger.jsonl") as ledger:
+            if kept is not None:
+                ledger.writelines(kept)
+                return
             for record in records:
                 ledger.write(ledger_row(record, rubric).model_dump_json() + "\n")
 

@@ -10,6 +10,7 @@ OpenRouter's API reference for its error metadata.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -133,8 +134,9 @@ class OpenAIClient:
         return httpx.Request("GET", sibling_url(role.route, _ENDPOINTS, target), headers=_headers(api_key))
 
 
+@functools.lru_cache(maxsize=64)
 def _is_responses(route: str) -> bool:
-    """Whether the route is the Responses API."""
+    """Whether the route is the Responses API (asked on every request: a panel has a few routes)."""
     return httpx.URL(route).path.rstrip("/").endswith("/responses")
 
 
