@@ -87,6 +87,17 @@ def test_a_directory_reached_through_a_symbolic_link_is_not_digested_so_nothing_
     assert inputs_digest(root, ARGUMENTS, None) is None
 
 
+def test_a_file_link_in_the_bundle_is_never_read_to_digest_it(tmp_path: Path) -> None:
+    # Given a bundle holding a link to a file outside it
+    root = write_bundle(tmp_path / "b")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not the bundle's\n", encoding="utf-8")
+    (root / "notes.txt").symlink_to(outside)
+
+    # Then nothing is digested through it, and no plan is handed on (each worker's intake judges the link)
+    assert inputs_digest(root, ARGUMENTS, None) is None
+
+
 def test_the_rubric_file_is_part_of_the_digest(tmp_path: Path) -> None:
     root = write_bundle(tmp_path / "b")
     rubric = tmp_path / "rubric.yaml"

@@ -47,6 +47,10 @@ def inputs_digest(bundle: Path, arguments: tuple[Any, ...], rubric_file: Path | 
                     return None  # os.walk does not follow it, intake might: not digested, so not handed on
             for name in sorted(files):
                 path = os.path.join(directory, name)
+                if os.path.islink(path):
+                    # Never read through a link the bundle holds (it may lead outside the bundle): no plan
+                    # is handed on, and each worker's own intake applies its rules to the link.
+                    return None
                 _add_file(digest, os.path.relpath(path, bundle), Path(path))
     except OSError:
         return None
@@ -54,7 +58,7 @@ def inputs_digest(bundle: Path, arguments: tuple[Any, ...], rubric_file: Path | 
 
 
 def _add_file(digest: Any, name: str, path: Path) -> None:
-    status = os.stat(path)  # a link to a file counts as the file it leads to, as intake reads it
+    status = os.stat(path)  # the --ora-rubric file the user named may be a link; the bundle's files are not (see above)
     digest.update(f"\0{name}\0{stat.S_IFMT(status.st_mode)}\0{status.st_size}\0".encode("utf-8", "surrogateescape"))
     if stat.S_ISREG(status.st_mode):  # never open a FIFO or a device: intake refuses them by type alone
         with open(path, "rb") as stream:
