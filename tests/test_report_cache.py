@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import filecmp
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from test_report_process import sample_records, write
 
+from pytest_ora.bundle.labels import read_labels
 from pytest_ora.reports import cache, charts, output
-from pytest_ora.reports.output import REPORT_FILES, STATS_FILES
+from pytest_ora.reports.methodology import RunFacts
+from pytest_ora.reports.output import REPORT_FILES, STATS_FILES, OutputDir
 
 NAMES = [*REPORT_FILES, *STATS_FILES[:2], "run.json"]
 
@@ -56,6 +59,35 @@ def test_a_changed_ledger_computes_afresh(tmp_path: Path, monkeypatch: pytest.Mo
     assert len(list((tmp_path / "cache" / "statistics").glob("*.json"))) == 2
     assert len(list((tmp_path / "cache" / "charts").glob("*.json"))) == 2
     assert (tmp_path / "first" / "stats.json").read_bytes() != (tmp_path / "second" / "stats.json").read_bytes()
+
+
+def test_other_labels_under_the_same_name_compute_the_calibration_afresh(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same ledger judged against other human labels (the file edited, its name kept) is a new entry:
+    a cached calibration would let --ora-fail-calibration hold on labels nobody gave."""
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    plan, records = sample_records()
+    bundle = Path(__file__).parent.parent / "evals" / "bundle"
+    captures = [planned.capture.capture_id for planned in plan.captures]  # type: ignore[attr-defined]
+    first = read_labels(bundle / "labels.jsonl", "labels.jsonl", plan.rubric, captures)  # type: ignore[attr-defined]
+    # When one label's first score is another number, under the same file name
+    label = first.labels[0]
+    (name, value), *rest = label.scores
+    other = "1" if value != "1" else "9"
+    second = replace(first, labels=(replace(label, scores=((name, other), *rest)), *first.labels[1:]))
+    for directory, labels in (("first", first), ("second", second)):
+        out = OutputDir(tmp_path / directory)
+        out.claim()
+        try:
+            out.write_report(plan, records, RunFacts(scoring_date="2026-06-20", record_mode="none", selected=1185,  # type: ignore[arg-type]
+                                                     labels=labels))
+        finally:
+            out.release()
+    # Then the statistics were computed twice, and the calibration differs
+    assert len(list((tmp_path / "cache" / "statistics").glob("*.json"))) == 2
+    calibration = [json.loads((tmp_path / d / "stats.json").read_text())["calibration"] for d in ("first", "second")]
+    assert calibration[0] != calibration[1]
 
 
 def test_a_torn_or_foreign_entry_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -373,6 +373,8 @@ def _statistics_files(directory: Path, rubric: Rubric, manifest: Any, facts: Run
         # the design the statistics read (--ora-cluster, --ora-reference, --ora-pairs, the captures' clusters)
         "cluster": facts.cluster, "reference": facts.reference, "pairs": [list(pair) for pair in facts.pairs],
         "design": facts.design,
+        # the human labels the calibration reads (the same file name may hold other labels next time)
+        "labels": None if facts.labels is None else repr(facts.labels),
     }
 
     def compute() -> dict[str, str]:
