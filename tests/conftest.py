@@ -14,7 +14,7 @@ import pytest
 from browser_page import OfflinePage, unavailable
 from bundle_factory import write_bundle
 from e2e import EVAL_TEST, KEY_A, KEY_B, low_and_excluded, outcomes, record
-from example_runs import replay_example
+from example_runs import shared_replay
 
 # numpy (under scipy and statsmodels) cannot be imported twice in one process: load the statistics
 # before pytester's first in-process run would import them and then drop them.
@@ -86,13 +86,13 @@ def offline(browser: Any) -> Iterator[OfflinePage]:
 
 @pytest.fixture(scope="session")
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """The shipped example `name` replayed from its cassettes (tests/example_runs.py), once per test process:
+    """The shipped example `name` replayed from its cassettes (tests/example_runs.py), once per test session (the xdist workers share it):
     its output directory, to read (copy it before editing it)."""
     found: dict[str, Path] = {}
 
     def get(name: str) -> Path:
         if name not in found:
-            found[name] = replay_example(name, tmp_path_factory)
+            found[name] = shared_replay(name, tmp_path_factory)
         return found[name]
 
     return get

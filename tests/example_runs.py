@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -13,12 +14,31 @@ import pytest
 EXAMPLES = Path(__file__).parent.parent / "evals" / "examples"
 
 
-def replay_example(name: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Copy the example `name` and replay it in a process of its own; return its output directory.
+def shared_replay(name: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example `name` replayed once for the whole test session, whichever xdist worker asks first.
+
+    pytest-xdist's recipe for a session fixture that runs once: the workers share their basetemp's
+    parent; the first to take the example's lock replays it and marks it done, the others wait on the
+    lock and read the same output directory (which no test edits: tests copy it first)."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    directory = root / "examples" / name
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = directory / ".replayed"
+        if not done.exists():
+            replay_example(name, directory / "project")
+            done.write_text("done\n", encoding="utf-8")
+    return directory / "project" / "out"
+
+
+def replay_example(name: str, project: Path) -> Path:
+    """Copy the example `name` into `project` and replay it in a process of its own; return its output directory.
 
     A process of its own, because the examples' test files (test_compare.py, ...) share their names
     with this suite's modules, and an in-process run would find those already imported."""
-    project = tmp_path_factory.mktemp(name)
     shutil.copytree(EXAMPLES / name, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
     out = project / "out"
     environment = {**os.environ, "PYTEST_ORA_CACHE": "off"}
