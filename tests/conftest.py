@@ -98,6 +98,15 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     return get
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """This suite's tests differ a hundredfold in length (a unit test, a subprocess run with signals): with -n
+    and no --dist, xdist's worksteal rebalances the last minutes that `load` leaves to one worker. Only this
+    suite (this conftest) is affected, never `pytest evals/`, and an explicit --dist is kept."""
+    if config.option.numprocesses and config.option.dist == "no":
+        config.option.dist = "worksteal"
+
+
 @pytest.fixture(scope="session")
 def _report_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One session-end cache per test process (reports/cache.py), new with every run of the suite."""

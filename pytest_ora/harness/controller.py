@@ -47,6 +47,8 @@ from .warmup import WarmUp
 from .xdist import stop_controller
 
 __all__ = ["OraController"]
+_SETTLE_SECONDS = 10.0
+"""Longest an interrupt waits for the warm-up's imports to end before it is raised (see harness/signals.py)."""
 
 
 class OraController:
@@ -74,10 +76,10 @@ class OraController:
         self.journal_error: str | None = None
         """Why a ledger row could not be journaled mid-run (a full disk), if so; the run stopped there."""
         self.session: pytest.Session | None = None
-        self.signals = SignalGuard()
         self._finished = False
         self._warm_up = WarmUp()
         """The session end's libraries, imported while a live run's judges work (harness/warmup.py)."""
+        self.signals = SignalGuard(settle=lambda: self._warm_up.wait(timeout=_SETTLE_SECONDS))
         self.judging: JudgingStrategy = judging_strategy(run)
         """Live or batch judging (--ora-batch), and what its step before the items did."""
         self.labels: Any = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -22,7 +23,12 @@ _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 class SignalGuard:
     """Installs and removes pytest-ora's SIGINT/SIGTERM handlers (main thread only)."""
 
-    def __init__(self) -> None:
+    def __init__(self, settle: Callable[[], None] = lambda: None) -> None:
+        self._settle = settle
+        """Called before the interrupt is raised: lets a thread that compiles source (the session end's
+        warm-up) finish first, since pytest reports the interrupt by parsing source too, and CPython 3.11's
+        AST constructor keeps one recursion count for all threads ("SystemError: AST constructor recursion
+        depth mismatch" when both run at once)."""
         self._previous: dict[int, Any] = {}
         self.holding = False
         self.held: int | None = None
@@ -52,4 +58,5 @@ class SignalGuard:
             self.held = number
             return
         self.received = number
+        self._settle()
         raise KeyboardInterrupt(f"{signal.Signals(number).name} received")

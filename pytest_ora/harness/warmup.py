@@ -38,9 +38,9 @@ class WarmUp:
         self._thread = threading.Thread(target=_import, args=(names,), name="ora-warm-up", daemon=True)
         self._thread.start()
 
-    def wait(self) -> None:
+    def wait(self, timeout: float | None = None) -> None:
         if self._thread is not None:
-            self._thread.join()
+            self._thread.join(timeout)
 
 
 def _import(names: tuple[str, ...]) -> None:
