@@ -26,9 +26,10 @@ class SignalGuard:
     def __init__(self, settle: Callable[[], None] = lambda: None) -> None:
         self._settle = settle
         """Called before the interrupt is raised: lets a thread that compiles source (the session end's
-        warm-up) finish first, since pytest reports the interrupt by parsing source too, and CPython 3.11's
-        AST constructor keeps one recursion count for all threads ("SystemError: AST constructor recursion
-        depth mismatch" when both run at once)."""
+        warm-up) finish first, since pytest reports the interrupt by parsing source too. CPython 3.11's AST
+        constructor keeps its recursion count per interpreter, not per thread, and an interrupt in the
+        first seconds of a live run once ended in "SystemError: AST constructor recursion depth mismatch"
+        inside pytest's report of it; with the two apart it cannot meet the warm-up's compiling."""
         self._previous: dict[int, Any] = {}
         self.holding = False
         self.held: int | None = None
