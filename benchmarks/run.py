@@ -440,7 +440,7 @@ def render(results: dict[str, Any], args: argparse.Namespace, info: dict[str, st
         start = [med(name, n, lambda r: (r.probe.get("t_first_start") or r.start) - r.start) for n in WORKERS]
         end = [med(name, n, lambda r: r.phase("finish_start", "unconfigure") or 0.0) for n in WORKERS]
         add(f"   {name}: start / items / end{'':<22}" + "".join(
-            f"{f'{s:.1f}/{i:.1f}/{e:.1f}':>12}" for s, i, e in zip(start, [items[(name, n)] for n in WORKERS], end)))
+            f"{f' {s:.1f}/{i:.1f}/{e:.1f}':>12}" for s, i, e in zip(start, [items[(name, n)] for n in WORKERS], end)))
     add("")
 
     if "collection" not in results:  # --replay-only
@@ -577,6 +577,8 @@ def main(argv: list[str] | None = None) -> int:
             log("1. replay against its floor")
             results["replay"] = measure_replay(runner, dirs, scratch, args.repeat, log)
             if args.replay_only:
+                if args.profile:
+                    results["profile"] = _profile(runner, scratch, log)
                 raise _PartOne
             log("2. intake and collection")
             results["collection"] = measure_collection(runner, bundles, scratch, args.repeat, log)
@@ -587,11 +589,7 @@ def main(argv: list[str] | None = None) -> int:
             log("4. report writing")
             results["reports"] = measure_reports(bundles, scratch, args.repeat, log)
             if args.profile:
-                import hotspots
-
-                log("profile: full-sample replay at -n 0 under cProfile")
-                results["profile"] = hotspots.profile_replay(
-                    ROOT, runner.env, scratch, [arg for name in runner.disabled for arg in ("-p", f"no:{name}")])
+                results["profile"] = _profile(runner, scratch, log)
         except _PartOne:
             pass
         finally:
@@ -603,9 +601,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.profile:
         print()
         print(results["profile"]["text"])
-    if args.json is not None and "collection" in results:
+    if args.json is not None and ("collection" in results or "replay" in results):
         args.json.write_text(json.dumps(to_json(results, info), indent=1, default=str) + "\n")
     return 0
+
+
+def _profile(runner: Any, scratch: Path, log: Any) -> dict[str, Any]:
+    import hotspots
+
+    log("profile: full-sample replay at -n 0 under cProfile")
+    return hotspots.profile_replay(
+        ROOT, runner.env, scratch, [arg for name in runner.disabled for arg in ("-p", f"no:{name}")])
 
 
 class _PartOne(Exception):
@@ -619,13 +625,15 @@ def to_json(results: dict[str, Any], info: dict[str, str]) -> dict[str, Any]:
 
     data: dict[str, Any] = {"machine": info}
     data["replay"] = {f"{v}-n{n}": [run(r) for r in runs] for (v, n), runs in results["replay"]["runs"].items()}
-    collection = results["collection"]
-    data["collection"] = {k: ([run(r) for r in v] if isinstance(v, list) else v) for k, v in collection.items()}
-    data["live"] = {f"n{n}-c{c}": [{"captures": k, **run(r)} for k, r in samples]
-                    for (n, c), samples in results["live"].items()}
+    if "collection" in results:  # not with --replay-only
+        collection = results["collection"]
+        data["collection"] = {k: ([run(r) for r in v] if isinstance(v, list) else v) for k, v in collection.items()}
+        data["live"] = {f"n{n}-c{c}": [{"captures": k, **run(r)} for k, r in samples]
+                        for (n, c), samples in results["live"].items()}
     if "full_10x" in results:
         data["full_10x"] = {**run(results["full_10x"]), "worker_rss_mb": results["full_10x"].worker_rss_mb}
-    data["reports"] = {k: {"seconds": s, "records": n, "scored": m} for k, (s, n, m) in results["reports"].items()}
+    if "reports" in results:
+        data["reports"] = {k: {"seconds": s, "records": n, "scored": m} for k, (s, n, m) in results["reports"].items()}
     if "profile" in results:
         data["profile"] = {k: v for k, v in results["profile"].items() if k != "text"}
     return data

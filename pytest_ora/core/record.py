@@ -15,7 +15,9 @@ from typing_extensions import NotRequired
 from .plan import PlannedCapture
 from .usage import Usage
 
-__all__ = ["CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "base_record", "in_plan_order"]
+__all__ = [
+    "CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "base_record", "in_plan_order", "record_from_text", "record_text",
+]
 
 
 class JudgeRecord(TypedDict):
@@ -83,6 +85,16 @@ def base_record(planned: PlannedCapture, status: str, reason: str | None = None)
     )
 
 
+def record_text(record: CaptureRecord) -> str:
+    """A record as compact JSON: how it travels from a worker and how the controller keeps it."""
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+
+
+def record_from_text(text: str) -> CaptureRecord:
+    record: CaptureRecord = json.loads(text)
+    return record
+
+
 class RecordStore(Sequence[CaptureRecord]):
     """The controller's records, each kept as compressed JSON and read back when a report needs it.
 
@@ -100,10 +112,14 @@ class RecordStore(Sequence[CaptureRecord]):
         self._position = {capture_id: index for index, capture_id in enumerate(order)}
         self._ids: list[str] | None = None
 
-    def add(self, record: CaptureRecord, ledger_line: str | None = None) -> None:
-        """Keep a record; with the ledger line it was journaled as, so the ledger is not built twice."""
+    def add(self, record: CaptureRecord, ledger_line: str | None = None, text: str | None = None) -> None:
+        """Keep a record; with the ledger line it was journaled as, so the ledger is not built twice.
+
+        `text`: the record's record_text() when the caller has it already (it came so from a worker).
+        """
         capture_id = record["capture_id"]
-        text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+        if text is None:
+            text = record_text(record)
         self._blobs[capture_id] = zlib.compress(text.encode("utf-8"), 1)
         if ledger_line is None:
             self._lines.pop(capture_id, None)

@@ -138,6 +138,12 @@ class Rubric:
     recorded_under: str | None = None
     """'version (digest)' of the rubric the replaying cassettes were recorded under, when not this one."""
 
+    def __hash__(self) -> int:
+        # A rubric is a cache key on every capture's path (scoring, the ledger's models). The hash
+        # dataclasses derive would hash every field each time, Fractions in Python code among them;
+        # equal rubrics share these three strings, whose hashes Python keeps.
+        return hash((self.version, self.digest, self.source))
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(criterion.name for criterion in self.criteria)

@@ -20,7 +20,7 @@ from ..bundle.design import option_problems
 from ..core.errors import IntakeError, OraError
 from ..core.numbers import round_half_away
 from ..core.plan import Plan
-from ..core.record import CaptureRecord, RecordStore
+from ..core.record import CaptureRecord, RecordStore, record_from_text
 from ..core.vocabulary import is_live
 from ..judges.budget import PRICES_AS_OF, price_for
 from ..judges.cassettes import cassette_path
@@ -202,14 +202,15 @@ class OraController:
         estimate = getattr(report, "ora_estimate", None)
         if estimate is not None:
             self._estimates[estimate["capture_id"]] = estimate
-        record: CaptureRecord | None = getattr(report, "ora_record", None)
-        if record is None:
+        text: str | None = getattr(report, "ora_record", None)  # the worker's record_text()
+        if text is None:
             return
+        record = record_from_text(text)
         self._added += 1
         if record["status"] == "budget":
             self._unjudged.append(record["capture_id"])
         if self.journal_error is not None:
-            self._records.add(record)
+            self._records.add(record, text=text)
             return
         line: str | None = None
         try:
@@ -224,7 +225,7 @@ class OraController:
                 self.session.shouldstop = stop
             stop_controller(self.config, stop)
         finally:
-            self._records.add(record, line)  # the report's ledger writes the very line journaled now
+            self._records.add(record, line, text)  # the report's ledger writes the very line journaled now
         if self._progress is not None:
             self._show_progress(record)
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from ..core.errors import OraError, PacketDrift
 from ..core.plan import PlannedCapture
-from ..core.record import CaptureRecord, base_record
+from ..core.record import CaptureRecord, base_record, record_text
 from ..core.vocabulary import is_live
 from ..judges.cassettes import CassetteLibrary
 from ..judges.panel import Judging, describe
@@ -57,12 +58,15 @@ class OraWorker:
         kind = mechanical_kind(plan.rubric.kind)
         if kind is not None:  # graded here: no judge, no network, no cassette
             return kind.score_capture(plan, planned, self.config.rootpath)
-        if self.run.is_worker:
-            upcoming = worker_upcoming(self.config)
-        else:
-            position = self._position.get(planned.capture.capture_id)
-            upcoming = self._order[position + 1 :] if position is not None else []
-        return self._capture_runner().run(planned, upcoming)
+        runner = self._capture_runner()
+        upcoming: Sequence[PlannedCapture] = ()
+        if runner.lookahead > 1:  # judging ahead: which captures come next (a replay judges one at a time)
+            if self.run.is_worker:
+                upcoming = worker_upcoming(self.config)
+            else:
+                position = self._position.get(planned.capture.capture_id)
+                upcoming = self._order[position + 1 :] if position is not None else []
+        return runner.run(planned, upcoming)
 
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
         """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
@@ -118,7 +122,9 @@ class OraWorker:
             report.longrepr = (*report.longrepr[:2], error.msg)  # the reason, not the exception's class path
         record = produced.get("record") or self.record_for(planned, call.excinfo)
         rubric = self.run.plan().rubric
-        report.ora_record = record  # type: ignore[attr-defined]
+        # As its JSON text: xdist's serializer walks a nested dict in Python code on both sides, a
+        # string it copies; the controller keeps the record as this same text (core/record.py).
+        report.ora_record = record_text(record)  # type: ignore[attr-defined]
         report.ora_failure = bool(record["failure"])  # type: ignore[attr-defined]
         report.ora_overall = overall_text(record, rubric)  # type: ignore[attr-defined]
         # junitxml reads properties from the teardown report, which copies the item's.

@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
@@ -210,10 +211,10 @@ class _SafePersister:
         from vcr.serialize import deserialize
 
         path = Path(cassette_path)
-        if not path.exists():
-            raise CassetteNotFoundError()
         try:
             return deserialize(_read_cassette(path), serializer)
+        except FileNotFoundError:
+            raise CassetteNotFoundError() from None
         except OraError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError, IndexError, OSError, RecursionError) as error:
@@ -255,13 +256,25 @@ def _unsaved(target: Path, error: OSError) -> OraError:
 
 
 def _read_cassette(path: Path) -> str:
-    """A cassette's text; a directory or anything but a regular file is corrupt, never opened."""
-    if not path.is_file():
+    """A cassette's text; a directory or anything but a regular file is corrupt, never read.
+
+    FileNotFoundError when there is none. Opened without blocking (a FIFO where the cassette belongs
+    would otherwise wait for a writer), then checked on the open descriptor: one open, one fstat.
+    """
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        regular = stat.S_ISREG(os.fstat(descriptor).st_mode)
+    except BaseException:
+        os.close(descriptor)
+        raise
+    if not regular:
+        os.close(descriptor)
         raise CorruptCassette(
             f"the cassette {path} is not a file (a directory or a special file stands where it belongs); "
             "remove it, then record the capture with --ora-record once"
         )
-    return path.read_text(encoding="utf-8")
+    with open(descriptor, encoding="utf-8") as stream:
+        return stream.read()
 
 
 def _corrupt(path: Path, error: BaseException) -> CorruptCassette:
@@ -436,18 +449,15 @@ class CassetteLibrary:
         """Load (or start) the capture's cassette; a directory where it belongs is refused before any call;
         a live run resumes from the capture's partial cassette, if any."""
         path = self.path_for(capture_id)
-        for place in (path, *path.parents):
-            if place == self.directory or place in self.directory.parents:
-                break
-            if place.exists() and not (place.is_file() if place == path else place.is_dir()):
-                raise CorruptCassette(
-                    f"cannot use the cassette {path}: {place} is not a {'file' if place == path else 'directory'}; "
-                    "remove it, then record the capture with --ora-record once (nothing was sent)",
-                    capture_id=capture_id,
-                )
+        try:
+            regular = stat.S_ISREG(os.stat(path).st_mode)  # a replay's case, in one system call
+        except OSError:
+            regular = False
+        if not regular:
+            _refuse_what_stands_in_the_way(self.directory, path, capture_id)
         mode, persister = self.mode, self._persister
         persister_used: _SafePersister | _PartialReader = persister
-        if mode in ("once", "new_episodes") and not path.is_file() and partial_path(path).is_file():
+        if mode in ("once", "new_episodes") and not regular and partial_path(path).is_file():
             # Replay the judges that answered validly last time; record the rest.
             mode, persister_used = "new_episodes", _PartialReader(persister)
         cassette = Cassette.load(
@@ -462,6 +472,19 @@ class CassetteLibrary:
             drop_unused_requests=self.mode == "all",
         )
         return CaptureCassette(capture_id, cassette, self._persister, persister_used is not persister)
+
+
+def _refuse_what_stands_in_the_way(directory: Path, path: Path, capture_id: str) -> None:
+    """CorruptCassette when something other than a file (the cassette) or a directory (its folders) is there."""
+    for place in (path, *path.parents):
+        if place == directory or place in directory.parents:
+            break
+        if place.exists() and not (place.is_file() if place == path else place.is_dir()):
+            raise CorruptCassette(
+                f"cannot use the cassette {path}: {place} is not a {'file' if place == path else 'directory'}; "
+                "remove it, then record the capture with --ora-record once (nothing was sent)",
+                capture_id=capture_id,
+            )
 
 
 class _CaptureLock:

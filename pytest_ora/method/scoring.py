@@ -20,6 +20,14 @@ __all__ = ["Scores", "combine", "exact", "is_failure", "judge_overall"]
 
 def exact(value: Decimal | int | str | Fraction) -> Fraction:
     """A score as an exact fraction (Decimal and decimal strings convert without rounding)."""
+    if isinstance(value, str):
+        return _exact_text(value)
+    return Fraction(value)
+
+
+@functools.lru_cache(maxsize=1 << 10)
+def _exact_text(value: str) -> Fraction:
+    # Scores are a few strings ("7", "7.5") read for every capture; Fraction parses them in Python code.
     return Fraction(value)
 
 

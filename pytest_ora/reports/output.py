@@ -10,7 +10,6 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from decimal import Decimal
 from pathlib import Path
@@ -29,6 +28,7 @@ from ..method.kinds import kind_files, report_files
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
+from .filewriter import CaptureFileWriter
 from .methodology import RunFacts, methodology_data
 from .notes import summary_appendix, summary_preface
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
@@ -114,8 +114,7 @@ class OutputDir:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._journal: Any = None
-        self._writer: ThreadPoolExecutor | None = None
-        self._write_errors: list[str] = []
+        self._writer: CaptureFileWriter | None = None
         self.baseline: BaselineRun | None = None
         """--ora-baseline's run, read before this directory was claimed; compared at the end (SPEC 18)."""
         self.regression_min = "10%"
@@ -193,30 +192,22 @@ class OutputDir:
             ) from None
 
     def write_capture(self, capture_id: str, kind: str, name: str, data: Any) -> None:
-        """packets/<id>.json or judges/<id>.<judge>.json, written by a thread of its own.
+        """packets/<id>.json or judges/<id>.<judge>.json, written by a helper process (filewriter.py).
 
-        Creating thousands of small files costs more than judging from cassettes; the writer thread
+        Creating thousands of small files costs more than judging from cassettes; the helper
         overlaps it with the next captures. drain() waits for it and says what failed.
         """
         suffix = f".{name}.json" if name else ".json"
         target = capture_file(self.path / kind, capture_id, suffix)
         if self._writer is None:
-            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pytest-ora-writer")
-        self._writer.submit(self._write_quietly, target, data)
-
-    def _write_quietly(self, target: Path, data: Any) -> None:
-        try:
-            write_atomic(target, _dump(data))
-        except OSError as error:
-            self._write_errors.append(f"{target}: {error.strerror or error}")
+            self._writer = CaptureFileWriter(file_mode())
+        self._writer.write(target, data)
 
     def drain(self) -> list[str]:
         """Wait for the per-capture files; the ones that could not be written."""
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
-            self._writer = None
-        errors, self._write_errors = self._write_errors, []
-        return errors
+        if self._writer is None:
+            return []
+        return self._writer.drain()
 
     def write_report(self, plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> None:
         """The ledger in plan order, the summary tables, the methodology note, the statistics, the page.
