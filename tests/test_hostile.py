@@ -530,6 +530,7 @@ def test_a_full_disk_mid_run_leaves_no_torn_ledger_line_and_says_so(
         real(descriptor, data)
 
     monkeypatch.setattr(output, "_write_all", full_disk)
+    monkeypatch.setattr(output, "JOURNAL_SECONDS", 0)  # each row written as it comes: the third write is the third row
 
     # One capture at a time, so "judging stopped" is visible: judging ahead would have started them all.
     result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider", "-n", workers, "--ora-concurrency", "1")

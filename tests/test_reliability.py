@@ -710,6 +710,7 @@ def test_a_full_disk_at_the_end_leaves_no_half_written_file(
     out.claim()
     for record in records:
         out.append(ledger_row(record, plan.rubric))
+    out.flush_journal()  # the journal is on disk; the disk fills while the report is written
     fills = _DiskFillsOn(failing)
     monkeypatch.setattr(output, "os", fills)
     monkeypatch.setattr(output, "tempfile", fills)

@@ -81,13 +81,21 @@ class Budget:
 
 
 class _Loop:
-    """An asyncio loop running in a daemon thread, with the process's HTTP client."""
+    """An asyncio loop with the process's HTTP client: in a daemon thread, or run by the caller.
+
+    In a thread, the captures judged ahead go on while pytest runs the next items. Without judging
+    ahead (`inline`: a replay, one capture at a time) the caller runs the loop until its capture is
+    judged: handing each capture to another thread and back costs each item two wake-ups and two
+    hand-overs of the interpreter lock, about as much as a replayed judge call itself.
+    """
 
     def __init__(self, timeout: httpx.Timeout, limiter: SharedLimiter | None = None,
-                 in_flight: InFlightLog | None = None) -> None:
+                 in_flight: InFlightLog | None = None, inline: bool = False) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        if not inline:
+            self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)
+            self._thread.start()
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
         inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
         if in_flight is not None:
@@ -98,9 +106,18 @@ class _Loop:
         self.client = httpx.AsyncClient(transport=CassetteTransport(inner), timeout=timeout, trust_env=False)
 
     def submit(self, coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
+        if self._thread is None:  # inline: judged now, in this thread; what it raises, raises here
+            done: Future[_T] = Future()
+            done.set_result(self.loop.run_until_complete(coroutine))
+            return done
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
 
     def close(self) -> None:
+        if self._thread is None:
+            if not self.loop.is_closed():
+                self.loop.run_until_complete(self.client.aclose())
+                self.loop.close()
+            return
         self.submit(self.client.aclose()).result(timeout=30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=30)
@@ -148,7 +165,8 @@ class CaptureRunner:
 
     def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
         if self._loop is None:
-            self._loop = _Loop(self.judging.policy.timeout, self.limiter, self.in_flight)
+            inline = self.lookahead == 1 and not self.cassettes.may_record_any()
+            self._loop = _Loop(self.judging.policy.timeout, self.limiter, self.in_flight, inline)
         return self._loop.submit(self._judge(planned, self._loop.client))
 
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:

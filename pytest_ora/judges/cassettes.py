@@ -425,6 +425,10 @@ class CassetteLibrary:
     def path_for(self, capture_id: str) -> Path:
         return cassette_path(self.directory, capture_id)
 
+    def may_record_any(self) -> bool:
+        """Whether any judge call of this run may go to the network: not in a replay (`none`)."""
+        return self.mode != "none"
+
     def may_record(self, capture_id: str) -> bool:
         """Whether judging this capture may record (and so pay for) a call."""
         return self.mode in ("new_episodes", "all") or (self.mode == "once" and not self.path_for(capture_id).exists())

@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from decimal import Decimal
@@ -51,6 +52,8 @@ ESTIMATE_FILES = ("estimate.json", "estimate.md")
 EXTRA_FILES = ("run.json",)
 """run.json (what `verify` re-renders the tables with), archived with the rest of the last run's report
 (and the files the rubric kinds add: method/kinds, kind_files)."""
+JOURNAL_SECONDS = 0.5
+"""Rows that come faster than this after the journal's last write wait to be written with the next (OutputDir.append)."""
 CHILD_ROWS = 5_000
 """From this many ledger rows, the statistics and report.html are made in a child process: the
 scientific stack (numpy, scipy, statsmodels, matplotlib: about 130 MB) and the page's data never
@@ -114,6 +117,9 @@ class OutputDir:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._journal: Any = None
+        self._waiting: list[bytes] = []
+        self._written_at = float("-inf")
+        self._clock = time.monotonic
         self._writer: CaptureFileWriter | None = None
         self.baseline: BaselineRun | None = None
         """--ora-baseline's run, read before this directory was claimed; compared at the end (SPEC 18)."""
@@ -161,19 +167,40 @@ class OutputDir:
 
     def release(self) -> None:
         if self._journal is not None:
-            self._journal.close()
-            self._journal = None
+            try:
+                self.flush_journal()
+            except OutputError:
+                pass  # said when the report was written, or the run already stopped on it
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
     def append(self, row: BaseModel | str) -> None:
         """Journal a ledger row (or its line, newline included) as it arrives, so an interrupted run keeps what was judged.
 
+        A row is written at once when the journal was last written JOURNAL_SECONDS ago or more (a
+        live run's rows, seconds apart); rows that come faster (a replay: an append costs the file
+        system about as much as judging a capture from its cassette) wait and are written together
+        with the first row after that, and whenever the journal closes: at the session end, on an
+        interrupt, on an error. A process killed outright loses at most the rows of its last half
+        second, whose judge calls its cassettes hold.
         A row is whole or absent: a write that fails part-way (a full disk) is cut back to the
         previous row's end, and OutputError says what happened.
         """
         if self._journal is None:
             return
-        data = (row if isinstance(row, str) else row.model_dump_json() + "\n").encode("utf-8")
+        self._waiting.append((row if isinstance(row, str) else row.model_dump_json() + "\n").encode("utf-8"))
+        if self._clock() - self._written_at >= JOURNAL_SECONDS:
+            self.flush_journal()
+
+    def flush_journal(self) -> None:
+        """Write the rows waiting for the journal; OutputError when they cannot be."""
+        if self._journal is None or not self._waiting:
+            return
+        data = b"".join(self._waiting)
+        self._waiting = []
+        self._written_at = self._clock()
         descriptor = self._journal.fileno()
         start = os.lseek(descriptor, 0, os.SEEK_END)
         try:
@@ -219,8 +246,10 @@ class OutputDir:
         ordered = in_plan_order(records, [planned.capture.capture_id for planned in plan.captures])
         summary = summarize(ordered, plan.lanes, rubric)
         if self._journal is not None:
-            self._journal.close()
-            self._journal = None
+            self.flush_journal()  # the journal whole first: what follows says it keeps every judged capture
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
         notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
         # The data files first; every report is then rendered from them by the registry `verify` runs.
         data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
