@@ -87,7 +87,8 @@ def intake(
     _check_seed000_fields(bundle, rubric, problems)
     seed000 = seed000 or len(problems) > before
     files: dict[str, str | None] = {}  # spec and artifact texts, read once for the secret scan
-    planned = [_plan_capture(bundle.root, rubric, item, losers, collisions, problems, files) for item in bundle.captures]
+    where = _Resolved(bundle.root)  # a technique's captures share its spec: resolved once
+    planned = [_plan_capture(where, rubric, item, losers, collisions, problems, files) for item in bundle.captures]
     if seed000 and bundle.manifest.rubric is None and rubric_option is None:
         problems.append(_default_rubric_hint())
     if problems or panel is None:
@@ -376,8 +377,28 @@ def _set_problem(family: str, found: int, expected: int, missing: list[str], ext
     return Problem("bundle.yaml", text, field=f"scored_set.{family}", fix="complete the bundle or correct scored_set")
 
 
+class _Resolved:
+    """paths.inside(root, relative) for the paths one intake reads, each resolved once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._found: dict[str, Path | str] = {}  # the resolved path, or why it is refused
+
+    def inside(self, relative: str) -> Path:
+        found = self._found.get(relative)
+        if found is None:
+            try:
+                found = inside(self.root, relative)
+            except BundlePathError as error:
+                found = str(error)
+            self._found[relative] = found
+        if isinstance(found, str):
+            raise BundlePathError(found)
+        return found
+
+
 def _plan_capture(
-    root: Path,
+    where: _Resolved,
     rubric: Rubric,
     item: CaptureLine,
     losers: set[str],
@@ -386,11 +407,12 @@ def _plan_capture(
     files: dict[str, str | None] | None = None,
 ) -> PlannedCapture:
     capture = item.capture
+    root = where.root
     for field, path in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
         if path is None:
             continue
         try:
-            inside(root, path)
+            where.inside(path)
         except BundlePathError as error:
             problems.append(
                 Problem("captures.jsonl", str(error), line=item.line, capture_id=capture.capture_id,
@@ -411,15 +433,15 @@ def _plan_capture(
     secret = find_secret(capture, root, files)
     if secret is not None:
         return PlannedCapture(capture, item.line, "excluded", secret_reason(*secret))
-    unscorable = _unscorable(root, capture, rubric.requires_spec or capture.spec is not None)
+    unscorable = _unscorable(where, capture, rubric.requires_spec or capture.spec is not None)
     if unscorable:
         return PlannedCapture(capture, item.line, "unscorable", unscorable)
     return PlannedCapture(capture, item.line, "judge")
 
 
-def _unscorable(root: Path, capture: Capture, needs_spec: bool) -> str | None:
+def _unscorable(where: _Resolved, capture: Capture, needs_spec: bool) -> str | None:
     try:
-        spec = inside(root, capture.spec_path)
+        spec = where.inside(capture.spec_path)
     except BundlePathError as error:
         return f"specification {capture.spec_path} {error}"
     if needs_spec and not spec.is_file():
@@ -427,7 +449,7 @@ def _unscorable(root: Path, capture: Capture, needs_spec: bool) -> str | None:
     if capture.visual_artifact is None:
         return None
     try:
-        artifact = inside(root, capture.visual_artifact)
+        artifact = where.inside(capture.visual_artifact)
     except BundlePathError as error:
         return f"visual artifact {capture.visual_artifact} {error}"
     if not artifact.is_file():

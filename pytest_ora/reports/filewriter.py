@@ -81,9 +81,9 @@ class CaptureFileWriter:
             self._helper = subprocess.Popen(
                 [sys.executable, "-I", "-S", __file__, str(self._mode)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True, bufsize=0,  # a frame, a write: none waits in a buffer
-                # Not in the terminal's process group: Ctrl-C interrupts pytest, which then closes
+                # In a session of its own, out of the terminal's process group: Ctrl-C interrupts pytest, which then closes
                 # the helper's input; the helper finishes the files already in its pipe.
-                process_group=0,
+                start_new_session=True,
             )
         except OSError:
             self._helper = None  # no interpreter to start: written in this process

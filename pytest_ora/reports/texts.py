@@ -37,6 +37,16 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
     planned = {p.capture.capture_id: p for p in plan.captures}
     strings = Strings()
     rows: list[list[Any]] = []
+    scanned: dict[str, bool] = {}  # an entry's prompt and context repeat for each of its captures: scanned once
+
+    def secret(text: str | None) -> bool:
+        if text is None:
+            return False
+        found = scanned.get(text)
+        if found is None:
+            found = scanned[text] = secret_in(text) is not None
+        return found
+
     for capture_id in capture_ids:
         item = planned.get(capture_id)
         if item is None or (item.reason or "").startswith(SECRET_REASON):
@@ -44,7 +54,7 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
         capture = item.capture
         second = item.partner.answer if item.partner is not None else None
         texts = (capture.prompt, capture.context, capture.answer, second)
-        if any(text is not None and secret_in(text) for text in texts):
+        if any(secret(text) for text in texts):
             continue
         # The entry's prompt and context first: they are shared, so they land early in the table.
         rows.append([capture_id, strings(capture.prompt), strings(capture.context), strings(capture.answer), strings(second)])
