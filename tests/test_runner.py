@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,7 +12,7 @@ from bundle_factory import write_bundle
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.core.plan import PlannedCapture
-from pytest_ora.harness.runner import CaptureRunner
+from pytest_ora.harness.runner import CaptureRunner, _Loop
 from pytest_ora.judges.cassettes import CassetteLibrary
 from pytest_ora.judges.panel import Judging
 from pytest_ora.judges.transport import RetryPolicy
@@ -55,3 +56,25 @@ def test_without_lookahead_one_capture_is_judged_at_a_time(tmp_path: Path) -> No
         runner.run(todo[0], todo[1:])
 
         assert len(judge.requests) == 2
+
+
+def test_a_replay_judges_in_the_calling_thread_and_moves_to_a_thread_under_a_running_loop() -> None:
+    """Inline judging (a replay, one capture at a time) runs the loop in the caller; where the caller's
+    thread already runs an event loop (Playwright's sync API does), it cannot, and the loop gets its thread."""
+    async def answer() -> int:
+        return 42
+
+    inline = _Loop(httpx.Timeout(5), inline=True)
+    assert inline.submit(answer()).result() == 42
+    assert inline._thread is None  # judged right here
+    inline.close()
+
+    moved = _Loop(httpx.Timeout(5), inline=True)
+
+    async def suite_with_its_own_loop() -> int:
+        return moved.submit(answer()).result(timeout=10)
+
+    assert asyncio.run(suite_with_its_own_loop()) == 42
+    assert moved._thread is not None
+    moved.close()
+    assert not moved._thread.is_alive()

@@ -94,8 +94,7 @@ class _Loop:
         self.loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
         if not inline:
-            self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)
-            self._thread.start()
+            self._start_thread()
         limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
         inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
         if in_flight is not None:
@@ -105,19 +104,35 @@ class _Loop:
             inner = PacedTransport(inner, limiter)
         self.client = httpx.AsyncClient(transport=CassetteTransport(inner), timeout=timeout, trust_env=False)
 
+    def _start_thread(self) -> None:
+        self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)
+        self._thread.start()
+
+    def _inline(self) -> bool:
+        """Judged in the calling thread: asked for, and no event loop runs in this thread already
+        (a suite's own, such as Playwright's sync API): then the loop moves to its thread for good."""
+        if self._thread is not None:
+            return False
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return True
+        self._start_thread()
+        return False
+
     def submit(self, coroutine: Coroutine[Any, Any, _T]) -> Future[_T]:
-        if self._thread is None:  # inline: judged now, in this thread; what it raises, raises here
+        if self._inline():  # judged now, in this thread; what it raises, raises here
             done: Future[_T] = Future()
             done.set_result(self.loop.run_until_complete(coroutine))
             return done
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
 
     def close(self) -> None:
-        if self._thread is None:
-            if not self.loop.is_closed():
-                self.loop.run_until_complete(self.client.aclose())
-                self.loop.close()
+        if self._inline():
+            self.loop.run_until_complete(self.client.aclose())
+            self.loop.close()
             return
+        assert self._thread is not None
         self.submit(self.client.aclose()).result(timeout=30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=30)
