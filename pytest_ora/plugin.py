@@ -46,7 +46,6 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    from .harness.controller import OraController
     from .harness.options import read_options
     from .harness.session import OraRun
     from .harness.worker import OraWorker
@@ -56,7 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{family}: pytest-ora captures of the {family} family")
     run = OraRun(config, read_options(config))
     config.pluginmanager.register(run, SESSION_NAME)
-    if not is_worker(config):
+    if not is_worker(config):  # an xdist worker never imports the controller's report modules
+        from .harness.controller import OraController
+
         config.pluginmanager.register(OraController(run), CONTROLLER_NAME)
     if not distributes(config):
         config.pluginmanager.register(OraWorker(run), WORKER_NAME)

@@ -42,7 +42,7 @@ from ..judges.providers import client_for
 from ..judges.providers.base import ImagePart
 from ..judges.ratelimit import PacedTransport, SharedLimiter
 from ..method.kinds import combined, item_shape
-from ..reports.output import OutputDir
+from ..reports.filewriter import CaptureFiles
 
 __all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContextWindow"]
 
@@ -147,7 +147,7 @@ class CaptureRunner:
         root: Path,
         judging: Judging,
         cassettes: CassetteLibrary,
-        output: OutputDir,
+        output: CaptureFiles,
         budget: Budget | None = None,
         lookahead: int = 1,
         limiter: SharedLimiter | None = None,

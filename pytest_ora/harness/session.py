@@ -22,8 +22,8 @@ from ..judges.inflight import InFlightLog
 from ..judges.recordings import RecordingsError, bind_rubric, check_history
 from ..judges.transport import RetryPolicy
 from ..method.kinds import formula
+from ..reports.filewriter import PROGRESS_DIR, SPEND_DIR
 from ..reports.notes import local_judge_notice
-from ..reports.output import PROGRESS_DIR, SPEND_DIR
 from .handoff import PlanHandoff, inputs_digest, received_plan
 from .options import Options
 from .pace import RunLimits

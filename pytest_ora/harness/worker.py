@@ -21,7 +21,7 @@ from ..core.vocabulary import is_live
 from ..judges.cassettes import CassetteLibrary
 from ..judges.panel import Judging, describe
 from ..method.kinds import mechanical_kind
-from ..reports.output import DRY_RUN_DIR, OutputDir
+from ..reports.filewriter import DRY_RUN_DIR, CaptureFiles
 from .drift import short_drift
 from .outcomes import overall_text, score_properties
 from .pace import lookahead, worker_upcoming
@@ -159,7 +159,7 @@ class OraWorker:
             out = options.out / DRY_RUN_DIR if options.dry_run else options.out
             in_flight = run.in_flight_log() if is_live(options.record) and not options.dry_run else None
             self._runner = CaptureRunner(
-                plan.bundle.root, judging, library, OutputDir(out), budget, ahead, limiter, in_flight
+                plan.bundle.root, judging, library, CaptureFiles(out), budget, ahead, limiter, in_flight
             )
         return self._runner
 

@@ -7,7 +7,7 @@ handed the interpreter lock back and forth with the threads that judge; a proces
 pays the same kernel work on the other core without touching the judging process's lock.
 
 The helper runs this file as a script (`python -I -S filewriter.py`: the standard library only,
-nothing of the user's environment), reads frames from its standard input and writes each file, indented
+nothing of the user's environment; so the module imports nothing of the package at its top), reads frames from its standard input and writes each file, indented
 JSON, whole or not at all (a temporary name, then a rename), with the mode a plain open() would give.
 When its input closes it prints the files it could not write, one JSON string each, and exits.
 If it cannot be started, or dies, the files are written in this process instead and the ones
@@ -26,11 +26,57 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CaptureFileWriter"]
+__all__ = ["DRY_RUN_DIR", "PROGRESS_DIR", "SPEND_DIR", "CaptureFileWriter", "CaptureFiles", "capture_file"]
+
+SPEND_DIR = ".ora-spend"
+"""Live judge spend of the current run, one file per process (see budget.SpendLog)."""
+DRY_RUN_DIR = "dry-run"
+"""A dry run's packets: beside the last report, never over it."""
+PROGRESS_DIR = ".ora-progress"
+"""Live judge calls in flight, one file per process (see judges.inflight.InFlightLog)."""
 
 _HEADER = struct.Struct("<II")
 """A frame: the path's and the data's lengths in bytes, then the path (as the file system spells it) and
 the data as compact JSON (ASCII)."""
+
+
+def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
+    """<directory>/<family>/<technique>/<configuration><suffix> for a capture id."""
+    entry_key, _, configuration = capture_id.partition("/")
+    family, _, technique = entry_key.partition(":")
+    return directory / family / technique / f"{configuration}{suffix}"
+
+
+class CaptureFiles:
+    """One process's per-capture files under an output directory: packets/ and judges/.
+
+    What the processes that run items need of the output directory, without the report's modules
+    (an xdist worker never writes a report, and each of them would import those at start-up).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._writer: CaptureFileWriter | None = None
+
+    def write_capture(self, capture_id: str, kind: str, name: str, data: Any) -> None:
+        """packets/<id>.json or judges/<id>.<judge>.json, written by the helper process.
+
+        Creating thousands of small files costs more than judging from cassettes; the helper
+        overlaps it with the next captures. drain() waits for it and says what failed.
+        """
+        suffix = f".{name}.json" if name else ".json"
+        target = capture_file(self.path / kind, capture_id, suffix)
+        if self._writer is None:
+            from ..core.fileio import file_mode  # here: the helper runs this file alone, outside the package
+
+            self._writer = CaptureFileWriter(file_mode())
+        self._writer.write(target, data)
+
+    def drain(self) -> list[str]:
+        """Wait for the per-capture files; the ones that could not be written."""
+        if self._writer is None:
+            return []
+        return self._writer.drain()
 
 
 class CaptureFileWriter:

@@ -29,7 +29,7 @@ from ..method.kinds import kind_files, report_files
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
-from .filewriter import CaptureFileWriter
+from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR, CaptureFiles, capture_file
 from .methodology import RunFacts, methodology_data
 from .notes import summary_appendix, summary_preface
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
@@ -60,19 +60,8 @@ scientific stack (numpy, scipy, statsmodels, matplotlib: about 130 MB) and the p
 load into the controller, which holds the run's records. Smaller runs make them in-process. The
 child computes from the same inputs with the same code: the same bytes either way."""
 LOCK_NAME = ".ora-run.lock"
-SPEND_DIR = ".ora-spend"
-DRY_RUN_DIR = "dry-run"
-"""A dry run's packets: beside the last report, never over it."""
-"""Live judge spend of the current run, one file per process (see budget.SpendLog)."""
-PROGRESS_DIR = ".ora-progress"
-"""Live judge calls in flight, one file per process (see judges.inflight.InFlightLog)."""
 
 
-def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
-    """<directory>/<family>/<technique>/<configuration><suffix> for a capture id."""
-    entry_key, _, configuration = capture_id.partition("/")
-    family, _, technique = entry_key.partition(":")
-    return directory / family / technique / f"{configuration}{suffix}"
 
 
 @contextmanager
@@ -120,7 +109,7 @@ class OutputDir:
         self._waiting: list[bytes] = []
         self._written_at = float("-inf")
         self._clock = time.monotonic
-        self._writer: CaptureFileWriter | None = None
+        self._captures = CaptureFiles(path)
         self.baseline: BaselineRun | None = None
         """--ora-baseline's run, read before this directory was claimed; compared at the end (SPEC 18)."""
         self.regression_min = "10%"
@@ -219,22 +208,12 @@ class OutputDir:
             ) from None
 
     def write_capture(self, capture_id: str, kind: str, name: str, data: Any) -> None:
-        """packets/<id>.json or judges/<id>.<judge>.json, written by a helper process (filewriter.py).
-
-        Creating thousands of small files costs more than judging from cassettes; the helper
-        overlaps it with the next captures. drain() waits for it and says what failed.
-        """
-        suffix = f".{name}.json" if name else ".json"
-        target = capture_file(self.path / kind, capture_id, suffix)
-        if self._writer is None:
-            self._writer = CaptureFileWriter(file_mode())
-        self._writer.write(target, data)
+        """packets/<id>.json or judges/<id>.<judge>.json (filewriter.CaptureFiles)."""
+        self._captures.write_capture(capture_id, kind, name, data)
 
     def drain(self) -> list[str]:
         """Wait for the per-capture files; the ones that could not be written."""
-        if self._writer is None:
-            return []
-        return self._writer.drain()
+        return self._captures.drain()
 
     def write_report(self, plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> None:
         """The ledger in plan order, the summary tables, the methodology note, the statistics, the page.
