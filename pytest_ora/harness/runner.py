@@ -127,13 +127,27 @@ class _Loop:
             return done
         return asyncio.run_coroutine_threadsafe(coroutine, self.loop)
 
+    async def _shutdown(self) -> None:
+        """Cancel what is still being judged (an interrupted run) and let it end, then close the client.
+
+        A task left pending when the loop closes is destroyed later by the garbage collector,
+        anywhere in the process, with "Task was destroyed but it is pending!" on stderr.
+        """
+        current = asyncio.current_task()
+        pending = [task for task in asyncio.all_tasks() if task is not current]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=10)
+        await self.client.aclose()
+
     def close(self) -> None:
         if self._inline():
-            self.loop.run_until_complete(self.client.aclose())
+            self.loop.run_until_complete(self._shutdown())
             self.loop.close()
             return
         assert self._thread is not None
-        self.submit(self.client.aclose()).result(timeout=30)
+        self.submit(self._shutdown()).result(timeout=30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(timeout=30)
         self.loop.close()
