@@ -7,8 +7,9 @@ handed the interpreter lock back and forth with the threads that judge; a proces
 pays the same kernel work on the other core without touching the judging process's lock.
 
 The helper runs this file as a script (`python -I -S filewriter.py`: the standard library only,
-nothing of the user's environment; so the module imports nothing of the package at its top), reads frames from its standard input and writes each file, indented
-JSON, whole or not at all (a temporary name, then a rename), with the mode a plain open() would give.
+nothing of the user's environment; so the module imports nothing of the package at its top). It
+reads frames from its standard input and writes each file, indented JSON, whole or not at all (a
+temporary name, then a rename), with the mode a plain open() would give.
 When its input closes it prints the files it could not write, one JSON string each, and exits.
 If it cannot be started, or dies, the files are written in this process instead and the ones
 lost in the dead helper's pipe are named: nothing is silently dropped.
@@ -26,7 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DRY_RUN_DIR", "PROGRESS_DIR", "SPEND_DIR", "CaptureFileWriter", "CaptureFiles", "capture_file"]
+__all__ = ["DRY_RUN_DIR", "PROGRESS_DIR", "SPEND_DIR", "CaptureFileWriter", "CaptureFiles", "capture_file", "write_all"]
 
 SPEND_DIR = ".ora-spend"
 """Live judge spend of the current run, one file per process (see budget.SpendLog)."""
@@ -102,9 +103,7 @@ class CaptureFileWriter:
             helper = self._helper if self._started else self._start()
             if helper is not None and helper.stdin is not None:
                 try:
-                    frame = memoryview(_HEADER.pack(len(path), len(compact)) + path + compact)
-                    while frame:  # unbuffered: a write may take part of the frame
-                        frame = frame[helper.stdin.write(frame) or 0:]
+                    write_all(helper.stdin.fileno(), _HEADER.pack(len(path), len(compact)) + path + compact)
                     self._sent += 1
                     return
                 except (BrokenPipeError, OSError):
@@ -170,6 +169,13 @@ def _finish(helper: subprocess.Popen[bytes], sent: int) -> list[str]:
     return errors
 
 
+def write_all(descriptor: int, data: bytes) -> None:
+    """os.write until every byte is written (a short write is not an error)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view):]
+
+
 def write_whole(path: bytes, compact: bytes, mode: int, errors: list[str]) -> None:
     """The file at `path` holds the indented form of `compact` JSON, whole; or it is left as it was and `errors` says why."""
     folder, name = os.path.split(path)
@@ -186,9 +192,7 @@ def write_whole(path: bytes, compact: bytes, mode: int, errors: list[str]) -> No
             os.makedirs(os.path.dirname(path), exist_ok=True)
             descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view):]
+            write_all(descriptor, data)
         finally:
             os.close(descriptor)
         os.replace(temporary, path)

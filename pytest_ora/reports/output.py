@@ -30,6 +30,7 @@ from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
 from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR, CaptureFiles, capture_file
+from .filewriter import write_all as _write_all
 from .methodology import RunFacts, methodology_data
 from .notes import summary_appendix, summary_preface
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
@@ -63,7 +64,6 @@ LOCK_NAME = ".ora-run.lock"
 
 
 
-
 @contextmanager
 def atomic_stream(path: Path) -> Iterator[TextIO]:
     """A text stream whose file appears whole at `path` when the block ends, or not at all."""
@@ -86,14 +86,6 @@ def write_atomic(path: Path, text: str) -> None:
     """Write a whole file or nothing: a reader never sees half a report."""
     with atomic_stream(path) as stream:
         stream.write(text)
-
-
-def _write_all(descriptor: int, data: bytes) -> None:
-    """os.write until every byte is written (a short write is not an error)."""
-    view = memoryview(data)
-    while view:
-        written = os.write(descriptor, view)
-        view = view[written:]
 
 
 def _dump(data: Any) -> str:
@@ -155,14 +147,10 @@ class OutputDir:
             stream.write(str(os.getpid()))
 
     def release(self) -> None:
-        if self._journal is not None:
-            try:
-                self.flush_journal()
-            except OutputError:
-                pass  # said when the report was written, or the run already stopped on it
-            if self._journal is not None:
-                self._journal.close()
-                self._journal = None
+        try:
+            self._close_journal()
+        except OutputError:
+            pass  # said when the report was written, or the run already stopped on it
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
     def append(self, row: BaseModel | str) -> None:
@@ -182,6 +170,15 @@ class OutputDir:
         self._waiting.append((row if isinstance(row, str) else row.model_dump_json() + "\n").encode("utf-8"))
         if self._clock() - self._written_at >= JOURNAL_SECONDS:
             self.flush_journal()
+
+    def _close_journal(self) -> None:
+        """Write the waiting rows and close the journal (OutputError if they cannot be written; closed anyway)."""
+        try:
+            self.flush_journal()
+        finally:
+            if self._journal is not None:
+                self._journal.close()
+                self._journal = None
 
     def flush_journal(self) -> None:
         """Write the rows waiting for the journal; OutputError when they cannot be."""
@@ -224,11 +221,7 @@ class OutputDir:
         rubric = plan.rubric
         ordered = in_plan_order(records, [planned.capture.capture_id for planned in plan.captures])
         summary = summarize(ordered, plan.lanes, rubric)
-        if self._journal is not None:
-            self.flush_journal()  # the journal whole first: what follows says it keeps every judged capture
-            if self._journal is not None:
-                self._journal.close()
-                self._journal = None
+        self._close_journal()  # the journal whole first: what follows says it keeps every judged capture
         notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
         # The data files first; every report is then rendered from them by the registry `verify` runs.
         data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
