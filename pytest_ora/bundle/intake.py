@@ -22,7 +22,7 @@ from ..method.rubric import DEFAULT_RUBRIC, get_rubric, resolve_rubric
 from .design import check_design
 from .hypotheses import check_hypotheses
 from .read import read_bundle
-from .secrets import find_secret, secret_reason
+from .secrets import file_secret, secret_reason
 
 __all__ = [
     "IMAGE_LIMIT_BYTES",
@@ -430,7 +430,7 @@ def _plan_capture(
         field, message = lacking
         problems.append(Problem("captures.jsonl", message, line=item.line, capture_id=capture.capture_id, field=field,
                                 fix=f"give every capture the {field} that rubric {rubric.version} (kind {rubric.kind}) judges"))
-    secret = find_secret(capture, root, files)
+    secret = item.secret or file_secret(capture, root, files)  # the capture's own texts: scanned when read
     if secret is not None:
         return PlannedCapture(capture, item.line, "excluded", secret_reason(*secret))
     unscorable = _unscorable(where, capture, rubric.requires_spec or capture.spec is not None)

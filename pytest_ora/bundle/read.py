@@ -16,7 +16,7 @@ from ..core.linetexts import DEFERRED_TEXTS, LineSource, LineTexts, line_digest
 from ..core.models import Acceptance, BundleManifest, Capture, OptimumSnapshot
 from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
-from .secrets import redact_shapes
+from .secrets import redact_shapes, text_secret
 
 __all__ = ["MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
 
@@ -215,9 +215,10 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
             lines += 1
             capture = _read_capture_line(name, number, data, problems, shared, gates)
             if capture is not None:
-                # Checked whole; the prompt and answer are read again from this line when needed (core.linetexts).
+                # Checked whole, and scanned for credentials while whole; the prompt and answer are read again
+                # from this line when needed (core.linetexts).
                 texts = LineTexts(source, number, start, len(raw), line_digest(raw))
-                captures.append(CaptureLine(capture.deferring(texts, values), number))
+                captures.append(CaptureLine(capture.deferring(texts, values), number, text_secret(capture)))
     if lines == 0:
         problems.append(Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture"))
     return captures

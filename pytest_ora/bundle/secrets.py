@@ -18,7 +18,9 @@ from ..core.models import Capture
 from ..core.pngtext import PNG_SIGNATURE, PngTextError, png_texts
 from ..core.vocabulary import SECRET_REASON
 
-__all__ = ["SHAPES", "capture_texts", "find_secret", "redact_shapes", "secret_in", "secret_reason"]
+__all__ = [
+    "SHAPES", "capture_texts", "file_secret", "find_secret", "redact_shapes", "secret_in", "secret_reason", "text_secret",
+]
 
 SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
     (name, re.compile(pattern), hints)
@@ -51,8 +53,17 @@ SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
 )
 
 
+_HINTS = tuple(dict.fromkeys(hint for _, _, hints in SHAPES for hint in hints))
+"""Every shape's literals: text holding none of them holds no credential shape."""
+
+
 def secret_in(text: str) -> str | None:
     """The kind of the first credential shape in text ("an Anthropic API key"), or None."""
+    for hint in _HINTS:  # most text holds none: one substring search each, no regex
+        if hint in text:
+            break
+    else:
+        return None
     for name, pattern, hints in SHAPES:
         if any(hint in text for hint in hints) and pattern.search(text):
             return name
@@ -87,10 +98,26 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _leaves(item, f"{path}.{index}")
 
 
+def _strings(value: Any) -> Iterator[str]:
+    """Every string under value, keys included: _leaves without the paths."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _scanned(capture: Capture) -> dict[str, Any]:
+    return capture.model_dump(mode="json", exclude={"entry_key", "configuration", "cost_usd", "wall_clock_minutes"})
+
+
 def capture_texts(capture: Capture) -> Iterator[tuple[str, str]]:
     """(field, text) for every text field of the capture a packet or a scorer could carry."""
-    data = capture.model_dump(mode="json", exclude={"entry_key", "configuration", "cost_usd", "wall_clock_minutes"})
-    for name, value in data.items():
+    for name, value in _scanned(capture).items():
         yield from _leaves(value, name)
 
 
@@ -116,14 +143,23 @@ def find_secret(capture: Capture, root: Path, files: dict[str, str | None] | Non
     `files` caches each bundle file's finding (specs are shared by many captures); unreadable
     or binary files find nothing here (intake reports them on their own).
     """
-    texts = list(capture_texts(capture))
+    return text_secret(capture) or file_secret(capture, root, files)
+
+
+def text_secret(capture: Capture) -> tuple[str, str] | None:
+    """(field, kind of credential) of the first credential-shaped text among the capture's own fields."""
     # One pass over all of the capture's text first (NUL never matches a shape, so no match spans
     # two fields); only a capture with a hit is searched field by field to name the field.
-    if secret_in("\x00".join(text for _, text in texts)) is not None:
-        for field, text in texts:
+    if secret_in("\x00".join(_strings(_scanned(capture)))) is not None:
+        for field, text in capture_texts(capture):
             found = secret_in(text)
             if found is not None:
                 return field, found
+    return None
+
+
+def file_secret(capture: Capture, root: Path, files: dict[str, str | None] | None = None) -> tuple[str, str] | None:
+    """(field, kind of credential) of the first credential-shaped text of the capture's spec or text artifact."""
     cache = {} if files is None else files
     for field, relative in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
         if relative is None:
