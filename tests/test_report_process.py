@@ -64,20 +64,32 @@ def test_the_child_process_writes_the_same_bytes(tmp_path: Path, monkeypatch: py
     assert sorted(match) == sorted(names)
 
 
-def test_a_record_store_reads_back_what_it_kept_in_plan_order() -> None:
+KEPT_AS = pytest.mark.parametrize("decoded_bytes", [RecordStore.DECODED_BYTES, 0, 400_000], ids=["decoded", "compressed", "switching"])
+"""A store keeps a small run's records as they came and a large run's compressed; one that grows switches."""
+
+
+@KEPT_AS
+def test_a_record_store_reads_back_what_it_kept_in_plan_order(decoded_bytes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(RecordStore, "DECODED_BYTES", decoded_bytes)
     plan, records = sample_records()
     store = RecordStore([planned.capture.capture_id for planned in plan.captures])  # type: ignore[attr-defined]
     for record in reversed(records):
         store.add(record)
     assert len(store) == len(records)
     assert list(store) == records  # plan order, whatever the arrival order
+    compressed = [isinstance(kept, bytes) for kept in store._kept.values()]  # these records' texts: 1.1 MB
+    assert all(compressed) if decoded_bytes < 1_000_000 else not any(compressed)
     assert store[0] == records[0] and store[-2:] == records[-2:]
     store.add({**records[0], "capture_id": "extra/one"})  # type: ignore[typeddict-item]
     assert store[-1]["capture_id"] == "extra/one"  # not in the plan: last
 
 
-def test_a_store_keeps_the_journaled_ledger_lines_and_the_ledger_is_those_lines(tmp_path: Path) -> None:
+@KEPT_AS
+def test_a_store_keeps_the_journaled_ledger_lines_and_the_ledger_is_those_lines(
+    decoded_bytes: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Given the records kept with the lines the controller journaled for them, in reversed arrival order
+    monkeypatch.setattr(RecordStore, "DECODED_BYTES", decoded_bytes)
     plan, records = sample_records()
     rubric = plan.rubric  # type: ignore[attr-defined]
     store = RecordStore([planned.capture.capture_id for planned in plan.captures])  # type: ignore[attr-defined]

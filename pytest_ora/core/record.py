@@ -96,21 +96,29 @@ def record_from_text(text: str) -> CaptureRecord:
 
 
 class RecordStore(Sequence[CaptureRecord]):
-    """The controller's records, each kept as compressed JSON and read back when a report needs it.
+    """The controller's records in plan order; compressed JSON once the run is large.
 
-    A record arrives as a dict of about 13 KB of Python objects (judges' notes and impressions);
-    11,850 of them (a 10x bundle) would hold 150 MB until the session ends. Kept as compressed JSON,
-    one is under 1 KB. Iteration is in `order` (capture ids in plan order, then any others by
-    arrival) and decodes one record at a time, so a pass over the run never holds more than one.
-    JSON keeps what a record is made of (strings, numbers, booleans, lists, dicts): a record read
-    back equals the record kept, in one process or under xdist alike.
+    A record arrives as a dict of about 8 KB of Python objects (judges' notes and impressions) made
+    from about 2 KB of JSON text (the sample's: 1,185 records, 2.4 MB of text, 9.2 MB of objects);
+    a 10x bundle's would hold 90 MB until the session ends. While the records' texts total at most
+    `DECODED_BYTES` (about 4,000 such records, 30 MB of objects) they are kept as they came, so the
+    session end's dozen passes over them decode nothing. Past that, every record is
+    kept as compressed JSON (one is under 1 KB) and each pass decodes one record at a time, so it
+    never holds more than one. Iteration is in `order` (capture ids in plan order, then any others
+    by arrival). JSON keeps what a record is made of (strings, numbers, booleans, lists, dicts): a
+    record read back equals the record kept, in one process or under xdist alike. Readers do not
+    change what they read.
     """
 
+    DECODED_BYTES = 8 << 20
+
     def __init__(self, order: Sequence[str] = ()) -> None:
-        self._blobs: dict[str, bytes] = {}
-        self._lines: dict[str, bytes] = {}
+        self._kept: dict[str, CaptureRecord | bytes] = {}
+        self._lines: dict[str, str | bytes] = {}
         self._position = {capture_id: index for index, capture_id in enumerate(order)}
         self._ids: list[str] | None = None
+        self._text_bytes: int | None = 0
+        """The kept records' text size while they are kept decoded; None once compressed."""
 
     def add(self, record: CaptureRecord, ledger_line: str | None = None, text: str | None = None) -> None:
         """Keep a record; with the ledger line it was journaled as, so the ledger is not built twice.
@@ -118,34 +126,51 @@ class RecordStore(Sequence[CaptureRecord]):
         `text`: the record's record_text() when the caller has it already (it came so from a worker).
         """
         capture_id = record["capture_id"]
-        if text is None:
-            text = record_text(record)
-        self._blobs[capture_id] = zlib.compress(text.encode("utf-8"), 1)
+        if self._text_bytes is not None:
+            self._text_bytes += len(text) if text is not None else len(record_text(record))
+            if self._text_bytes > self.DECODED_BYTES:
+                self._compress_all()
+        if self._text_bytes is None:
+            self._kept[capture_id] = _compressed(text if text is not None else record_text(record))
+        else:
+            self._kept[capture_id] = record
         if ledger_line is None:
             self._lines.pop(capture_id, None)
         else:
-            self._lines[capture_id] = zlib.compress(ledger_line.encode("utf-8"), 1)
+            self._lines[capture_id] = ledger_line if self._text_bytes is not None else _compressed(ledger_line)
         self._ids = None
+
+    def _compress_all(self) -> None:
+        self._text_bytes = None
+        for capture_id, kept in self._kept.items():
+            if not isinstance(kept, bytes):
+                self._kept[capture_id] = _compressed(record_text(kept))
+        for capture_id, line in self._lines.items():
+            if not isinstance(line, bytes):
+                self._lines[capture_id] = _compressed(line)
 
     def ledger_lines(self) -> Iterator[str] | None:
         """Every record's ledger line as it was kept, in the records' order; None unless every record has one."""
-        if len(self._lines) != len(self._blobs):
+        if len(self._lines) != len(self._kept):
             return None
-        return (zlib.decompress(self._lines[capture_id]).decode("utf-8") for capture_id in self._ordered())
+        return (_text(self._lines[capture_id]) for capture_id in self._ordered())
 
     def _ordered(self) -> list[str]:
         if self._ids is None:
             last = len(self._position)
-            arrival = {capture_id: index for index, capture_id in enumerate(self._blobs)}
-            self._ids = sorted(self._blobs, key=lambda c: (self._position.get(c, last), arrival[c]))
+            arrival = {capture_id: index for index, capture_id in enumerate(self._kept)}
+            self._ids = sorted(self._kept, key=lambda c: (self._position.get(c, last), arrival[c]))
         return self._ids
 
     def _decode(self, capture_id: str) -> CaptureRecord:
-        record: CaptureRecord = json.loads(zlib.decompress(self._blobs[capture_id]))
+        kept = self._kept[capture_id]
+        if not isinstance(kept, bytes):
+            return kept
+        record: CaptureRecord = json.loads(zlib.decompress(kept))
         return record
 
     def __len__(self) -> int:
-        return len(self._blobs)
+        return len(self._kept)
 
     @overload
     def __getitem__(self, index: int) -> CaptureRecord: ...
@@ -161,6 +186,14 @@ class RecordStore(Sequence[CaptureRecord]):
     def __iter__(self) -> Iterator[CaptureRecord]:
         for capture_id in self._ordered():
             yield self._decode(capture_id)
+
+
+def _compressed(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8"), 1)
+
+
+def _text(kept: str | bytes) -> str:
+    return kept if isinstance(kept, str) else zlib.decompress(kept).decode("utf-8")
 
 
 def in_plan_order(records: Sequence[CaptureRecord], order: Sequence[str]) -> Sequence[CaptureRecord]:

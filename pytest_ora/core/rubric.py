@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -144,8 +145,9 @@ class Rubric:
         # equal rubrics share these three strings, whose hashes Python keeps.
         return hash((self.version, self.digest, self.source))
 
-    @property
+    @functools.cached_property
     def names(self) -> tuple[str, ...]:
+        # Read for every score of every capture; kept in the instance's __dict__ (equality and hash read fields only).
         return tuple(criterion.name for criterion in self.criteria)
 
     @property

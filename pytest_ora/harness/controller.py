@@ -33,7 +33,7 @@ from ..reports.methodology import RunFacts, secret_lines
 from ..reports.notes import incomplete_notice, notices
 from ..reports.output import OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
-from ..reports.tables import fit_table, ledger_row, public_row, summarize
+from ..reports.tables import SummaryRow, fit_table, ledger_row, public_row, summarize
 from .drift import drift_lines
 from .gates import GateContext, GateResult, evaluate, gate_reports
 from .gates import validate as validate_gates
@@ -65,7 +65,7 @@ class OraController:
         self._selected: int | None = None
         self._estimates: dict[str, dict[str, Any]] = {}
         self._unjudged: list[str] = []
-        self._summarized: tuple[int, list[Any]] | None = None
+        self._summarized: tuple[int, list[SummaryRow]] | None = None
         self._added = 0
         """Records kept so far (one kept again counts again): what a summary was made from."""
         self.report_error: str | None = None
@@ -277,7 +277,7 @@ class OraController:
             else:
                 self._warm_up.wait()
                 self.facts = self._facts(exitstatus)
-                self._output.write_report(self.plan(), self._records, self.facts)
+                self._output.write_report(self.plan(), self._records, self.facts, self._summary())
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:
@@ -395,7 +395,7 @@ class OraController:
         summary = [(row.model_dump()["configuration"], values) for row, values in self._summary()]
         return evaluate(GateContext(self.options, plan.rubric, summary, self._calibration(), self._baseline_comparison()))
 
-    def _summary(self) -> list[Any]:
+    def _summary(self) -> list[SummaryRow]:
         """The summary rows of the records kept so far: the gates and the terminal ask for the same ones."""
         if self._summarized is None or self._summarized[0] != self._added:
             plan = self.plan()

@@ -65,7 +65,8 @@ def combine(judges: Sequence[Mapping[str, Decimal | str | Fraction]], rubric: Ru
     """Average the judges per criterion, weigh, cap, vote over the judges' own overalls, classify."""
     if not judges:
         raise ValueError("at least one judge's scores are needed")
-    key = tuple(tuple(str(judge[name]) for name in rubric.names) for judge in judges)
+    names = rubric.names
+    key = tuple(tuple(str(judge[name]) for name in names) for judge in judges)
     return _combine(key, rubric)
 
 
@@ -73,10 +74,11 @@ def combine(judges: Sequence[Mapping[str, Decimal | str | Fraction]], rubric: Ru
 def _combine(judges: tuple[tuple[str, ...], ...], rubric: Rubric) -> Scores:
     # Pure and called for every capture by the runner, the ledger and the tables. Bounded: at 10x every
     # capture's scores may differ, and the controller keeps records compact (harness RecordStore).
-    columns = list(zip(*judges))
-    means = {name: sum(map(Fraction, column), Fraction(0)) / len(judges) for name, column in zip(rubric.names, columns)}
+    names = rubric.names
+    parsed = [[_exact_text(score) for score in judge] for judge in judges]
+    means = {name: sum(column, Fraction(0)) / len(judges) for name, column in zip(names, zip(*parsed))}
     weighted, overall = _formula(means, rubric)
-    own = tuple(_formula(dict(zip(rubric.names, map(Fraction, judge))), rubric)[1] for judge in judges)
+    own = tuple(_formula(dict(zip(names, judge)), rubric)[1] for judge in parsed)
     voted = votes(rubric, own)
     return Scores(
         means=means, weighted=weighted, overall=overall, failure=is_failure(rubric, overall, voted),

@@ -36,7 +36,7 @@ from .notes import summary_appendix, summary_preface
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
 from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statistics import disagreements_csv, stable_json
-from .tables import ledger_row, summarize, summary_json
+from .tables import SummaryRow, ledger_row, summarize, summary_json
 from .texts import TEXTS_NAME, capture_texts, texts_json
 
 __all__ = [
@@ -212,15 +212,19 @@ class OutputDir:
         """Wait for the per-capture files; the ones that could not be written."""
         return self._captures.drain()
 
-    def write_report(self, plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> None:
+    def write_report(
+        self, plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts, summary: Sequence[SummaryRow] | None = None
+    ) -> None:
         """The ledger in plan order, the summary tables, the methodology note, the statistics, the page.
 
-        Each pass reads the records one at a time (the controller keeps them compressed), and the
-        ledger streams to its files: a 10x run never holds all its ledger rows at once.
+        Each pass reads the records one at a time (the controller keeps a large run's compressed),
+        and the ledger streams to its files: a 10x run never holds all its ledger rows at once.
+        `summary`: summarize() of these records when the caller has it already.
         """
         rubric = plan.rubric
         ordered = in_plan_order(records, [planned.capture.capture_id for planned in plan.captures])
-        summary = summarize(ordered, plan.lanes, rubric)
+        if summary is None:
+            summary = summarize(ordered, plan.lanes, rubric)
         self._close_journal()  # the journal whole first: what follows says it keeps every judged capture
         notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
         # The data files first; every report is then rendered from them by the registry `verify` runs.

@@ -28,6 +28,7 @@ from .rows import ledger_model, summary_model
 __all__ = [
     "LedgerCsv",
     "PUBLIC_COLUMNS",
+    "SummaryRow",
     "fit_table",
     "ledger_csv",
     "ledger_csv_lines",
@@ -221,9 +222,11 @@ class _Tally:
         }
 
 
-def summarize(
-    records: Iterable[CaptureRecord], configurations: Sequence[str], rubric: Rubric
-) -> list[tuple[BaseModel, dict[str, Fraction | None]]]:
+SummaryRow = tuple[BaseModel, dict[str, Fraction | None]]
+"""A configuration's summary row and the exact values the public table rounds."""
+
+
+def summarize(records: Iterable[CaptureRecord], configurations: Sequence[str], rubric: Rubric) -> list[SummaryRow]:
     """One row per configuration (table order), with the exact values the public table rounds.
 
     Each record is added to its configuration's sums as it comes: a pass over a 10x run's records
