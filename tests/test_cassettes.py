@@ -23,6 +23,7 @@ from pytest_ora.harness.runner import CaptureRunner
 from pytest_ora.judges.cassettes import REDACTED_HEADERS, CassetteLibrary, cassette_path
 from pytest_ora.judges.panel import Judging
 from pytest_ora.judges.transport import RetryPolicy
+from pytest_ora.reports.filewriter import CaptureFiles
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import OutputDir
 from pytest_ora.testing.server import Fault, ReferenceJudge
@@ -55,7 +56,7 @@ class Bench:
         """A fresh runner (closed at teardown) recording or replaying in `mode`."""
         judging = Judging(plan.panel, plan.rubric, policy=FAST, reasks=1, environ=dict(environ))
         library = CassetteLibrary(self.cassettes, mode, secrets=(*judging.secrets(), *extra_secrets))
-        runner = CaptureRunner(plan.bundle.root, judging, library, OutputDir(self.out))
+        runner = CaptureRunner(plan.bundle.root, judging, library, CaptureFiles(self.out))
         self._runners.append(runner)
         return runner
 

@@ -43,7 +43,8 @@ from pytest_ora.judges.providers.base import ProviderReply, loads_body
 from pytest_ora.judges.reply import ReplyProblem, check_reply
 from pytest_ora.judges.transport import MAX_REPLY_BYTES, RetryPolicy
 from pytest_ora.method.rubric import get_rubric
-from pytest_ora.reports.output import LOCK_NAME, OutputDir
+from pytest_ora.reports.filewriter import CaptureFiles
+from pytest_ora.reports.output import LOCK_NAME
 from pytest_ora.testing.server import Fault, ReferenceJudge
 
 EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
@@ -80,7 +81,7 @@ def runner_with(bench: Bench, policy: RetryPolicy, mode: str = "once", reasks: i
     plan = bench.plan()
     judging = Judging(plan.panel, plan.rubric, policy=policy, reasks=reasks, environ=dict(KEYS))
     runner = CaptureRunner(plan.bundle.root, judging, CassetteLibrary(bench.cassettes, mode, judging.secrets()),
-                           OutputDir(bench.out))
+                           CaptureFiles(bench.out))
     bench._runners.append(runner)
     return runner
 

@@ -23,8 +23,8 @@ from pytest_ora.judges.cassettes import CassetteLibrary
 from pytest_ora.judges.packet import build_packet
 from pytest_ora.judges.panel import Judging, judge_packet
 from pytest_ora.judges.transport import RetryPolicy
+from pytest_ora.reports.filewriter import CaptureFiles
 from pytest_ora.reports.methodology import RunFacts, methodology_markdown
-from pytest_ora.reports.output import OutputDir
 from pytest_ora.testing.server import INVALID_FAULTS, QUIRK_FAULTS, Fault, ReferenceJudge
 
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, max_total_wait=5, timeout=httpx.Timeout(2.0))
@@ -79,7 +79,7 @@ def make_rig(tmp_path: Path, judge: ReferenceJudge) -> Iterator[MakeRig]:
         plan = intake(root)
         judging = Judging(plan.panel, plan.rubric, policy=policy, reasks=reasks, environ=dict(environ))
         library = CassetteLibrary(tmp_path / "cassettes", mode, secrets=judging.secrets())
-        runner = CaptureRunner(plan.bundle.root, judging, library, OutputDir(tmp_path / "out"))
+        runner = CaptureRunner(plan.bundle.root, judging, library, CaptureFiles(tmp_path / "out"))
         runners.append(runner)
         return Rig(judge, plan, judging, runner, tmp_path / "out")
 

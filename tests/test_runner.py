@@ -16,7 +16,7 @@ from pytest_ora.harness.runner import CaptureRunner, _Loop
 from pytest_ora.judges.cassettes import CassetteLibrary
 from pytest_ora.judges.panel import Judging
 from pytest_ora.judges.transport import RetryPolicy
-from pytest_ora.reports.output import OutputDir
+from pytest_ora.reports.filewriter import CaptureFiles
 from pytest_ora.testing.server import ReferenceJudge
 
 KEYS = {"ANTHROPIC_API_KEY": "sk-ant-runner-test-key", "OPENAI_API_KEY": "sk-runner-test-key"}
@@ -31,7 +31,7 @@ def runner_for(
     plan = intake(root)
     judging = Judging(plan.panel, plan.rubric, policy=RetryPolicy(timeout=httpx.Timeout(5.0)), environ=KEYS)
     library = CassetteLibrary(tmp_path / "cassettes", "once")
-    runner = CaptureRunner(root, judging, library, OutputDir(tmp_path / "out"), lookahead=lookahead)
+    runner = CaptureRunner(root, judging, library, CaptureFiles(tmp_path / "out"), lookahead=lookahead)
     try:
         yield runner, [p for p in plan.captures if p.status == "judge"]
     finally:

@@ -98,26 +98,10 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _leaves(item, f"{path}.{index}")
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """Every string under value, keys included: _leaves without the paths."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield str(key)
-            yield from _strings(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _strings(item)
-
-
-def _scanned(capture: Capture) -> dict[str, Any]:
-    return capture.model_dump(mode="json", exclude={"entry_key", "configuration", "cost_usd", "wall_clock_minutes"})
-
-
 def capture_texts(capture: Capture) -> Iterator[tuple[str, str]]:
     """(field, text) for every text field of the capture a packet or a scorer could carry."""
-    for name, value in _scanned(capture).items():
+    data = capture.model_dump(mode="json", exclude={"entry_key", "configuration", "cost_usd", "wall_clock_minutes"})
+    for name, value in data.items():
         yield from _leaves(value, name)
 
 
@@ -150,8 +134,9 @@ def text_secret(capture: Capture) -> tuple[str, str] | None:
     """(field, kind of credential) of the first credential-shaped text among the capture's own fields."""
     # One pass over all of the capture's text first (NUL never matches a shape, so no match spans
     # two fields); only a capture with a hit is searched field by field to name the field.
-    if secret_in("\x00".join(_strings(_scanned(capture)))) is not None:
-        for field, text in capture_texts(capture):
+    texts = list(capture_texts(capture))
+    if secret_in("\x00".join(text for _, text in texts)) is not None:
+        for field, text in texts:
             found = secret_in(text)
             if found is not None:
                 return field, found

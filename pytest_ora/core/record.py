@@ -126,14 +126,13 @@ class RecordStore(Sequence[CaptureRecord]):
         `text`: the record's record_text() when the caller has it already (it came so from a worker).
         """
         capture_id = record["capture_id"]
+        if text is None:
+            text = record_text(record)
         if self._text_bytes is not None:
-            self._text_bytes += len(text) if text is not None else len(record_text(record))
+            self._text_bytes += len(text)
             if self._text_bytes > self.DECODED_BYTES:
                 self._compress_all()
-        if self._text_bytes is None:
-            self._kept[capture_id] = _compressed(text if text is not None else record_text(record))
-        else:
-            self._kept[capture_id] = record
+        self._kept[capture_id] = record if self._text_bytes is not None else _compressed(text)
         if ledger_line is None:
             self._lines.pop(capture_id, None)
         else:

@@ -29,7 +29,7 @@ from ..method.kinds import kind_files, report_files
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
-from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR, CaptureFiles, capture_file
+from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR
 from .filewriter import write_all as _write_all
 from .methodology import RunFacts, methodology_data
 from .notes import summary_appendix, summary_preface
@@ -39,10 +39,7 @@ from .statistics import disagreements_csv, stable_json
 from .tables import SummaryRow, ledger_row, summarize, summary_json
 from .texts import TEXTS_NAME, capture_texts, texts_json
 
-__all__ = [
-    "DRY_RUN_DIR", "ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "PROGRESS_DIR", "REPORT_FILES", "SPEND_DIR", "STATS_FILES",
-    "OutputDir", "capture_file", "estimate_table",
-]
+__all__ = ["ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "STATS_FILES", "OutputDir", "estimate_table"]
 
 REPORT_FILES = ALWAYS_WRITTEN
 """What every run writes (reports/renderers.py names them, for verify too)."""
@@ -101,7 +98,6 @@ class OutputDir:
         self._waiting: list[bytes] = []
         self._written_at = float("-inf")
         self._clock = time.monotonic
-        self._captures = CaptureFiles(path)
         self.baseline: BaselineRun | None = None
         """--ora-baseline's run, read before this directory was claimed; compared at the end (SPEC 18)."""
         self.regression_min = "10%"
@@ -203,14 +199,6 @@ class OutputDir:
                 "every row before it is whole; judging stopped: free space or choose another --ora-out and "
                 "re-run (recorded judge calls replay without cost)"
             ) from None
-
-    def write_capture(self, capture_id: str, kind: str, name: str, data: Any) -> None:
-        """packets/<id>.json or judges/<id>.<judge>.json (filewriter.CaptureFiles)."""
-        self._captures.write_capture(capture_id, kind, name, data)
-
-    def drain(self) -> list[str]:
-        """Wait for the per-capture files; the ones that could not be written."""
-        return self._captures.drain()
 
     def write_report(
         self, plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts, summary: Sequence[SummaryRow] | None = None
