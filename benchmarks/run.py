@@ -139,7 +139,10 @@ class Runner:
         probe.unlink(missing_ok=True)
         workers = sorted(self.scratch.glob(f"{probe.name}.*"))
         if workers:
-            data["worker_maxrss_bytes"] = max(json.loads(path.read_text())["maxrss_bytes"] for path in workers)
+            each = [json.loads(path.read_text()) for path in workers]
+            data["worker_maxrss_bytes"] = max(worker["maxrss_bytes"] for worker in each)
+            data["workers_cpu"] = sum(worker["cpu_self"] for worker in each)
+            data["workers_children_cpu"] = sum(worker["cpu_children"] for worker in each)
         for path in workers:
             path.unlink()
         run = Run(wall=wall, cpu=usage.ru_utime + usage.ru_stime, returncode=process.returncode, probe=data,
@@ -203,6 +206,18 @@ def foreign_plugins() -> list[str]:
 
 def median(values: list[float]) -> float:
     return statistics.median(values)
+
+
+def cpu_split(runs: list[Run]) -> tuple[float | None, ...]:
+    """Median CPU seconds of the controller, the xdist workers, their children, and the rest of the process tree."""
+    if not all("cpu_self" in run.probe for run in runs):
+        return (None, None, None, None)
+    controller = median([run.probe["cpu_self"] for run in runs])
+    workers = median([run.probe.get("workers_cpu", 0.0) for run in runs])
+    helpers = median([run.probe.get("workers_children_cpu", 0.0) for run in runs])
+    rest = median([run.cpu - run.probe["cpu_self"] - run.probe.get("workers_cpu", 0.0)
+                   - run.probe.get("workers_children_cpu", 0.0) for run in runs])
+    return controller, workers, helpers, rest
 
 
 # --- the measurements --------------------------------------------------------------------------
@@ -437,6 +452,12 @@ def render(results: dict[str, Any], args: argparse.Namespace, info: dict[str, st
     for name, label in (("a", "a bare"), ("b", "b design floor"), ("c", "c pytest-ora")):
         add(f"   {label:<41}" + "".join(f"{fmt(wall[(name, n)], '.1f') + '/' + fmt(cpu[(name, n)], '.1f'):>12}"
                                         for n in WORKERS))
+    add("   CPU by process, seconds (medians), each read at its pytest_unconfigure: controller / xdist workers /")
+    add("   the workers' children (pytest-ora's file-writing helpers) / the rest (every process's exit after")
+    add("   unconfigure; without -n also the helper and, for a large run, the session end's child process)")
+    for name in "bc":
+        add(f"   {name}: controller / workers / helpers / rest{'':<8}" + "".join(
+            f"{'/'.join(fmt(v, '.1f') for v in cpu_split(replay[(name, n)])):>20}" for n in WORKERS))
     add("   where the wall time goes, seconds (medians): start = process start to first item; items =")
     add("   first item start to last item end; end = sessionfinish to unconfigure (report, summary, workers)")
     for name in "abc":

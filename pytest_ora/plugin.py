@@ -48,7 +48,6 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 def pytest_configure(config: pytest.Config) -> None:
     from .harness.options import read_options
     from .harness.session import OraRun
-    from .harness.worker import OraWorker
     from .harness.xdist import distributes, is_worker
 
     for family in FAMILIES:
@@ -59,7 +58,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from .harness.controller import OraController
 
         config.pluginmanager.register(OraController(run), CONTROLLER_NAME)
-    if not distributes(config):
+    if not distributes(config):  # an xdist controller runs no item: it never loads the judges' HTTP machinery
+        from .harness.worker import OraWorker
+
         config.pluginmanager.register(OraWorker(run), WORKER_NAME)
     if run.active:
         for name in _configurations(run):

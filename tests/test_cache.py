@@ -15,8 +15,9 @@ from pytest_ora.bundle.intake import intake
 from pytest_ora.core.models import RoleSpec
 from pytest_ora.judges.budget import DEFAULT_PRICES, cost, price_for
 from pytest_ora.judges.packet import build_packet, judge_prompt
-from pytest_ora.judges.providers import AnthropicClient, OpenAIClient
+from pytest_ora.judges.providers.anthropic import AnthropicClient
 from pytest_ora.judges.providers.base import JudgePrompt
+from pytest_ora.judges.providers.openai import OpenAIClient
 from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.testing.cache import MIN_TOKENS, PromptCache
 from pytest_ora.testing.server import ReferenceJudge

@@ -383,3 +383,46 @@ def test_a_refused_exchange_never_takes_the_tag_of_the_last_kept_one(tmp_path: P
     cassette.save_partial(["Judge A"])
     kept = json.loads(partial_path(cassette.path).read_text(encoding="utf-8"))["interactions"]
     assert [interaction["request"]["uri"] for interaction in kept] == ["http://127.0.0.1:1/a"]
+
+
+def test_a_replay_never_makes_the_network_transport(tmp_path: Path) -> None:
+    """The transport to the network (its SSL context, its pool) is made on the first call that goes
+    out, once; replaying a recorded exchange never makes it."""
+    import asyncio
+
+    from pytest_ora.core.models import RoleSpec
+    from pytest_ora.core.plan import JudgeSlot
+    from pytest_ora.judges.calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
+    from pytest_ora.judges.cassettes import CassetteTransport
+
+    made: list[httpx.MockTransport] = []
+
+    def network() -> httpx.MockTransport:
+        made.append(httpx.MockTransport(lambda request: httpx.Response(200, json={"ok": request.url.path})))
+        return made[-1]
+
+    spec = RoleSpec(model="m", provider="openai", route="http://127.0.0.1:1/v1/chat/completions")
+    judge = JudgeSlot(label="Judge A", slot="Judge A", role="Judge A", spec=spec)
+
+    def ask(mode: str, paths: list[str]) -> list[str]:
+        library = CassetteLibrary(tmp_path, mode, secrets=())
+        cassette = library.open("mode:argument-audit/optimum")
+        client = httpx.AsyncClient(transport=CassetteTransport(network))
+        extensions = {JUDGE_EXTENSION: judge, CASSETTE_EXTENSION: cassette}
+
+        async def calls() -> list[str]:
+            replies = [await client.post(f"http://127.0.0.1:1{path}", content=b"{}", extensions=extensions)
+                       for path in paths]
+            await client.aclose()
+            return [reply.json()["ok"] for reply in replies]
+
+        replies = asyncio.run(calls())
+        if mode != "none":
+            cassette.save()
+        return replies
+
+    assert ask("once", ["/a", "/b"]) == ["/a", "/b"]
+    assert len(made) == 1  # two calls out, one transport
+
+    assert ask("none", ["/a", "/b"]) == ["/a", "/b"]
+    assert len(made) == 1  # the replay made none

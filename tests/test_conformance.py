@@ -45,8 +45,10 @@ from pytest_ora.judges.batch import openai as openai_batch  # noqa: E402
 from pytest_ora.judges.batch.base import Pending  # noqa: E402
 from pytest_ora.judges.batch.http import Caller  # noqa: E402
 from pytest_ora.judges.packet import Packet, judge_prompt  # noqa: E402
-from pytest_ora.judges.providers import AnthropicClient, GeminiClient, OpenAIClient  # noqa: E402
+from pytest_ora.judges.providers.anthropic import AnthropicClient  # noqa: E402
 from pytest_ora.judges.providers.base import JudgePrompt, ProviderClient  # noqa: E402
+from pytest_ora.judges.providers.gemini import GeminiClient  # noqa: E402
+from pytest_ora.judges.providers.openai import OpenAIClient  # noqa: E402
 from pytest_ora.method.rubric import ORA_V1  # noqa: E402
 from pytest_ora.testing.server import ReferenceJudge  # noqa: E402
 

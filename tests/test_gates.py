@@ -8,7 +8,18 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_ora.harness.gates import GateContext, GateResult, evaluate, gate, gate_reports, registered, validate
+from pytest_ora.harness.gates import (
+    GateContext,
+    GateResult,
+    any_set,
+    evaluate,
+    gate,
+    gate_reports,
+    option_attribute,
+    registered,
+    validate,
+)
+from pytest_ora.harness.options import Options
 from pytest_ora.method.rubric import get_rubric
 
 
@@ -23,6 +34,16 @@ def context(under: str | None = None, share: str | None = None) -> GateContext:
 
 def test_unset_gates_say_nothing() -> None:
     assert evaluate(context()) == []
+
+
+def test_without_a_gate_set_none_runs_and_each_builtin_gate_names_its_options_field() -> None:
+    """The controller skips the gates (and the summary they read) only when no gate could run."""
+    fields = set(Options.__dataclass_fields__)
+    assert all(option_attribute(option) in fields for option in registered())
+    assert not any_set(context().options)
+    assert any_set(context(under="6").options)
+    assert any_set(context(under="0").options)  # 0 is a threshold, not unset
+    assert any_set(SimpleNamespace(**{**vars(context().options), "fail_regression": True}))
 
 
 def test_a_failing_gate_names_each_configuration_and_a_holding_one_says_one_line() -> None:
@@ -59,6 +80,7 @@ def test_other_gates_plug_in() -> None:
 
     try:
         assert "--ora-fail-test-only" in registered()
+        assert any_set(context().options)  # its option is not an Options field: it may run, so it is asked
         assert evaluate(context())[-1].failures == ("always",)
     finally:
         from pytest_ora.harness import gates

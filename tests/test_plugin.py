@@ -58,6 +58,48 @@ def test_xdist_workers_write_the_same_bytes(project: pytest.Pytester) -> None:
     assert report(project, "serial") == report(project, "parallel")
 
 
+def test_an_xdist_controller_replaying_loads_no_http_client(project: pytest.Pytester) -> None:
+    """Under -n the controller runs no item and sends no judge call: httpx, httpcore and vcrpy load in
+    the workers only (each is tens of milliseconds of the controller's start, on the run's critical path)."""
+    record(project)
+    project.makeconftest(
+        """
+        import sys
+
+        def pytest_terminal_summary(terminalreporter, config):
+            if not hasattr(config, "workerinput"):
+                loaded = sorted(name for name in ("httpx", "httpcore", "vcr") if name in sys.modules)
+                terminalreporter.write_line(f"controller loaded: {loaded}")
+        """
+    )
+
+    result = project.runpytest_subprocess("-n", "2", "--ora-out", "again")
+
+    assert outcomes(result) == EXPECTED
+    result.stdout.fnmatch_lines(["controller loaded: []"])
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["in-process", "xdist"])
+def test_reports_hand_their_record_on_and_keep_none_of_it(project: pytest.Pytester, workers: tuple[str, ...]) -> None:
+    """pytest's terminal reporter keeps every report to the end: once the controller has journaled a
+    capture, its report holds neither the record nor the ledger line the worker made (memory at 10x)."""
+    record(project)
+    project.makeconftest(
+        """
+        def pytest_terminal_summary(terminalreporter):
+            kept = [report.nodeid for reports in terminalreporter.stats.values() for report in reports
+                    if hasattr(report, "ora_record") or hasattr(report, "ora_ledger")]
+            terminalreporter.write_line(f"reports keeping a record: {len(kept)}")
+        """
+    )
+
+    result = project.runpytest_subprocess(*workers, "--ora-out", "again")
+
+    assert outcomes(result) == EXPECTED
+    result.stdout.fnmatch_lines(["reports keeping a record: 0"])
+    assert report(project, "again")["ledger.jsonl"] == report(project)["ledger.jsonl"]
+
+
 @pytest.mark.parametrize(
     ("selection", "selected"),
     [

@@ -736,22 +736,26 @@ def test_a_full_disk_at_the_end_leaves_no_half_written_file(
     out.release()
 
 
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["in-process", "xdist"])
 def test_a_full_disk_at_the_end_is_said_plainly_and_a_rerun_finishes_free(
-    project: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+    project: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch, workers: tuple[str, ...]
 ) -> None:
     """End to end: the report cannot be finished; the run says so in its summary and exits 4 (no
-    traceback, pytest's own summary intact); a rerun replays every call and writes the full report."""
+    traceback, pytest's own summary intact); a rerun replays every call and writes the full report.
+    Under xdist the report is written on a thread while the workers shut down: its failure still
+    reaches the summary and the exit status."""
     import pytest_ora.reports.output as output
 
     real = output.write_atomic
 
     def full(path: Path, text: str) -> None:
         if path.name == "methodology.md":
+            time.sleep(1.0)  # a slow disk: the failure comes after xdist's workers have gone
             raise OSError(errno.ENOSPC, "No space left on device")
         real(path, text)
 
     monkeypatch.setattr(output, "write_atomic", full)
-    result = project.runpytest("--ora-record", "once")
+    result = project.runpytest("--ora-record", "once", *workers)
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines([
@@ -765,7 +769,7 @@ def test_a_full_disk_at_the_end_is_said_plainly_and_a_rerun_finishes_free(
 
     monkeypatch.setattr(output, "write_atomic", real)
     judge.reset()
-    again = project.runpytest("--ora-record", "once")
+    again = project.runpytest("--ora-record", "once", *workers)
 
     assert again.ret == 0
     assert judge.calls == 0

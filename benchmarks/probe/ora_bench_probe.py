@@ -2,7 +2,7 @@
 
 It writes one JSON object to the file named by $ORA_BENCH_PROBE from the controller (the single
 process without xdist), at pytest_unconfigure, i.e. after pytest-ora has written its report;
-each xdist worker writes its own peak RSS to that name plus `.<worker id>`. It hooks a few
+each xdist worker writes its own peak RSS and CPU to that name plus `.<worker id>`. It hooks a few
 session-level points and two per-item ones that only store a time.
 """
 
@@ -67,10 +67,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         return
     usage = resource.getrusage(resource.RUSAGE_SELF)
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds of this process, and of the children it has waited for (a worker's: its file-writing
+    # helper; the controller's: the xdist workers, once they have exited, and the helper without -n).
+    cpu = {"cpu_self": usage.ru_utime + usage.ru_stime, "cpu_children": children.ru_utime + children.ru_stime}
     if not _controller(config):
         worker = config.workerinput["workerid"]  # type: ignore[attr-defined]
         with open(f"{target}.{worker}", "w", encoding="utf-8") as stream:
-            json.dump({"maxrss_bytes": usage.ru_maxrss * scale}, stream)
+            json.dump({"maxrss_bytes": usage.ru_maxrss * scale, **cpu}, stream)
         return
     data = {
         **{f"t_{name}": value for name, value in _times.items()},
@@ -79,7 +83,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         "maxrss_bytes": usage.ru_maxrss * scale,
         # the largest process this one started and waited for: an xdist worker, or the child that
         # makes a large run's statistics and page
-        "children_maxrss_bytes": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale,
+        "children_maxrss_bytes": children.ru_maxrss * scale,
+        **cpu,
     }
     with open(target, "w", encoding="utf-8") as stream:
         json.dump(data, stream)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+import threading
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -23,10 +24,6 @@ from ..core.plan import Plan
 from ..core.record import CaptureRecord, RecordStore, record_from_text
 from ..core.vocabulary import is_live
 from ..judges.budget import PRICES_AS_OF, price_for
-from ..judges.cassettes import cassette_path
-from ..judges.keyguard import check_keys
-from ..judges.reachability import check_reachable, missing_keys
-from ..judges.recordings import RecordingsError, check_bundle, note_recording
 from ..method.kinds import terminal_lines
 from ..reports.charts import charts_available
 from ..reports.methodology import RunFacts, secret_lines
@@ -35,16 +32,17 @@ from ..reports.output import OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import SummaryRow, fit_table, ledger_row, public_row, summarize
 from .drift import drift_lines
-from .gates import GateContext, GateResult, evaluate, gate_reports
+from .gates import GateContext, GateResult, any_set, evaluate, gate_reports
 from .gates import validate as validate_gates
 from .options import Options
+from .outcomes import drop_record
 from .progress import LiveProgress
 from .selection import Selection, selection_for
 from .session import NO_BUNDLE, OraRun
 from .signals import SignalGuard
 from .strategy import JudgingStrategy, judging_strategy
 from .warmup import WarmUp
-from .xdist import stop_controller
+from .xdist import distributes, stop_controller
 
 __all__ = ["OraController"]
 _SETTLE_SECONDS = 10.0
@@ -77,6 +75,9 @@ class OraController:
         """Why a ledger row could not be journaled mid-run (a full disk), if so; the run stopped there."""
         self.session: pytest.Session | None = None
         self._finished = False
+        self._writing: threading.Thread | None = None
+        """Under xdist, the report being written while xdist's session end waits for the workers to exit."""
+        self._writing_error: BaseException | None = None
         self._warm_up = WarmUp()
         """The session end's libraries, imported while a live run's judges work (harness/warmup.py)."""
         self.signals = SignalGuard(settle=lambda: self._warm_up.wait(timeout=_SETTLE_SECONDS))
@@ -119,6 +120,11 @@ class OraController:
         if self.config.option.collectonly:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):
+            # Checks a live run makes before its first call; their modules load HTTP clients, which a replay never needs.
+            from ..judges.keyguard import check_keys
+            from ..judges.reachability import check_reachable, missing_keys
+            from ..judges.recordings import RecordingsError, check_bundle, note_recording
+
             _check_recordable(self.options.cassettes)
             try:
                 check_bundle(self.options.cassettes, plan.bundle.manifest.bundle, recording=True, bind=False)
@@ -173,6 +179,8 @@ class OraController:
             return True
         if not plan.panel.judges:
             return False
+        from ..judges.cassettes import cassette_path
+
         judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
         return any(not cassette_path(self.options.cassettes, cid).is_file() for cid in judged)
 
@@ -193,8 +201,7 @@ class OraController:
         try:
             return (yield)
         finally:
-            if hasattr(report, "ora_record"):
-                del report.ora_record
+            drop_record(report)
 
     def _keep(self, report: pytest.TestReport) -> None:
         if self._output is None:
@@ -214,7 +221,7 @@ class OraController:
             return
         line: str | None = None
         try:
-            line = ledger_row(record, self.plan().rubric).model_dump_json() + "\n"
+            line = getattr(report, "ora_ledger", None) or ledger_row(record, self.plan().rubric).model_dump_json() + "\n"
             self._output.append(line)
         except OraError as error:
             # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
@@ -251,11 +258,16 @@ class OraController:
                     # These gates read the statistics and the baseline comparison, which the report computes: write it
                     # now, before junitxml writes its file, so the gate can still be a testcase there.
                     self.finish(int(session.exitstatus))
-                self.report_gates()
+                    self.report_gates()
+                elif distributes(self.config):
+                    self.report_gates()
+                    self._write_meanwhile(int(session.exitstatus))
+                else:
+                    self.report_gates()
             return (yield)
         finally:
-            if not self._finished and self.run.active:
-                self.finish(int(session.exitstatus))  # another plugin's hook raised before ours ran
+            if self.run.active:
+                self.finish(int(session.exitstatus))  # waits for the report; writes it if another hook raised first
             self.signals.restore()
             if self.signals.held is not None:
                 import signal
@@ -264,11 +276,41 @@ class OraController:
                 sys.stderr.write(f"ora: {name} arrived while the report was written; it was finished first\n")
                 session.exitstatus = pytest.ExitCode.INTERRUPTED
 
+    def _write_meanwhile(self, exitstatus: int) -> None:
+        """Under xdist: write the report on a thread while xdist's session end waits for the workers to exit.
+
+        Every worker has ended its session by now (xdist's loop waits for each one's last event), so
+        every record is here. What follows in this thread is mostly waiting: the workers' processes
+        winding down, then the other plugins' session ends (the gates are already reported, for
+        junitxml). finish(), called by this plugin's last session-end hook, waits for the thread,
+        so the terminal summary and the exit status read a finished report.
+        """
+        self._finished = True
+
+        def write() -> None:
+            try:
+                self._write(exitstatus)
+            except BaseException as error:  # re-raised where finish() waits, in the main thread
+                self._writing_error = error
+
+        self._writing = threading.Thread(target=write, name="ora-report", daemon=True)
+        self._writing.start()
+
     def finish(self, exitstatus: int) -> None:
-        """Write the report from what was collected, even after an interruption; once."""
+        """Write the report from what was collected, even after an interruption; once (or wait for it)."""
+        if self._writing is not None:
+            writing, self._writing = self._writing, None
+            writing.join()
+            error, self._writing_error = self._writing_error, None
+            if error is not None:
+                raise error
+            return
         if self._finished:
             return
         self._finished = True
+        self._write(exitstatus)
+
+    def _write(self, exitstatus: int) -> None:
         if not self._claimed or self._output is None:
             return
         try:
@@ -434,7 +476,8 @@ class OraController:
         if not self._claimed or self.options.dry_run:
             return
         try:
-            self.gate_results = self._gate()
+            # No gate set: the summary is left to the report, which under xdist is written while the workers exit.
+            self.gate_results = self._gate() if any_set(self.options) else []
         except Exception as error:  # a gate must never cost the report: the session end says it failed
             self.gate_results = [GateResult("gates", "", (f"could not be evaluated: {error}",))]
         self.gate_failures = [f"{result.name}: {message}" for result in self.gate_results for message in result.failures]

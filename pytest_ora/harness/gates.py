@@ -94,6 +94,17 @@ def registered() -> tuple[str, ...]:
     return tuple(_GATES)
 
 
+def option_attribute(option: str) -> str:
+    """The Options field a gate's option sets: '--ora-fail-under' -> 'fail_under'."""
+    return option.removeprefix("--ora-").replace("-", "_")
+
+
+def any_set(options: Any) -> bool:
+    """Whether any gate may run: one whose option is set, or a plugged-in gate whose option Options does not hold."""
+    values = (getattr(options, option_attribute(option), True) for option in _GATES)
+    return any(value is not None and value is not False for value in values)  # a threshold of 0 is set
+
+
 def validate(options: Any, rubric: Rubric) -> None:
     """Every set gate's threshold makes sense for this rubric; else a usage error naming the fix."""
     for item in _GATES.values():

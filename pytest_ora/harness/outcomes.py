@@ -1,4 +1,4 @@
-"""A capture's scores in pytest's own outputs: junitxml properties, the -v word, the -rL lines."""
+"""A capture's scores in pytest's own outputs (junitxml properties, the -v word, the -rL lines), and what its report carries."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ from ..core.record import CaptureRecord
 from ..core.rubric import Rubric
 from ..method.kinds import combined, graded
 
-__all__ = ["lowscore_lines", "overall_text", "score_properties", "shows_lowscores", "verbose_word"]
+__all__ = ["drop_record", "lowscore_lines", "overall_text", "score_properties", "shows_lowscores", "verbose_word"]
+
+
+def drop_record(report: pytest.TestReport) -> None:
+    """Drop a report's record and ledger line once handed on: pytest's terminal reporter keeps every report."""
+    for name in ("ora_record", "ora_ledger"):
+        if hasattr(report, name):
+            delattr(report, name)
 
 
 def score_properties(record: CaptureRecord, rubric: Rubric) -> list[tuple[str, str]]:

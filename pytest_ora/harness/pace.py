@@ -10,14 +10,16 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..core.plan import PlannedCapture
 from ..core.vocabulary import is_live
-from ..judges.ratelimit import Limit, SharedLimiter
 from .xdist import hand_to_worker, queued_items, worker_value
+
+if TYPE_CHECKING:  # the limiter paces HTTP calls: loaded by the processes that send them
+    from ..judges.ratelimit import SharedLimiter
 
 __all__ = ["AUTO_IN_FLIGHT", "LIMITS_KEY", "RunLimits", "lookahead", "worker_upcoming"]
 
@@ -88,6 +90,8 @@ class RunLimits:
 
     def limiter(self, rpm: tuple[tuple[str, float], ...], tpm: tuple[tuple[str, float], ...]) -> SharedLimiter:
         """The limiter of this process over the shared directory."""
+        from ..judges.ratelimit import Limit, SharedLimiter
+
         roles = {role for role, _ in rpm} | {role for role, _ in tpm}
         limits = {role: Limit(rpm=dict(rpm).get(role), tpm=dict(tpm).get(role)) for role in roles}
         return SharedLimiter(self.directory(), limits)

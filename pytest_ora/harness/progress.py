@@ -11,10 +11,13 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from ..core.record import CaptureRecord
 from ..judges.budget import Price, usage_cost
-from ..judges.inflight import InFlightLog
+
+if TYPE_CHECKING:
+    from ..judges.inflight import InFlightLog  # its module loads httpx, which the controller does not need
 
 __all__ = ["INTERVAL_ENV", "LiveProgress"]
 

@@ -95,14 +95,18 @@ class _Loop:
         self._thread: threading.Thread | None = None
         if not inline:
             self._start_thread()
-        limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
-        inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
-        if in_flight is not None:
-            inner = CountingTransport(inner, in_flight)
-        if limiter is not None:
-            # Below the cassettes: only calls that go to the network are paced, replay never is.
-            inner = PacedTransport(inner, limiter)
-        self.client = httpx.AsyncClient(transport=CassetteTransport(inner), timeout=timeout, trust_env=False)
+
+        def network() -> httpx.AsyncBaseTransport:
+            limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
+            inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+            if in_flight is not None:
+                inner = CountingTransport(inner, in_flight)
+            if limiter is not None:
+                # Below the cassettes: only calls that go to the network are paced, replay never is.
+                inner = PacedTransport(inner, limiter)
+            return inner
+
+        self.client = httpx.AsyncClient(transport=CassetteTransport(network), timeout=timeout, trust_env=False)
 
     def _start_thread(self) -> None:
         self._thread = threading.Thread(target=self.loop.run_forever, name="pytest-ora-judges", daemon=True)

@@ -8,7 +8,7 @@ process has only a controller and each worker process only a worker, and a run w
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,9 +18,7 @@ from ..core.errors import IntakeError
 from ..core.models import RoleSpec
 from ..core.plan import Plan
 from ..judges.budget import Price, SpendLog, load_prices
-from ..judges.inflight import InFlightLog
 from ..judges.recordings import RecordingsError, bind_rubric, check_history
-from ..judges.transport import RetryPolicy
 from ..method.kinds import formula
 from ..reports.filewriter import PROGRESS_DIR, SPEND_DIR
 from ..reports.notes import local_judge_notice
@@ -28,6 +26,10 @@ from .handoff import PlanHandoff, inputs_digest, received_plan
 from .options import Options
 from .pace import RunLimits
 from .xdist import distributes, is_worker, worker_id
+
+if TYPE_CHECKING:  # imported where used: an xdist controller sends no judge call and loads no HTTP client
+    from ..judges.inflight import InFlightLog
+    from ..judges.transport import RetryPolicy
 
 __all__ = ["NO_BUNDLE", "OraRun", "http_timeout"]
 
@@ -100,6 +102,8 @@ class OraRun:
 
     def policy(self) -> RetryPolicy:
         """The bounded retry of a judge call (--ora-retries, --ora-timeout); batch polling uses it too."""
+        from ..judges.transport import RetryPolicy
+
         return RetryPolicy(max_attempts=self.options.retries + 1, timeout=http_timeout(self.options.timeout))
 
     def spend_log(self) -> SpendLog:
@@ -109,6 +113,8 @@ class OraRun:
 
     def in_flight_log(self) -> InFlightLog:
         """This process's journal of judge calls in flight, read by the controller's live progress line."""
+        from ..judges.inflight import InFlightLog
+
         worker = worker_id(self.config)
         return InFlightLog(self.options.out / PROGRESS_DIR, worker)
 

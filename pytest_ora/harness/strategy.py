@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import os
 from decimal import Decimal
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
 from ..core.plan import PlannedCapture
-from ..judges.batch import BatchStopped, BatchSummary, run_batches
-from ..judges.cassettes import CassetteLibrary
-from ..judges.panel import Judging
 from ..method.kinds import mechanical_kind
 from .session import OraRun, http_timeout
+
+if TYPE_CHECKING:  # the batch machinery is imported by the run that uses it: most runs do not
+    from ..judges.batch import BatchSummary
 
 __all__ = ["BatchJudging", "JudgingStrategy", "LiveJudging", "judging_strategy"]
 
@@ -52,6 +52,10 @@ class BatchJudging:
 
     def before_items(self, selected: list[PlannedCapture]) -> None:
         import httpx
+
+        from ..judges.batch import BatchStopped, run_batches
+        from ..judges.cassettes import CassetteLibrary
+        from ..judges.panel import Judging
 
         if self.summary is not None:
             return  # under xdist every worker's collection reports the selection: submit once

@@ -22,8 +22,9 @@ from ..judges.cassettes import CassetteLibrary
 from ..judges.panel import Judging, describe
 from ..method.kinds import mechanical_kind
 from ..reports.filewriter import DRY_RUN_DIR, CaptureFiles
+from ..reports.tables import ledger_row
 from .drift import short_drift
-from .outcomes import overall_text, score_properties
+from .outcomes import drop_record, overall_text, score_properties
 from .pace import lookahead, worker_upcoming
 from .runner import Budget, CaptureRunner, NotJudged
 from .session import OraRun
@@ -83,8 +84,7 @@ class OraWorker:
         try:
             return (yield)
         finally:
-            if hasattr(report, "ora_record"):
-                del report.ora_record
+            drop_record(report)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
@@ -125,6 +125,9 @@ class OraWorker:
         # As its JSON text: xdist's serializer walks a nested dict in Python code on both sides, a
         # string it copies; the controller keeps the record as this same text (core/record.py).
         report.ora_record = record_text(record)  # type: ignore[attr-defined]
+        # Its ledger line too: the scores are combined here already (overall_text), and the controller,
+        # which receives every record, then only journals it.
+        report.ora_ledger = ledger_row(record, rubric).model_dump_json() + "\n"  # type: ignore[attr-defined]
         report.ora_failure = bool(record["failure"])  # type: ignore[attr-defined]
         report.ora_overall = overall_text(record, rubric)  # type: ignore[attr-defined]
         # junitxml reads properties from the teardown report, which copies the item's.

@@ -27,7 +27,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -528,13 +528,26 @@ class _CaptureLock:
 class CassetteTransport(httpx.AsyncBaseTransport):
     """Serves judge calls from the active capture's cassette, or sends and records them."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self._inner = inner
+    def __init__(self, inner: httpx.AsyncBaseTransport | Callable[[], httpx.AsyncBaseTransport]) -> None:
+        # The network's transport, or how to make it on the first call that goes out: a replay never
+        # makes one (its SSL context and connection pool cost each process tens of milliseconds).
+        self._inner: httpx.AsyncBaseTransport | None = None
+        self._make: Callable[[], httpx.AsyncBaseTransport] | None = None
+        if isinstance(inner, httpx.AsyncBaseTransport):
+            self._inner = inner
+        else:
+            self._make = inner
+
+    def _network(self) -> httpx.AsyncBaseTransport:
+        if self._inner is None:
+            assert self._make is not None
+            self._inner = self._make()
+        return self._inner
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         active = request.extensions.get(CASSETTE_EXTENSION)
         if not isinstance(active, CaptureCassette):
-            return await self._inner.handle_async_request(request)
+            return await self._network().handle_async_request(request)
         content = await request.aread()
         headers = {k: v for k, v in request.headers.items() if k.lower() in _KEPT_REQUEST_HEADERS}
         recorded = Request(request.method, _safe_uri(str(request.url)), _digest(content), headers)
@@ -548,7 +561,7 @@ class CassetteTransport(httpx.AsyncBaseTransport):
                 pass  # not recorded, or every matching response already played
         if cassette.write_protected:
             raise active.refusal()
-        response = await self._inner.handle_async_request(request)
+        response = await self._network().handle_async_request(request)
         try:
             body_bytes = await _read_capped(response, request)  # decoded: gzip is undone here, once
         finally:
@@ -563,7 +576,8 @@ class CassetteTransport(httpx.AsyncBaseTransport):
         return _response(stored, request)
 
     async def aclose(self) -> None:
-        await self._inner.aclose()
+        if self._inner is not None:
+            await self._inner.aclose()
 
 
 async def _read_capped(response: httpx.Response, request: httpx.Request) -> bytes:

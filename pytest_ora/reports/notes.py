@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import httpx
+from urllib.parse import urlsplit
 
 from ..core.credentials import safe_route
 from ..core.plan import JudgeSlot, Plan
@@ -24,7 +23,7 @@ def is_loopback(judge: JudgeSlot) -> bool:
     """Whether the judge's route is this machine (or a private network address), not a provider's API."""
     import ipaddress
 
-    host = httpx.URL(judge.spec.route).host
+    host = urlsplit(judge.spec.route).hostname or ""  # as RoleSpec checked the route: never empty there
     if host in LOOPBACK_HOSTS or host.endswith(".localhost"):
         return True
     try:

@@ -1,4 +1,8 @@
-"""Provider clients behind one interface (see base.py), and the registry that picks one per role."""
+"""Provider clients behind one interface (see base.py), and the registry that picks one per role.
+
+Each client's module is imported when a role first needs it: they load httpx, which a process that
+sends no judge call (an xdist controller replaying cassettes) never needs.
+"""
 
 from __future__ import annotations
 
@@ -8,31 +12,37 @@ from types import MappingProxyType
 from ...core.credentials import Secret
 from ...core.models import RoleSpec
 from ...core.vocabulary import PROVIDER_KEY_ENVS
-from .anthropic import AnthropicClient
 from .base import ProviderClient
-from .gemini import GeminiClient
-from .openai import OpenAIClient
 
-__all__ = [
-    "DEFAULT_KEY_ENV",
-    "AnthropicClient",
-    "GeminiClient",
-    "OpenAIClient",
-    "api_key_for",
-    "client_for",
-    "key_env_for",
-]
+__all__ = ["DEFAULT_KEY_ENV", "api_key_for", "client_for", "key_env_for"]
 
 DEFAULT_KEY_ENV: Mapping[str, str] = MappingProxyType(PROVIDER_KEY_ENVS)
 """The environment variable holding a provider's key when the role names none."""
 
+
+def _anthropic() -> ProviderClient:
+    from .anthropic import AnthropicClient
+
+    return AnthropicClient()
+
+
+def _openai(flavour: str) -> Callable[[], ProviderClient]:
+    def make() -> ProviderClient:
+        from .openai import OpenAIClient
+
+        return OpenAIClient(flavour)
+
+    return make
+
+
+def _google() -> ProviderClient:
+    from .gemini import GeminiClient
+
+    return GeminiClient()
+
+
 _CLIENTS: Mapping[str, Callable[[], ProviderClient]] = MappingProxyType(
-    {
-        "anthropic": AnthropicClient,
-        "openai": lambda: OpenAIClient("openai"),
-        "openai-compatible": lambda: OpenAIClient("openai-compatible"),
-        "google": GeminiClient,
-    }
+    {"anthropic": _anthropic, "openai": _openai("openai"), "openai-compatible": _openai("openai-compatible"), "google": _google}
 )
 
 

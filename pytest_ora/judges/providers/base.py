@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ...core.models import RoleSpec
 from ...core.strictjson import strict_loads
 from ...core.usage import Usage, reported_usage
+
+if TYPE_CHECKING:
+    import httpx
 
 __all__ = [
     "ImagePart",
