@@ -51,7 +51,7 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
         item = planned.get(capture_id)
         if item is None or (item.reason or "").startswith(SECRET_REASON):
             continue
-        capture = item.capture
+        capture = item.capture.loaded()  # one read of its line for the prompt and the answer
         second = item.partner.answer if item.partner is not None else None
         texts = (capture.prompt, capture.context, capture.answer, second)
         if any(secret(text) for text in texts):
