@@ -366,7 +366,7 @@ def test_a_refused_exchange_never_takes_the_tag_of_the_last_kept_one(tmp_path: P
 
     library = CassetteLibrary(tmp_path, "once", secrets=())
     cassette = library.open("mode:argument-audit/optimum")
-    client = httpx.AsyncClient(transport=CassetteTransport(httpx.MockTransport(answer)))
+    client = httpx.AsyncClient(transport=CassetteTransport(lambda: httpx.MockTransport(answer)))
     spec = RoleSpec(model="m", provider="openai", route="http://127.0.0.1:1/v1/chat/completions")
 
     async def call(label: str, path: str) -> None:

@@ -30,7 +30,7 @@ from ..reports.methodology import RunFacts, secret_lines
 from ..reports.notes import incomplete_notice, notices
 from ..reports.output import OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
-from ..reports.tables import SummaryRow, fit_table, ledger_row, public_row, summarize
+from ..reports.tables import SummaryRow, fit_table, public_row, summarize
 from .drift import drift_lines
 from .gates import GateContext, GateResult, any_set, evaluate, gate_reports
 from .gates import validate as validate_gates
@@ -221,7 +221,7 @@ class OraController:
             return
         line: str | None = None
         try:
-            line = getattr(report, "ora_ledger", None) or ledger_row(record, self.plan().rubric).model_dump_json() + "\n"
+            line = report.ora_ledger  # the worker makes it with the record
             self._output.append(line)
         except OraError as error:
             # Raised from a hook it would be an INTERNALERROR; instead the run stops starting captures
@@ -258,12 +258,9 @@ class OraController:
                     # These gates read the statistics and the baseline comparison, which the report computes: write it
                     # now, before junitxml writes its file, so the gate can still be a testcase there.
                     self.finish(int(session.exitstatus))
-                    self.report_gates()
-                elif distributes(self.config):
-                    self.report_gates()
+                self.report_gates()
+                if not self._finished and distributes(self.config):
                     self._write_meanwhile(int(session.exitstatus))
-                else:
-                    self.report_gates()
             return (yield)
         finally:
             if self.run.active:

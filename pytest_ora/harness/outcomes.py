@@ -1,4 +1,4 @@
-"""A capture's scores in pytest's own outputs (junitxml properties, the -v word, the -rL lines), and what its report carries."""
+"""A capture's scores in pytest's own outputs: junitxml properties, the -v word, the -rL lines; and its report's payload."""
 
 from __future__ import annotations
 

@@ -528,19 +528,14 @@ class _CaptureLock:
 class CassetteTransport(httpx.AsyncBaseTransport):
     """Serves judge calls from the active capture's cassette, or sends and records them."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport | Callable[[], httpx.AsyncBaseTransport]) -> None:
-        # The network's transport, or how to make it on the first call that goes out: a replay never
-        # makes one (its SSL context and connection pool cost each process tens of milliseconds).
+    def __init__(self, network: Callable[[], httpx.AsyncBaseTransport]) -> None:
+        # How to make the network's transport, on the first call that goes out: a replay never makes
+        # one (its SSL context and connection pool cost each process tens of milliseconds).
+        self._make = network
         self._inner: httpx.AsyncBaseTransport | None = None
-        self._make: Callable[[], httpx.AsyncBaseTransport] | None = None
-        if isinstance(inner, httpx.AsyncBaseTransport):
-            self._inner = inner
-        else:
-            self._make = inner
 
     def _network(self) -> httpx.AsyncBaseTransport:
         if self._inner is None:
-            assert self._make is not None
             self._inner = self._make()
         return self._inner
 

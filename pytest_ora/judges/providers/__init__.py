@@ -7,6 +7,7 @@ sends no judge call (an xdist controller replaying cassettes) never needs.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from types import MappingProxyType
 
 from ...core.credentials import Secret
@@ -26,13 +27,10 @@ def _anthropic() -> ProviderClient:
     return AnthropicClient()
 
 
-def _openai(flavour: str) -> Callable[[], ProviderClient]:
-    def make() -> ProviderClient:
-        from .openai import OpenAIClient
+def _openai(flavour: str) -> ProviderClient:
+    from .openai import OpenAIClient
 
-        return OpenAIClient(flavour)
-
-    return make
+    return OpenAIClient(flavour)
 
 
 def _google() -> ProviderClient:
@@ -42,7 +40,12 @@ def _google() -> ProviderClient:
 
 
 _CLIENTS: Mapping[str, Callable[[], ProviderClient]] = MappingProxyType(
-    {"anthropic": _anthropic, "openai": _openai("openai"), "openai-compatible": _openai("openai-compatible"), "google": _google}
+    {
+        "anthropic": _anthropic,
+        "openai": partial(_openai, "openai"),
+        "openai-compatible": partial(_openai, "openai-compatible"),
+        "google": _google,
+    }
 )
 
 
