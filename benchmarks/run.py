@@ -56,6 +56,17 @@ TARGETS = {
 }
 RUN_TIMEOUT = 600.0
 """Seconds one pytest run may take before it is stopped (and the benchmark fails)."""
+SETTLE_SECONDS = 360.0
+"""How long after a benchmark deleted its scratch directory the next one waits before it measures.
+
+On an ext4 without a journal, allocating an inode skips every inode freed in the last 60 seconds, or
+360 while the inode's table block is dirty (fs/ext4/ialloc.c, recently_deleted()); creating files
+re-dirties those blocks. Creating 3,600 files after deleting 28,800 and a sync took 1.2 s of kernel
+time 5 s later, 0.7-0.8 s 65-95 s later, 0.5 s 125-185 s later, 0.2 s 245 s later and 0.1-0.17 s from 305 s
+on, as with no deletion before. A c run creates 3,500 files and the floor none, so a benchmark started within
+minutes of the last one's cleanup (about 31,000 files) measured that cost on c alone."""
+DELETED_STAMP = Path(tempfile.gettempdir()) / "pytest-ora-benchmark.deleted"
+"""When the last benchmark deleted its scratch directory (seconds since the epoch)."""
 
 
 # --- running pytest ----------------------------------------------------------------------------
@@ -410,6 +421,8 @@ def render(results: dict[str, Any], args: argparse.Namespace, info: dict[str, st
     add(f"packages: {info['packages']}")
     add(f"pytest plugins disabled (not brought by pip install -e .[dev]): {info.get('disabled') or 'none'}")
     add(f"measured: {info['tree']}; pytest_ora sources {info['digest']}")
+    if info.get("settled"):
+        add(f"before measuring, after the last benchmark's cleanup: {info['settled']}")
     if info.get("changed"):
         add("WARNING: pytest_ora changed while the benchmark ran; the figures mix two versions of it")
     add("")
@@ -543,6 +556,29 @@ def runner_count(results: dict[str, Any]) -> int:
 # --- main --------------------------------------------------------------------------------------
 
 
+def settle(log: Any, seconds: float = SETTLE_SECONDS) -> float:
+    """Wait until `seconds` have passed since the last benchmark deleted its scratch directory; the wait."""
+    try:
+        deleted = float(DELETED_STAMP.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0.0
+    wait = min(deleted + seconds - time.time(), seconds)
+    if wait <= 0:
+        return 0.0
+    log(f"waiting {wait:.0f} s: the last benchmark deleted its scratch directory {time.time() - deleted:.0f} s ago "
+        "(files created within minutes of many deletions cost more on some file systems; --no-settle skips this)")
+    time.sleep(wait)
+    return wait
+
+
+def _note_deleted() -> None:
+    os.sync()  # the freed inodes' table blocks on disk: the window is the shorter one from now
+    try:
+        DELETED_STAMP.write_text(f"{time.time():.3f}\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     """A SIGTERM unwinds like Ctrl-C, so the temp directory, the judge and any pytest get cleaned up."""
     raise KeyboardInterrupt
@@ -561,6 +597,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replay-only", action="store_true", help="part 1 only (replay against its floor)")
     parser.add_argument("--cold", action="store_true",
                         help="no report cache: every run computes its statistics and charts (as the first run after a change)")
+    parser.add_argument("--no-settle", action="store_true",
+                        help="measure at once, even within minutes of the last benchmark deleting its files (see SETTLE_SECONDS)")
     args = parser.parse_args(argv)
     args.repeat = args.repeat if args.repeat is not None else (1 if args.quick else 3)
     if args.repeat < 1:
@@ -598,6 +636,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.cold:
                 runner.pytest(["-q", "-p", "no:cacheprovider", "evals/", "--ora-out", str(scratch / "warm-replay")], ROOT)
 
+            info["settled"] = "no (--no-settle)" if args.no_settle else f"waited {settle(log):.0f} s"
             log("1. replay against its floor")
             results["replay"] = measure_replay(runner, dirs, scratch, args.repeat, log)
             if args.replay_only:
@@ -619,6 +658,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             runner.stop_current()
         results["pytest_runs"] = runner.count
+    _note_deleted()
     info["changed"] = "yes" if source_digest() != info["digest"] else ""
     text = render(results, args, info, time.perf_counter() - started)
     print(text)
