@@ -59,3 +59,20 @@ def test_when_the_files_cannot_be_set_aside_they_are_deleted_at_the_claim(tmp_pa
     OutputDir(tmp_path).claim()
 
     assert not (tmp_path / "packets").exists() and not (tmp_path / "judges").exists()
+
+
+def test_a_symbolic_link_in_place_of_the_set_aside_directory_is_removed_not_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    (out_dir / PREVIOUS_DIR).symlink_to(outside, target_is_directory=True)
+    _last_run(out_dir)
+    out = OutputDir(out_dir)
+
+    out.claim()
+    out.release()
+
+    assert list(outside.iterdir()) == []
+    assert not (out_dir / PREVIOUS_DIR).exists() and not (out_dir / PREVIOUS_DIR).is_symlink()
+    assert not (out_dir / "packets").exists()

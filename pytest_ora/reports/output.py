@@ -153,7 +153,7 @@ class OutputDir:
     def _set_aside(self, names: tuple[str, ...]) -> None:
         """Move the last run's per-capture directories out of the way, into PREVIOUS_DIR (deleted by release())."""
         aside = self.path / PREVIOUS_DIR
-        shutil.rmtree(aside, ignore_errors=True)  # left by a run that stopped before releasing the directory
+        _remove(aside)  # left by a run that stopped before releasing the directory
         for name in names:
             if not (self.path / name).exists():
                 continue
@@ -169,7 +169,7 @@ class OutputDir:
             self._close_journal()
         except OutputError:
             pass  # said when the report was written, or the run already stopped on it
-        shutil.rmtree(self.path / PREVIOUS_DIR, ignore_errors=True)
+        _remove(self.path / PREVIOUS_DIR)
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
     def append(self, row: BaseModel | str) -> None:
@@ -467,3 +467,11 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _remove(path: Path) -> None:
+    """Delete a directory tree; a symbolic link or a file in its place is unlinked, never followed."""
+    if path.is_symlink() or path.is_file():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
