@@ -175,7 +175,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     from .harness.schedule import make_scheduler
 
     run = _run(config)
-    return make_scheduler(config, log, run.options.prompt_cache) if run.active else None
+    return make_scheduler(config, log, run.options) if run.active else None
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -6,12 +6,17 @@ With -n and prompt caching on, xdist's default `load` scheduling hands out items
 cut entries across workers; this scheduler is xdist's own `loadscope` with the entry as the scope,
 so each entry's captures run on one worker, one after another. Node ids are untouched (-k works as
 ever) and outputs do not depend on scheduling. An explicit other --dist mode is left alone.
+A replay (--ora-record none) sends no request, so it has no cache to warm: it keeps xdist's `load`,
+which costs the controller less per report than `loadscope` (that one counts a worker's pending
+items over every scope the worker was given, at each report).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..core.vocabulary import is_live
+from .options import Options
 from .xdist import scope_scheduler
 
 __all__ = ["entry_scope", "make_scheduler"]
@@ -26,8 +31,8 @@ def entry_scope(nodeid: str) -> str:
     return f"{nodeid[: nodeid.rindex('[')]}[{entry}]" if slash else nodeid
 
 
-def make_scheduler(config: Any, log: Any, prompt_cache: bool) -> Any:
-    """The entry scheduler when xdist would use `load` and prompt caching is on; None leaves xdist's choice."""
-    if not prompt_cache or config.getvalue("dist") != "load":
+def make_scheduler(config: Any, log: Any, options: Options) -> Any:
+    """The entry scheduler when judges may be called, prompt caching is on and xdist would use `load`; None leaves xdist's choice."""
+    if not options.prompt_cache or not is_live(options.record) or config.getvalue("dist") != "load":
         return None
     return scope_scheduler(config, log, entry_scope)
