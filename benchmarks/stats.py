@@ -82,7 +82,7 @@ def main() -> None:
     print(f"pytest-ora statistics benchmark (medians of {args.repeat} runs; seed {args.seed}; 10,000 resamples)")
     print(f"machine: Python {platform.python_version()}, {platform.machine()}; "
           + ", ".join(f"{name} {version(name)}" for name in LIBRARIES))
-    print(f"{'':34}{'sample':>12}{'10x':>12}")
+    print(f"{'':34}{'sample':>14}{'10x':>14}")
     rows = (
         ("ledger rows / scored captures", lambda f: f"{f['rows']:,}/{f['scored']:,}"),
         ("configurations / pairs", lambda f: f"{f['configurations']}/{f['pairs']}"),
@@ -92,7 +92,7 @@ def main() -> None:
         ("run_statistics peak memory [MB]", lambda f: "-" if f["peak_mb"] is None else f"{f['peak_mb']:.0f}"),
     )
     for label, cell in rows:
-        print(f"  {label:32}{cell(figures['sample']):>12}{cell(figures['10x']):>12}")
+        print(f"  {label:32}{cell(figures['sample']):>14}{cell(figures['10x']):>14}")
     print(f"({time.perf_counter() - started:.0f} s in all)")
 
 
