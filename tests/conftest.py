@@ -85,15 +85,16 @@ def offline(browser: Any) -> Iterator[OfflinePage]:
 
 
 @pytest.fixture(scope="session")
-def replayed(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
-    """The shipped example `name` replayed from its cassettes (tests/example_runs.py), once per test session (the xdist workers share it):
-    its output directory, to read (copy it before editing it)."""
-    found: dict[str, Path] = {}
+def replayed(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """The shipped example `name` replayed from its cassettes (tests/example_runs.py), serially or under
+    `workers` xdist workers, once per test session (the xdist workers share it): its output directory, to
+    read (copy it before editing it); the run's terminal output is `stdout.txt` in its parent."""
+    found: dict[tuple[str, int], Path] = {}
 
-    def get(name: str) -> Path:
-        if name not in found:
-            found[name] = shared_replay(name, tmp_path_factory)
-        return found[name]
+    def get(name: str, workers: int = 0) -> Path:
+        if (name, workers) not in found:
+            found[name, workers] = shared_replay(name, tmp_path_factory, workers)
+        return found[name, workers]
 
     return get
 

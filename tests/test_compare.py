@@ -77,24 +77,19 @@ def test_the_win_rate_interval_is_wilsons() -> None:
     assert (round(low, 4), round(high, 4)) == (0.4629, 0.9895)
 
 
-def test_the_compare_example_replays_identically_with_its_compare_files(
-    pytester: pytest.Pytester, replayed: Callable[[str], Path]
-) -> None:
-    # Given the example replayed serially (the session's replay) and under two xdist workers here
-    serial = replayed("compare")
-    copy_example(pytester)
-    workers = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-out", "n2", "-n", "2")
-    assert workers.ret == 0
-    workers.assert_outcomes(passed=15)
+def test_the_compare_example_replays_identically_with_its_compare_files(replayed: Callable[..., Path]) -> None:
+    # Given the example replayed serially and under two xdist workers (the session's replays)
+    serial, workers = replayed("compare"), replayed("compare", 2)
+    pytest.LineMatcher((workers.parent / "stdout.txt").read_text().splitlines()).fnmatch_lines(["*= 15 passed in *"])
     for name in FILES:
-        assert (serial / name).read_bytes() == (pytester.path / "n2" / name).read_bytes(), name
-    pairs = json.loads((pytester.path / "n2" / "compare.json").read_text())
+        assert (serial / name).read_bytes() == (workers / name).read_bytes(), name
+    pairs = json.loads((workers / "compare.json").read_text())
     first = pairs[0]
     assert (first["first"], first["second"], first["wins"], first["ties"], first["losses"]) == ("team-1", "team-2", 4, 1, 0)
     assert first["win_rate_exact"] == "9/10" and first["position_consistency"] == {"A": 1.0, "B": 1.0}
-    rows = [json.loads(line) for line in (pytester.path / "n2" / "compare.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (workers / "compare.jsonl").read_text().splitlines()]
     assert len(rows) == 15 and all(len(row["judges"]) == 2 and len(row["judges"][0]["orders"]) == 2 for row in rows)
-    assert "| team-1 vs team-2 " in (pytester.path / "n2" / "compare.md").read_text()
+    assert "| team-1 vs team-2 " in (workers / "compare.md").read_text()
 
 
 def test_a_position_biased_judge_ends_in_ties_not_wins(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:

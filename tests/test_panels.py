@@ -178,20 +178,18 @@ def copy_example(pytester: pytest.Pytester) -> None:
         shutil.copy(EXAMPLE / name, pytester.path / name)
 
 
-def test_the_trio_example_replays_identically_at_n0_and_n2(pytester: pytest.Pytester, replayed: Callable[[str], Path]) -> None:
+def test_the_trio_example_replays_identically_at_n0_and_n2(replayed: Callable[..., Path]) -> None:
     # Given the trio example (three judges, blind, 3 tasks x 4 cells) and its recorded cassettes
-    copy_example(pytester)
 
-    # When it is replayed offline serially (the session's replay) and under two xdist workers
-    serial = replayed("trio")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ora-out", "out-2")
-    result.assert_outcomes(passed=7)
-    result.stdout.fnmatch_lines(["ora: panel Optimum judge-opus / judge-gpt / judge-minimax: Judge A = *", "*7 passed, 5 lowscore*"])
+    # When it is replayed offline serially and under two xdist workers (the session's replays)
+    serial, workers = replayed("trio"), replayed("trio", 2)
+    stdout = pytest.LineMatcher((workers.parent / "stdout.txt").read_text().splitlines())
+    stdout.fnmatch_lines(["ora: panel Optimum judge-opus / judge-gpt / judge-minimax: Judge A = *", "*7 passed, 5 lowscore*"])
 
     # Then every report file is byte-identical, and each row lists the three judges in panel order
     for name in REPORT:
-        assert (serial / name).read_bytes() == (pytester.path / "out-2" / name).read_bytes(), name
-    rows = [json.loads(line) for line in (pytester.path / "out-2" / "ledger.jsonl").read_text().splitlines()]
+        assert (serial / name).read_bytes() == (workers / name).read_bytes(), name
+    rows = [json.loads(line) for line in (workers / "ledger.jsonl").read_text().splitlines()]
     assert len(rows) == 12 and "judge_a" not in rows[0]
     for row in rows:
         assert [j["label"] for j in row["judges"]] == ["A", "B", "C"]
