@@ -60,3 +60,8 @@ def replay_example(name: str, project: Path, workers: int = 0) -> Path:
     assert result.returncode in (0, 1), result.stdout + result.stderr
     (project / "stdout.txt").write_text(result.stdout, encoding="utf-8")
     return out
+
+
+def terminal_output(out: Path) -> pytest.LineMatcher:
+    """The terminal output of the replay that wrote `out` (its `stdout.txt`), to match lines against."""
+    return pytest.LineMatcher((out.parent / "stdout.txt").read_text(encoding="utf-8").splitlines())

@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+from example_runs import terminal_output
 
 from pytest_ora.core.errors import InvalidReplyError
 from pytest_ora.core.models import Capture, RoleSpec
@@ -227,7 +228,7 @@ def test_the_checklist_example_replays_identically_and_reports_the_worked_exampl
     serial, out = replayed("checklist"), replayed("checklist", 2)
 
     # Then every file is byte-identical, and the worked example carries seed 002's figures with SPEC 9's TP
-    stdout = pytest.LineMatcher((out.parent / "stdout.txt").read_text().splitlines())
+    stdout = terminal_output(out)
     stdout.no_fnmatch_line("* failed*")
     for name in ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "checklist.md"):
         assert (serial / name).read_bytes() == (out / name).read_bytes(), name

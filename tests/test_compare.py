@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from example_runs import terminal_output
 
 from pytest_ora.method.kinds import get_kind
 from pytest_ora.method.kinds.compare.report import wilson
@@ -80,7 +81,7 @@ def test_the_win_rate_interval_is_wilsons() -> None:
 def test_the_compare_example_replays_identically_with_its_compare_files(replayed: Callable[..., Path]) -> None:
     # Given the example replayed serially and under two xdist workers (the session's replays)
     serial, workers = replayed("compare"), replayed("compare", 2)
-    pytest.LineMatcher((workers.parent / "stdout.txt").read_text().splitlines()).fnmatch_lines(["*= 15 passed in *"])
+    terminal_output(workers).fnmatch_lines(["*= 15 passed in *"])
     for name in FILES:
         assert (serial / name).read_bytes() == (workers / name).read_bytes(), name
     pairs = json.loads((workers / "compare.json").read_text())

@@ -25,8 +25,9 @@ def test_an_example_replays_to_the_same_files_serially_and_under_two_workers_and
     # Then every file each run wrote (tables, statistics, report.html, kind files, packets) is byte-identical
     files = _tree(serial)
     assert {"ledger.jsonl", "summary.json", "stats.json", "methodology.md", "report.html", "run.json"} <= set(files)
-    assert sorted(_tree(workers)) == sorted(files)
-    for relative, content in _tree(workers).items():
+    workers_files = _tree(workers)
+    assert sorted(workers_files) == sorted(files)
+    for relative, content in workers_files.items():
         assert content == files[relative], relative
 
     # And every report re-renders from its data: none differs from what the run wrote

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from bundle_factory import write_bundle
+from example_runs import terminal_output
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.core.errors import InvalidReplyError
@@ -183,7 +184,7 @@ def test_the_trio_example_replays_identically_at_n0_and_n2(replayed: Callable[..
 
     # When it is replayed offline serially and under two xdist workers (the session's replays)
     serial, workers = replayed("trio"), replayed("trio", 2)
-    stdout = pytest.LineMatcher((workers.parent / "stdout.txt").read_text().splitlines())
+    stdout = terminal_output(workers)
     stdout.fnmatch_lines(["ora: panel Optimum judge-opus / judge-gpt / judge-minimax: Judge A = *", "*7 passed, 5 lowscore*"])
 
     # Then every report file is byte-identical, and each row lists the three judges in panel order
