@@ -33,9 +33,15 @@ class ScorerError(OraError):
     """A scorer that cannot be loaded, raised, or returned an invalid result."""
 
 
+BUILT_IN = "pytest_ora."
+"""Scorers of the built-in python rubrics (swebench-1.0, ground-truth-1.0) live in the package itself."""
+
+
 def load_scorer(reference: str, suite: Path) -> Callable[..., Any]:
-    """The function `module:function` from a module file under the suite directory."""
+    """The function `module:function` from a module file under the suite directory, or a built-in scorer of the package."""
     module_name, _, function = reference.partition(":")
+    if module_name.startswith(BUILT_IN):
+        return _built_in(reference, module_name, function)
     relative = Path(*module_name.split("."))
     for candidate in (suite / relative.with_suffix(".py"), suite / relative / "__init__.py"):
         if candidate.is_file():
@@ -57,6 +63,18 @@ def load_scorer(reference: str, suite: Path) -> Callable[..., Any]:
     found = getattr(module, function, None)
     if not callable(found):
         raise ScorerError(f"scorer {reference}: {candidate.name} defines no function {function}")
+    return found  # type: ignore[no-any-return]
+
+
+def _built_in(reference: str, module_name: str, function: str) -> Callable[..., Any]:
+    """A scorer shipped in the package (never a file the bundle names)."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        raise ScorerError(f"scorer {reference}: pytest-ora has no module {module_name}") from None
+    found = getattr(module, function, None)
+    if not callable(found):
+        raise ScorerError(f"scorer {reference}: {module_name} defines no function {function}")
     return found  # type: ignore[no-any-return]
 
 

@@ -1,0 +1,130 @@
+"""The deterministic `swebench` and `ground-truth` scorers on real upstream fixes and invented edge cases."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from pytest_ora.core.models import Capture
+from pytest_ora.method.kinds.base import ReplyProblem
+from pytest_ora.method.kinds.python.kind import check_scores, load_scorer
+from pytest_ora.method.rubric import get_rubric
+from pytest_ora.method.swebench.detail import detail_path
+from pytest_ora.method.swebench.patch import parse_patch, response_code, syntax_ok
+from pytest_ora.method.swebench.scenario import ScenarioError, find_scenario, read_response, read_scenarios
+from pytest_ora.method.swebench.scorers import ground_truth, swebench
+
+SHIPPED = Path(__file__).parent.parent / "evals" / "swebench"
+SCENARIOS = read_scenarios(SHIPPED / "flask-scenarios.jsonl")
+
+
+def _scores(instance: str, run: str) -> tuple[dict[str, float], dict[str, float]]:
+    scenario, response = SCENARIOS[instance], read_response(SHIPPED / run)
+    one, two = swebench(scenario, response), ground_truth(scenario, response)
+    return ({name: round(float(one.component(name)), 2) for name in one.weights} | {"total": round(float(one.total), 2)},
+            {name: round(float(two.component(name)), 2) for name in two.weights} | {"total": round(float(two.total), 2)})
+
+
+def test_the_shipped_scenarios_are_upstream_fixes_in_swe_bench_fields() -> None:
+    assert list(SCENARIOS) == ["pallets__flask-5014", "pallets__flask-has-context", "pallets__flask-4485"]
+    flask = SCENARIOS["pallets__flask-5014"]
+    assert flask.base_commit == "7ee9ceb71e868944a46e1ff00b506772a53a4f1d"
+    assert parse_patch(flask.patch).files == ["src/flask/blueprints.py"]
+    assert flask.FAIL_TO_PASS == ["tests/test_blueprints.py::test_empty_name_not_allowed"]
+
+
+def test_when_the_response_proposes_the_upstream_fix_with_a_test_then_both_scorers_give_100() -> None:
+    swe, truth = _scores("pallets__flask-5014", "run_flask-5014.json")
+    assert swe == {"root_cause": 30, "fix_quality": 40, "completeness": 20, "persona": 10, "total": 100}
+    assert truth == {"file_identification": 20, "location_identification": 20, "fix_logic_match": 40, "completeness": 20,
+                     "total": 100}
+
+
+def test_the_swapped_context_helpers_fix_matches_the_gold_lines_without_tests_or_persona() -> None:
+    swe, truth = _scores("pallets__flask-has-context", "run_flask-has-context.json")
+    assert swe == {"root_cause": 30, "fix_quality": 40, "completeness": 5, "persona": 0, "total": 75}
+    assert truth == {"file_identification": 20, "location_identification": 20, "fix_logic_match": 40, "completeness": 15,
+                     "total": 95}
+
+
+def test_a_partial_rewrite_of_the_cookie_fix_earns_partial_fix_logic() -> None:
+    swe, truth = _scores("pallets__flask-4485", "run_flask-4485.json")
+    assert swe["root_cause"] == 22.5 and swe["persona"] == 5 and swe["completeness"] == 0
+    assert 0 < truth["fix_logic_match"] < 20 and truth["file_identification"] == 20
+
+
+def test_when_the_response_names_the_wrong_file_then_no_location_and_no_fix_points() -> None:
+    swe, truth = _scores("pallets__flask-5014", "run_invented-wrong-file.json")
+    assert truth["file_identification"] == 0 and truth["location_identification"] == 0 and truth["fix_logic_match"] == 0
+    assert swe["fix_quality"] == 0
+
+
+def test_when_the_proposed_python_does_not_parse_then_syntax_earns_nothing() -> None:
+    scenario, response = SCENARIOS["pallets__flask-5014"], read_response(SHIPPED / "run_invented-broken-syntax.json")
+    checks = swebench(scenario, response).checks["fix_quality"]
+    assert checks["syntax_correct"].points == 0 and "does not parse" in checks["syntax_correct"].seen
+
+
+def test_a_diff_hunk_is_a_fragment_whose_bracket_balance_must_hold() -> None:
+    good = "```diff\n--- a/m.py\n+++ b/m.py\n@@ -1,2 +1,2 @@ def f():\n     call(\n-        a, b\n+        a, b, c\n```\n"
+    bad = good.replace("+        a, b, c", "+        a, b, c)) + [")
+    assert syntax_ok(response_code(good)) is True
+    assert syntax_ok(response_code(bad)) is False
+    assert syntax_ok(response_code("```yaml\nkey: value\n```")) is None
+
+
+def test_scores_are_exact_and_the_same_on_every_run() -> None:
+    scenario, response = SCENARIOS["pallets__flask-4485"], read_response(SHIPPED / "run_flask-4485.json")
+    first, second = ground_truth(scenario, response), ground_truth(scenario, response)
+    assert isinstance(first.total, Fraction) and first.detail() == second.detail()
+
+
+def test_the_dataset_s_json_text_lists_are_read(tmp_path: Path) -> None:
+    row = {**SCENARIOS["pallets__flask-5014"].model_dump(), "FAIL_TO_PASS": '["tests/t.py::test_a"]', "hints_text": ""}
+    (tmp_path / "s.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    assert find_scenario(tmp_path / "s.jsonl", "pallets__flask-5014").FAIL_TO_PASS == ["tests/t.py::test_a"]
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("not json", "s.jsonl:2: not a JSON object"),
+        ('{"instance_id": "x", "repo": "r", "base_commit": "c", "problem_statement": "p"}', "s.jsonl:2: field 'patch' is missing"),
+    ],
+)
+def test_a_bad_scenario_line_is_named_by_file_line_and_field(tmp_path: Path, line: str, message: str) -> None:
+    good = json.dumps(SCENARIOS["pallets__flask-5014"].model_dump())
+    (tmp_path / "s.jsonl").write_text(good + "\n" + line + "\n", encoding="utf-8")
+    with pytest.raises(ScenarioError, match=message):
+        read_scenarios(tmp_path / "s.jsonl")
+
+
+def test_an_unknown_scenario_lists_the_ones_there_are() -> None:
+    with pytest.raises(ScenarioError, match="no scenario 'django-1'; it holds pallets__flask-4485"):
+        find_scenario(SHIPPED / "flask-scenarios.jsonl", "django-1")
+
+
+def test_a_response_file_needs_result_or_response_text(tmp_path: Path) -> None:
+    (tmp_path / "run_1.json").write_text('{"text": "x"}', encoding="utf-8")
+    with pytest.raises(ScenarioError, match="field 'result' \\(or 'response_text'\\) is missing"):
+        read_response(tmp_path / "run_1.json")
+
+
+def test_the_detailed_json_goes_beside_the_response_with_run_replaced(tmp_path: Path) -> None:
+    assert detail_path(tmp_path / "run_1.json", "swebench_judge_") == tmp_path / "swebench_judge_1.json"
+    assert detail_path(tmp_path / "run_x" / "run_2.json", "gt_judge_") == tmp_path / "run_x" / "gt_judge_2.json"
+    assert detail_path(tmp_path / "answer.json", "gt_judge_") == tmp_path / "gt_judge_answer.json"
+
+
+@pytest.mark.parametrize(("rubric", "total"), [("swebench-1.0", 100), ("ground-truth-1.0", 100)])
+def test_the_built_in_python_rubrics_score_a_capture_holding_the_instance(rubric: str, total: int) -> None:
+    found = get_rubric(rubric)
+    scenario = SCENARIOS["pallets__flask-5014"]
+    capture = Capture(entry_key="swe:flask-5014", configuration="agent", prompt=scenario.problem_statement,
+                      answer=read_response(SHIPPED / "run_flask-5014.json"), metadata=scenario.model_dump())
+    result = check_scores(load_scorer(found.options.reference, Path("/nowhere"))(capture), found)  # type: ignore[attr-defined]
+    assert not isinstance(result, ReplyProblem)
+    assert sum(c.weight * Fraction(result[c.name]) for c in found.criteria) == total
