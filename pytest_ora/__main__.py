@@ -1,4 +1,4 @@
-"""`python -m pytest_ora init DIR`, `schema capture|reply`, `rubric list|show ID|digest FILE`, `verify DIR` and `label DIR`."""
+"""`python -m pytest_ora init DIR`, `judge --mode MODE --data JSON`, `schema capture|reply`, `rubric list|show ID|digest FILE`, `verify DIR` and `label DIR`."""
 
 from __future__ import annotations
 
@@ -49,7 +49,21 @@ def main(argv: list[str] | None = None) -> int:
     init.add_argument("--judges", nargs="+", default=(), metavar="ROLE=PROVIDER:MODEL",
                       help="the judges' roles, panel order (default: judge-a=anthropic:claude-opus-4-7 "
                       "judge-b=openai:gpt-5.4); openai-compatible takes ROLE=openai-compatible:MODEL@URL")
+    judge = commands.add_parser("judge", help="judge one response (or pair, teams, chain) in a mode of the judge skill; print one JSON result")
+    judge.add_argument("--mode", required=True, help="solo, compare, phase-sm, phase-tea, phase-dev, phase-reviewer, coherence, "
+                       "swebench or ground-truth")
+    judge.add_argument("--data", required=True, metavar="JSON|@FILE", help="the mode's data fields as a JSON object, or @FILE holding it")
+    judge.add_argument("--judge", dest="judges", action="append", default=[], metavar="LABEL=PROVIDER:MODEL",
+                       help="a judge of the panel (repeatable; default: one per provider key set); @URL after the model "
+                       "names its endpoint")
+    judge.add_argument("--cassette", type=Path, default=None, metavar="FILE", help="record every judge exchange in FILE, replay from it")
+    judge.add_argument("--record", default="once", choices=("none", "once", "all"),
+                       help="none: replay only; once: record when FILE does not exist (default); all: record again")
+    judge.add_argument("--scenarios", type=Path, default=None, metavar="FILE",
+                       help="swebench and ground-truth: a JSONL file of SWE-bench instances")
     args = parser.parse_args(argv)
+    if args.command == "judge":
+        return _judge(args)
     if args.command == "init":
         return _init(args)
     if args.command == "verify":
@@ -73,6 +87,46 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"error: {error}\n")
         return 4
     return 0
+
+
+def _judge(args: argparse.Namespace) -> int:
+    """0 with the result printed; 1 with `success: false` and the reason; 4 on data that cannot be judged."""
+    from .core.errors import OraError
+    from .harness.judgment.api import DataError, JudgmentFailed, judge, result_json
+
+    try:
+        data = _data(args.data)
+        result = judge(args.mode, data, judges=args.judges, cassette=args.cassette, record=args.record, scenarios=args.scenarios)
+    except DataError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 4
+    except JudgmentFailed as failed:
+        sys.stdout.write(result_json(failed.failure) + "\n")
+        return 1
+    except OraError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 4
+    sys.stdout.write(result_json(result) + "\n")
+    return 0
+
+
+def _data(text: str) -> object:
+    """--data as JSON: the text itself, or the file after @."""
+    from .harness.judgment.api import DataError
+
+    source = "--data"
+    if text.startswith("@"):
+        source = text[1:]
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise DataError(f"--data @{source}: {source} does not exist") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise DataError(f"--data @{source}: cannot be read ({error})") from None
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise DataError(f"{source}: not JSON ({error})") from None
 
 
 def _init(args: argparse.Namespace) -> int:

@@ -470,6 +470,12 @@ def coherence_reply(text: str, model: str, shape: Shape) -> dict[str, Any]:
     reply: dict[str, Any] = {"entry_key": entry_key}
     if shape.echo_configuration:
         reply["configuration"] = configuration
-    reasoning = f"{carried} of the 3 later phases carry the story id {story.group(0) if story else '(none)'}."
+    named = story.group(0) if story else "(none)"
+    carrying = [name.lower() for name in ("TEA", "DEV", "REVIEWER") if story is not None and story.group(0) in sections.get(name, "")]
+    reasoning = (
+        f"{carried} of the 3 later phases carry the story id {named} that the SM phase opened"
+        f" ({', '.join(carrying) or 'none of tea, dev, reviewer'}): a chain whose phases keep to one story reads as one "
+        "piece of work, one whose later phases drop it reads as separate answers."
+    )
     reply.update(judge_model=model, rating=_LEVELS[level], reasoning=reasoning)
     return reply
