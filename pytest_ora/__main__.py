@@ -110,7 +110,7 @@ def _judge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _data(text: str) -> object:
+def _data(text: str) -> dict[str, object]:
     """--data as JSON: the text itself, or the file after @."""
     from .harness.judgment.api import DataError
 
@@ -124,9 +124,12 @@ def _data(text: str) -> object:
         except (OSError, UnicodeDecodeError) as error:
             raise DataError(f"--data @{source}: cannot be read ({error})") from None
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except ValueError as error:
         raise DataError(f"{source}: not JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise DataError(f"{source}: a JSON object of the mode's data fields, got {type(data).__name__}")
+    return data
 
 
 def _init(args: argparse.Namespace) -> int:
