@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from ...judges.cassettes import CaptureCassette, CassetteLibrary, CassetteTransp
 from ...judges.packet import build_packet, packet_fields
 from ...judges.panel import CaptureCall, Judging, judge_packet
 from ...judges.providers import client_for
+from ...judges.providers.base import loads_body
 from ...method.kinds import combined, item_shape
 from .items import Item
 
@@ -43,7 +45,7 @@ class Judged:
     item: Item
     record: CaptureRecord
     replies: dict[str, list[str]]
-    """Judge label -> the text of its valid reply to each packet (compare: both orders), as the judge wrote it."""
+    """Judge label -> its valid reply to each packet (compare: both orders) as canonical JSON (sorted keys)."""
 
 
 class OneCassette(CassetteLibrary):
@@ -137,13 +139,18 @@ async def judge_items(judging: Judging, items: Sequence[Item], library: Cassette
 
 
 def _last_text(seen: _Seen, label: str, judging: Judging) -> str:
-    """The judge's last successful response to this packet (the one found valid) as the text it wrote."""
+    """The judge's last successful response to this packet (the one found valid): its reply object as canonical JSON."""
     slot = next(judge for judge in judging.panel.judges if judge.label == label)
     response = next(response for seen_label, response in reversed(seen.responses) if seen_label == label)
     reply = client_for(slot.spec).parse_reply(response)
-    if reply.text is not None:
-        return reply.text
-    return json.dumps(reply.payload, ensure_ascii=False)
+    payload = reply.payload
+    if payload is None:
+        text = (reply.text or "").strip()
+        fenced = re.match(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*?)\n?```\Z", text, re.DOTALL)
+        payload = loads_body(fenced.group("body") if fenced else text)
+    # The reply object as canonical JSON: a cassette keeps the object, not the judge's spacing and key order,
+    # so a replay prints the same text as the live call.
+    return json.dumps(payload, ensure_ascii=False, sort_keys=True)
 
 
 def _refuse_secrets(judging: Judging, text: str) -> None:
