@@ -30,6 +30,9 @@ __all__ = [
     "UnreachableJudge",
     "combine",
     "intake",
+    "judge",
+    "JudgmentFailed",
+    "JudgmentResult",
 ]
 
 _HOMES = {
@@ -42,6 +45,7 @@ _HOMES = {
     "core.rubric": ("Rubric",),
     "method.rubric": ("ORA_V1",),
     "method.scoring": ("Scores", "combine"),
+    "harness.judgment.api": ("judge", "JudgmentFailed", "JudgmentResult"),
 }
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -61,6 +65,7 @@ if TYPE_CHECKING:  # the names for the type checker; at run time they load on fi
     from .core.models import Capture, JudgeReply
     from .core.plan import Plan, PlannedCapture
     from .core.rubric import Rubric
+    from .harness.judgment.api import JudgmentFailed, JudgmentResult, judge
     from .method.rubric import ORA_V1
     from .method.scoring import Scores, combine
     from .reports.rows import LedgerRow, SummaryRow

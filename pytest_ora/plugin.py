@@ -17,6 +17,7 @@ from .core.vocabulary import FAMILIES
 if TYPE_CHECKING:  # the harness is imported when pytest configures, not when it loads the plugin
     from .harness.capture import CaptureTest
     from .harness.controller import OraController
+    from .harness.judgment.fixture import OraJudge
     from .harness.session import OraRun
     from .harness.worker import OraWorker
 
@@ -250,3 +251,11 @@ def ora(request: pytest.FixtureRequest) -> CaptureTest:
     worker = _worker(request.config)
     assert worker is not None, "capture items run only where a worker is registered"
     return CaptureTest(worker, request.node, _CAPTURE)
+
+
+@pytest.fixture
+def ora_judge(request: pytest.FixtureRequest) -> OraJudge:
+    """Judge one response in a mode of the judge skill inside any test; its exchanges are recorded in the test's own cassette."""
+    from .harness.judgment.fixture import for_test
+
+    return for_test(request)

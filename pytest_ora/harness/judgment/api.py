@@ -76,7 +76,7 @@ def judge(
     first = next(iter(replies.values()))[0]
     usage = [judge["usage"] for item in judged for judge in item.record["judges"]]
     evaluation = {**evaluation, "rubric": {"version": rubric.version, "digest": rubric.digest},
-                  "items": {item.item.name: item.record["configuration"] for item in judged}}
+                  "items": {item.item.name: item.record["configuration"] for item in judged}, "replies": replies}
     result = JudgmentResult(
         mode=mode, timestamp=started, scores={name: number(value) for name, value in scores.items()}, winner=winner,
         rating=rating, token_usage=TokenUsage(input=sum(u["input_tokens"] for u in usage),

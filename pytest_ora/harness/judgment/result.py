@@ -45,7 +45,7 @@ class JudgmentResult(BaseModel):
     """coherence: the panel's rating."""
     token_usage: TokenUsage
     response_text: str | None
-    """The first judge's reply object as canonical JSON (sorted keys; each judge's is under evaluation.judges[].replies);
+    """The first judge's reply object as canonical JSON (sorted keys; each judge's is under evaluation.replies);
     None for swebench and ground-truth."""
     evaluation: dict[str, Any]
 

@@ -1,0 +1,53 @@
+"""The `ora_judge` fixture: a judgment inside any test, its exchanges in the test's own cassette, replayed offline."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..options import read_options
+from .api import judge
+from .result import JudgmentResult
+
+__all__ = ["FOLDER", "OraJudge", "for_test"]
+
+FOLDER = "ora_judge"
+"""Under the --ora-cassettes directory: one folder per test module, one cassette per judgment of a test."""
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.\-\[\]]+")
+
+
+class OraJudge:
+    """`ora_judge(mode, data, judges=[...])`: pytest_ora.judge with this test's cassette and --ora-record mode.
+
+    The n-th judgment of a test is recorded in `<cassettes>/ora_judge/<module>/<test>[-n].json`. A
+    replay (--ora-record none, the default) needs no key; give `judges` so the panel is the recorded one.
+    """
+
+    def __init__(self, stem: Path, record: str) -> None:
+        self.stem = stem
+        self.record = record
+        self.calls = 0
+
+    def cassette(self, number: int) -> Path:
+        """Where the test's n-th judgment is recorded."""
+        suffix = "" if number == 1 else f"-{number}"
+        return self.stem.with_name(f"{self.stem.name}{suffix}.json")
+
+    def __call__(self, mode: str, data: Mapping[str, Any], judges: Sequence[str] = (),
+                 scenarios: str | os.PathLike[str] | None = None) -> JudgmentResult:
+        self.calls += 1
+        record = "all" if self.record == "all" else "once" if self.record in ("once", "new_episodes") else "none"
+        return judge(mode, data, judges=judges, cassette=self.cassette(self.calls), record=record, scenarios=scenarios)
+
+
+def for_test(request: pytest.FixtureRequest) -> OraJudge:
+    """The fixture's value for the requesting test."""
+    options = read_options(request.config)
+    module, _, name = request.node.nodeid.partition("::")
+    folder = options.cassettes / FOLDER / Path(module).with_suffix("")
+    return OraJudge(folder / _UNSAFE.sub("-", name.replace("::", ".")), options.record)
