@@ -156,7 +156,7 @@ def test_a_gold_standard_becomes_a_calibration_anchor_and_context_a_section(tmp_
     text = "\n\n".join(p.text for p in judge_prompt(packet, image, SOLO).parts if hasattr(p, "text"))
     sections = read_sections(text)
     assert sections["GOLD"] == "The expert answer." and sections["CONTEXT"] == "Doc 1: the budget memo."
-    assert "an expert-level response for this prompt scored 92" in text and '"written by a lead"' in text
+    assert "an expert-level response for this prompt scored 92/100." in text and '"written by a lead"' in text
 
     plain, _ = build_packet(without, root, ORA_V1)
     assert "gold_standard" not in packet_json(plain) and "context" not in packet_json(plain)

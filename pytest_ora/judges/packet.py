@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import re
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -275,7 +276,7 @@ def _capture_sections(packet: Packet, rubric: Rubric, nonce: str) -> list[str]:
     if packet.artifact is not None and packet.artifact.text is not None:
         sections.append(_section("ARTIFACT", nonce, packet.artifact.text))
     if packet.gold_standard is not None:
-        sections.append(_gold(packet.gold_standard, nonce))
+        sections.append(_gold(packet.gold_standard, nonce, rubric))
     if packet.material is not None and kind is not None:
         sections += [_section(name, nonce, body) for name, body in kind.material_sections(packet.material)]
     return sections
@@ -374,11 +375,23 @@ def _capture_text(packet: Packet, rubric: Rubric) -> str:
     return "\n".join(header) + "\n\n" + body + _footer(packet, rubric)
 
 
-def _gold(gold: GoldStandard, nonce: str) -> str:
-    """Seed 002's gold standard calibration, with the expert response fenced like any other material."""
+def overall_scale(rubric: Rubric) -> str:
+    """The top of the overall score's scale, as a gold standard's score is read against it ("85/100").
+
+    Checklist and behaviour totals are out of 100; a weighted score reaches the sum of the weights
+    times the scale's maximum (the unified rubric's 4 x 2.5 x 10 = 100; ora-1.0's 5).
+    """
+    if rubric.kind in ("checklist", "behavior"):
+        return "100"
+    top = sum((c.weight for c in rubric.criteria), Fraction(0)) * rubric.scale_max
+    return str(top.numerator) if top.denominator == 1 else f"{float(top):g}"
+
+
+def _gold(gold: GoldStandard, nonce: str, rubric: Rubric) -> str:
+    """Seed 002's gold standard calibration, its score on the rubric's overall scale, the expert response fenced."""
     notes = f"\nNotes on it: {json.dumps(gold.notes)}" if gold.notes else ""
     return (
-        f"Gold standard calibration: an expert-level response for this prompt scored {gold.score}.{notes}\n"
+        f"Gold standard calibration: an expert-level response for this prompt scored {gold.score}/{overall_scale(rubric)}.{notes}\n"
         "Use it as a calibration reference point: a response of similar quality should score similarly; "
         "responses that miss its key insights should score lower. Do not penalize different but equally "
         "valid approaches: it is an anchor, not the only correct answer.\n"
