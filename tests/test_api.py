@@ -11,9 +11,9 @@ import pytest_ora
 
 def test_the_public_api_is_short_and_every_name_resolves() -> None:
     assert sorted(pytest_ora.__all__) == [
-        "Capture", "CassetteError", "IntakeError", "InvalidReplyError", "JudgeError", "JudgeReply", "LedgerRow",
-        "MissingCassette", "ORA_V1", "OraError", "PacketDrift", "Plan", "PlannedCapture", "Rubric", "Scores",
-        "SummaryRow", "TransportError", "UnreachableJudge", "combine", "intake",
+        "Capture", "CassetteError", "IntakeError", "InvalidReplyError", "JudgeError", "JudgeReply", "JudgmentFailed",
+        "JudgmentResult", "LedgerRow", "MissingCassette", "ORA_V1", "OraError", "PacketDrift", "Plan", "PlannedCapture",
+        "Rubric", "Scores", "SummaryRow", "TransportError", "UnreachableJudge", "combine", "intake", "judge",
     ]
     for name in pytest_ora.__all__:
         assert getattr(pytest_ora, name) is not None

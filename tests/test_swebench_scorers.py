@@ -128,3 +128,15 @@ def test_the_built_in_python_rubrics_score_a_capture_holding_the_instance(rubric
     result = check_scores(load_scorer(found.options.reference, Path("/nowhere"))(capture), found)  # type: ignore[attr-defined]
     assert not isinstance(result, ReplyProblem)
     assert sum(c.weight * Fraction(result[c.name]) for c in found.criteria) == total
+
+
+def test_an_invented_scenario_without_a_named_location_falls_back_to_the_file() -> None:
+    patch = "diff --git a/setup.cfg b/setup.cfg\n--- a/setup.cfg\n+++ b/setup.cfg\n@@ -1,2 +1,2 @@\n [metadata]\n-name = flsk\n+name = flask\n"
+    scenario = SCENARIOS["pallets__flask-5014"].model_copy(update={"instance_id": "invented__typo", "patch": patch})
+    response = "The package name in setup.cfg is misspelt because of a typo.\n\n```diff\n--- a/setup.cfg\n+++ b/setup.cfg\n" \
+               "@@ -1,2 +1,2 @@\n [metadata]\n-name = flsk\n+name = flask\n```\n"
+    truth = ground_truth(scenario, response)
+    assert truth.component("location_identification") == 20 and truth.component("fix_logic_match") == 40
+    swe = swebench(scenario, response)
+    assert swe.checks["fix_quality"]["syntax_correct"].points == 5  # no Python to check: half, said so
+    assert swe.checks["fix_quality"]["syntax_correct"].seen == "no Python to check"

@@ -182,7 +182,7 @@ def _checklist_item(judged: Judged, rubric: Rubric) -> tuple[dict[str, Any], lis
 def _behavior_item(judged: Judged, rubric: Rubric) -> tuple[dict[str, Any], list[dict[str, Any]], Fraction]:
     judges = judged.record["judges"]
     own = []
-    totals, executions = [], []
+    totals, executions, qualities, personas = [], [], [], []
     for judge in judges:
         answers = judge["answers"]
         baseline = sum(bool(item["demonstrated"]) for item in answers["behaviors"].values())
@@ -190,6 +190,8 @@ def _behavior_item(judged: Judged, rubric: Rubric) -> tuple[dict[str, Any], list
         parts = judge_behavior(baseline, bonus, {n: Fraction(v) for n, v in judge["scores"].items()}, rubric)
         totals.append(parts["total"])
         executions.append(parts["execution"])
+        qualities.append(parts["quality"])
+        personas.append(parts["persona"])
         own.append({
             **_judge_head(judge),
             "baseline_behaviors": [{"id": k, "demonstrated": v["demonstrated"], "evidence": v["evidence"] or None}
@@ -202,7 +204,18 @@ def _behavior_item(judged: Judged, rubric: Rubric) -> tuple[dict[str, Any], list
             "assessment": judge["impression"],
         })
     total = sum(totals, Fraction(0)) / len(totals)
-    panel = {"execution": {"subtotal": number(sum(executions, Fraction(0)) / len(executions))}, "weighted_total": number(total)}
+    count = len(own)
+    panel = {
+        "baseline_behaviors": [
+            {"id": name, "demonstrated_by": [j["label"] for j in judges if j["answers"]["behaviors"][name]["demonstrated"]],
+             "missed_by": [j["label"] for j in judges if not j["answers"]["behaviors"][name]["demonstrated"]]}
+            for name in judges[0]["answers"]["behaviors"]
+        ],
+        "execution": {"subtotal": number(sum(executions, Fraction(0)) / count)},
+        "quality": {"subtotal": number(sum(qualities, Fraction(0)) / count)},
+        "persona": {"subtotal": number(sum(personas, Fraction(0)) / count)},
+        "weighted_total": number(total),
+    }
     return panel, own, total
 
 

@@ -87,8 +87,8 @@ class Scored:
 
 
 def _number(value: Fraction) -> int | float:
-    """Exact when whole, else rounded to two decimals (the checks' fractions are halves and thirds at most)."""
-    return int(value) if value.denominator == 1 else round(float(value), 2)
+    """Exact when whole, else four decimals (as the judge command reports every number)."""
+    return int(value) if value.denominator == 1 else round(float(value), 4)
 
 
 def _share(found: int, total: int) -> Fraction:
