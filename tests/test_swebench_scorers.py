@@ -140,3 +140,25 @@ def test_an_invented_scenario_without_a_named_location_falls_back_to_the_file() 
     swe = swebench(scenario, response)
     assert swe.checks["fix_quality"]["syntax_correct"].points == 5  # no Python to check: half, said so
     assert swe.checks["fix_quality"]["syntax_correct"].seen == "no Python to check"
+
+
+def test_a_bundle_scored_with_the_built_in_swebench_rubric(pytester: pytest.Pytester) -> None:
+    runs = {"pallets__flask-5014": "run_flask-5014.json", "pallets__flask-has-context": "run_flask-has-context.json",
+            "pallets__flask-4485": "run_flask-4485.json"}
+    lines = [json.dumps({"entry_key": "swe:" + name.replace("_", "-").lower(), "configuration": "agent",
+                         "prompt": scenario.problem_statement, "answer": read_response(SHIPPED / runs[name]),
+                         "metadata": scenario.model_dump()}) for name, scenario in SCENARIOS.items()]
+    bundle = pytester.path / "bundle"
+    bundle.mkdir()
+    (bundle / "captures.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (bundle / "bundle.yaml").write_text("bundle: swebench-flask\ncreated: 2026-12-06\nconfigurations: [agent]\n"
+                                        "rubric: swebench-1.0\n", encoding="utf-8")
+    (bundle / "optimum.yaml").write_text('snapshot: none\nfrozen_at: "2026-12-06T00:00:00Z"\nroles: {}\n', encoding="utf-8")
+    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+    pytester.makepyfile(test_swe="def test_swe(ora_capture, ora):\n    ora.skip_unless_scorable(ora_capture)\n"
+                                 "    ora.record(ora.grade(ora_capture))\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    rows = [json.loads(line) for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text().splitlines()]
+    assert sorted(row["overall"] for row in rows) == [pytest.approx(55.639, abs=0.001), 75, 100]
+    assert {row["rubric"] for row in rows} == {"swebench-1.0"}

@@ -29,8 +29,8 @@ def _scenario(capture: Capture) -> Scenario:
 
 
 def _criteria(scored: Scored) -> dict[str, float]:
-    """Each component as a percentage of its weight; exact halves and thirds become floats of at most two decimals."""
-    return {name: round(float(scored.percent(name)), 2) for name in scored.weights}
+    """Each component as a percentage of its weight, to four decimals (the similarity checks' fractions do not end)."""
+    return {name: round(float(scored.percent(name)), 4) for name in scored.weights}
 
 
 def swebench_scores(capture: Capture) -> dict[str, float]:
