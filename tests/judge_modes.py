@@ -34,6 +34,11 @@ MODES: dict[str, dict[str, Any]] = {
                       "response": SOLO["response"] + "\n[ASK] I ask the team which behaviour they expect."},
     "compare": {"contestants": [{k: SOLO[k] for k in ("spec", "character", "response")}, CONTESTANT_2],
                 "challenge": SOLO["challenge"]},
+    "compare-checklist": {"contestants": [{k: SOLO[k] for k in ("spec", "character", "response")},
+                                          {**CONTESTANT_2, "response": "[ZERO] b may be zero."}],
+                          "challenge": SOLO["challenge"],
+                          "baseline_issues": [{"id": "ZERO", "severity": "critical", "description": "division by zero"},
+                                              {"id": "TYPES", "severity": "low", "description": "no type check"}]},
     "phase-sm": {"team1": {"theme": "discworld", "response": "Story ABC-123 is ready: acceptance criteria listed, handoff to TEA."},
                  "team2": {"theme": "star-trek", "response": "Ready."}, "context": "Write the story for refunds."},
     "phase-tea": {"team1": {"theme": "discworld", "response": "Tests for ABC-123 fail (RED) as expected."},
@@ -45,8 +50,9 @@ MODES: dict[str, dict[str, Any]] = {
     "coherence": {"theme": "discworld", "sm_response": CHAIN, "tea_response": "Tests for ABC-123.",
                   "dev_response": "ABC-123 implemented.", "reviewer_response": "ABC-123 approved."},
 }
-"""A case name -> its data; the mode is the name before any dash suffix of solo (solo-checklist is mode solo)."""
+"""A case name -> its data (see mode_of for its mode)."""
 
 
 def mode_of(case: str) -> str:
-    return "solo" if case.startswith("solo") else case
+    """The mode a case runs in (solo-checklist is mode solo, compare-checklist mode compare)."""
+    return {"solo-checklist": "solo", "solo-behavior": "solo", "compare-checklist": "compare"}.get(case, case)

@@ -22,6 +22,7 @@ from pathlib import Path
 import httpx
 
 from ...core.errors import OraError
+from ...core.plan import JudgeSlot
 from ...core.record import CaptureRecord, base_record
 from ...judges.calling import judge_of
 from ...judges.cassettes import CaptureCassette, CassetteLibrary, CassetteTransport
@@ -109,14 +110,14 @@ async def judge_items(judging: Judging, items: Sequence[Item], library: Cassette
                 cassette.expect({f"{n}/{tag}": packet_fields(packet) for n, shown in enumerate(packets) for tag, packet, _ in shown})
             valid: list[str] = []
 
-            def keep(judge: object) -> None:
+            def keep(judge: JudgeSlot) -> None:
+                # As the runner: each valid reply's exchanges are kept, so a failure or an interrupt pays only for the rest.
                 if cassette is not None:
-                    valid.append(str(getattr(judge, "label", "")))
+                    valid.append(judge.label)
                     cassette.save_partial(valid)
 
             call = CaptureCall(cassette=cassette, on_valid=keep)
             for item, shown in zip(items, packets):
-                replies: list[list[dict[str, object]]] = []
                 texts: dict[str, list[str]] = {}
                 judge_records = []
                 for _, packet, image in shown:
@@ -125,7 +126,6 @@ async def judge_items(judging: Judging, items: Sequence[Item], library: Cassette
                     judge_records.append(records)
                     for slot in judging.panel.judges:
                         texts.setdefault(slot.label, []).append(_last_text(seen, slot.label, judging))
-                del replies
                 record = base_record(item.planned, "scored")
                 record["judges"] = kind.merge(judge_records, rubric)
                 material = shown[0][1].material
