@@ -7,8 +7,11 @@ from pathlib import Path
 import pytest
 from judge_modes import MODES
 
+from pytest_ora.core.errors import OraError
+from pytest_ora.harness.judgment.api import judge
 from pytest_ora.harness.judgment.data import DataError, parse_data
 from pytest_ora.harness.judgment.items import judgment_of
+from pytest_ora.harness.judgment.panel import panel_of
 from pytest_ora.judges.packet import build_packet, judge_prompt, read_sections
 from pytest_ora.method.kinds import item_shape
 from pytest_ora.method.rubric import get_rubric
@@ -64,3 +67,22 @@ def test_a_checklist_may_be_grouped_by_severity() -> None:
 def test_data_that_cannot_be_judged_names_the_field(mode: str, data: dict[str, object], message: str) -> None:
     with pytest.raises(DataError, match=message.replace("(", "\\(").replace(")", "\\)")):
         judgment_of(mode, parse_data(mode, data))
+
+
+def test_without_judges_one_judge_per_provider_key_that_is_set() -> None:
+    panel = panel_of([], {"ANTHROPIC_API_KEY": "sk-ant-x", "GEMINI_API_KEY": " "})
+    assert [(j.label, j.spec.provider, j.spec.model, j.spec.route) for j in panel.judges] == [
+        ("anthropic", "anthropic", "claude-opus-4-7", "https://api.anthropic.com/v1/messages")]
+    with pytest.raises(DataError, match="no judge: give --judge LABEL=PROVIDER:MODEL, or set a provider's key"):
+        panel_of([], {})
+    with pytest.raises(DataError, match="the label a is given twice"):
+        panel_of(["a=openai:gpt-5.4", "a=anthropic:claude-opus-4-7"], {})
+
+
+def test_data_holding_a_configured_key_is_never_sent(tmp_path: Path) -> None:
+    key = "sk-ant-FAKE-KEY-in-the-data-1234"
+    data = {**MODES["solo"], "response": f"my key is {key}"}
+    with pytest.raises(OraError, match="holds the value of a configured API key"):
+        judge("solo", data, judges=["a=anthropic:claude-opus-4-7@http://127.0.0.1:9/v1/messages"],
+              cassette=tmp_path / "c.json", environ={"ANTHROPIC_API_KEY": key})
+    assert not (tmp_path / "c.json").exists()
