@@ -163,6 +163,8 @@ def _checklist_item(judged: Judged, rubric: Rubric) -> tuple[dict[str, Any], lis
              "missed_by": [j["label"] for j in judges if not j["answers"]["findings"][name]["found"]]}
             for name in judges[0]["answers"]["findings"]
         ],
+        "novel_findings": [{"judge": j["label"], **novel} for j in own for novel in j["novel_findings"]],
+        "false_positives": [{"judge": j["label"], **claim} for j in own for claim in j["false_positives"]],
         "detection": {
             "by_severity": panel_severity,
             "novel_valid": number(mean([r.novel_valid for r in results])),
@@ -172,8 +174,10 @@ def _checklist_item(judged: Judged, rubric: Rubric) -> tuple[dict[str, Any], lis
                         "precision": number(mean([r.precision for r in results])), "f2_score": number(mean([r.f2 for r in results]))},
             "subtotal": number(mean([r.detection for r in results])),
         },
-        "quality": {"subtotal": number(mean([r.quality for r in results]))},
-        "persona": {"subtotal": number(mean([r.persona for r in results]))},
+        "quality": {**{n: number(mean([Fraction(j["scores"][n]) for j in judges])) for n in rubric.names[:2]},
+                    "subtotal": number(mean([r.quality for r in results]))},
+        "persona": {**{n: number(mean([Fraction(j["scores"][n]) for j in judges])) for n in rubric.names[2:4]},
+                    "subtotal": number(mean([r.persona for r in results]))},
         "weighted_total": number(total),
     }
     return panel, own, total
