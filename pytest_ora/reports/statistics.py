@@ -20,18 +20,26 @@ if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no 
     from ..stats.disagreements import Disagreement
 
 __all__ = [
-    "INTERVAL_WORDS", "disagreements_csv", "hypotheses_markdown", "p_text", "reading", "shown_interval", "stable",
+    "INTERVAL_WORDS", "SMALL_ROWS", "TOO_FEW", "bootstrap_only", "disagreements_csv", "hypotheses_markdown", "p_text", "reading", "shown_interval", "stable",
     "stable_json", "statistics_markdown", "statistics_method", "statistics_sections",
 ]
 
+SMALL_ROWS = 20
+"""Fewer units than this: a row is marked small n, and a bootstrap-only figure shows no interval."""
+
+TOO_FEW = "too few units for an interval"
+"""What a table shows instead of a bootstrap interval over fewer than SMALL_ROWS units."""
+
 INTERVAL_WORDS = (
-    "Each 95% interval is a BCa bootstrap interval (resampling the units: entries, or whole clusters) when there "
-    "are 20 or more units, and a Student t interval (cluster-robust with clusters) below 20, where BCa covers "
-    "the truth too rarely; such rows are marked \"small n\" (t). A small-n t interval assumes scores that spread "
-    "evenly: on a few scores of a lumpy, skewed scale (most answers near the top, a few failures) it holds the "
-    "truth far less often than 95% (about half the time at 3 to 5 units, in simulation on the sample's own "
-    "scores), so read a small-n row as a sketch. From 20 to about 30 units BCa is a little narrow too (in "
-    "simulation on normal data it holds the truth about 92% of the time). \"< 0.0002\" is a sign-flip p-value on the "
+    "Each 95% interval of a mean or a mean paired difference is a Student t interval (cluster-robust, on clusters "
+    "- 1 degrees of freedom, with clusters), at every number of units: in simulation it holds the truth 95% of the "
+    "time on normal data at any n and from about 20 units on bounded, lumpy scores, where the BCa bootstrap "
+    "still runs narrow (about 92% at 20 units); the BCa interval stays in stats.json as bootstrap_interval. A row "
+    "with fewer than 20 units is marked \"small n\": there a t interval assumes scores that spread evenly, and on "
+    "a few scores of a lumpy, skewed scale (most answers near the top, a few failures) it holds the truth less "
+    "often than 95% (methodology.md gives the simulated figures), so read a small-n row as a sketch. A figure "
+    "with no closed-form standard error (Krippendorff's alpha) shows its bootstrap interval only from 20 units; "
+    f"below that the table says \"{TOO_FEW}\". \"< 0.0002\" is a sign-flip p-value on the "
     "resampling floor 2/(R+1): the true p is smaller, not equal; a Holm value from it is an upper bound "
     "(\"<=\"). With every sign pattern enumerated (few units) p cannot go below p min. \"Not significant\" does "
     "not mean the two are alike: the MDE is the smallest true difference the pair could have detected with 80% "
@@ -40,7 +48,7 @@ INTERVAL_WORDS = (
 
 
 def shown_interval(row: dict[str, Any]) -> Sequence[float] | None:
-    """The interval a table shows: the t interval on a small-n row, else the BCa bootstrap interval."""
+    """The interval a table shows: the t interval (interval_method t), else, in older files, the BCa bootstrap interval."""
     if row.get("interval_method") == "t":
         return row.get("t_interval")
     if "bootstrap_interval" in row:
@@ -49,7 +57,15 @@ def shown_interval(row: dict[str, Any]) -> Sequence[float] | None:
 
 
 def _method(row: dict[str, Any]) -> str:
-    return "t (small n)" if row.get("interval_method") == "t" else "BCa"
+    name = "t" if row.get("interval_method") == "t" else "BCa"
+    return f"{name} (small n)" if row.get("small_n") else name
+
+
+def bootstrap_only(interval: Sequence[float] | None, units: int, places: int = 3) -> str:
+    """A bootstrap-only interval as a table shows it: from SMALL_ROWS units, else TOO_FEW."""
+    if units < SMALL_ROWS:
+        return TOO_FEW
+    return _range(interval, places)
 
 
 def p_text(value: float | None, floor: bool = False, bound: bool = False, places: int = 4) -> str:
@@ -238,7 +254,8 @@ def _agreement_lines(agree: dict[str, Any]) -> list[str]:
     every = [*agree["criteria"], agree["overall"]]
     extras = "alpha_interval" in agree["overall"]
     rows = [
-        [row["criterion"], _fmt(row["krippendorff_alpha"]), *([_range(row.get("alpha_interval"), 3)] if extras else []),
+        [row["criterion"], _fmt(row["krippendorff_alpha"]),
+         *([bootstrap_only(row.get("alpha_interval"), int(agree["captures"]))] if extras else []),
          _pct(row["exact"]), _pct(row["within_one"]), _fmt(row["quadratic_kappa"]),
          *([_fmt(row.get("alpha_ordinal")), _fmt(row.get("fleiss_kappa")), _fmt(row.get("icc_2k"))] if extras else [])]
         for row in every
@@ -302,8 +319,8 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
     ]
     if hypotheses is not None:
         lines.append("- Hypotheses: per entry delta = overall(better) - overall(worse), compared with the margin exactly; "
-                     "mean delta with a BCa bootstrap interval resampling entries, and a Student t interval shown below "
-                     "20 entries; null_pass_probability: the share of seeded permutations of the configuration labels "
+                     "mean delta with a Student t interval (shown) and a BCa bootstrap interval resampling entries "
+                     "(bootstrap_interval); null_pass_probability: the share of seeded permutations of the configuration labels "
                      "within each entry under which the verdict's count condition passes")
     if data.get("calibration"):
         lines.append(f"- Calibration against human labels ({data['calibration']['source']}): {data['calibration']['method']}")

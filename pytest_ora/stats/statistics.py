@@ -37,13 +37,16 @@ METHOD = {
     "agreement": "Krippendorff's alpha, interval level (krippendorff.alpha) over each judge's score per capture; "
     "exact and within-one-step agreement as shares of captures; quadratic-weighted Cohen's kappa "
     "(statsmodels cohens_kappa, weights on the scale's values) with two judges on a discrete scale",
-    "mean_interval": "BCa bootstrap of the mean overall, resampling the units (entries, or whole clusters); one "
+    "mean_interval": "the Student t interval of the mean overall is the one shown (t_interval); beside it "
+    "bootstrap_interval: BCa bootstrap of the mean overall, resampling the units (entries, or whole clusters); one "
     "seeded set of resamples per unit count shared by every configuration and pair, the BCa bounds by "
     "scipy.stats.bootstrap from that distribution",
     "t_interval": "Student t interval of the mean (scipy.stats.ttest_1samp), or with clusters the cluster-robust "
     "t interval of a regression on a constant (statsmodels OLS, cov_type='cluster', t on clusters - 1 df)",
-    "small_n": f"below {SMALL_UNITS} units (entries, or clusters) the tables show the t interval, else BCa "
-    "(BCa undercovers on a handful of units)",
+    "small_n": f"a mean or a mean paired difference is shown with its t interval at every number of units "
+    f"(interval_method: t; BCa runs narrow, about 92% at 20 units on normal data); a row with fewer than {SMALL_UNITS} "
+    "units (entries, or clusters) is marked small n; a figure with no closed-form standard error (alpha, "
+    f"kappa, ICC) shows its bootstrap interval only from {SMALL_UNITS} units",
     "power": f"mde_80: the smallest true mean difference a two-sided paired t-test detects with {POWER:.0%} power at "
     f"alpha {ALPHA} (statsmodels TTestPower, effect size times the difference's spread); mde_80_adjusted at alpha "
     "divided by the pairs compared (Holm's first step)",
@@ -56,8 +59,8 @@ METHOD = {
     "statsmodels fleiss_kappa with three or more judges on a discrete scale; icc_2k: ICC(2,k), two-way random, "
     "absolute agreement, average of k judges (ANOVA mean squares, held to pingouin in a test)",
     "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci)",
-    "paired": "configurations compared over entries both scored: mean difference of overall, BCa bootstrap "
-    "resampling units, two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
+    "paired": "configurations compared over entries both scored: mean difference of overall with its t interval "
+    "(shown) and a BCa bootstrap interval resampling units (bootstrap_interval), two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
     "permutation_type='samples', when 2^units <= resamples, with p_min the smallest p it can give; else random sign "
     "flips, one seeded set shared by every pair of the same unit count, by scipy.stats.monte_carlo_test, where a p on "
     "the floor 2/(R+1) is a bound, p_floor), paired t-test p_t (cluster-robust with clusters), Holm adjustment "
@@ -136,7 +139,7 @@ def _configurations(data: RunArrays, names: Sequence[str], resampler: Resampler,
             "units": estimate.units, "clusters": estimate.clusters, "design_effect": estimate.design_effect,
             "standard_error": estimate.standard_error,
             "bootstrap_interval": bootstrap, "t_interval": _interval(estimate.t_interval),
-            "interval_method": method, "small_n": method == "t",
+            "interval_method": method, "small_n": estimate.units < SMALL_UNITS,
         })
     return rows
 
@@ -163,7 +166,7 @@ def _comparisons(
             "interval": bootstrap, "p_value": result.test.p_value,
             "units": result.units, "clusters": result.clusters, "design_effect": result.design_effect,
             "bootstrap_interval": bootstrap, "t_interval": _interval(result.t_interval),
-            "interval_method": result.interval_method, "small_n": result.interval_method == "t",
+            "interval_method": result.interval_method, "small_n": result.units < SMALL_UNITS,
             "p_floor": result.test.p_floor, "p_exact": result.test.exact, "p_min": result.test.p_min, "p_t": result.p_t,
             "sd_difference": result.sd_difference, "correlation": result.correlation,
             "standard_error": result.standard_error, "mcnemar_p": result.mcnemar_p,
@@ -204,7 +207,7 @@ def hypotheses_data(
             ],
             "unpaired_entries": list(result.unpaired),
             "units": estimate.units, "clusters": estimate.clusters, "bootstrap_interval": _interval(result.interval),
-            "t_interval": _interval(estimate.t_interval), "interval_method": method, "small_n": method == "t",
+            "t_interval": _interval(estimate.t_interval), "interval_method": method, "small_n": estimate.units < SMALL_UNITS,
         })
     verdict = None
     if outcome is not None:
