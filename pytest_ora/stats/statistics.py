@@ -17,6 +17,7 @@ import numpy.typing as npt
 from .agreement import agreement
 from .arrays import RunArrays
 from .clusters import cluster_codes, mean_estimate
+from .coverage import SKEWED_COVERAGE, TRIALS
 from .disagreements import Disagreement, disagreements, threshold
 from .hypotheses import evaluate, null_pass_probability
 from .intervals import CONFIDENCE, RESAMPLES, generator, wilson_interval
@@ -251,6 +252,7 @@ def run_statistics(
     stats = {
         "method": {
             "seed": seed, "resamples": resamples, "confidence_level": CONFIDENCE, **METHOD,
+            "t_coverage_skewed": {"trials": TRIALS, "cells": [asdict(cell) for cell in SKEWED_COVERAGE]},
             "libraries": {name: version(name) for name in LIBRARIES},
         },
         "scale": {"min": float(scale.minimum), "max": float(scale.maximum), "step": float(scale.unit),
