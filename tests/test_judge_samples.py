@@ -129,6 +129,16 @@ def test_k_3_against_a_noisy_judge_records_each_sample_and_replays_byte_identica
     bodies = [i["request"]["body"] for i in interactions]
     assert len(interactions) == 6 and len(set(bodies)) == 6  # 2 judges x 3 samples, six different requests
 
+    # And stats.json splits the variance with a within-judge part (the jitter), which summary.md and the page say
+    stats = json.loads((sampled.path / "ora-results" / "stats.json").read_text(encoding="utf-8"))
+    noise = stats["noise"]
+    assert noise["samples"] == 3 and noise["overall"]["captures"] == len(rows)
+    assert noise["overall"]["within_judge"] > 0 and noise["overall"]["note"] is None
+    assert all(row["width_with_samples"] is not None for row in noise["configurations"] if row["interval_width"])
+    summary = (sampled.path / "ora-results" / "summary.md").read_text(encoding="utf-8")
+    assert "3 samples per judge" in summary and "within a judge, from one sample to the next" in summary
+    assert 'id="noise-note"' in (sampled.path / "ora-results" / "report.html").read_text(encoding="utf-8")
+
     # When the run replays offline (judges gone, no keys), in one process and under two xdist workers
     judge.stop()
     serial = sampled.runpytest("--ora-out", "serial")

@@ -23,7 +23,7 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
     if not isinstance(stats, dict) or "comparisons" not in stats:
         return stats
-    from .statistics import INTERVAL_WORDS, SMALL_ROWS, TOO_FEW, p_text, reading, shown_interval
+    from .statistics import INTERVAL_WORDS, SMALL_ROWS, TOO_FEW, noise_words, p_text, reading, shown_interval
 
     agreement = stats.get("agreement") or {}
     rows = [*(agreement.get("criteria") or []), *([agreement["overall"]] if agreement.get("overall") else [])]
@@ -55,6 +55,8 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     }
     if extended:
         result["intervals_note"] = INTERVAL_WORDS
+        if stats.get("noise"):
+            result["noise_note"] = noise_words(stats["noise"])
         judges = stats.get("judges") or []
         result["judges"] = [{"judge": j["judge"], **row} for j in judges for row in j["configurations"]]
         result["self_preference"] = [{"judge": j["judge"], **row} for j in judges for row in j["self_preference"]]

@@ -137,6 +137,8 @@ class Statistics(_Section):
     hypotheses: Hypotheses | None = None
     intervals_note: str | None = None
     """In words: what each interval is and when a row is small-n."""
+    noise_note: str | None = None
+    """Judge noise in words (stats.json `noise`)."""
     judges: list[JudgeMean] = []
     self_preference: list[SelfPreference] = []
 

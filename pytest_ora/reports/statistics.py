@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no 
     from ..stats.disagreements import Disagreement
 
 __all__ = [
-    "INTERVAL_WORDS", "SMALL_ROWS", "TOO_FEW", "bootstrap_only", "disagreements_csv", "hypotheses_markdown", "p_text", "reading", "shown_interval", "stable",
+    "INTERVAL_WORDS", "SMALL_ROWS", "TOO_FEW", "bootstrap_only", "disagreements_csv", "noise_words", "hypotheses_markdown", "p_text", "reading", "shown_interval", "stable",
     "stable_json", "statistics_markdown", "statistics_method", "statistics_sections",
 ]
 
@@ -190,6 +190,8 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
     headers = ["Configuration", "n", *(["Clusters", "Design effect"] if clustered else []), "Mean overall",
                *(["95% interval", "Interval"] if "units" in data else ["95% bootstrap"]), "Failure rate", "95% Wilson (%)"]
     lines += [_table(rows, headers), ""]
+    if data.get("noise"):
+        lines += [noise_words(data["noise"]), ""]
     lines += ["### Paired comparisons (first - second, shared scored entries)", ""]
     if "pairs" in data:
         pairs = data["pairs"]
@@ -221,6 +223,50 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
 
         lines.append(calibration_markdown(data["calibration"]).rstrip("\n"))
     return "\n".join(lines) + "\n"
+
+
+def _pct_text(value: float) -> str:
+    return f"{100 * value:.0f}%"
+
+
+def noise_words(noise: dict[str, Any] | None) -> str:
+    """Judge noise in one or two plain sentences: where the variance of overall lies, and what it does to an interval."""
+    if not noise:
+        return ""
+    overall = noise.get("overall") or {}
+    shares = overall.get("shares") or {}
+    if not overall.get("captures") or shares.get("between_capture") is None:
+        return "Judge noise: not estimated (fewer than two captures scored by every judge)."
+    samples = int(noise.get("samples") or 1)
+    captures = f"{overall['captures']} captures every judge scored"
+    if shares.get("within_judge") is not None and shares.get("between_judge") is not None:
+        first = (f"Judge noise: of the variance of a judge's overall score ({captures}, {samples} samples per judge), "
+                 f"{_pct_text(shares['between_capture'])} lies between captures, {_pct_text(shares['between_judge'])} "
+                 "between judges (their leniency and their disagreement about a capture) and "
+                 f"{_pct_text(shares['within_judge'])} within a judge, from one sample to the next.")
+    elif shares.get("between_judge") is not None:
+        first = (f"Judge noise: of the variance of a judge's overall score ({captures}), "
+                 f"{_pct_text(shares['between_capture'])} lies between captures and {_pct_text(shares['between_judge'])} "
+                 "between judges; with one judgment per judge a judge's own sample-to-sample noise cannot be told apart "
+                 "from that (--ora-judge-samples 3 would separate it).")
+    else:
+        first = (f"Judge noise: of the variance of the judge's overall score ({captures}, {samples} samples), "
+                 f"{_pct_text(shares['between_capture'])} lies between captures and "
+                 f"{_pct_text(shares.get('within_judge') or 0)} within the judge, from one sample to the next.")
+    rows = [row for row in noise.get("configurations") or [] if row.get("judge_noise_width") is not None and row.get("interval_width")]
+    if not rows:
+        return first
+    most = max(rows, key=lambda row: row["judge_noise_width"] / row["interval_width"])
+    share = most["judge_noise_width"] / most["interval_width"]
+    second = (f" Judge noise accounts for up to {_pct_text(share)} of a configuration's interval width "
+              f"({most['configuration']}: {most['judge_noise_width']:.2f} of {most['interval_width']:.2f} points)")
+    projected = most.get("width_with_samples") or {}
+    if projected:
+        most_k = max(projected, key=int)
+        second += f"; with {most_k} samples per judge that interval would be {projected[most_k]:.2f} points wide."
+    else:
+        second += "."
+    return first + second
 
 
 def _units_sentence(units: dict[str, Any]) -> str:
@@ -330,6 +376,7 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
            f"- Power: {method['power']}", f"- Failure flags of a pair: {method['mcnemar']}",
            f"- Judges: {method['judges']}", f"- Agreement extras: {method['agreement_extras']}",
            f"- In words: {INTERVAL_WORDS}", *_coverage_lines(method)] if "units" in data else []),
+        *([f"- Judge noise: {method['noise']}"] if "noise" in method else []),
         f"- Disagreements: judges' spread on a criterion >= {data['disagreements']['threshold']:g} points "
         f"(--ora-disagreement {data['disagreements']['given_as']})",
     ]

@@ -22,6 +22,7 @@ from .disagreements import Disagreement, disagreements, threshold
 from .hypotheses import evaluate, null_pass_probability
 from .intervals import CONFIDENCE, RESAMPLES, generator, wilson_interval
 from .judges import judges_section
+from .noise import noise_section
 from .paired import SMALL_UNITS, Pair, compare_many, holm, interval_method
 from .pairs import choose_pairs
 from .power import POWER, minimum_detectable
@@ -59,6 +60,13 @@ METHOD = {
     "resamples); alpha_ordinal: krippendorff.alpha ordinal on integer scales of at most 11 points; fleiss_kappa: "
     "statsmodels fleiss_kappa with three or more judges on a discrete scale; icc_2k: ICC(2,k), two-way random, "
     "absolute agreement, average of k judges (ANOVA mean squares, held to pingouin in a test)",
+    "noise": "variance of each judge's scores (each sample's, with judge samples) split by the two-way random-effects "
+    "ANOVA with replication over the captures every judge (and sample) scored: between-capture, between-judge "
+    "(leniency plus judge-by-capture disagreement) and within-judge (sample to sample; not separable with one "
+    "sample), expected-mean-squares estimates, negatives set to 0 (sums of squares held to statsmodels anova_lm "
+    "and components to statsmodels MixedLM REML in a test); per configuration the part of its t interval's width "
+    "judge noise accounts for, (judge-by-capture + within-judge / K) / judges against the variance of its overall, "
+    "and the width 1, 3, 5 or 10 samples per judge would give",
     "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci)",
     "paired": "configurations compared over entries both scored: mean difference of overall with its t interval "
     "(shown) and a BCa bootstrap interval resampling units (bootstrap_interval), two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
@@ -249,6 +257,7 @@ def run_statistics(
     )
     comparisons = _comparisons(data, pairs, resampler, design)
     entries = list(dict.fromkeys(data.entry_keys))
+    rows = _configurations(data, configurations, resampler, design)
     stats = {
         "method": {
             "seed": seed, "resamples": resamples, "confidence_level": CONFIDENCE, **METHOD,
@@ -258,7 +267,7 @@ def run_statistics(
         "scale": {"min": float(scale.minimum), "max": float(scale.maximum), "step": float(scale.unit),
                   "step_declared": scale.step is not None},
         "agreement": {"judges": list(data.judges), "captures": len(data.capture_ids), "criteria": criteria, "overall": overall},
-        "configurations": _configurations(data, configurations, resampler, design),
+        "configurations": rows,
         "comparisons": comparisons,
         "disagreements": {"threshold": float(at_least), "given_as": disagreement, "count": len(listed)},
         "units": {
@@ -270,6 +279,7 @@ def run_statistics(
                   "holm_family": sum(row["p_value"] is not None for row in comparisons), "alpha": ALPHA},
         "judges": judges_section(data, configurations, pairs, design.snapshots, design.groups, CONFIDENCE),
     }
+    stats["noise"] = noise_section(data, rows, getattr(manifest, "reducer", None) or "mean")
     if labels is not None:  # human labels (SPEC 16): stats/calibration.py, a stats.calibration.HumanArrays
         from .calibration import calibration
 
