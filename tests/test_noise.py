@@ -110,3 +110,13 @@ def test_each_configuration_gets_the_width_judge_noise_accounts_for_and_what_k_s
         assert 0 < row["judge_noise_width"] < 1.0 and 0 < row["judge_noise_share"] < 1
     shares = section["overall"]["shares"]
     assert sum(shares.values()) == pytest.approx(1.0)
+
+
+def test_a_configuration_spread_less_than_the_judges_noise_gets_no_split_and_says_why() -> None:
+    values = crossed(40, 2, 3)
+    values[0::2] = values[0::2].mean(axis=(1, 2), keepdims=True).mean() + values[0::2] - values[0::2].mean(axis=(1, 2), keepdims=True)
+    data = arrays(values)  # configuration a: only the judges' noise moves its captures' overall
+    section = noise_section(data, [{"configuration": "a", "t_interval": [5.0, 6.0]}], "mean")
+    row = section["configurations"][0]
+    assert row["judge_noise_width"] is None and row["width_with_samples"] is None
+    assert "too few captures to split its interval's width" in row["note"]

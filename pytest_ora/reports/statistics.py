@@ -254,6 +254,10 @@ def noise_words(noise: dict[str, Any] | None) -> str:
                  f"{_pct_text(shares['between_capture'])} lies between captures and "
                  f"{_pct_text(shares.get('within_judge') or 0)} within the judge, from one sample to the next.")
     rows = [row for row in noise.get("configurations") or [] if row.get("judge_noise_width") is not None and row.get("interval_width")]
+    unsplit = [row["configuration"] for row in noise.get("configurations") or [] if row.get("note")]
+    if unsplit:
+        first += (f" For {', '.join(unsplit)} the judges' noise is at least the spread of overall itself: too few "
+                  "captures to say how much of the interval it makes.")
     if not rows:
         return first
     most = max(rows, key=lambda row: row["judge_noise_width"] / row["interval_width"])

@@ -139,7 +139,7 @@ def _criterion_row(name: str, found: Components | None) -> dict[str, Any]:
 
 def _widths(found: Components | None, values: FloatArray, width: float | None) -> dict[str, Any]:
     """How much of an interval's width judge noise accounts for, and the width K' samples would give."""
-    empty: dict[str, Any] = {"judge_noise_width": None, "judge_noise_share": None, "width_with_samples": None}
+    empty: dict[str, Any] = {"judge_noise_width": None, "judge_noise_share": None, "width_with_samples": None, "note": None}
     if found is None or width is None or values.size < 2 or found.noise is None:
         return empty
     variance = float(np.var(values, ddof=1))
@@ -148,12 +148,18 @@ def _widths(found: Components | None, values: FloatArray, width: float | None) -
     judges, samples = found.judges, found.samples
     added = found.noise if found.within_judge is None else (found.judge_by_capture or 0.0) + found.within_judge / samples
     added /= judges
-    noise = min(variance, added)
+    if added >= variance:
+        # The run's judge noise is at least this configuration's whole spread of overall: its few captures
+        # cannot say how much of the width is the judges' (a share of 100% would be a guess, not a figure).
+        return {**empty, "note": "the judges' noise, as measured over the run, is at least this configuration's "
+                "variance of overall: too few captures to split its interval's width"}
+    noise = added
     rest = variance - noise
     out: dict[str, Any] = {
         "judge_noise_share": noise / variance,
         "judge_noise_width": width * (1 - math.sqrt(rest / variance)),
         "width_with_samples": None,
+        "note": None,
     }
     if found.within_judge is not None:
         out["width_with_samples"] = {
