@@ -16,7 +16,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from .statistics import SMALL_ROWS, TOO_FEW
+from .fewunits import SMALL_ROWS, TOO_FEW
 
 __all__ = ["CHART_TITLE", "calibration_chart", "calibration_html", "calibration_markdown", "gate_message", "held_message"]
 

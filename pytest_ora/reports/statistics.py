@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
+from .fewunits import SMALL_ROWS, TOO_FEW
+
 if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no numpy
     from ..stats.disagreements import Disagreement
 
@@ -24,17 +26,12 @@ __all__ = [
     "stable_json", "statistics_markdown", "statistics_method", "statistics_sections",
 ]
 
-SMALL_ROWS = 20
-"""Fewer units than this: a row is marked small n, and a bootstrap-only figure shows no interval."""
-
-TOO_FEW = "too few units for an interval"
-"""What a table shows instead of a bootstrap interval over fewer than SMALL_ROWS units."""
-
 INTERVAL_WORDS = (
     "Each 95% interval of a mean or a mean paired difference is a Student t interval (cluster-robust, on clusters "
     "- 1 degrees of freedom, with clusters), at every number of units: in simulation it holds the truth 95% of the "
-    "time on normal data at any n and from about 20 units on bounded, lumpy scores, where the BCa bootstrap "
-    "still runs narrow (about 92% at 20 units); the BCa interval stays in stats.json as bootstrap_interval. A row "
+    "time on normal data at any n, and 93-95% from about 20 units on bounded, moderately skewed, lumpy scores, "
+    "where the BCa bootstrap runs narrow on normal data (about 92% at 20 units); the BCa interval stays in "
+    "stats.json as bootstrap_interval. A row "
     "with fewer than 20 units is marked \"small n\": there a t interval assumes scores that spread evenly, and on "
     "a few scores of a lumpy, skewed scale it holds the truth less often than 95%, so read a small-n row as a "
     "sketch. On scores mostly at the top with a few failures the t interval runs narrow even at 20 units (about "
@@ -226,7 +223,8 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
 
 
 def _pct_text(value: float) -> str:
-    return f"{100 * value:.0f}%"
+    """A share as a whole percentage; a share that is not zero never reads 0%."""
+    return "under 1%" if 0 < value < 0.005 else f"{100 * value:.0f}%"
 
 
 def noise_words(noise: dict[str, Any] | None) -> str:
