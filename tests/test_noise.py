@@ -120,3 +120,16 @@ def test_a_configuration_spread_less_than_the_judges_noise_gets_no_split_and_say
     row = section["configurations"][0]
     assert row["judge_noise_width"] is None and row["width_with_samples"] is None
     assert "too few captures to split its interval's width" in row["note"]
+
+
+def test_summary_words_say_where_the_variance_lies_and_that_one_sample_cannot_separate_within_judge() -> None:
+    from pytest_ora.reports.statistics import noise_words
+
+    one = noise_section(arrays(crossed(60, 2, 1)), [{"configuration": "a", "t_interval": [5.0, 6.0]}], "mean")
+    words = noise_words(one)
+    assert words.startswith("Judge noise: of the variance of a judge's overall score (60 captures every judge scored), ")
+    assert "cannot be told apart" in words and "--ora-judge-samples 3" in words
+    three = noise_section(arrays(crossed(60, 2, 3)), [{"configuration": "a", "t_interval": [5.0, 6.0]}], "mean")
+    words = noise_words(three)
+    assert "3 samples per judge" in words and "within a judge, from one sample to the next" in words
+    assert "with 10 samples per judge that interval would be" in words

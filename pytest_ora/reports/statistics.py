@@ -223,8 +223,10 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
 
 
 def _pct_text(value: float) -> str:
-    """A share as a whole percentage; a share that is not zero never reads 0%."""
-    return "under 1%" if 0 < value < 0.005 else f"{100 * value:.0f}%"
+    """A share as a whole percentage; a share that is not zero never reads 0%, nor one short of all 100%."""
+    if 0 < value < 0.005:
+        return "under 1%"
+    return "over 99%" if 0.995 <= value < 1 else f"{100 * value:.0f}%"
 
 
 def noise_words(noise: dict[str, Any] | None) -> str:
@@ -260,7 +262,7 @@ def noise_words(noise: dict[str, Any] | None) -> str:
         return first
     most = max(rows, key=lambda row: row["judge_noise_width"] / row["interval_width"])
     share = most["judge_noise_width"] / most["interval_width"]
-    second = (f" Judge noise accounts for up to {_pct_text(share)} of a configuration's interval width "
+    second = (f" Judge noise accounts for {_pct_text(share)} of a configuration's interval width at most "
               f"({most['configuration']}: {most['judge_noise_width']:.2f} of {most['interval_width']:.2f} points)")
     projected = most.get("width_with_samples") or {}
     if projected:
