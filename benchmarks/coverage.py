@@ -3,7 +3,7 @@
 Usage: python benchmarks/coverage.py [--trials N] [--resamples R]
 
 For each sample size n (3, 5, 20, 200) and population, draw n values, compute the interval the
-tables would show (Student t below 20 units, BCa bootstrap from 20 on, exactly as
+tables would show (the Student t interval at every n; interval_method names it, exactly as
 pytest_ora.stats computes them: clusters.mean_estimate and resampling.Resampler with its shared
 draw), and count how often it holds the population mean. A paired difference is a mean of
 differences, so the same figures hold for the paired tables. Nominal: 95%.

@@ -15,9 +15,11 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    SerializerFunctionWrapHandler,
     StrictBool,
     StrictInt,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -153,6 +155,10 @@ class BundleManifest(_Record):
     """The capture field (or metadata.<key>) shared by related entries; their statistics are cluster-robust."""
     compare_pairs: list[Annotated[list[Slug], Field(min_length=2, max_length=2)]] | None = None
     """Configuration pairs [A, B] the statistics compare (default: every pair up to 8 configurations)."""
+    judge_samples: int | None = Field(default=None, ge=1, le=100)
+    """Judgments per judge and capture, each its own recorded exchange; --ora-judge-samples overrides. Default 1."""
+    reducer: Literal["mean", "median"] | None = None
+    """How a judge's samples become its score per criterion; default mean."""
 
     @field_validator("configurations")
     @classmethod
@@ -481,3 +487,12 @@ class PanelJudge(BaseModel):
     impression: str
     overall: float
     """This judge's own overall: the rubric's formula over its scores alone (votes count these)."""
+    samples: list[dict[str, float]] | None = None
+    """With judge samples (K > 1): each sample's scores, sample order (`scores` is their reduction); absent otherwise."""
+
+    @model_serializer(mode="wrap")
+    def _without_absent_samples(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if data.get("samples") is None:
+            data.pop("samples", None)  # a run without judge samples writes the ledger it always did
+        return data

@@ -44,6 +44,10 @@ class Panel:
 
     judges: tuple[JudgeSlot, ...]
     label: str
+    samples: int = 1
+    """Judgments per judge and capture (--ora-judge-samples, bundle.yaml judge_samples)."""
+    reducer: str = "mean"
+    """How a judge's samples become its score per criterion: mean or median (bundle.yaml reducer)."""
 
     @property
     def substituted(self) -> tuple[JudgeSlot, ...]:

@@ -40,6 +40,8 @@ class JudgeRecord(TypedDict):
     usage: Usage
     answers: NotRequired[dict[str, Any]]
     """The kind's per-item answers beside the scores (checklist: findings, novel, false positives)."""
+    samples: NotRequired[list[dict[str, str]]]
+    """With judge samples (K > 1): each sample's scores, sample order; `scores` is their reduction."""
 
 
 class CaptureRecord(TypedDict):

@@ -44,6 +44,8 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("regression-min", "per-capture change of overall listed against --ora-baseline: points, or a share of the scale like 10%", "10%"),
     ("cluster", "capture field (or metadata.KEY) shared by related entries: cluster-robust statistics", None),
     ("reference", "configuration every other one is compared with in the statistics", None),
+    ("judge-samples", "judgments per judge and capture, each recorded, reduced per criterion (bundle.yaml judge_samples; "
+     "default 1)", None),
 )
 
 
@@ -108,6 +110,8 @@ class Options:
     """--ora-reference CONFIG: the statistics compare every configuration with it."""
     pairs: tuple[tuple[str, str], ...] = ()
     """--ora-pairs A:B: the pairs the statistics compare, in the order given."""
+    judge_samples: int | None = None
+    """--ora-judge-samples K: judgments per judge and capture (overrides bundle.yaml `judge_samples:`)."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -222,6 +226,7 @@ def read_options(config: pytest.Config) -> Options:
         cluster=source.value("cluster") or None,
         reference=source.value("reference") or None,
         pairs=tuple(_pair(text, "--ora-pairs") for text in config.getoption("ora_pairs") or ()),
+        judge_samples=None if source.value("judge-samples") in (None, "") else int(source.number("judge-samples", int, minimum=1)),
     )
 
 

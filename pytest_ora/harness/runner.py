@@ -300,7 +300,8 @@ class CaptureRunner:
                 estimate_input_tokens(len(client_for(judge.spec).build_request(judge.spec, prompt, None).content), images)
                 for prompt, images in sized
             )
-            output = OUTPUT_TOKENS_ESTIMATE * len(sized)
+            tokens *= self.judging.panel.samples  # each judge sample is a call of its own
+            output = OUTPUT_TOKENS_ESTIMATE * len(sized) * self.judging.panel.samples
             price = price_for(judge.spec.model, prices)
             usd = None if price is None else str(cost(price, tokens, output))
             judges.append({"label": judge.label, "model": judge.spec.model, "input_tokens": tokens,

@@ -19,6 +19,7 @@ from ..core.models import RoleSpec
 from ..core.plan import Plan
 from ..judges.budget import Price, SpendLog, load_prices
 from ..judges.recordings import RecordingsError, bind_rubric, check_history
+from ..judges.samples import sampled_panel
 from ..method.kinds import formula
 from ..reports.filewriter import PROGRESS_DIR, SPEND_DIR
 from ..reports.notes import local_judge_notice
@@ -155,7 +156,8 @@ def _bound(plan: Plan, options: Options) -> Plan:
         return plan
     rubric = bind_rubric(plan.rubric, options.cassettes)
     check_history(rubric, _run_rubric(options.out), f"recorded in {options.out / 'run.json'}")
-    return dataclasses.replace(plan, rubric=rubric)
+    panel = sampled_panel(plan.panel, plan.bundle.manifest, rubric, options.judge_samples)
+    return dataclasses.replace(plan, rubric=rubric, panel=panel)
 
 
 def _run_rubric(out: Path) -> tuple[Any, ...]:

@@ -25,6 +25,7 @@ from ..core.vocabulary import IMAGE_TYPES
 from ..method.kinds import judged_kind, material_of
 from .providers.base import ImagePart, JudgePrompt, Part, TextPart
 from .reply import reply_schema
+from .samples import sample_line
 
 __all__ = [
     "IMAGE_TYPES",
@@ -400,9 +401,10 @@ def _gold(gold: GoldStandard, nonce: str, rubric: Rubric) -> str:
 
 
 def judge_prompt(
-    packet: Packet, image: bytes | None, rubric: Rubric, correction: str | None = None, cache: bool = True
+    packet: Packet, image: bytes | None, rubric: Rubric, correction: str | None = None, cache: bool = True,
+    sample: int = 1,
 ) -> JudgePrompt:
-    """The judge call for a packet; `correction` re-asks after an invalid reply.
+    """The judge call for a packet; `correction` re-asks after an invalid reply; `sample` k > 1 adds samples.sample_line(k).
 
     With `cache` (prompt caching, the default) what repeats comes first and what varies last: the
     system prompt (instructions, rubric), then the entry part every capture of the entry shares
@@ -415,6 +417,9 @@ def judge_prompt(
         parts = [TextPart(_user_text(packet, rubric))]
     if image is not None and packet.artifact is not None and packet.artifact.media_type:
         parts.append(ImagePart(packet.artifact.media_type, image))
+    line = sample_line(sample)
+    if line is not None:
+        parts.append(TextPart(line))  # last, after the cached prefix and the capture: only the sample's identity
     if correction is not None:
         parts.append(
             TextPart(

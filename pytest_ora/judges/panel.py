@@ -26,9 +26,10 @@ from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for
 from .providers.base import JudgePrompt, ProviderReply
 from .reply import ReplyProblem, check_reply, check_usage
+from .samples import reduce_scores
 from .transport import RetryPolicy, send
 
-__all__ = ["CaptureCall", "Judging", "judge_packet"]
+__all__ = ["CaptureCall", "Judging", "combine_samples", "judge_packet"]
 
 
 @dataclass(frozen=True)
@@ -72,17 +73,24 @@ async def judge_packet(
     """
     capture_call = call if call is not None else CaptureCall()
     first = prompt if prompt is not None else judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache)
-    calls = [_judge(judging, client, judge, packet, image, capture_call, first) for judge in judging.panel.judges]
+    samples = judging.panel.samples
+    prompts = [first, *(judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache, sample=k)
+                        for k in range(2, samples + 1))]
+    calls = [_judge(judging, client, judge, packet, image, capture_call, prompts[k - 1], k)
+             for judge in judging.panel.judges for k in range(1, samples + 1)]
     results = await asyncio.gather(*calls, return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
             raise result
-    return [result for result in results if not isinstance(result, BaseException)]
+    records = [result for result in results if not isinstance(result, BaseException)]
+    if samples == 1:
+        return records
+    return [combine_samples(records[i : i + samples], judging.panel.reducer) for i in range(0, len(records), samples)]
 
 
 async def _judge(
     judging: Judging, client: httpx.AsyncClient, judge: JudgeSlot, packet: Packet, image: bytes | None,
-    call: CaptureCall, first: JudgePrompt,
+    call: CaptureCall, first: JudgePrompt, sample: int = 1,
 ) -> JudgeRecord:
     provider = client_for(judge.spec)
     key = api_key_for(judge.spec, judging.environ)
@@ -96,7 +104,9 @@ async def _judge(
     problem = ReplyProblem("(reply)", "nothing", "was never received")
     raw = ""
     for ask in range(1, judging.reasks + 2):
-        prompt = first if correction is None else judge_prompt(packet, image, judging.rubric, correction, judging.prompt_cache)
+        prompt = first if correction is None else judge_prompt(
+            packet, image, judging.rubric, correction, judging.prompt_cache, sample,
+        )
         request = provider.build_request(judge.spec, prompt, key)
         # The transports below read these: the call is paced and recorded as this judge's, in this capture's cassette.
         request.extensions[JUDGE_EXTENSION] = judge
@@ -131,6 +141,23 @@ async def _judge(
         judge=name, field=shown.field, value=shown.value, reason=shown.reason, raw=redact(raw, secrets),
         asks=judging.reasks + 1,
     )
+
+
+def combine_samples(records: list[JudgeRecord], reducer: str) -> JudgeRecord:
+    """One judge's K sampled records as one: scores reduced per criterion, each sample's scores kept in `samples`.
+
+    Notes, impression and models are the first sample's; asks, attempts and usage add up over the samples.
+    """
+    combined = JudgeRecord(**records[0])
+    combined["scores"] = reduce_scores([record["scores"] for record in records], reducer)
+    combined["asks"] = sum(record["asks"] for record in records)
+    combined["attempts"] = sum(record["attempts"] for record in records)
+    usage = records[0]["usage"]
+    for record in records[1:]:
+        usage = add_usage(usage, record["usage"])
+    combined["usage"] = usage
+    combined["samples"] = [dict(record["scores"]) for record in records]
+    return combined
 
 
 def _redacted(problem: ReplyProblem, secrets: tuple[str, ...]) -> ReplyProblem:

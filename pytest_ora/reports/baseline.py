@@ -6,7 +6,7 @@ files inside it: ledger.jsonl, run.json, and texts.json when present. The compar
 session end from the files this run just wrote, so it is the same whatever -n was:
 
 - per configuration, the paired difference of mean overall over the captures both runs scored, with
-  section 15's interval (t below 20 shared captures, else BCa) beside the other;
+  the t interval of the mean difference (the one shown) beside the BCa bootstrap;
 - per capture, every change of overall of at least --ora-regression-min (default 10% of the scale's
   range), and every capture whose failure flag or status changed;
 - what changed between the runs: rubric version and digest, the judges, the bundle (its id, its
@@ -258,7 +258,7 @@ def compare_with_baseline(
         "only_in_current": len(order) - len(shared),
         "regression_min": float(minimum),
         "regression_min_given": minimum_text,
-        "interval_rule": f"t below {SMALL_N} shared captures, else bca",
+        "interval_rule": f"t at every n (the BCa bootstrap beside it); fewer than {SMALL_N} shared captures is small n",
         "configurations": rows,
         "changes": changes,
         "flips": flips,
@@ -332,7 +332,7 @@ def baseline_markdown(data: Mapping[str, Any]) -> str:
     lines += [
         "", "## Per configuration", "",
         f"Paired difference of mean overall (this run minus the baseline) over the captures both runs scored; "
-        f"interval: {data['interval_rule']} (section 15). A configuration regressed when its interval lies below 0.", "",
+        f"interval: {data['interval_rule']}. A configuration regressed when its interval lies below 0.", "",
         "| configuration | n | baseline | this run | difference | 95% interval | method | p | regressed |",
         "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | --- |",
     ]

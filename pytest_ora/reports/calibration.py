@@ -16,6 +16,8 @@ from typing import Any
 
 from tabulate import tabulate
 
+from .fewunits import SMALL_ROWS, TOO_FEW
+
 __all__ = ["CHART_TITLE", "calibration_chart", "calibration_html", "calibration_markdown", "gate_message", "held_message"]
 
 CHART_TITLE = "Judge vs human per criterion"
@@ -53,7 +55,7 @@ def _rows(data: Mapping[str, Any]) -> list[list[str]]:
         for row in [*judge["criteria"], judge["overall"]]:
             rows.append([
                 _judge_name(judge["judge"]), row["criterion"], _n(row), _fmt(row["krippendorff_alpha"]),
-                _plain_range(row.get("alpha_interval")), _fmt(row["quadratic_kappa"]), _signed(row["bias"]), _range(row["bias_interval"]), _fmt(row["mae"], 2),
+                _plain_range(row.get("alpha_interval")) if int(row["n"]) >= SMALL_ROWS else TOO_FEW, _fmt(row["quadratic_kappa"]), _signed(row["bias"]), _range(row["bias_interval"]), _fmt(row["mae"], 2),
                 _fmt(row["spearman_rho"]),
             ])
     return rows

@@ -149,7 +149,7 @@ def _overall(data: Mapping[str, Any]) -> Any:
     figure, axes = _bars(names, values, errors, _ACCENT, "{:.2f}", reach * 0.01)
     _threshold(axes, data, "x")
     axes.set_xlim(min(low, 0.0), reach * 1.08 if reach > high else high)
-    axes.set_xlabel("mean overall" + (" (95% bootstrap interval)" if errors else ""))
+    axes.set_xlabel("mean overall" + (" (95% t interval)" if errors else ""))
     axes.grid(axis="y", visible=False)
     return figure
 
@@ -263,7 +263,7 @@ def _paired(data: Mapping[str, Any]) -> Any:
     if not pairs:
         return None
     return _forest([f"{p['a']} - {p['b']}" for p in pairs], [p["mean_difference"] for p in pairs],
-                   [p.get("interval") for p in pairs], 0.0, "mean difference of overall (95% paired bootstrap)")
+                   [p.get("interval") for p in pairs], 0.0, "mean difference of overall (95% paired t interval)")
 
 
 def _compare(data: Mapping[str, Any]) -> Any:

@@ -106,6 +106,8 @@ def _statistics(data: Mapping[str, Any]) -> str:
         agreement = stats.get("agreement") or {}
         if stats.get("intervals_note"):
             parts.append(f'<p class="note" id="intervals-note">{escape(stats["intervals_note"])}</p>')
+        if stats.get("noise_note"):
+            parts.append(f'<p class="note" id="noise-note">{escape(stats["noise_note"])}</p>')
         if agreement:
             fields: tuple[str, ...] = ("alpha", "kappa", "exact", "within_one")
             headings: tuple[str, ...] = ("criterion", "Krippendorff's alpha", "weighted kappa", "exact", "within one step")
@@ -113,7 +115,8 @@ def _statistics(data: Mapping[str, Any]) -> str:
                 fields += ("alpha_interval", "alpha_ordinal", "fleiss_kappa", "icc_2k")
                 headings += ("alpha 95% bootstrap", "ordinal alpha", "Fleiss kappa", "ICC(2,k)")
             parts.append("<h3>Agreement</h3>" + _table(
-                headings, [[name, *(values.get(f) for f in fields)] for name, values in agreement.items()],
+                headings, [[name, *(values.get(f) if f != "alpha_interval" else values.get(f) or values.get("alpha_interval_note")
+                                     for f in fields)] for name, values in agreement.items()],
             ))
         paired = stats.get("paired") or []
         if paired and stats.get("intervals_note"):
@@ -121,7 +124,7 @@ def _statistics(data: Mapping[str, Any]) -> str:
                 ("pair", "n", "mean difference", "95% interval", "interval", "p (sign-flip)", "p (Holm)", "p (t)",
                  "MDE 80% (Holm)", "reading"),
                 [[f"{p['a']} - {p['b']}", p.get("n"), p.get("mean_difference"), p.get("interval"),
-                  "t (small n)" if p.get("interval_method") == "t" else "BCa", p.get("p_shown"), p.get("p_holm_shown"),
+                  ("t" if p.get("interval_method") == "t" else "BCa") + (" (small n)" if p.get("small_n") else ""), p.get("p_shown"), p.get("p_holm_shown"),
                   p.get("p_t"), p.get("mde_80_adjusted"), p.get("reading")] for p in paired],
             ))
         elif paired:

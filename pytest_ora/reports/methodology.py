@@ -118,6 +118,8 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "stopped_by": facts.stopped_by,
         "notices": list(facts.notices),
         **({"recorded_under": rubric.recorded_under} if rubric.recorded_under else {}),
+        # Only with judge samples: runs with one judgment per judge keep their run.json as before.
+        **({"judge_samples": {"samples": plan.panel.samples, "reducer": plan.panel.reducer}} if plan.panel.samples > 1 else {}),
     }
 
 
@@ -144,6 +146,13 @@ def methodology_text(data: dict[str, Any]) -> str:
         lines[-2:] = [data["no_judge"], ""]
     for judge in data["judges"]:
         lines.append(f"- {judge['label']}: {judge['model']} ({judge['provider']}, {judge['route']}), {judge['origin']}")
+    sampled = data.get("judge_samples")
+    if sampled:
+        lines += ["", f"Judge samples: each judge judged each capture {sampled['samples']} times, each sample a call and a "
+                  "recorded exchange of its own (every sample after the first ends its prompt with one line naming the "
+                  "sample, so no cache can return another sample's reply); a judge's score per criterion is the "
+                  f"{sampled['reducer']} of its samples" + (" (to six decimal places)" if sampled["reducer"] == "mean" else "")
+                  + ", and the ledger keeps each sample's scores."]
     lines += [
         "",
         "Each judge received the same packet and rubric independently; no packet held another judge's output."

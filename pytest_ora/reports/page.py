@@ -23,29 +23,31 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
     if not isinstance(stats, dict) or "comparisons" not in stats:
         return stats
-    from .statistics import INTERVAL_WORDS, p_text, reading, shown_interval
+    from .statistics import INTERVAL_WORDS, SMALL_ROWS, TOO_FEW, noise_words, p_text, reading, shown_interval
 
     agreement = stats.get("agreement") or {}
     rows = [*(agreement.get("criteria") or []), *([agreement["overall"]] if agreement.get("overall") else [])]
     alpha = float((stats.get("pairs") or {}).get("alpha", 0.05))
     extended = "pairs" in stats
+    few = int(agreement.get("captures") or 0) < SMALL_ROWS and extended
     result: dict[str, Any] = {
         "configurations": {
             c["configuration"]: {"overall_interval": shown_interval(c), "failure_interval": c.get("failure_rate_interval"),
-                                 "interval_method": c.get("interval_method")}
+                                 "interval_method": c.get("interval_method"), "small_n": c.get("small_n")}
             for c in stats.get("configurations") or []
         },
         "agreement": {
             r["criterion"]: {"alpha": r.get("krippendorff_alpha"), "kappa": r.get("quadratic_kappa"),
                              "exact": r.get("exact"), "within_one": r.get("within_one"),
-                             "alpha_interval": r.get("alpha_interval"), "alpha_ordinal": r.get("alpha_ordinal"),
+                             "alpha_interval": None if few else r.get("alpha_interval"),
+                             "alpha_interval_note": TOO_FEW if few else None, "alpha_ordinal": r.get("alpha_ordinal"),
                              "fleiss_kappa": r.get("fleiss_kappa"), "icc_2k": r.get("icc_2k")}
             for r in rows
         },
         "paired": [
             {"a": c["first"], "b": c["second"], "n": c["n"], "mean_difference": c["mean_difference"],
              "interval": shown_interval(c), "p_value": c.get("p_value"), "p_holm": c.get("p_holm"),
-             **({"interval_method": c.get("interval_method"), "p_shown": p_text(c.get("p_value"), bool(c.get("p_floor"))),
+             **({"interval_method": c.get("interval_method"), "small_n": c.get("small_n"), "p_shown": p_text(c.get("p_value"), bool(c.get("p_floor"))),
                  "p_holm_shown": p_text(c.get("p_holm"), bound=bool(c.get("p_holm_bound"))), "p_t": c.get("p_t"),
                  "mde_80_adjusted": c.get("mde_80_adjusted"), "reading": reading(c, alpha, int((stats.get("pairs") or {}).get("holm_family", 1)))} if extended else {})}
             for c in stats["comparisons"] if c.get("mean_difference") is not None
@@ -53,6 +55,8 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     }
     if extended:
         result["intervals_note"] = INTERVAL_WORDS
+        if stats.get("noise"):
+            result["noise_note"] = noise_words(stats["noise"])
         judges = stats.get("judges") or []
         result["judges"] = [{"judge": j["judge"], **row} for j in judges for row in j["configurations"]]
         result["self_preference"] = [{"judge": j["judge"], **row} for j in judges for row in j["self_preference"]]

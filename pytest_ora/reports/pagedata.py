@@ -46,7 +46,9 @@ class ConfigurationStatistics(_Section):
     failure_interval: Interval | None = None
     """95% Wilson interval of the failure rate (a share, 0 to 1)."""
     interval_method: str | None = None
-    """"t" when overall_interval is the small-n t interval, "bca" for the bootstrap."""
+    """"t" when overall_interval is the t interval, "bca" for the bootstrap (older files)."""
+    small_n: bool | None = None
+    """Fewer than 20 units: the row is marked small n."""
 
 
 class Agreement(_Section):
@@ -57,6 +59,8 @@ class Agreement(_Section):
     exact: float | None = None
     within_one: float | None = None
     alpha_interval: Interval | None = None
+    alpha_interval_note: str | None = None
+    """Said instead of alpha_interval over too few captures ("too few units for an interval")."""
     alpha_ordinal: float | None = None
     fleiss_kappa: float | None = None
     icc_2k: float | None = None
@@ -73,6 +77,7 @@ class Paired(_Section):
     p_value: float | None = None
     p_holm: float | None = None
     interval_method: str | None = None
+    small_n: bool | None = None
     p_shown: str | None = None
     """The p-value as the tables write it ('< 0.0002' on the resampling floor)."""
     p_holm_shown: str | None = None
@@ -132,6 +137,8 @@ class Statistics(_Section):
     hypotheses: Hypotheses | None = None
     intervals_note: str | None = None
     """In words: what each interval is and when a row is small-n."""
+    noise_note: str | None = None
+    """Judge noise in words (stats.json `noise`)."""
     judges: list[JudgeMean] = []
     self_preference: list[SelfPreference] = []
 

@@ -81,7 +81,7 @@ def since_baseline_html(data: Mapping[str, Any]) -> str:
         ])
     parts.append("<h3>Per configuration</h3>")
     parts.append(f'<p class="note">Paired difference of mean overall, this run minus the baseline, over the captures both '
-                 f'scored; 95% interval: {_text(data.get("interval_rule"))} (section 15). Regressed: the interval lies '
+                 f'scored; 95% interval: {_text(data.get("interval_rule"))}. Regressed: the interval lies '
                  "entirely below 0.</p>")
     parts.append(_table(("configuration", "n", "baseline", "this run", "difference", "95% interval", "method", ""),
                         rows, numeric=(1, 2, 3, 4), cls="since-configurations"))

@@ -16,22 +16,29 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
+from .fewunits import SMALL_ROWS, TOO_FEW
+
 if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no numpy
     from ..stats.disagreements import Disagreement
 
 __all__ = [
-    "INTERVAL_WORDS", "disagreements_csv", "hypotheses_markdown", "p_text", "reading", "shown_interval", "stable",
+    "INTERVAL_WORDS", "SMALL_ROWS", "TOO_FEW", "bootstrap_only", "disagreements_csv", "noise_words", "hypotheses_markdown", "p_text", "reading", "shown_interval", "stable",
     "stable_json", "statistics_markdown", "statistics_method", "statistics_sections",
 ]
 
 INTERVAL_WORDS = (
-    "Each 95% interval is a BCa bootstrap interval (resampling the units: entries, or whole clusters) when there "
-    "are 20 or more units, and a Student t interval (cluster-robust with clusters) below 20, where BCa covers "
-    "the truth too rarely; such rows are marked \"small n\" (t). A small-n t interval assumes scores that spread "
-    "evenly: on a few scores of a lumpy, skewed scale (most answers near the top, a few failures) it holds the "
-    "truth far less often than 95% (about half the time at 3 to 5 units, in simulation on the sample's own "
-    "scores), so read a small-n row as a sketch. From 20 to about 30 units BCa is a little narrow too (in "
-    "simulation on normal data it holds the truth about 92% of the time). \"< 0.0002\" is a sign-flip p-value on the "
+    "Each 95% interval of a mean or a mean paired difference is a Student t interval (cluster-robust, on clusters "
+    "- 1 degrees of freedom, with clusters), at every number of units: in simulation it holds the truth 95% of the "
+    "time on normal data at any n, and 93-95% from about 20 units on bounded, moderately skewed, lumpy scores, "
+    "where the BCa bootstrap runs narrow on normal data (about 92% at 20 units); the BCa interval stays in "
+    "stats.json as bootstrap_interval. A row "
+    "with fewer than 20 units is marked \"small n\": there a t interval assumes scores that spread evenly, and on "
+    "a few scores of a lumpy, skewed scale it holds the truth less often than 95%, so read a small-n row as a "
+    "sketch. On scores mostly at the top with a few failures the t interval runs narrow even at 20 units (about "
+    "81% in simulation; 94% at 200 units): with such scores an interval over a few dozen units is narrower than it "
+    "should be. methodology.md gives the simulated figures. A figure "
+    "with no closed-form standard error (Krippendorff's alpha) shows its bootstrap interval only from 20 units; "
+    f"below that the table says \"{TOO_FEW}\". \"< 0.0002\" is a sign-flip p-value on the "
     "resampling floor 2/(R+1): the true p is smaller, not equal; a Holm value from it is an upper bound "
     "(\"<=\"). With every sign pattern enumerated (few units) p cannot go below p min. \"Not significant\" does "
     "not mean the two are alike: the MDE is the smallest true difference the pair could have detected with 80% "
@@ -40,7 +47,7 @@ INTERVAL_WORDS = (
 
 
 def shown_interval(row: dict[str, Any]) -> Sequence[float] | None:
-    """The interval a table shows: the t interval on a small-n row, else the BCa bootstrap interval."""
+    """The interval a table shows: the t interval (interval_method t), else, in older files, the BCa bootstrap interval."""
     if row.get("interval_method") == "t":
         return row.get("t_interval")
     if "bootstrap_interval" in row:
@@ -49,7 +56,15 @@ def shown_interval(row: dict[str, Any]) -> Sequence[float] | None:
 
 
 def _method(row: dict[str, Any]) -> str:
-    return "t (small n)" if row.get("interval_method") == "t" else "BCa"
+    name = "t" if row.get("interval_method") == "t" else "BCa"
+    return f"{name} (small n)" if row.get("small_n") else name
+
+
+def bootstrap_only(interval: Sequence[float] | None, units: int, places: int = 3) -> str:
+    """A bootstrap-only interval as a table shows it: from SMALL_ROWS units, else TOO_FEW."""
+    if units < SMALL_ROWS:
+        return TOO_FEW
+    return _range(interval, places)
 
 
 def p_text(value: float | None, floor: bool = False, bound: bool = False, places: int = 4) -> str:
@@ -172,6 +187,8 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
     headers = ["Configuration", "n", *(["Clusters", "Design effect"] if clustered else []), "Mean overall",
                *(["95% interval", "Interval"] if "units" in data else ["95% bootstrap"]), "Failure rate", "95% Wilson (%)"]
     lines += [_table(rows, headers), ""]
+    if data.get("noise"):
+        lines += [noise_words(data["noise"]), ""]
     lines += ["### Paired comparisons (first - second, shared scored entries)", ""]
     if "pairs" in data:
         pairs = data["pairs"]
@@ -203,6 +220,57 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
 
         lines.append(calibration_markdown(data["calibration"]).rstrip("\n"))
     return "\n".join(lines) + "\n"
+
+
+def _pct_text(value: float) -> str:
+    """A share as a whole percentage; a share that is not zero never reads 0%, nor one short of all 100%."""
+    if 0 < value < 0.005:
+        return "under 1%"
+    return "over 99%" if 0.995 <= value < 1 else f"{100 * value:.0f}%"
+
+
+def noise_words(noise: dict[str, Any] | None) -> str:
+    """Judge noise in one or two plain sentences: where the variance of overall lies, and what it does to an interval."""
+    if not noise:
+        return ""
+    overall = noise.get("overall") or {}
+    shares = overall.get("shares") or {}
+    if not overall.get("captures") or shares.get("between_capture") is None:
+        return "Judge noise: not estimated (fewer than two captures scored by every judge)."
+    samples = int(noise.get("samples") or 1)
+    captures = f"{overall['captures']} captures every judge scored"
+    if shares.get("within_judge") is not None and shares.get("between_judge") is not None:
+        first = (f"Judge noise: of the variance of a judge's overall score ({captures}, {samples} samples per judge), "
+                 f"{_pct_text(shares['between_capture'])} lies between captures, {_pct_text(shares['between_judge'])} "
+                 "between judges (their leniency and their disagreement about a capture) and "
+                 f"{_pct_text(shares['within_judge'])} within a judge, from one sample to the next.")
+    elif shares.get("between_judge") is not None:
+        first = (f"Judge noise: of the variance of a judge's overall score ({captures}), "
+                 f"{_pct_text(shares['between_capture'])} lies between captures and {_pct_text(shares['between_judge'])} "
+                 "between judges; with one judgment per judge a judge's own sample-to-sample noise cannot be told apart "
+                 "from that (--ora-judge-samples 3 would separate it).")
+    else:
+        first = (f"Judge noise: of the variance of the judge's overall score ({captures}, {samples} samples), "
+                 f"{_pct_text(shares['between_capture'])} lies between captures and "
+                 f"{_pct_text(shares.get('within_judge') or 0)} within the judge, from one sample to the next.")
+    rows = [row for row in noise.get("configurations") or [] if row.get("judge_noise_width") is not None and row.get("interval_width")]
+    unsplit = [row["configuration"] for row in noise.get("configurations") or [] if row.get("note")]
+    if unsplit:
+        first += (f" For {', '.join(unsplit)} the judges' noise is at least the spread of overall itself: too few "
+                  "captures to say how much of the interval it makes.")
+    if not rows:
+        return first
+    most = max(rows, key=lambda row: row["judge_noise_width"] / row["interval_width"])
+    share = most["judge_noise_width"] / most["interval_width"]
+    second = (f" Judge noise accounts for {_pct_text(share)} of a configuration's interval width at most "
+              f"({most['configuration']}: {most['judge_noise_width']:.2f} of {most['interval_width']:.2f} points)")
+    projected = most.get("width_with_samples") or {}
+    if projected:
+        most_k = max(projected, key=int)
+        second += f"; with {most_k} samples per judge that interval would be {projected[most_k]:.2f} points wide."
+    else:
+        second += "."
+    return first + second
 
 
 def _units_sentence(units: dict[str, Any]) -> str:
@@ -238,7 +306,8 @@ def _agreement_lines(agree: dict[str, Any]) -> list[str]:
     every = [*agree["criteria"], agree["overall"]]
     extras = "alpha_interval" in agree["overall"]
     rows = [
-        [row["criterion"], _fmt(row["krippendorff_alpha"]), *([_range(row.get("alpha_interval"), 3)] if extras else []),
+        [row["criterion"], _fmt(row["krippendorff_alpha"]),
+         *([bootstrap_only(row.get("alpha_interval"), int(agree["captures"]))] if extras else []),
          _pct(row["exact"]), _pct(row["within_one"]), _fmt(row["quadratic_kappa"]),
          *([_fmt(row.get("alpha_ordinal")), _fmt(row.get("fleiss_kappa")), _fmt(row.get("icc_2k"))] if extras else [])]
         for row in every
@@ -280,6 +349,20 @@ def hypotheses_markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _coverage_lines(method: dict[str, Any]) -> list[str]:
+    """The t interval's simulated coverage on skewed scores below 20 units, as a small table."""
+    measured = method.get("t_coverage_skewed")
+    if not measured:
+        return []
+    rows = [[cell["population"], str(cell["n"]), f"{100 * cell['coverage']:.2f}%", f"{100 * cell['mc_error']:.2f}",
+             f"{100 * cell['none']:.1f}%"] for cell in measured["cells"]]
+    return ["- Coverage of the 95% t interval on skewed 0-10 scores, few units (a seeded simulation of "
+            f"{measured['trials']:,} samples a cell; the test suite recomputes it): the share of shown intervals holding "
+            "the true mean, its Monte Carlo standard error in points, and the share of samples whose scores were all "
+            "equal, where no interval is shown. On normal data the t interval holds 95% at every n.", "",
+            _table(rows, ["Scores", "n", "Coverage", "MC s.e.", "No interval"]), ""]
+
+
 def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -> str:
     """methodology.md's Statistics section: methods, seed, resamples, libraries."""
     method = data["method"]
@@ -296,14 +379,15 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
            f"- Small samples: {method['small_n']}", f"- Pairs compared: {data['pairs']['rule']}",
            f"- Power: {method['power']}", f"- Failure flags of a pair: {method['mcnemar']}",
            f"- Judges: {method['judges']}", f"- Agreement extras: {method['agreement_extras']}",
-           f"- In words: {INTERVAL_WORDS}"] if "units" in data else []),
+           f"- In words: {INTERVAL_WORDS}", *_coverage_lines(method)] if "units" in data else []),
+        *([f"- Judge noise: {method['noise']}"] if "noise" in method else []),
         f"- Disagreements: judges' spread on a criterion >= {data['disagreements']['threshold']:g} points "
         f"(--ora-disagreement {data['disagreements']['given_as']})",
     ]
     if hypotheses is not None:
         lines.append("- Hypotheses: per entry delta = overall(better) - overall(worse), compared with the margin exactly; "
-                     "mean delta with a BCa bootstrap interval resampling entries, and a Student t interval shown below "
-                     "20 entries; null_pass_probability: the share of seeded permutations of the configuration labels "
+                     "mean delta with a Student t interval (shown) and a BCa bootstrap interval resampling entries "
+                     "(bootstrap_interval); null_pass_probability: the share of seeded permutations of the configuration labels "
                      "within each entry under which the verdict's count condition passes")
     if data.get("calibration"):
         lines.append(f"- Calibration against human labels ({data['calibration']['source']}): {data['calibration']['method']}")

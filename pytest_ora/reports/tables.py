@@ -66,6 +66,7 @@ def _judge_column(judge: JudgeRecord) -> JudgeColumn:
 
 
 def _panel_judge(judge: JudgeRecord, overall: Fraction) -> PanelJudge:
+    samples = judge.get("samples")
     return PanelJudge(
         label=judge["label"].removeprefix("Judge "),
         role=judge["role"],
@@ -74,6 +75,7 @@ def _panel_judge(judge: JudgeRecord, overall: Fraction) -> PanelJudge:
         notes=judge["notes"],
         impression=judge["impression"],
         overall=float(overall),
+        samples=None if samples is None else [{name: float(exact(score)) for name, score in sample.items()} for sample in samples],
     )
 
 

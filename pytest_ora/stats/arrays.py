@@ -65,6 +65,9 @@ class RunArrays:
     scale: Scale
     judge_models: tuple[str | None, ...] = ()
     """Each judge's model as the ledger names it, panel order (None where a row does not say)."""
+    samples: FloatArray | None = None
+    """With judge samples: captures x judges x K x (criteria + overall), each sample's scores and its own
+    overall (the last column); NaN where a sample is missing. None when the rows carry no samples."""
 
     def of(self, configuration: str) -> npt.NDArray[np.intp]:
         """Indices of one configuration's captures."""
@@ -103,7 +106,7 @@ def _own_overall(judge: Mapping[str, Any], criteria: Sequence[str], rubric: Any)
 
 
 _ROW_FIELDS = ("capture_id", "entry_key", "configuration", "status", "overall", "failure", "critical")
-_JUDGE_FIELDS = ("label", "model", "scores", "overall")
+_JUDGE_FIELDS = ("label", "model", "scores", "overall", "samples")
 
 
 def statistics_fields(row: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -118,6 +121,23 @@ def statistics_fields(row: Mapping[str, Any]) -> dict[str, Any] | None:
         elif value:
             kept[key] = {k: value[k] for k in _JUDGE_FIELDS if k in value}
     return kept
+
+
+def _samples(
+    panels: Sequence[list[tuple[str, Mapping[str, Any]]]], judges: int, criteria: tuple[str, ...], rubric: Any,
+) -> FloatArray | None:
+    """captures x judges x K x (criteria + overall) of the judges' samples, or None when no row has them."""
+    most = max((len(judge.get("samples") or ()) for panel in panels for _, judge in panel), default=0)
+    if most == 0:
+        return None
+    values = np.full((len(panels), judges, most, len(criteria) + 1), np.nan)
+    for i, panel in enumerate(panels):
+        for j, (_, judge) in enumerate(panel[:judges]):
+            for k, sample in enumerate(judge.get("samples") or ()):
+                if all(sample.get(name) is not None for name in criteria):
+                    values[i, j, k, :-1] = [float(sample[name]) for name in criteria]
+                    values[i, j, k, -1] = _own_overall({"scores": sample}, criteria, rubric)
+    return values
 
 
 def run_arrays(rows: Iterable[Mapping[str, Any]], rubric: Any) -> RunArrays:
@@ -135,6 +155,7 @@ def run_arrays(rows: Iterable[Mapping[str, Any]], rubric: Any) -> RunArrays:
             own[i, j] = _own_overall(judge, criteria, rubric)
     votes = [row.get("critical") for row in scored]
     return RunArrays(
+        samples=_samples(panels, len(labels), criteria, rubric),
         capture_ids=tuple(str(row["capture_id"]) for row in scored),
         entry_keys=tuple(str(row["entry_key"]) for row in scored),
         configurations=tuple(str(row["configuration"]) for row in scored),

@@ -1,8 +1,8 @@
 """This run against a baseline run: per configuration, the paired difference of overall over shared captures.
 
-The interval follows section 15's rule: Student t on the mean paired difference when there are
-fewer than 20 units (here: shared captures), else the BCa bootstrap of `paired` (section 10).
-Both are computed and kept; `interval_method` names the one a gate and the tables use.
+The interval a gate and the tables use is the Student t interval of the mean paired difference at
+every number of shared captures; the BCa bootstrap of `paired` is computed and kept beside it.
+`interval_method` names the one used.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .paired import paired
 __all__ = ["SMALL_N", "BaselineDifference", "baseline_difference", "t_interval"]
 
 SMALL_N = 20
-"""Below this many units the t interval is shown; from it on, BCa (section 15)."""
+"""Below this many units a row is marked small n."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class BaselineDifference:
     t_interval: tuple[float, float] | None
     bootstrap_interval: tuple[float, float] | None
     interval_method: str
-    """`t` below SMALL_N units, else `bca`."""
+    """`t`: the t interval is the one used at every n."""
     p_value: float | None
     """Two-sided sign-flip permutation p-value of the mean difference (section 10)."""
     p_floor: bool = False
@@ -63,7 +63,7 @@ def baseline_difference(
     """Compare two aligned vectors (one overall per shared capture), current minus baseline."""
     result = paired(current, baseline, generator(seed, f"baseline:{key}"), resamples)
     t = t_interval(current - baseline) if result.n else None
-    method = "t" if result.n < SMALL_N else "bca"
+    method = "t"
     # paired() enumerates every sign pattern when 2^n <= resamples (floor 2 / 2^n), else draws them at
     # random (scipy's Monte Carlo floor, two-sided: 2 / (resamples + 1)).
     p_min = None if result.n < 2 else (2 / 2**result.n if 2**result.n <= resamples else 2 / (resamples + 1))

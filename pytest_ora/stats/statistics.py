@@ -17,10 +17,12 @@ import numpy.typing as npt
 from .agreement import agreement
 from .arrays import RunArrays
 from .clusters import cluster_codes, mean_estimate
+from .coverage import SKEWED_COVERAGE, TRIALS
 from .disagreements import Disagreement, disagreements, threshold
 from .hypotheses import evaluate, null_pass_probability
 from .intervals import CONFIDENCE, RESAMPLES, generator, wilson_interval
 from .judges import judges_section
+from .noise import noise_section
 from .paired import SMALL_UNITS, Pair, compare_many, holm, interval_method
 from .pairs import choose_pairs
 from .power import POWER, minimum_detectable
@@ -37,13 +39,16 @@ METHOD = {
     "agreement": "Krippendorff's alpha, interval level (krippendorff.alpha) over each judge's score per capture; "
     "exact and within-one-step agreement as shares of captures; quadratic-weighted Cohen's kappa "
     "(statsmodels cohens_kappa, weights on the scale's values) with two judges on a discrete scale",
-    "mean_interval": "BCa bootstrap of the mean overall, resampling the units (entries, or whole clusters); one "
+    "mean_interval": "the Student t interval of the mean overall is the one shown (t_interval); beside it "
+    "bootstrap_interval: BCa bootstrap of the mean overall, resampling the units (entries, or whole clusters); one "
     "seeded set of resamples per unit count shared by every configuration and pair, the BCa bounds by "
     "scipy.stats.bootstrap from that distribution",
     "t_interval": "Student t interval of the mean (scipy.stats.ttest_1samp), or with clusters the cluster-robust "
     "t interval of a regression on a constant (statsmodels OLS, cov_type='cluster', t on clusters - 1 df)",
-    "small_n": f"below {SMALL_UNITS} units (entries, or clusters) the tables show the t interval, else BCa "
-    "(BCa undercovers on a handful of units)",
+    "small_n": f"a mean or a mean paired difference is shown with its t interval at every number of units "
+    f"(interval_method: t; BCa runs narrow, about 92% at 20 units on normal data); a row with fewer than {SMALL_UNITS} "
+    "units (entries, or clusters) is marked small n; a figure with no closed-form standard error (alpha, "
+    f"kappa, ICC) shows its bootstrap interval only from {SMALL_UNITS} units",
     "power": f"mde_80: the smallest true mean difference a two-sided paired t-test detects with {POWER:.0%} power at "
     f"alpha {ALPHA} (statsmodels TTestPower, effect size times the difference's spread); mde_80_adjusted at alpha "
     "divided by the pairs compared (Holm's first step)",
@@ -55,9 +60,16 @@ METHOD = {
     "resamples); alpha_ordinal: krippendorff.alpha ordinal on integer scales of at most 11 points; fleiss_kappa: "
     "statsmodels fleiss_kappa with three or more judges on a discrete scale; icc_2k: ICC(2,k), two-way random, "
     "absolute agreement, average of k judges (ANOVA mean squares, held to pingouin in a test)",
+    "noise": "variance of each judge's scores (each sample's, with judge samples) split by the two-way random-effects "
+    "ANOVA with replication over the captures every judge (and sample) scored: between-capture, between-judge "
+    "(leniency plus judge-by-capture disagreement) and within-judge (sample to sample; not separable with one "
+    "sample), expected-mean-squares estimates, negatives set to 0 (sums of squares held to statsmodels anova_lm "
+    "and components to statsmodels MixedLM REML in a test); per configuration the part of its t interval's width "
+    "judge noise accounts for, (judge-by-capture + within-judge / K) / judges against the variance of its overall, "
+    "and the width 1, 3, 5 or 10 samples per judge would give",
     "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci)",
-    "paired": "configurations compared over entries both scored: mean difference of overall, BCa bootstrap "
-    "resampling units, two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
+    "paired": "configurations compared over entries both scored: mean difference of overall with its t interval "
+    "(shown) and a BCa bootstrap interval resampling units (bootstrap_interval), two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
     "permutation_type='samples', when 2^units <= resamples, with p_min the smallest p it can give; else random sign "
     "flips, one seeded set shared by every pair of the same unit count, by scipy.stats.monte_carlo_test, where a p on "
     "the floor 2/(R+1) is a bound, p_floor), paired t-test p_t (cluster-robust with clusters), Holm adjustment "
@@ -136,7 +148,7 @@ def _configurations(data: RunArrays, names: Sequence[str], resampler: Resampler,
             "units": estimate.units, "clusters": estimate.clusters, "design_effect": estimate.design_effect,
             "standard_error": estimate.standard_error,
             "bootstrap_interval": bootstrap, "t_interval": _interval(estimate.t_interval),
-            "interval_method": method, "small_n": method == "t",
+            "interval_method": method, "small_n": estimate.units < SMALL_UNITS,
         })
     return rows
 
@@ -163,7 +175,7 @@ def _comparisons(
             "interval": bootstrap, "p_value": result.test.p_value,
             "units": result.units, "clusters": result.clusters, "design_effect": result.design_effect,
             "bootstrap_interval": bootstrap, "t_interval": _interval(result.t_interval),
-            "interval_method": result.interval_method, "small_n": result.interval_method == "t",
+            "interval_method": result.interval_method, "small_n": result.units < SMALL_UNITS,
             "p_floor": result.test.p_floor, "p_exact": result.test.exact, "p_min": result.test.p_min, "p_t": result.p_t,
             "sd_difference": result.sd_difference, "correlation": result.correlation,
             "standard_error": result.standard_error, "mcnemar_p": result.mcnemar_p,
@@ -204,7 +216,7 @@ def hypotheses_data(
             ],
             "unpaired_entries": list(result.unpaired),
             "units": estimate.units, "clusters": estimate.clusters, "bootstrap_interval": _interval(result.interval),
-            "t_interval": _interval(estimate.t_interval), "interval_method": method, "small_n": method == "t",
+            "t_interval": _interval(estimate.t_interval), "interval_method": method, "small_n": estimate.units < SMALL_UNITS,
         })
     verdict = None
     if outcome is not None:
@@ -245,15 +257,17 @@ def run_statistics(
     )
     comparisons = _comparisons(data, pairs, resampler, design)
     entries = list(dict.fromkeys(data.entry_keys))
+    rows = _configurations(data, configurations, resampler, design)
     stats = {
         "method": {
             "seed": seed, "resamples": resamples, "confidence_level": CONFIDENCE, **METHOD,
+            "t_coverage_skewed": {"trials": TRIALS, "cells": [asdict(cell) for cell in SKEWED_COVERAGE]},
             "libraries": {name: version(name) for name in LIBRARIES},
         },
         "scale": {"min": float(scale.minimum), "max": float(scale.maximum), "step": float(scale.unit),
                   "step_declared": scale.step is not None},
         "agreement": {"judges": list(data.judges), "captures": len(data.capture_ids), "criteria": criteria, "overall": overall},
-        "configurations": _configurations(data, configurations, resampler, design),
+        "configurations": rows,
         "comparisons": comparisons,
         "disagreements": {"threshold": float(at_least), "given_as": disagreement, "count": len(listed)},
         "units": {
@@ -265,6 +279,7 @@ def run_statistics(
                   "holm_family": sum(row["p_value"] is not None for row in comparisons), "alpha": ALPHA},
         "judges": judges_section(data, configurations, pairs, design.snapshots, design.groups, CONFIDENCE),
     }
+    stats["noise"] = noise_section(data, rows, getattr(manifest, "reducer", None) or "mean")
     if labels is not None:  # human labels (SPEC 16): stats/calibration.py, a stats.calibration.HumanArrays
         from .calibration import calibration
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
+import random
 import re
 import socket
 import sys
@@ -234,6 +236,23 @@ def _biased(reply: dict[str, Any], bias: Mapping[str, float], shape: Any) -> dic
     return {**reply, "scores": moved}
 
 
+def _jittered(reply: dict[str, Any], jitter: float, key: str, shape: Any) -> dict[str, Any]:
+    """The reply with seeded normal noise added to every score, on the scale's step and within the scale."""
+    scores = reply.get("scores")
+    if jitter <= 0 or not isinstance(scores, dict):
+        return reply
+    moved = {}
+    for name, value in scores.items():
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            moved[name] = value
+            continue
+        draw = random.Random(f"{key}:{name}").gauss(0.0, jitter)
+        step = shape.step or 1.0
+        noisy = min(shape.high, max(shape.low, value + round(draw / step) * step))
+        moved[name] = int(noisy) if isinstance(value, int) and float(noisy).is_integer() else noisy
+    return {**reply, "scores": moved}
+
+
 class _Handler(BaseHTTPRequestHandler):
     """Reads one request, asks the judge, writes the response (or nothing, for a drop)."""
 
@@ -308,6 +327,8 @@ class ReferenceJudge:
         batch_expire: bool = False,
         prefer_first: bool = False,
         bias: Mapping[str, float] | None = None,
+        jitter: float = 0.0,
+        jitter_seed: int = 0,
     ) -> None:
         """keys: provider -> the one accepted key (providers not listed, or keys=None, accept any
         non-empty key); models: an allowlist of model ids (others get 404), or None for any;
@@ -315,7 +336,11 @@ class ReferenceJudge:
         rate_headers: False for a header-less limit (no rate-limit headers; a 429 says retry-after only);
         prefer_first: a position-biased judge that names the first compared response the winner;
         bias: criterion -> points added to every score of it (kept on the scale): a judge built to be
-        biased, to show what calibration against people finds."""
+        biased, to show what calibration against people finds;
+        jitter: a noisy judge on purpose: every score moves by a normal draw of this standard deviation
+        (points, rounded to the scale's step, kept on the scale), drawn from `jitter_seed` and the
+        request's bytes, so the same request gets the same reply and a changed one (another judge
+        sample) another draw."""
         unknown = sorted(set(keys or {}) - set(PROVIDERS))
         if unknown:
             raise ValueError(f"unknown provider in keys: {', '.join(unknown)}; known: {', '.join(PROVIDERS)}")
@@ -328,6 +353,9 @@ class ReferenceJudge:
         """OpenAI Files + Batch and Anthropic Message Batches (see batch.py)."""
         self.prefer_first = prefer_first
         self.bias = dict(bias or {})
+        if not (jitter >= 0 and math.isfinite(jitter)):
+            raise ValueError(f"jitter is a standard deviation in points, 0 or more, got {jitter!r}")
+        self.jitter, self.jitter_seed = jitter, jitter_seed
         self.cache = PromptCache()
         """Prompt-cache writes and reads, accounted as Anthropic and OpenAI report them (see cache.py)."""
         self._address = (host, port)
@@ -592,7 +620,8 @@ class ReferenceJudge:
         use = self.cache.account(call.provider, body, call.input_tokens)
         call = replace(call, cache_read=use.read, cache_write=use.written)
         shape = reply_shape(body)
-        reply = _spoil(_biased(judge_reply(call.text, call.model, call.images, shape, self.prefer_first), self.bias, shape), spoiler)
+        reply = judge_reply(call.text, call.model, call.images, shape, self.prefer_first)
+        reply = _spoil(_jittered(_biased(reply, self.bias, shape), self.jitter, f"{self.jitter_seed}:{seed}", shape), spoiler)
         kind = fault.kind if fault is not None else None
         limit = call.max_tokens
         if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:
@@ -701,6 +730,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--batch-delay", type=float, default=0.5, help="seconds until a submitted batch has ended")
     parser.add_argument("--prefer-first", action="store_true", help="position-biased: always prefer the first compared response")
+    parser.add_argument("--jitter", type=float, default=0.0,
+                        help="a noisy judge on purpose: sd in points of seeded noise added to every score (judge samples)")
+    parser.add_argument("--jitter-seed", type=int, default=0, help="seed of --jitter's noise")
     options = parser.parse_args(argv)
     if options.rpm is not None and options.rps is not None:
         parser.error("give --rpm or --rps, not both")
@@ -715,7 +747,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         judge = ReferenceJudge(
             keys, options.latency, models=options.model, host=options.host, port=options.port,
             verbose=options.verbose, rpm=rpm, rate_headers=options.rate_headers == "provider", batch_delay=options.batch_delay,
-            prefer_first=options.prefer_first,
+            prefer_first=options.prefer_first, jitter=options.jitter, jitter_seed=options.jitter_seed,
         )
     except ValueError as error:
         parser.error(str(error))
