@@ -179,12 +179,18 @@ def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[s
 def _check_key_envs(panel: Panel | None, allowed: tuple[str, ...], problems: list[Problem]) -> None:
     """Refuse, before any request (the reachability check included), a judge key read from a variable that is no key's."""
     for judge in panel.judges if panel is not None else ():
-        name = judge.spec.api_key_env
-        if name is not None and not key_env_allowed(name, allowed):
+        for field, name in (("api_key_env", judge.spec.api_key_env), ("api_token_env", judge.spec.api_token_env)):
+            if name is not None and not key_env_allowed(name, allowed):
+                problems.append(Problem(
+                    "optimum.yaml", "names an environment variable that is not an API key's: its value would be sent as "
+                    f"{judge.label}'s key to the role's route", field=f"roles.{judge.role}.{field}", value=show_value(name),
+                    fix="name a variable ending in _API_KEY, or allow this one with --ora-key-env NAME (ini ora_key_env)",
+                ))
+        if judge.spec.api_token_env is not None and judge.spec.provider not in ("azure-openai", "vertex"):
             problems.append(Problem(
-                "optimum.yaml", "names an environment variable that is not an API key's: its value would be sent as "
-                f"{judge.label}'s key to the role's route", field=f"roles.{judge.role}.api_key_env", value=show_value(name),
-                fix="name a variable ending in _API_KEY, or allow this one with --ora-key-env NAME (ini ora_key_env)",
+                "optimum.yaml", f"is for azure-openai and vertex roles only, not {judge.spec.provider}",
+                field=f"roles.{judge.role}.api_token_env", value=show_value(judge.spec.api_token_env),
+                fix="remove it, or use api_key_env for this provider's key",
             ))
 
 

@@ -23,7 +23,7 @@ from ..method.kinds import judged_kind
 from .calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
 from .cassettes import CaptureCassette
 from .packet import Packet, judge_prompt
-from .providers import api_key_for, client_for
+from .providers import api_key_for, client_for, secrets_for
 from .providers.base import JudgePrompt, ProviderReply
 from .reply import ReplyProblem, check_reply, check_usage
 from .transport import RetryPolicy, send
@@ -57,8 +57,7 @@ class Judging:
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key value, for redaction."""
-        keys = (api_key_for(judge.spec, self.environ) for judge in self.panel.judges)
-        return tuple(key for key in keys if key)
+        return tuple(secret for judge in self.panel.judges for secret in secrets_for(judge.spec, self.environ))
 
 
 async def judge_packet(

@@ -119,10 +119,17 @@ def _token_id(seed: str, size: int = 24) -> str:
     return "".join(chars)
 
 
-def _decode_image(data: Any, where: str) -> bytes:
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
+def _decode_image(data: Any, where: str, url_safe: bool = False) -> bytes:
+    """Image bytes from base64; `url_safe` also takes the URL-safe alphabet (never both in one value), as Gemini does."""
     if not isinstance(data, str):
         raise BadRequest(f"{where}: Input should be a valid string", where)
     try:
+        if url_safe and ("-" in data or "_" in data) and not ("+" in data or "/" in data):
+            # The URL-safe alphabet (google-genai sends it for Gemini inline_data; the API takes both).
+            return base64.b64decode(data.translate(_URL_SAFE), validate=True)
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         raise BadRequest(f"{where}: invalid base64 data", where) from None
@@ -727,7 +734,7 @@ class _Google(Wire):
                 inline = part.get("inlineData", part.get("inline_data")) if isinstance(part, dict) else None
                 if isinstance(inline, dict):
                     where = f"contents[{index}].parts[{position}].inline_data.data"
-                    images.append(_decode_image(inline.get("data"), where))
+                    images.append(_decode_image(inline.get("data"), where, url_safe=True))
         tool = self._tool(body.get("tools"), body.get("toolConfig", body.get("tool_config")))
         text = "\n\n".join(texts)
         config = body.get("generationConfig", body.get("generation_config"))
