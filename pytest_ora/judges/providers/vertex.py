@@ -50,7 +50,8 @@ class VertexClient:
     def build_request(self, role: RoleSpec, prompt: JudgePrompt, api_key: str | None) -> httpx.Request:
         """Gemini's generateContent body, or Anthropic's Messages body without model and with Vertex's anthropic_version."""
         if is_claude_route(role.route):
-            native = json.loads(AnthropicClient().build_request(role, prompt, None).content)
+            # A Vertex model id may carry its version after `@` (claude-sonnet-4-5@20250929): Anthropic's id is before it.
+            native = json.loads(AnthropicClient().build_request(_unversioned(role), prompt, None).content)
             del native["model"]
             body = {"anthropic_version": ANTHROPIC_VERSION, **native}
         else:
@@ -87,6 +88,11 @@ class VertexClient:
             # Publisher models are looked up outside the project: /v1/publishers/{publisher}/models/{model}.
             model_path = model_path[:start] + model_path[model_path.find("/publishers/"):]
         return httpx.Request("GET", url.copy_with(raw_path=model_path.encode("ascii")), headers=_headers(role, api_key))
+
+
+def _unversioned(role: RoleSpec) -> RoleSpec:
+    """The role with the model's `@version` suffix dropped."""
+    return role.model_copy(update={"model": role.model.partition("@")[0]})
 
 
 def _headers(role: RoleSpec, api_key: str | None) -> dict[str, str]:
