@@ -1,5 +1,5 @@
 """Wire formats of the loopback reference judge (a test double): four providers' request and
-response shapes, as the recorded fixtures show them.
+response shapes, as the recorded fixtures show them (the cloud providers' are in cloud.py).
 
 Each format reads a judge call out of a request body, and writes the 200 reply, the error
 bodies and the model endpoints the way that provider does. Every id in a body is derived from
@@ -992,7 +992,7 @@ def rate_limit_headers(provider: str, wait: float) -> list[tuple[str, str]]:
             ("anthropic-ratelimit-requests-remaining", "0"),
             ("anthropic-ratelimit-requests-reset", _reset_time(wait)),
         ]
-    if provider == "openai":
+    if provider in ("openai", "azure-openai"):
         reset = f"{int(wait * 1000)}ms" if wait < 1 else f"{wait:g}s"
         return [
             ("x-ratelimit-limit-requests", "500"),
