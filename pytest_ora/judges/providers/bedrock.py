@@ -62,8 +62,9 @@ class BedrockClient:
     def build_request(self, role: RoleSpec, prompt: JudgePrompt, api_key: str | None) -> httpx.Request:
         """The Converse call, SigV4-signed when credentials are given (unsigned without: a loopback judge, a size estimate)."""
         cache = prompt.cache_key is not None
-        config: dict[str, Any] = {"maxTokens": prompt.max_tokens}
-        if takes_temperature(role.model):
+        thinking = role.thinking_budget
+        config: dict[str, Any] = {"maxTokens": prompt.max_tokens + (thinking or 0)}
+        if thinking is None and takes_temperature(role.model):
             config["temperature"] = 0
         system: list[dict[str, Any]] = [{"text": prompt.system}]
         if cache:
@@ -75,12 +76,17 @@ class BedrockClient:
                 content.append(_CACHE_POINT)
         tool = {"toolSpec": {"name": prompt.schema_name, "description": _TOOL_DESCRIPTION,
                              "inputSchema": {"json": prompt.reply_schema}}}
-        body = {
+        # Claude's extended thinking refuses a forced tool: the tool is offered (the system prompt asks for
+        # the reply object) and validation re-asks a reply that did not use it.
+        choice: dict[str, Any] = {"auto": {}} if thinking is not None else {"tool": {"name": prompt.schema_name}}
+        body: dict[str, Any] = {
             "system": system,
             "messages": [{"role": "user", "content": content}],
             "inferenceConfig": config,
-            "toolConfig": {"tools": [tool], "toolChoice": {"tool": {"name": prompt.schema_name}}},
+            "toolConfig": {"tools": [tool], "toolChoice": choice},
         }
+        if thinking is not None:
+            body["additionalModelRequestFields"] = {"thinking": {"type": "enabled", "budget_tokens": thinking}}
         request = httpx.Request("POST", role.route, headers={"content-type": "application/json"}, content=dumps_body(body))
         self._authorize(request, role, api_key)
         return request
