@@ -142,3 +142,17 @@ def test_a_sigv4_signature_made_a_day_later_with_other_credentials_matches_the_r
     assert first.headers["authorization"] != later.headers["authorization"]
     assert (recorded.method, recorded.uri, recorded.body) == (replayed.method, replayed.uri, replayed.body)
     assert dict(recorded.headers) == dict(replayed.headers) == {"content-type": "application/json"}
+
+
+@pytest.mark.parametrize("provider", ["azure-openai", "bedrock", "vertex"])
+def test_batches_on_a_cloud_provider_are_refused_before_any_call(pytester: pytest.Pytester, provider: str) -> None:
+    """pytest-ora speaks no cloud batch API (Azure batch, Bedrock batch inference, Vertex batch prediction): a usage error."""
+    with ReferenceJudge() as judge:
+        project = _project(pytester, judge, provider)
+
+        result = _run(project, A, "--ora-record", "once", "--ora-batch")
+
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines([f"*--ora-batch is not supported for Judge A (provider {provider}), Judge B (provider "
+                                     f"{provider}): pytest-ora batches through Anthropic's and OpenAI's batch APIs only*"])
+        assert judge.requests == []
