@@ -23,7 +23,7 @@ from provider_support import PNG, fixture_response, make_prompt, sent_body
 from pytest_ora.bundle.intake import intake
 from pytest_ora.core.errors import IntakeError
 from pytest_ora.core.models import JudgeReply, RoleSpec
-from pytest_ora.judges.budget import DEFAULT_PRICES, usage_cost
+from pytest_ora.judges.budget import DEFAULT_PRICES, price_for, usage_cost
 from pytest_ora.judges.packet import Packet, judge_prompt
 from pytest_ora.judges.providers import client_for
 from pytest_ora.judges.providers.anthropic import output_schema
@@ -162,3 +162,13 @@ def test_a_thinking_budget_on_a_model_that_is_not_claude_is_refused_at_intake(tm
 
     assert "roles.big-2.thinking_budget" in str(raised.value)
     assert "is Claude's extended thinking: not for openai model gpt-5.4" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("model", "priced_as"),
+    [("anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4"), ("us.anthropic.claude-opus-4-7-v1:0", "claude-opus-4-7"),
+     ("claude-sonnet-4-5@20250929", "claude-sonnet-4"), ("gpt-4.1-mini", "gpt-4.1-mini")],
+)
+def test_cloud_model_ids_are_priced_by_the_model_they_name(model: str, priced_as: str) -> None:
+    assert price_for(model, DEFAULT_PRICES) == DEFAULT_PRICES[priced_as]
+    assert price_for("meta.llama3-3-70b-instruct-v1:0", DEFAULT_PRICES) is None  # unpriced: no guess
