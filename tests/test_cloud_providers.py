@@ -156,3 +156,27 @@ def test_batches_on_a_cloud_provider_are_refused_before_any_call(pytester: pytes
         result.stderr.fnmatch_lines([f"*--ora-batch is not supported for Judge A (provider {provider}), Judge B (provider "
                                      f"{provider}): pytest-ora batches through Anthropic's and OpenAI's batch APIs only*"])
         assert judge.requests == []
+
+
+@pytest.mark.parametrize(("provider", "module"), [("bedrock", "aws"), ("vertex", "gcp")])
+def test_a_live_run_without_the_providers_extra_stops_naming_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, provider: str, module: str
+) -> None:
+    """botocore and google-auth are optional extras: a live run without them says which to install, before any call."""
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module(f"pytest_ora.judges.providers.{module}"), "available", lambda: False)
+    with ReferenceJudge() as judge:
+        project = _project(pytester, judge, provider)
+        if provider == "vertex":  # a vertex role reading ADC, not a token variable
+            optimum = yaml.safe_load((project.path / "bundle" / "optimum.yaml").read_text(encoding="utf-8"))
+            for role in optimum["roles"].values():
+                role.pop("api_token_env")
+            (project.path / "bundle" / "optimum.yaml").write_text(yaml.safe_dump(optimum), encoding="utf-8")
+
+        result = _run(project, A, "--ora-record", "once")
+
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines([f"*needs the optional extra pytest-ora[[]{provider}[]] "
+                                     f"(pip install 'pytest-ora[[]{provider}[]]')*"])
+        assert judge.requests == []

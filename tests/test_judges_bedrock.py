@@ -135,6 +135,9 @@ def test_a_live_run_without_botocore_names_the_extra(monkeypatch: pytest.MonkeyP
 
     assert missing_extra(ROLE) == "pytest-ora[bedrock]"
     assert packed_credentials({"AWS_PROFILE": "x"}) is None  # a replay needs no credentials
+    key = packed_credentials(ENVIRON)
+    assert key is not None  # a replay with credentials set builds its requests unsigned, and matches on URL and body
+    assert "authorization" not in BedrockClient().build_request(ROLE, make_prompt(), key).headers
     with pytest.raises(Exception, match=r"install pytest-ora\[bedrock\]"):
         aws_module.sign(httpx.Request("POST", ROUTE), f"{ACCESS}\n{SECRET}\n", "bedrock", "eu-west-1")
 

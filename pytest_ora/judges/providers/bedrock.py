@@ -96,8 +96,10 @@ class BedrockClient:
             return
         if role.api_key_env:
             request.headers["authorization"] = f"Bearer {api_key}"  # a Bedrock API key
-        else:
+        elif aws.available():
             aws.sign(request, api_key, _SERVICE, aws.region_of(request.url.host))
+        # Without botocore the call goes unsigned: only a replay gets here (a live run stops first, naming the extra),
+        # and a replay matches method, URL and body.
 
     def parse_reply(self, response: httpx.Response) -> ProviderReply:
         """The forced tool's input as payload, else the text blocks as text; an InvokeModel Claude body is read as Anthropic's."""
