@@ -118,6 +118,10 @@ class _Azure(_OpenAI):
             body: dict[str, Any] = {"error": {"code": "401", "message": message}}
         elif problem == "not_found":
             body = {"error": {"type": "invalid_request_error", "code": "DeploymentNotFound", "message": message}}
+        elif problem == "rate_limit":
+            body = {"error": {"code": "429", "message": "Requests to the ChatCompletions_Create Operation under Azure "
+                              "OpenAI API have exceeded the call rate limit of your current pricing tier. Please retry "
+                              "after the time the retry-after header names."}}
         else:
             return super().error(status, problem, message, seed, extra, refused)
         headers = (("content-type", "application/json"), ("apim-request-id", _uuid(seed))) + tuple(extra)
