@@ -11,6 +11,7 @@ can drift from the providers without a test failing.
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import tempfile
@@ -401,6 +402,28 @@ def test_the_checks_catch_a_drift(judge: ReferenceJudge) -> None:
     reply = json.loads(_post(judge, ROUTES["anthropic messages"], ROUTES["anthropic messages"].body(judge, _prompt(True))).text)
     reply["usage"]["made_up"] = 1
     assert response_problems(reply, Message) == ["reply.usage.made_up: not a field of Usage"]
+
+
+def test_gemini_inline_data_in_url_safe_base64_as_google_genai_sends_it_is_accepted(judge: ReferenceJudge) -> None:
+    """google-genai writes inline_data in the URL-safe alphabet; the Gemini API takes both alphabets, and so does the judge."""
+    image = bytes([251, 255, 254, 250]) * 8  # its base64 holds + and / in one alphabet, - and _ in the other
+    part = genai_types.Part.from_bytes(data=image, mime_type="image/png")
+    assert "-" in part.model_dump(mode="json", exclude_none=True)["inline_data"]["data"]
+    client = _gemini(judge)
+
+    reply = client.models.generate_content(model=MODELS["google"], contents=["Score this.", part])
+
+    assert reply.candidates
+    sent = next(r for r in reversed(judge.requests) if r.method == "POST").body.decode()
+    assert base64.urlsafe_b64encode(image).decode() in sent and base64.b64encode(image).decode() not in sent
+
+
+def test_mixed_base64_alphabets_in_one_image_are_refused(judge: ReferenceJudge) -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "x"}, {"inline_data": {"mime_type": "image/png",
+                                                                                   "data": "+_+_"}}]}]}
+    response = httpx.post(judge.route("google", MODELS["google"]), json=body, headers={"x-goog-api-key": KEY})
+
+    assert response.status_code == 400 and "invalid base64 data" in response.json()["error"]["message"]
 
 
 def test_the_files_reply_echoes_the_uploaded_file_name(judge: ReferenceJudge) -> None:
