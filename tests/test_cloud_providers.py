@@ -180,3 +180,37 @@ def test_a_live_run_without_the_providers_extra_stops_naming_it(
         result.stderr.fnmatch_lines([f"*needs the optional extra pytest-ora[[]{provider}[]] "
                                      f"(pip install 'pytest-ora[[]{provider}[]]')*"])
         assert judge.requests == []
+
+
+def test_a_replay_never_reads_a_cloud_credential_chain(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Application Default Credentials (and botocore's chain) may refresh a token over the network: a replay asks neither."""
+    from pytest_ora.judges.providers import aws as aws_module
+    from pytest_ora.judges.providers import gcp as gcp_module
+
+    class Credentials:
+        """ADC as google-auth gives them: a token after a refresh; `broken` ones fail if anyone asks."""
+
+        def __init__(self, broken: bool) -> None:
+            self.broken, self.valid, self.token = broken, False, None
+
+        def refresh(self, request: object) -> None:
+            assert not self.broken, "a replay refreshed a token"
+            self.valid, self.token = True, A["VERTEX_ACCESS_TOKEN"]
+
+    with ReferenceJudge(keys={"vertex": A["VERTEX_ACCESS_TOKEN"]}) as judge:
+        project = _project(pytester, judge, "vertex")
+        optimum = yaml.safe_load((project.path / "bundle" / "optimum.yaml").read_text(encoding="utf-8"))
+        for role in optimum["roles"].values():
+            role.pop("api_token_env")  # both roles read Application Default Credentials
+        (project.path / "bundle" / "optimum.yaml").write_text(yaml.safe_dump(optimum), encoding="utf-8")
+        monkeypatch.setattr(gcp_module, "_found", [Credentials(broken=False)])
+        recorded = _run(project, {}, "--ora-record", "once", "--ora-out", "recorded")
+        assert outcomes(recorded) == EXPECTED, recorded.stdout.str()[-2000:]
+        calls = judge.calls
+
+        monkeypatch.setattr(gcp_module, "_found", [Credentials(broken=True)])
+        monkeypatch.setattr(aws_module, "_from_chain", lambda: pytest.fail("a replay read botocore's chain"))
+        replayed = _run(project, {}, "--ora-out", "replayed")
+
+    assert outcomes(replayed) == EXPECTED, replayed.stdout.str()[-2000:]
+    assert judge.calls == calls

@@ -54,10 +54,14 @@ class Judging:
     """Where API keys are read from; never shown in a repr."""
     prompt_cache: bool = True
     """--ora-prompt-cache: the repeated prefix first, with cache breakpoints (see packet.judge_prompt)."""
+    live: bool = True
+    """Whether calls may be sent; a replay (False) reads no cloud credential chain (botocore's, ADC), which could
+    refresh a token over the network."""
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key value, for redaction."""
-        return tuple(secret for judge in self.panel.judges for secret in secrets_for(judge.spec, self.environ))
+        judges = self.panel.judges
+        return tuple(secret for judge in judges for secret in secrets_for(judge.spec, self.environ, chains=self.live))
 
 
 async def judge_packet(
@@ -84,7 +88,7 @@ async def _judge(
     call: CaptureCall, first: JudgePrompt,
 ) -> JudgeRecord:
     provider = client_for(judge.spec)
-    key = api_key_for(judge.spec, judging.environ)
+    key = api_key_for(judge.spec, judging.environ, chains=judging.live)
     name = f"{judge.label} ({judge.spec.model})"
     secrets = judging.secrets()
     usage = reported_usage()

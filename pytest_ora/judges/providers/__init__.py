@@ -84,17 +84,21 @@ def key_env_for(role: RoleSpec) -> str:
     return DEFAULT_KEY_ENV.get(role.provider) or CLOUD_CREDENTIALS[role.provider]
 
 
-def api_key_for(role: RoleSpec, environ: Mapping[str, str]) -> Secret | None:
+def api_key_for(role: RoleSpec, environ: Mapping[str, str], *, chains: bool = True) -> Secret | None:
     """The role's credential, or None when there is none (a keyless loopback judge).
 
     A key or token from the environment; for bedrock the AWS credentials botocore's chain finds
     (packed, see aws.py), for vertex an access token from Application Default Credentials.
+    `chains=False` (a replay) never consults a cloud credential chain, which may refresh a token
+    over the network: only credentials set in `environ` are read.
     """
     if role.provider == "bedrock" and not role.api_key_env:
         from .aws import packed_credentials
 
-        return packed_credentials(environ)
+        return packed_credentials(environ, chain=chains)
     if role.provider == "vertex" and not role.api_token_env and not role.api_key_env:
+        if not chains:
+            return None
         from .gcp import adc_token
 
         return adc_token(environ)
@@ -103,9 +107,9 @@ def api_key_for(role: RoleSpec, environ: Mapping[str, str]) -> Secret | None:
     return Secret(value) if value else None
 
 
-def secrets_for(role: RoleSpec, environ: Mapping[str, str]) -> tuple[Secret, ...]:
+def secrets_for(role: RoleSpec, environ: Mapping[str, str], *, chains: bool = True) -> tuple[Secret, ...]:
     """Every credential value the role's calls carry, each to be redacted wherever text is written."""
-    key = api_key_for(role, environ)
+    key = api_key_for(role, environ, chains=chains)
     if key is None:
         return ()
     if role.provider == "bedrock" and not role.api_key_env:

@@ -41,17 +41,18 @@ def _botocore() -> None:
         raise OraError(f"provider bedrock signs its calls with botocore: install {EXTRA} (pip install '{EXTRA}')")
 
 
-def packed_credentials(environ: Mapping[str, str]) -> Secret | None:
+def packed_credentials(environ: Mapping[str, str], chain: bool = True) -> Secret | None:
     """The credentials as `access key id\\nsecret access key\\nsession token`, or None when none are found.
 
     AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (with AWS_SESSION_TOKEN) in `environ` come first;
-    otherwise botocore's chain (profiles, SSO, container and instance roles). Without botocore, None:
-    a replay needs no credentials, and a live run names the missing extra before any call.
+    otherwise botocore's chain (profiles, SSO, container and instance roles), unless `chain` is False
+    (a replay, which must not refresh credentials over the network). Without botocore, None: a replay
+    needs no credentials, and a live run names the missing extra before any call.
     """
     access, secret = environ.get("AWS_ACCESS_KEY_ID", "").strip(), environ.get("AWS_SECRET_ACCESS_KEY", "").strip()
     if access and secret:
         return Secret("\n".join((access, secret, environ.get("AWS_SESSION_TOKEN", "").strip())))
-    if not available():
+    if not chain or not available():
         return None
     frozen = _from_chain()
     if frozen is None or not frozen.access_key or not frozen.secret_key:
