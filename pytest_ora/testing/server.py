@@ -432,7 +432,7 @@ class ReferenceJudge:
         if not model:
             raise ValueError(f"the {provider} route names the model: route({provider!r}, model)")
         if provider == "bedrock":
-            return f"{self.url}/model/{quote(model, safe='')}/converse"
+            return f"{self.url}/model/{quote(model, safe='{}')}/converse"  # {model}, as the listing prints it, kept
         location = "/v1/projects/ora-test/locations/us-central1/publishers"
         if model.startswith("claude"):
             return f"{self.url}{location}/anthropic/models/{model}:rawPredict"
