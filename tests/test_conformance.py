@@ -11,6 +11,7 @@ can drift from the providers without a test failing.
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import tempfile
@@ -311,7 +312,7 @@ def check_batch_requests(judge: ReferenceJudge, route: Route) -> list[str]:
         problems.append(f"batch endpoint {create.json()['endpoint']} for a {route.name} route")
     from pytest_ora.testing.batch import _multipart
 
-    fields = _multipart(upload.headers["content-type"], upload.body)
+    fields, _ = _multipart(upload.headers["content-type"], upload.body)
     if fields.get("purpose") != b"batch":
         problems.append("upload purpose is not batch")
     for number, line in enumerate(fields["file"].splitlines(), start=1):
@@ -401,6 +402,52 @@ def test_the_checks_catch_a_drift(judge: ReferenceJudge) -> None:
     reply = json.loads(_post(judge, ROUTES["anthropic messages"], ROUTES["anthropic messages"].body(judge, _prompt(True))).text)
     reply["usage"]["made_up"] = 1
     assert response_problems(reply, Message) == ["reply.usage.made_up: not a field of Usage"]
+
+
+def test_gemini_inline_data_in_url_safe_base64_as_google_genai_sends_it_is_accepted(judge: ReferenceJudge) -> None:
+    """google-genai writes inline_data in the URL-safe alphabet; the Gemini API takes both alphabets, and so does the judge."""
+    image = bytes([251, 255, 254, 250]) * 8  # its base64 holds + and / in one alphabet, - and _ in the other
+    part = genai_types.Part.from_bytes(data=image, mime_type="image/png")
+    assert "-" in part.model_dump(mode="json", exclude_none=True)["inline_data"]["data"]
+    client = _gemini(judge)
+
+    reply = client.models.generate_content(model=MODELS["google"], contents=["Score this.", part])
+
+    assert reply.candidates
+    sent = next(r for r in reversed(judge.requests) if r.method == "POST").body.decode()
+    assert base64.urlsafe_b64encode(image).decode() in sent and base64.b64encode(image).decode() not in sent
+
+
+def test_mixed_base64_alphabets_in_one_image_are_refused(judge: ReferenceJudge) -> None:
+    body = {"contents": [{"role": "user", "parts": [{"text": "x"}, {"inline_data": {"mime_type": "image/png",
+                                                                                   "data": "+_+_"}}]}]}
+    response = httpx.post(judge.route("google", MODELS["google"]), json=body, headers={"x-goog-api-key": KEY})
+
+    assert response.status_code == 400 and "invalid base64 data" in response.json()["error"]["message"]
+
+
+def test_the_files_reply_echoes_the_uploaded_file_name(judge: ReferenceJudge) -> None:
+    """OpenAI's Files API names the file as uploaded; the SDK reads the reply as its FileObject."""
+    client = openai.OpenAI(api_key=KEY, base_url=judge.url + "/v1", max_retries=0)
+
+    uploaded = client.files.create(file=("ora-judge-calls-3.jsonl", b'{"custom_id":"a"}\n'), purpose="batch")
+
+    assert uploaded.filename == "ora-judge-calls-3.jsonl"
+
+
+def test_an_expired_openai_batch_writes_its_requests_to_the_error_file() -> None:
+    """As OpenAI does: an expired batch's error_file_id holds every request it never ran, each with batch_expired."""
+    with ReferenceJudge(batch_delay=0.0, batch_expire=True) as expiring:
+        route = ROUTES["openai chat.completions"]
+        _run_batch(expiring, route)
+        client = openai.OpenAI(api_key=KEY, base_url=expiring.url + "/v1", max_retries=0)
+        batch = client.batches.retrieve(expiring.batches.created[-1])
+        assert batch.status == "expired" and batch.output_file_id is None and batch.error_file_id
+        lines = [json.loads(line) for line in client.files.content(batch.error_file_id).text.splitlines()]
+
+    assert sorted(line["custom_id"] for line in lines) == ["rbig-1", "roptimum", "rsmall"]
+    assert {line["error"]["code"] for line in lines} == {"batch_expired"} and all(line["response"] is None for line in lines)
+    assert len({line["id"] for line in lines}) == 3
 
 
 def table() -> str:

@@ -365,6 +365,29 @@ def test_an_api_key_env_outside_the_default_needs_the_users_allow_list(
     assert intake(project.path / "bundle").panel.judges[1].spec.api_key_env == "MINIMAX_API_KEY"
 
 
+def _role_field(root: Path, field: str, value: str) -> None:
+    optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
+    optimum["roles"]["big-2"][field] = value
+    (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
+
+
+def test_an_api_token_env_is_held_to_the_key_names_and_to_the_providers_that_take_a_token(tmp_path: Path) -> None:
+    """`api_token_env: GITHUB_TOKEN` is refused like api_key_env; on an openai role it is refused outright."""
+    root = tmp_path / "bundle"
+    write_bundle(root)
+    _role_field(root, "api_token_env", "GITHUB_TOKEN")
+
+    with pytest.raises(IntakeError) as raised:
+        intake(root)
+    text = str(raised.value)
+    assert "roles.big-2.api_token_env" in text and "not an API key's" in text
+    assert "is for azure-openai and vertex roles only" in text
+
+    _role_field(root, "provider", "azure-openai")
+    _role_field(root, "api_token_env", "AZURE_OPENAI_AD_TOKEN")
+    assert intake(root).panel.judges[1].spec.api_token_env == "AZURE_OPENAI_AD_TOKEN"
+
+
 # --- blind packets -------------------------------------------------------------------------------
 
 

@@ -28,14 +28,36 @@ ROLES = {
         provider="google",
         route="https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent",
     ),
+    "azure-openai": RoleSpec(
+        model="gpt-4.1-mini", provider="azure-openai",
+        route="https://example.openai.azure.com/openai/deployments/judge/chat/completions?api-version=2024-10-21",
+    ),
+    "bedrock": RoleSpec(
+        model="anthropic.claude-sonnet-4-5-20250929-v1:0", provider="bedrock",
+        route="https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse",
+    ),
+    "vertex": RoleSpec(
+        model="gemini-2.5-pro", provider="vertex",
+        route="https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/"
+        "gemini-2.5-pro:generateContent",
+    ),
 }
+KEYED = ("anthropic", "openai", "openai-compatible", "google", "azure-openai")
+"""Providers whose credential is one key in one variable (bedrock and vertex take their cloud's chain)."""
 # The fixture files' provider field, mapped to the role that would have made the call.
 FIXTURE_PROVIDERS = {
     "openai": "openai",
     "anthropic": "anthropic",
     "google-gemini": "google",
     "openrouter": "openai-compatible",
+    "azure-openai": "azure-openai",
+    "aws-bedrock": "bedrock",
+    "google-vertex": "vertex",
 }
+NO_MODEL = frozenset({"aws-bedrock converse"})
+"""Converse replies do not name the model."""
+NO_ANSWER = frozenset({"38_vertex_gemini_generate_content_function_call.json"})
+"""A function call Gemini made to a tool of the caller's: no answer text, read as an empty reply."""
 
 
 def test_default_key_variables_are_the_documented_ones() -> None:
@@ -44,6 +66,7 @@ def test_default_key_variables_are_the_documented_ones() -> None:
         "openai": "OPENAI_API_KEY",
         "openai-compatible": "OPENROUTER_API_KEY",
         "google": "GEMINI_API_KEY",
+        "azure-openai": "AZURE_OPENAI_API_KEY",
     }
 
 
@@ -52,7 +75,7 @@ def test_each_provider_gets_its_own_client(provider: str) -> None:
     assert client_for(ROLES[provider]).name == provider
 
 
-@pytest.mark.parametrize("provider", sorted(ROLES))
+@pytest.mark.parametrize("provider", sorted(KEYED))
 def test_the_key_is_read_from_the_provider_default_variable(provider: str) -> None:
     environ = {DEFAULT_KEY_ENV[provider]: KEY, "UNRELATED": "x"}
 
@@ -79,7 +102,7 @@ def test_whitespace_around_a_key_is_dropped() -> None:
     assert api_key_for(ROLES["openai"], {"OPENAI_API_KEY": f" {KEY}\n"}) == KEY
 
 
-@pytest.mark.parametrize("provider", sorted(ROLES))
+@pytest.mark.parametrize("provider", sorted(KEYED))
 def test_no_request_shows_the_key_outside_its_auth_header(provider: str) -> None:
     client = client_for(ROLES[provider])
     prompt = JudgePrompt(system="Judge.", parts=(TextPart("Answer."),), reply_schema=reply_schema(ORA_V1))
@@ -90,7 +113,9 @@ def test_no_request_shows_the_key_outside_its_auth_header(provider: str) -> None
         assert KEY not in repr(request)
         assert KEY.encode() not in request.content
         carrying = [name for name, value in request.headers.items() if KEY in value]
-        assert carrying == [{"anthropic": "x-api-key", "google": "x-goog-api-key"}.get(provider, "authorization")]
+        assert carrying == [
+            {"anthropic": "x-api-key", "google": "x-goog-api-key", "azure-openai": "api-key"}.get(provider, "authorization")
+        ]
     assert KEY not in repr(client)
 
 
@@ -104,13 +129,16 @@ def test_every_recorded_response_is_readable_by_the_registry_client(name: str) -
 
     if http.is_success:
         reply = client.parse_reply(http)
-        assert reply.payload is not None or reply.text is not None or reply.stop == "truncated"
-        assert reply.model
+        if name in NO_ANSWER:
+            assert reply.stop == "empty"
+        else:
+            assert reply.payload is not None or reply.text is not None or reply.stop == "truncated"
+        assert reply.model or f"{recorded['provider']} {recorded['api']}" in NO_MODEL
         assert reply.raw == response["body"]
     else:
         message = client.error_message(http)
         assert message and not message.startswith("HTTP ")  # the provider's own message, not the fallback
 
 
-def test_all_twenty_five_recordings_are_present() -> None:
-    assert len(list(FIXTURES.glob("*.json"))) == 25
+def test_all_forty_one_recordings_are_present() -> None:
+    assert len(list(FIXTURES.glob("*.json"))) == 41

@@ -18,7 +18,6 @@ import pytest
 
 import pytest_ora
 from pytest_ora.core.models import Acceptance, Capture, JudgeReply
-from pytest_ora.core.vocabulary import PROVIDERS
 from pytest_ora.judges.packet import build_packet, judge_prompt
 from pytest_ora.judges.providers.base import ImagePart, JudgePrompt, ProviderReply, Stop, TextPart
 from pytest_ora.judges.reply import ReplyProblem, check_reply
@@ -26,6 +25,8 @@ from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.testing.scoring import half_point, judge_offset, method_steps
 from pytest_ora.testing.server import FAULT_KINDS, Fault, ReferenceJudge
 
+PROVIDERS = ("anthropic", "openai", "openai-compatible", "google")
+"""The wire formats built here by hand; the cloud providers' are tested through their clients (test_testing_cloud.py)."""
 KEYS = {
     "anthropic": "sk-ant-test-key",
     "openai": "sk-openai-test-key",

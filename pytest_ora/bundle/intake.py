@@ -75,6 +75,7 @@ def intake(
     seed000 = len(problems) > before  # problems that only seed 000's rubric (the default) raises
     panel = _panel(bundle, rubric, substitutions, panel_label, problems)
     _check_key_envs(panel, key_envs, problems)
+    _check_thinking(panel, problems)
     _check_configurations(bundle, families, problems)
     check_hypotheses(bundle.root, bundle.manifest, rubric, problems)
     check_design(bundle.root, bundle.manifest, [item.capture for item in bundle.captures], problems)
@@ -179,12 +180,33 @@ def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[s
 def _check_key_envs(panel: Panel | None, allowed: tuple[str, ...], problems: list[Problem]) -> None:
     """Refuse, before any request (the reachability check included), a judge key read from a variable that is no key's."""
     for judge in panel.judges if panel is not None else ():
-        name = judge.spec.api_key_env
-        if name is not None and not key_env_allowed(name, allowed):
+        for field, name in (("api_key_env", judge.spec.api_key_env), ("api_token_env", judge.spec.api_token_env)):
+            if name is not None and not key_env_allowed(name, allowed):
+                problems.append(Problem(
+                    "optimum.yaml", "names an environment variable that is not an API key's: its value would be sent as "
+                    f"{judge.label}'s key to the role's route", field=f"roles.{judge.role}.{field}", value=show_value(name),
+                    fix="name a variable ending in _API_KEY, or allow this one with --ora-key-env NAME (ini ora_key_env)",
+                ))
+        if judge.spec.api_token_env is not None and judge.spec.provider not in ("azure-openai", "vertex"):
             problems.append(Problem(
-                "optimum.yaml", "names an environment variable that is not an API key's: its value would be sent as "
-                f"{judge.label}'s key to the role's route", field=f"roles.{judge.role}.api_key_env", value=show_value(name),
-                fix="name a variable ending in _API_KEY, or allow this one with --ora-key-env NAME (ini ora_key_env)",
+                "optimum.yaml", f"is for azure-openai and vertex roles only, not {judge.spec.provider}",
+                field=f"roles.{judge.role}.api_token_env", value=show_value(judge.spec.api_token_env),
+                fix="remove it, or use api_key_env for this provider's key",
+            ))
+
+
+def _check_thinking(panel: Panel | None, problems: list[Problem]) -> None:
+    """Extended thinking is Claude's: a thinking_budget on another model would be sent where it is refused."""
+    for judge in panel.judges if panel is not None else ():
+        spec = judge.spec
+        if spec.thinking_budget is None:
+            continue
+        claude = "claude" in spec.model and spec.provider in ("anthropic", "vertex", "bedrock")
+        if not claude:
+            problems.append(Problem(
+                "optimum.yaml", f"is Claude's extended thinking: not for {spec.provider} model {spec.model}",
+                field=f"roles.{judge.role}.thinking_budget", value=show_value(str(spec.thinking_budget)),
+                fix="remove it, or give it to a Claude role (provider anthropic, or Claude on vertex or bedrock)",
             ))
 
 

@@ -186,6 +186,12 @@ class RoleSpec(_Record):
     """The full endpoint URL; always honoured, loopback included."""
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     """The environment variable holding the key; default by provider."""
+    api_token_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """azure-openai and vertex: the variable holding a bearer token (Microsoft Entra ID, a Google access
+    token), sent as `Authorization: Bearer` instead of an api-key header or Application Default Credentials."""
+    thinking_budget: int | None = Field(default=None, ge=1024)
+    """Claude's extended thinking (anthropic, Claude on vertex or bedrock): the thinking token budget, on top of the
+    reply's own tokens; the reply schema then travels as structured output, not as a forced tool."""
     max_input_tokens: int | None = Field(default=None, gt=0)
     """The judge model's context window; larger packets are unscorable, never sent (default by model)."""
 

@@ -46,6 +46,8 @@ from .xdist import distributes, stop_controller
 
 __all__ = ["OraController"]
 _SETTLE_SECONDS = 10.0
+_NO_BATCH_PROVIDERS = ("azure-openai", "bedrock", "vertex")
+"""Providers whose batch APIs pytest-ora does not speak: --ora-batch with one of them is a usage error."""
 """Longest an interrupt waits for the warm-up's imports to end before it is raised (see harness/signals.py)."""
 
 
@@ -117,6 +119,15 @@ class OraController:
         self._records = RecordStore([planned.capture.capture_id for planned in plan.captures])
         if self.options.batch and self.options.record not in ("once", "new_episodes"):
             raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
+        if self.options.batch:
+            unbatched = [j for j in plan.panel.judges if j.spec.provider in _NO_BATCH_PROVIDERS]
+            if unbatched:
+                names = ", ".join(f"{j.label} (provider {j.spec.provider})" for j in unbatched)
+                raise pytest.UsageError(
+                    f"--ora-batch is not supported for {names}: pytest-ora batches through Anthropic's and OpenAI's batch "
+                    "APIs only (not Azure OpenAI's batch API, Bedrock batch inference or Vertex batch prediction); "
+                    "run without --ora-batch to judge these live"
+                )
         if self.config.option.collectonly:
             return  # nothing is judged: leave the judges and the last report alone
         if not self.options.dry_run and is_live(self.options.record) and self._needs_network(plan):

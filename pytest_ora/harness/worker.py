@@ -151,7 +151,7 @@ class OraWorker:
             run, options = self.run, self.options
             plan = run.plan()
             judging = Judging(plan.panel, plan.rubric, policy=run.policy(), reasks=options.reasks,
-                              environ=dict(os.environ), prompt_cache=options.prompt_cache)
+                              environ=dict(os.environ), prompt_cache=options.prompt_cache, live=is_live(options.record))
             library = CassetteLibrary(options.cassettes, options.record, secrets=judging.secrets())
             budget = None
             if options.budget_usd is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -110,9 +111,15 @@ def load_prices(path: Path | None) -> dict[str, Price]:
     return prices
 
 
+_BEDROCK_ID = re.compile(r"^(?:(?:us|eu|apac|jp|au|ca|global)\.)?(?:anthropic|meta|amazon|mistral|cohere|deepseek|openai)\.")
+"""A Bedrock model id's inference-profile region and vendor (`us.anthropic.claude-sonnet-4-5-...`): the model follows."""
+
+
 def price_for(model: str, prices: Mapping[str, Price]) -> Price | None:
-    """The price of the longest prefix of the model id that the table names."""
+    """The price of the longest prefix of the model id that the table names (a Bedrock id by the model it names)."""
     matches = [prefix for prefix in prices if model.startswith(prefix)]
+    if not matches and _BEDROCK_ID.match(model):
+        return price_for(_BEDROCK_ID.sub("", model), prices)
     return prices[max(matches, key=len)] if matches else None
 
 

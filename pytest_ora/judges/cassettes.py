@@ -61,8 +61,12 @@ __all__ = [
     "partial_path",
 ]
 
-REDACTED_HEADERS = ("authorization", "x-api-key", "api-key", "x-goog-api-key", "openai-organization", "cookie")
-"""Credential headers; never stored (request headers are kept by allowlist anyway)."""
+REDACTED_HEADERS = (
+    "authorization", "x-api-key", "api-key", "x-goog-api-key", "openai-organization", "cookie",
+    "x-amz-security-token", "x-amz-date", "x-amz-content-sha256", "x-goog-user-project",
+)
+"""Credential and signature headers (SigV4's date and token change with every signing); never stored, never
+matched on: request headers are kept by allowlist, and replay matches method, URL and body only."""
 _KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 """Request headers are kept by allowlist: an unknown credential header can never reach a cassette."""
 _KEPT_RESPONSE_HEADERS = ("content-type", "request-id", "x-request-id")

@@ -8,7 +8,7 @@ from pathlib import Path
 from ..core.errors import OraError
 from ..core.plan import Plan
 from ..core.pngtext import PngTextError, png_texts
-from .providers import api_key_for, key_env_for
+from .providers import api_key_for, key_env_for, secrets_for
 
 __all__ = ["MIN_KEY_LENGTH", "check_keys"]
 
@@ -33,6 +33,9 @@ def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:
             )
             continue
         keys[name] = str.__str__(key)
+        for part in secrets_for(judge.spec, environ):
+            if part != key:
+                keys[f"{name} ({'a part of ' if len(part) < len(key) else ''}the credentials)"] = str.__str__(part)
     for name, value in keys.items():
         where = _find(plan, value.encode("utf-8"))
         if where is not None:

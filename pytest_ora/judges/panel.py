@@ -23,7 +23,7 @@ from ..method.kinds import judged_kind
 from .calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
 from .cassettes import CaptureCassette
 from .packet import Packet, judge_prompt
-from .providers import api_key_for, client_for
+from .providers import api_key_for, client_for, secrets_for
 from .providers.base import JudgePrompt, ProviderReply
 from .reply import ReplyProblem, check_reply, check_usage
 from .samples import reduce_scores
@@ -55,11 +55,14 @@ class Judging:
     """Where API keys are read from; never shown in a repr."""
     prompt_cache: bool = True
     """--ora-prompt-cache: the repeated prefix first, with cache breakpoints (see packet.judge_prompt)."""
+    live: bool = True
+    """Whether calls may be sent; a replay (False) reads no cloud credential chain (botocore's, ADC), which could
+    refresh a token over the network."""
 
     def secrets(self) -> tuple[str, ...]:
         """Every configured key value, for redaction."""
-        keys = (api_key_for(judge.spec, self.environ) for judge in self.panel.judges)
-        return tuple(key for key in keys if key)
+        judges = self.panel.judges
+        return tuple(secret for judge in judges for secret in secrets_for(judge.spec, self.environ, chains=self.live))
 
 
 async def judge_packet(
@@ -93,7 +96,7 @@ async def _judge(
     call: CaptureCall, first: JudgePrompt, sample: int = 1,
 ) -> JudgeRecord:
     provider = client_for(judge.spec)
-    key = api_key_for(judge.spec, judging.environ)
+    key = api_key_for(judge.spec, judging.environ, chains=judging.live)
     name = f"{judge.label} ({judge.spec.model})"
     secrets = judging.secrets()
     usage = reported_usage()

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 
 import httpx
 
-from ..core.credentials import safe_route
+from ..core.credentials import redact, safe_route
 from ..core.errors import UnreachableJudge
 from ..core.plan import JudgeSlot, Panel
-from .providers import api_key_for, client_for, key_env_for
+from .providers import api_key_for, client_for, key_env_for, missing_extra, secrets_for
 
 __all__ = ["check_reachable", "missing_keys"]
 
@@ -20,7 +20,10 @@ def missing_keys(panel: Panel, environ: Mapping[str, str]) -> list[str]:
     for judge in panel.judges:
         host = httpx.URL(judge.spec.route).host
         local = host in {"127.0.0.1", "localhost", "::1"}
-        if not local and api_key_for(judge.spec, environ) is None:
+        extra = missing_extra(judge.spec)
+        if extra is not None:
+            missing.append(f"{judge.label} ({judge.spec.model}) needs the optional extra {extra} (pip install '{extra}')")
+        elif not local and api_key_for(judge.spec, environ) is None:
             missing.append(f"{judge.label} ({judge.spec.model}) needs {key_env_for(judge.spec)}")
     return missing
 
@@ -54,7 +57,7 @@ def _probe(client: httpx.Client, judge: JudgeSlot, environ: Mapping[str, str]) -
         return None
     message = provider.error_message(response)
     if key:
-        message = message.replace(key, "[redacted]")
+        message = redact(message, secrets_for(judge.spec, environ))
     elif response.status_code in (401, 403):
         # A loopback route needs no key unless its server asks for one: then say which variable.
         message = f"{message[:240]} ({key_env_for(judge.spec)} is not set)"

@@ -133,7 +133,7 @@ class BatchStore:
 
     def _openai_file(self, method: str, rest: list[str], headers: Mapping[str, str], body: bytes) -> Response:
         if method == "POST" and not rest:
-            fields = _multipart(headers.get("content-type", ""), body)
+            fields, filenames = _multipart(headers.get("content-type", ""), body)
             if fields.get("purpose") != b"batch" or "file" not in fields:
                 return _error(400, "invalid_request_error", "purpose must be 'batch' and a file must be sent", "openai")
             content = fields["file"]
@@ -142,7 +142,7 @@ class BatchStore:
                 self._files[file_id] = content
             return Response(200, _JSON, compact_json({
                 "id": file_id, "object": "file", "bytes": len(content), "created_at": _CREATED,
-                "filename": "batch.jsonl", "purpose": "batch", "status": "processed",
+                "filename": filenames.get("file", "upload"), "purpose": "batch", "status": "processed",
             }))
         if method == "GET" and len(rest) == 2 and rest[1] == "content":
             with self._lock:
@@ -263,6 +263,12 @@ class BatchStore:
             if self.expire:
                 batch.expired = True
                 batch.results = [_expired(batch.provider, custom_id) for custom_id, _ in batch.lines]
+                if batch.provider == "openai" and batch.results:
+                    # OpenAI writes the requests an expired batch never ran to its error file.
+                    text = b"".join(compact_json(result) + b"\n" for result in batch.results)
+                    file_id = "file-" + hashlib.sha256(text).hexdigest()[:24]
+                    self._files[file_id] = text
+                    batch.error_file_id = file_id
                 return
         results = [self._result(batch, custom_id, body) for custom_id, body in batch.lines]
         with self._lock:
@@ -306,7 +312,7 @@ class BatchStore:
 def _expired(provider: str, custom_id: str) -> dict[str, Any]:
     if provider == "anthropic":
         return {"custom_id": custom_id, "result": {"type": "expired"}}
-    return {"id": "batch_req_x", "custom_id": custom_id, "response": None,
+    return {"id": "batch_req_" + hashlib.sha256(custom_id.encode()).hexdigest()[:24], "custom_id": custom_id, "response": None,
             "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}
 
 
@@ -314,17 +320,21 @@ def _iso(moment: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
 
 
-def _multipart(content_type: str, body: bytes) -> dict[str, bytes]:
-    """The fields of a multipart/form-data body by name."""
+def _multipart(content_type: str, body: bytes) -> tuple[dict[str, bytes], dict[str, str]]:
+    """The fields of a multipart/form-data body by name, and the file names of those that are files."""
     message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
         f"content-type: {content_type}\r\n\r\n".encode() + body
     )
     fields: dict[str, bytes] = {}
+    names: dict[str, str] = {}
     if not message.is_multipart():
-        return fields
+        return fields, names
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         payload = part.get_payload(decode=True)
         if name:
             fields[str(name)] = payload if isinstance(payload, bytes) else b""
-    return fields
+            filename = part.get_filename()
+            if filename is not None:
+                names[str(name)] = str(filename)
+    return fields, names

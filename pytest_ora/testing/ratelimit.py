@@ -46,7 +46,7 @@ class Decision:
                 ("anthropic-ratelimit-requests-remaining", str(self.remaining)),
                 ("anthropic-ratelimit-requests-reset", moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")),
             ]
-        elif provider in ("openai", "openai-compatible"):
+        elif provider in ("openai", "openai-compatible", "azure-openai"):
             headers = [
                 ("x-ratelimit-limit-requests", str(self.limit)),
                 ("x-ratelimit-remaining-requests", str(self.remaining)),
@@ -56,7 +56,7 @@ class Decision:
             headers = []
         if not self.allowed:
             headers.append(("retry-after", str(max(1, math.ceil(self.retry)))))
-            if provider in ("openai", "openai-compatible"):
+            if provider in ("openai", "openai-compatible", "azure-openai"):
                 headers.append(("retry-after-ms", str(max(1, math.ceil(self.retry * 1000)))))
         return headers
 

@@ -32,11 +32,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from ..core.vocabulary import PROVIDERS
 from .batch import BatchStore
 from .cache import PromptCache
+from .cloud import AZURE, AZURE_RESPONSES, BEDROCK, VERTEX_CLAUDE, VERTEX_GEMINI
 from .ratelimit import Decision, RateLimiter
 from .scoring import CRITERIA, judge_reply, reply_shape
 from .wire import (
@@ -190,6 +191,15 @@ _GOOGLE_GENERATE = re.compile(r"^/v1beta/models/(?P<model>[^/:]+):generateConten
 _GOOGLE_MODEL = re.compile(r"^/v1beta/models(?:/(?P<model>[^/:]+))?$")
 _OPENAI_MODEL = re.compile(r"^/v1/models(?:/(?P<model>.+))?$")
 _OPENROUTER_MODEL = re.compile(r"^/openrouter/api/v1/models(?:/(?P<model>.+))?$")
+_AZURE_DEPLOYMENT = re.compile(r"^/openai/deployments/(?P<model>[^/]+)/chat/completions$")
+_AZURE_MODELS = re.compile(r"^/openai(?:/v1)?/models(?:/(?P<model>[^/]+))?$")
+_AZURE_V1 = {"/openai/v1/chat/completions": AZURE, "/openai/v1/responses": AZURE_RESPONSES}
+_AZURE_API_VERSION = "2024-10-21"
+_BEDROCK_CONVERSE = re.compile(r"^/model/(?P<model>[^/]+)/converse$")
+_VERTEX_PREFIX = r"^/v1(?:beta1)?/projects/[^/]+/locations/[^/]+/publishers/"
+_VERTEX_GENERATE = re.compile(_VERTEX_PREFIX + r"google/models/(?P<model>[^/:]+):generateContent$")
+_VERTEX_RAW_PREDICT = re.compile(_VERTEX_PREFIX + r"anthropic/models/(?P<model>[^/:]+):rawPredict$")
+_VERTEX_MODEL = re.compile(r"^/v1(?:beta1)?/publishers/(?:google|anthropic)/models/(?P<model>[^/:]+)$")
 _BATCH_PREFIXES = ("/v1/messages/batches", "/v1/batches", "/v1/files")
 _RESPONSES_PATH = "/v1/responses"
 _POST_ROUTES = {
@@ -420,7 +430,11 @@ class ReferenceJudge:
         return f"http://{host!s}:{port}"
 
     def route(self, provider: str, model: str | None = None, api: str | None = None) -> str:
-        """The full endpoint URL for a provider; google needs the model; openai with api="responses" is the Responses API."""
+        """The full endpoint URL for a provider; google, bedrock and vertex need the model; openai with api="responses"
+        is the Responses API; azure-openai is a deployment route (the model as the deployment), api="v1" its v1
+        chat route, api="responses" its v1 Responses route; vertex with a claude-* model is Claude's rawPredict."""
+        if provider in ("azure-openai", "bedrock", "vertex"):
+            return self._cloud_route(provider, model, api)
         if api == "responses":
             if provider != "openai":
                 raise ValueError("only openai serves the Responses API: route('openai', api='responses')")
@@ -433,6 +447,24 @@ class ReferenceJudge:
         if provider not in paths:
             raise ValueError(f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}")
         return self.url + paths[provider]
+
+    def _cloud_route(self, provider: str, model: str | None, api: str | None) -> str:
+        if provider == "azure-openai":
+            if api == "responses":
+                return f"{self.url}/openai/v1/responses"
+            if api == "v1":
+                return f"{self.url}/openai/v1/chat/completions"
+            if not model:
+                raise ValueError("the azure-openai deployment route names the deployment: route('azure-openai', model)")
+            return f"{self.url}/openai/deployments/{model}/chat/completions?api-version={_AZURE_API_VERSION}"
+        if not model:
+            raise ValueError(f"the {provider} route names the model: route({provider!r}, model)")
+        if provider == "bedrock":
+            return f"{self.url}/model/{quote(model, safe='{}')}/converse"  # {model}, as the listing prints it, kept
+        location = "/v1/projects/ora-test/locations/us-central1/publishers"
+        if model.startswith("claude"):
+            return f"{self.url}{location}/anthropic/models/{model}:rawPredict"
+        return f"{self.url}{location}/google/models/{model}:generateContent"
 
     def inject(self, *faults: Fault) -> None:
         """Queue faults; each applies to the next matching judge calls, in queue order."""
@@ -506,8 +538,17 @@ class ReferenceJudge:
                 return self._generate(RESPONSES, request, query, None, seed)
             if match := _GOOGLE_GENERATE.match(path):
                 return self._generate(WIRES["google"], request, query, match.group("model"), seed)
+            cloud = self._cloud_call(path, query)
+            if cloud is not None and cloud[0] is AZURE and cloud[1] is not None and "api-version" not in query:
+                return _azure_no_version()
+            if cloud is not None:
+                return self._generate(cloud[0], request, query, cloud[1], seed)
         elif request.method == "GET":
+            if _AZURE_MODELS.match(path) and not path.startswith("/openai/v1/") and "api-version" not in query:
+                return _azure_no_version()
             for pattern, wire in (
+                (_AZURE_MODELS, AZURE),
+                (_VERTEX_MODEL, VERTEX_GEMINI),
                 (_GOOGLE_MODEL, WIRES["google"]),
                 (_OPENROUTER_MODEL, WIRES["openai-compatible"]),
                 (_OPENAI_MODEL, self._models_wire(request.headers)),
@@ -515,6 +556,20 @@ class ReferenceJudge:
                 if match := pattern.match(path):
                     return self._model(wire, request, query, match.group("model"), seed)
         return self._no_route(request.method, path)
+
+    def _cloud_call(self, path: str, query: Mapping[str, list[str]]) -> tuple[Wire, str | None] | None:
+        """The cloud wire format a POST path speaks, and the model the path names (None: the body names it)."""
+        if path in _AZURE_V1:
+            return _AZURE_V1[path], None
+        if match := _AZURE_DEPLOYMENT.match(path):
+            return AZURE, match.group("model")
+        if match := _BEDROCK_CONVERSE.match(path):
+            return BEDROCK, match.group("model")
+        if match := _VERTEX_GENERATE.match(path):
+            return VERTEX_GEMINI, match.group("model")
+        if match := _VERTEX_RAW_PREDICT.match(path):
+            return VERTEX_CLAUDE, match.group("model")
+        return None
 
     def _models_wire(self, headers: Mapping[str, str]) -> Wire:
         # Anthropic and OpenAI share GET /v1/models: the headers say who is asking.
@@ -551,7 +606,7 @@ class ReferenceJudge:
             return wire.error(status, "not_found" if status == 404 else "bad_request", message, seed)
         else:
             payload = wire.model_info(model)
-        content_type = "application/json; charset=UTF-8" if wire.name == "google" else "application/json"
+        content_type = "application/json; charset=UTF-8" if wire.name in ("google", "vertex") else "application/json"
         return Response(200, (("content-type", content_type),), compact_json(payload))
 
     def _generate(
@@ -659,6 +714,12 @@ class ReferenceJudge:
             headers = (("content-type", "text/html"),) + tuple(extra)
             return Response(502, headers, BAD_GATEWAY)
         return wire.error(status, problem, message, seed, extra)
+
+
+def _azure_no_version() -> Response:
+    """Azure's answer to a deployment route without the api-version query."""
+    body = {"error": {"code": "404", "message": "Resource not found"}}
+    return Response(404, (("content-type", "application/json"),), compact_json(body))
 
 
 @dataclass(frozen=True)

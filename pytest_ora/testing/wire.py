@@ -1,5 +1,5 @@
 """Wire formats of the loopback reference judge (a test double): four providers' request and
-response shapes, as the recorded fixtures show them.
+response shapes, as the recorded fixtures show them (the cloud providers' are in cloud.py).
 
 Each format reads a judge call out of a request body, and writes the 200 reply, the error
 bodies and the model endpoints the way that provider does. Every id in a body is derived from
@@ -119,10 +119,17 @@ def _token_id(seed: str, size: int = 24) -> str:
     return "".join(chars)
 
 
-def _decode_image(data: Any, where: str) -> bytes:
+_URL_SAFE = str.maketrans("-_", "+/")
+
+
+def _decode_image(data: Any, where: str, url_safe: bool = False) -> bytes:
+    """Image bytes from base64; `url_safe` also takes the URL-safe alphabet (never both in one value), as Gemini does."""
     if not isinstance(data, str):
         raise BadRequest(f"{where}: Input should be a valid string", where)
     try:
+        if url_safe and ("-" in data or "_" in data) and not ("+" in data or "/" in data):
+            # The URL-safe alphabet (google-genai sends it for Gemini inline_data; the API takes both).
+            return base64.b64decode(data.translate(_URL_SAFE), validate=True)
         return base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         raise BadRequest(f"{where}: invalid base64 data", where) from None
@@ -727,7 +734,7 @@ class _Google(Wire):
                 inline = part.get("inlineData", part.get("inline_data")) if isinstance(part, dict) else None
                 if isinstance(inline, dict):
                     where = f"contents[{index}].parts[{position}].inline_data.data"
-                    images.append(_decode_image(inline.get("data"), where))
+                    images.append(_decode_image(inline.get("data"), where, url_safe=True))
         tool = self._tool(body.get("tools"), body.get("toolConfig", body.get("tool_config")))
         text = "\n\n".join(texts)
         config = body.get("generationConfig", body.get("generation_config"))
@@ -985,7 +992,7 @@ def rate_limit_headers(provider: str, wait: float) -> list[tuple[str, str]]:
             ("anthropic-ratelimit-requests-remaining", "0"),
             ("anthropic-ratelimit-requests-reset", _reset_time(wait)),
         ]
-    if provider == "openai":
+    if provider in ("openai", "azure-openai"):
         reset = f"{int(wait * 1000)}ms" if wait < 1 else f"{wait:g}s"
         return [
             ("x-ratelimit-limit-requests", "500"),

@@ -17,7 +17,7 @@ from ...core.usage import Usage, reported_usage
 from ._wire import base64_text, count, fallback_error, mapping, path_segment, read_json, sibling_url, snippet, string
 from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
 
-__all__ = ["API_VERSION", "AnthropicClient", "takes_temperature"]
+__all__ = ["API_VERSION", "AnthropicClient", "output_schema", "takes_temperature"]
 
 API_VERSION = "2023-06-01"
 _API = "Anthropic Messages"
@@ -45,19 +45,30 @@ class AnthropicClient:
     name: str = field(default="anthropic", init=False)
 
     def build_request(self, role: RoleSpec, prompt: JudgePrompt, api_key: str | None) -> httpx.Request:
-        """One user turn (text and image blocks), the reply schema as the one forced tool."""
-        body: dict[str, Any] = {"model": role.model, "max_tokens": prompt.max_tokens}
-        if takes_temperature(role.model):
+        """One user turn (text and image blocks), the reply schema as the one forced tool.
+
+        With extended thinking (role.thinking_budget) a forced tool is not allowed: the reply schema is
+        sent as structured output (output_config), the budget comes on top of max_tokens, and no
+        temperature is sent (thinking takes none but the default).
+        """
+        thinking = role.thinking_budget
+        body: dict[str, Any] = {"model": role.model, "max_tokens": prompt.max_tokens + (thinking or 0)}
+        if thinking is not None:
+            body["thinking"] = {"type": "enabled", "budget_tokens": thinking}
+        elif takes_temperature(role.model):
             body["temperature"] = 0
         cache = prompt.cache_key is not None
         # Prompt caching: a breakpoint after the system prompt caches tools and system (the same for
         # every call of the run), one after the entry part caches that too (the same for an entry).
         body["system"] = [{"type": "text", "text": prompt.system, **_EPHEMERAL}] if cache else prompt.system
         body["messages"] = [{"role": "user", "content": [_block(part, cache) for part in prompt.parts]}]
-        body["tools"] = [
-            {"name": prompt.schema_name, "description": _TOOL_DESCRIPTION, "input_schema": prompt.reply_schema}
-        ]
-        body["tool_choice"] = {"type": "tool", "name": prompt.schema_name}
+        if thinking is not None:
+            body["output_config"] = {"format": {"type": "json_schema", "schema": output_schema(prompt.reply_schema)}}
+        else:
+            body["tools"] = [
+                {"name": prompt.schema_name, "description": _TOOL_DESCRIPTION, "input_schema": prompt.reply_schema}
+            ]
+            body["tool_choice"] = {"type": "tool", "name": prompt.schema_name}
         headers = _headers(api_key) | {"content-type": "application/json"}
         return httpx.Request("POST", role.route, headers=headers, content=dumps_body(body))
 
@@ -104,6 +115,41 @@ class AnthropicClient:
         """`GET .../v1/models/<model>`: free, and fails on a bad key, route or model id."""
         url = sibling_url(role.route, ("messages",), f"models/{path_segment(role.model)}")
         return httpx.Request("GET", url, headers=_headers(api_key))
+
+
+_STRUCTURED_KEYS = frozenset({"type", "enum", "const", "anyOf", "allOf", "description", "title", "properties",
+                              "required", "additionalProperties", "items", "$defs", "$ref"})
+"""JSON Schema keywords Anthropic's structured outputs take; others (minimum, maximum, multipleOf, ...) are refused."""
+
+
+def output_schema(schema: Any) -> Any:
+    """The reply schema as structured outputs take it: unsupported keywords written into the description (the
+    reply's validation still enforces them), objects closed, oneOf as anyOf; as Anthropic's SDK transforms it."""
+    if isinstance(schema, list):
+        return [output_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kept: dict[str, Any] = {}
+    moved: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "oneOf":
+            kept["anyOf"] = output_schema(value)
+        elif key in ("properties", "$defs"):
+            kept[key] = {name: output_schema(item) for name, item in value.items()}
+        elif key in ("items", "anyOf", "allOf"):
+            kept[key] = output_schema(value)
+        elif key == "minItems" and value in (0, 1):
+            kept[key] = value
+        elif key in _STRUCTURED_KEYS:
+            kept[key] = value
+        else:
+            moved[key] = value
+    if kept.get("type") == "object":
+        kept["additionalProperties"] = False
+    if moved:
+        note = "{" + ", ".join(f"{key}: {value}" for key, value in moved.items()) + "}"
+        kept["description"] = f"{kept['description']}\n\n{note}" if "description" in kept else note
+    return kept
 
 
 def _headers(api_key: str | None) -> dict[str, str]:

@@ -38,7 +38,7 @@ from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
 __all__ = ["OpenAIClient", "takes_temperature"]
 
 _ENDPOINTS = ("chat/completions", "responses")
-_PROVIDERS = ("openai", "openai-compatible")
+_PROVIDERS = ("openai", "openai-compatible", "azure-openai")
 # OpenAI's reasoning models (o-series, GPT-5 family) answer any temperature but 1 with a 400
 # ("Unsupported value: 'temperature'"); only the older chat families take 0.
 _OPENAI_MODEL = re.compile(r"(?:gpt-\d|chatgpt-|o\d)")
@@ -77,8 +77,12 @@ class OpenAIClient:
             body = _responses_body(role, prompt, self.structured)
         else:
             body = self._chat_body(role, prompt)
-        headers = _headers(api_key) | {"content-type": "application/json"}
+        headers = self.auth_headers(role, api_key) | {"content-type": "application/json"}
         return httpx.Request("POST", role.route, headers=headers, content=dumps_body(body))
+
+    def auth_headers(self, role: RoleSpec, api_key: str | None) -> dict[str, str]:
+        """The bearer token; none at all without a key (a local Ollama, say)."""
+        return _headers(api_key)
 
     def _chat_body(self, role: RoleSpec, prompt: JudgePrompt) -> dict[str, Any]:
         """The Chat Completions body: system message, one user message of content parts."""
@@ -91,8 +95,8 @@ class OpenAIClient:
         }
         if takes_temperature(role.model):
             body["temperature"] = 0
-        # OpenAI deprecated max_tokens (its reasoning models refuse it); other servers mostly know only max_tokens.
-        body["max_completion_tokens" if self.name == "openai" else "max_tokens"] = prompt.max_tokens
+        # OpenAI deprecated max_tokens (its reasoning models refuse it, on Azure too); other servers mostly know only max_tokens.
+        body["max_completion_tokens" if self.name != "openai-compatible" else "max_tokens"] = prompt.max_tokens
         if self.structured:
             schema = {"name": prompt.schema_name, "strict": True, "schema": prompt.reply_schema}
             body["response_format"] = {"type": "json_schema", "json_schema": schema}
