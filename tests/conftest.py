@@ -16,6 +16,11 @@ from bundle_factory import write_bundle
 from e2e import EVAL_TEST, KEY_A, KEY_B, low_and_excluded, outcomes, record
 from example_runs import shared_replay
 
+# The cloud credential chains keep what they found in module state that tests replace: load them
+# here, so an in-process run and the test that patches them share one copy of each module.
+import pytest_ora.judges.providers.aws  # noqa: F401
+import pytest_ora.judges.providers.gcp  # noqa: F401
+
 # numpy (under scipy and statsmodels) cannot be imported twice in one process: load the statistics
 # before pytester's first in-process run would import them and then drop them.
 import pytest_ora.stats.statistics  # noqa: F401
