@@ -209,7 +209,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     controller = _controller(config)
     if controller is None or not controller.run.active:
         return
-    lines = controller.summary_lines(config.get_terminal_writer().fullwidth)
+    lines = controller.reporter.summary_lines(config.get_terminal_writer().fullwidth)
     if not lines:
         return  # --collect-only, or a run stopped before it started: nothing was written
     terminalreporter.write_sep("=", "ora summary")
@@ -218,7 +218,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatu
     low = terminalreporter.stats.get("lowscore", [])
     if low and shows_lowscores(config):
         terminalreporter.write_sep("=", "ora low scores (-rL)")
-        for line in lowscore_lines(low, controller.failure_rule()):
+        for line in lowscore_lines(low, controller.reporter.failure_rule()):
             terminalreporter.write_line(line)
 
 

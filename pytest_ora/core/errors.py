@@ -1,15 +1,45 @@
 """The errors pytest-ora raises, each saying what is wrong and how to fix it.
 
+Every exception class of the package is in this tree (tests/test_error_tree.py walks the package
+and holds it to this list). A class defined outside this module names its module in brackets;
+`+ ValueError` marks a second base kept for callers that catch ValueError.
+
 OraError
  ├── IntakeError            the bundle cannot be scored as given (every problem, listed together)
  ├── JudgeError             one capture could not be judged
  │    ├── TransportError    the judge's API failed past the retry bound, or refused the request
- │    ├── InvalidReplyError the judge's reply broke the reply schema after every re-ask
+ │    ├── InvalidReplyError  the judge's reply broke the reply schema after every re-ask
  │    └── CassetteError     replay could not serve the judge call
  │         ├── MissingCassette  no recorded call for this capture
- │         └── PacketDrift      a recording exists, but for a different request
+ │         ├── PacketDrift      a recording exists, but for a different request
+ │         └── CorruptCassette  a cassette file is unreadable, or its responses were edited
  ├── UnreachableJudge       a judge failed the reachability check before judging started
- └── OutputError            the output directory cannot hold the report
+ ├── OutputError            the output directory cannot hold the report
+ ├── BundleChanged          a capture's line changed after intake (the bundle was edited mid-run)
+ ├── RecordingsError (judges.recordings)      the cassettes directory cannot be used for this run as it stands
+ ├── BatchResultsError (judges.batch.base)    a provider's batch results cannot be read
+ ├── BatchStopped (judges.batch.http)         a batch call failed past the retry bound, or a batch did not end in time
+ ├── ScorerError (method.kinds.python.kind)   a scorer that cannot be loaded, raised, or returned an invalid result
+ ├── Unknown (method.kinds.advisory.record)   an advisory reply's value is missing or malformed
+ ├── _Missing (method.kinds.scorecard.grade)  a scorecard field is not measured
+ ├── _Malformed (method.kinds.scorecard.grade)  a scorecard field has the wrong type
+ ├── BaselineError (reports.baseline)         --ora-baseline's run cannot be read
+ ├── BadRequest (testing.wire)                the reference judge refuses a request as its provider would
+ ├── _Corrupt (judges.cassettes) + ValueError  a cassette's text is not a cassette
+ ├── InitError (harness.scaffold) + ValueError  `init` cannot write the suite asked for
+ ├── VerifyError (reports.renderers) + ValueError  a results directory's data cannot be read
+ ├── LabelPageError (reports.labelpage) + ValueError  the labelling page cannot be written as asked
+ ├── BundlePathError (core.paths) + ValueError  a path the bundle names leads outside it, or is not a regular file
+ ├── RubricError (core.rubric) + ValueError     a rubric file is invalid
+ ├── PngTextError (core.pngtext) + ValueError   a PNG's text chunks cannot be read
+ └── StrictJsonError (core.strictjson) + ValueError  JSON outside strict JSON (NaN, duplicate keys, ...)
+
+Outside the base, because a library's protocol needs its own base class:
+ ├── CallTimeout (judges.transport)   an httpx.TimeoutException: the retry loop and httpx read it as one
+ ├── ReplyTooLarge (judges.transport)  an httpx.TransportError: retried and reported as a transport failure
+ └── NotJudged (harness.steps.spend)  pytest's skip: a capture not sent is a skipped item, not an error
+     ├── BudgetReached (harness.steps.spend)  the run's judge spend reached --ora-budget-usd
+     └── OverContextWindow (harness.steps.packets)  the packet is larger than a judge's context window
 """
 
 from __future__ import annotations

@@ -5,10 +5,12 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from .errors import OraError
+
 __all__ = ["BundlePathError", "bundle_file", "inside"]
 
 
-class BundlePathError(ValueError):
+class BundlePathError(OraError, ValueError):
     """A path the bundle names leads outside it, or is not a regular file."""
 
 

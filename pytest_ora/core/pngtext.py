@@ -10,6 +10,8 @@ from __future__ import annotations
 import struct
 import zlib
 
+from .errors import OraError
+
 __all__ = ["MAX_TEXT_BYTES", "PNG_SIGNATURE", "PngTextError", "png_texts"]
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -18,7 +20,7 @@ MAX_TEXT_BYTES = 1 << 20
 _TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
 
 
-class PngTextError(ValueError):
+class PngTextError(OraError, ValueError):
     """The image's text cannot be read within the bounds (a decompression bomb, a broken chunk)."""
 
 

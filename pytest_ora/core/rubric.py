@@ -6,6 +6,8 @@ import functools
 from dataclasses import dataclass
 from fractions import Fraction
 
+from .errors import OraError
+
 __all__ = [
     "Anchor",
     "Criterion",
@@ -19,7 +21,7 @@ __all__ = [
 ]
 
 
-class RubricError(ValueError):
+class RubricError(OraError, ValueError):
     """A rubric that cannot be used as given: where (the file), and what is wrong there."""
 
     def __init__(self, where: str, detail: str) -> None:

@@ -14,6 +14,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from .errors import OraError
+
 __all__ = [
     "MAX_EXPONENT", "MAX_NUMBER_CHARS", "StrictJsonError", "bounded_fraction", "exact_number", "key_of", "lone_surrogate", "strict_loads",
 ]
@@ -27,7 +29,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _KEY_BEFORE = re.compile(r'"([^"\\]{1,100})"\s*:\s*')
 
 
-class StrictJsonError(ValueError):
+class StrictJsonError(OraError, ValueError):
     """JSON refused by the strict rules; `field` names where, when known."""
 
     def __init__(self, message: str, field: str | None = None, literal: str | None = None) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from ..core.errors import OraError
 from ..core.models import Capture
 from ..core.rubric import RubricError
 from ..method.kinds import calls_judges
@@ -44,7 +45,7 @@ _KNOWN = frozenset({"id", "entry_key", "configuration", "prompt", "answer", "con
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
-class InitError(ValueError):
+class InitError(OraError, ValueError):
     """Why nothing was written: every problem, one a line (file:line: column: what)."""
 
     def __init__(self, problems: list[str]) -> None:

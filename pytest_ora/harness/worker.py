@@ -26,8 +26,9 @@ from ..reports.tables import ledger_row
 from .drift import short_drift
 from .outcomes import drop_record, overall_text, score_properties
 from .pace import lookahead, worker_upcoming
-from .runner import Budget, CaptureRunner, NotJudged
+from .runner import CaptureRunner
 from .session import OraRun
+from .steps.spend import Budget, NotJudged
 from .xdist import worker_count
 
 __all__ = ["OraWorker"]

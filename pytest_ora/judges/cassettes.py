@@ -137,7 +137,7 @@ def _response_digest(response: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class _Corrupt(ValueError):
+class _Corrupt(OraError, ValueError):
     """The cassette text is not a cassette (the persister adds the file's name)."""
 
 
@@ -219,6 +219,8 @@ class _SafePersister:
             return deserialize(_read_cassette(path), serializer)
         except FileNotFoundError:
             raise CassetteNotFoundError() from None
+        except _Corrupt as error:  # an OraError, but one this persister words with the file name
+            raise _corrupt(path, error) from None
         except OraError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError, IndexError, OSError, RecursionError) as error:

@@ -27,6 +27,7 @@ from string import Template
 from typing import Any
 
 from ..bundle.intake import intake
+from ..core.errors import OraError
 from ..core.plan import Plan, PlannedCapture
 from ..judges.packet import build_packet
 
@@ -39,7 +40,7 @@ MAX_RADIOS = 21
 MAX_IMAGE_BYTES = 2_000_000
 
 
-class LabelPageError(ValueError):
+class LabelPageError(OraError, ValueError):
     """The page cannot be written as asked (no bundle, an empty sample, unreadable results)."""
 
 

@@ -17,6 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..core.errors import OraError
 from ..core.rubric import Rubric, RubricError
 from ..method.kinds import get_kind
 from ..method.kinds.compare.report import compare_json, compare_markdown
@@ -37,7 +38,7 @@ RUN_DATA = "run.json"
 """What the table renderers need beyond the tables' own data: the bundle id and the rubric file's text."""
 
 
-class VerifyError(ValueError):
+class VerifyError(OraError, ValueError):
     """The directory's data cannot be read: the file and what is wrong with it."""
 
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..core.errors import OraError
+
 __all__ = [
     "BAD_GATEWAY",
     "RESPONSES",
@@ -81,7 +83,7 @@ class Call:
     """Input tokens written to the prompt cache (Anthropic), inside input_tokens."""
 
 
-class BadRequest(Exception):
+class BadRequest(OraError):
     """A request the provider would refuse with 400 (or another status), with its message."""
 
     def __init__(self, message: str, param: str | None = None, status: int = 400, code: str | None = None) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from ...core.errors import OraError
 from ..transport import RETRYABLE_EXCEPTIONS, RetryPolicy, is_retryable_status, server_delay, should_retry_header
 
 __all__ = ["BatchStopped", "Caller"]
@@ -25,7 +26,7 @@ __all__ = ["BatchStopped", "Caller"]
 _RESUME = "the batch ids are kept under --ora-cassettes: re-run the same command to resume polling"
 
 
-class BatchStopped(Exception):
+class BatchStopped(OraError):
     """A batch call failed past the retry bound, or a batch did not end in time; the run stops resumably."""
 
 

@@ -19,6 +19,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from ....core.errors import OraError
+
 __all__ = [
     "CASES", "CAUSES", "MODEL", "SCHEMA", "SUPPORTED_MODELS", "THRESHOLD", "Binding", "Observation", "observe",
     "read_binding",
@@ -45,7 +47,7 @@ _DIGESTS = ("source_sha256", "task_sha256", "budget_sha256")
 """The inputs both cases must share: the same source, task and budget, by SHA-256."""
 
 
-class Unknown(Exception):
+class Unknown(OraError):
     """The record cannot give PASS or FAIL: its cause (one of CAUSES) and why, naming schema fields only."""
 
     def __init__(self, cause: str, why: str) -> None:

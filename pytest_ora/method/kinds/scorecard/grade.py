@@ -14,6 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from ....core.errors import OraError
 from ....core.numbers import round_half_away
 from .axes import Axis, Band, Condition
 
@@ -54,12 +55,12 @@ class Evidence:
     """Every evidence field some axis reads: others under the same sections are unsupported."""
 
 
-class _Missing(Exception):
+class _Missing(OraError):
     def __init__(self, path: str) -> None:
         self.path = path
 
 
-class _Malformed(Exception):
+class _Malformed(OraError):
     def __init__(self, path: str, why: str) -> None:
         self.path = path
         self.why = why

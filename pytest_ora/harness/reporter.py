@@ -1,0 +1,97 @@
+"""The run's terminal lines: live progress, the ora summary, how much of the bundle was selected, the spend.
+
+Like xdist's terminal reporter beside its DSession: the controller keeps to the run's events, this
+module says them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ..core.numbers import round_half_away
+from ..core.record import CaptureRecord
+from ..method.kinds import terminal_lines
+from ..reports.methodology import secret_lines
+from ..reports.notes import incomplete_notice
+from ..reports.output import estimate_table
+from ..reports.spend import judge_spend, spend_lines
+from ..reports.tables import fit_table, public_row
+from .drift import drift_lines
+from .runstate import RunState
+from .selection import Selection, selection_for
+
+__all__ = ["RunReporter"]
+
+
+class RunReporter:
+    """Says the controller's run on the terminal."""
+
+    def __init__(self, controller: RunState) -> None:
+        self.controller = controller
+
+    def show_progress(self, record: CaptureRecord) -> None:
+        """A live run's progress line, when one is due."""
+        run = self.controller
+        progress = run.progress
+        assert progress is not None
+        progress.total = run.selected
+        progress.add(record)
+        reporter = run.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and progress.due():
+            # Start on a line of its own: after -n N's progress dots ensure_newline() alone does not.
+            reporter.ensure_newline()
+            if getattr(reporter, "_width_of_current_line", 0):
+                reporter.write("\n")
+            reporter.write_line(progress.line())
+
+    def selection(self) -> Selection:
+        """How much of the bundle this run selected, and by what."""
+        run = self.controller
+        total = len(run.plan().captures)
+        selected = run.selected if run.selected is not None else len(run.records)
+        return selection_for(run.config, selected, total)
+
+    def spend(self) -> list[str]:
+        """Live judge spend per judge (tokens x price) and the total; empty when nothing was called live."""
+        run = self.controller
+        try:
+            prices = run.run.prices()
+        except pytest.UsageError:
+            prices = {}
+        batched = run.judging.summary.usd if run.judging.summary is not None else None
+        return spend_lines(judge_spend(run.records, prices), batched)
+
+    def failure_rule(self) -> str:
+        """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
+        rubric = self.controller.plan().rubric
+        if rubric.failure_below is None:
+            return f"({rubric.failure_vote} vote)"
+        return f"< {round_half_away(rubric.failure_below, 1)}"
+
+    def summary_lines(self, width: int = 200) -> list[str]:
+        """The terminal's ora summary; nothing when the run wrote nothing (--collect-only, a stopped start)."""
+        run = self.controller
+        if not run.claimed:
+            return []
+        plan = run.plan()
+        options = run.options
+        if options.dry_run:
+            return [*estimate_table(list(run.estimates.values())).splitlines(), "",
+                    f"ora: estimate written to {options.out} (the last report there is untouched)"]
+        table = [public_row(row, values, plan.rubric) for row, values in run.summary()]
+        banner = self.selection().banner()
+        lines = [f"ora: {banner}"] if banner else []
+        incomplete = incomplete_notice(run.facts) if run.facts is not None else None
+        if incomplete is not None:
+            lines.insert(0, f"ora: {incomplete}")
+        lines += drift_lines(run.records, run.config)
+        lines += fit_table(table, width, plan.rubric)
+        spend = self.spend()
+        if spend:
+            lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
+        lines += [result.line() for result in run.gate_results]
+        written = f"ora: report written to {options.out}" if run.report_error is None else f"ora: REPORT NOT WRITTEN: {run.report_error}"
+        lines += terminal_lines(run.records, plan.rubric)
+        stopped = [] if run.journal_error is None else [f"ora: STOPPED: {run.journal_error}"]
+        progress = [run.progress.line(final=True), ""] if run.progress is not None else []
+        return [*progress, *lines, "", *secret_lines(run.records), *stopped, written]

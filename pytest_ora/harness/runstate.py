@@ -1,0 +1,48 @@
+"""What the run's reporter and its facts read of the controller's state (the controller is one)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pytest
+
+from ..core.plan import Plan
+from ..core.record import RecordStore
+from ..reports.methodology import RunFacts
+from ..reports.tables import SummaryRow
+from .gates import GateResult
+from .options import Options
+from .progress import LiveProgress
+from .session import OraRun
+from .signals import SignalGuard
+from .strategy import JudgingStrategy
+
+if TYPE_CHECKING:
+    from ..bundle.labels import LabelSet
+
+__all__ = ["RunState"]
+
+
+class RunState(Protocol):
+    """The controller's state as its reporter reads it."""
+
+    run: OraRun
+    config: pytest.Config
+    options: Options
+    records: RecordStore
+    claimed: bool
+    selected: int | None
+    estimates: dict[str, dict[str, Any]]
+    unjudged: list[str]
+    report_error: str | None
+    journal_error: str | None
+    progress: LiveProgress | None
+    signals: SignalGuard
+    judging: JudgingStrategy
+    labels: LabelSet | None
+    gate_results: list[GateResult]
+    facts: RunFacts | None
+
+    def plan(self) -> Plan: ...
+
+    def summary(self) -> list[SummaryRow]: ...

@@ -1,0 +1,183 @@
+"""The run's checks before any item: options against the bundle, labels, gates, baseline, and a live run's judges.
+
+Every refusal is a pytest.UsageError (exit 4) naming the option or the file; nothing is judged or written.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from ..bundle.design import option_problems
+from ..core.errors import IntakeError, OraError
+from ..core.plan import Plan
+from ..core.vocabulary import is_live
+from ..judges.budget import price_for
+from .gates import validate as validate_gates
+from .options import Options
+from .session import OraRun
+
+if TYPE_CHECKING:  # read only when the run names them: a plain replay never loads their modules
+    from ..bundle.labels import LabelSet
+    from ..reports.baseline import BaselineRun
+
+__all__ = ["StartChecks", "check_start"]
+_NO_BATCH_PROVIDERS = ("azure-openai", "bedrock", "vertex")
+"""Providers whose batch APIs pytest-ora does not speak: --ora-batch with one of them is a usage error."""
+
+
+@dataclass(frozen=True)
+class StartChecks:
+    """What the checks read and decided: the labels, the baseline, whether the judges are called live."""
+
+    labels: LabelSet | None
+    baseline: BaselineRun | None
+    live: bool
+    """A live run whose judges passed the key and reachability checks: its recording has started."""
+
+
+def check_start(run: OraRun, config: pytest.Config) -> StartChecks | None:
+    """Every check before the run; None under --collect-only (nothing is judged: judges and report left alone)."""
+    plan = run.plan()
+    options = run.options
+    _check_options(run, plan)
+    labels = _labels(plan, options)
+    validate_gates(options, plan.rubric)
+    if options.batch and options.record not in ("once", "new_episodes"):
+        raise pytest.UsageError("--ora-batch records judge calls: use it with --ora-record once or new_episodes")
+    if options.batch:
+        unbatched = [j for j in plan.panel.judges if j.spec.provider in _NO_BATCH_PROVIDERS]
+        if unbatched:
+            names = ", ".join(f"{j.label} (provider {j.spec.provider})" for j in unbatched)
+            raise pytest.UsageError(
+                f"--ora-batch is not supported for {names}: pytest-ora batches through Anthropic's and OpenAI's batch "
+                "APIs only (not Azure OpenAI's batch API, Bedrock batch inference or Vertex batch prediction); "
+                "run without --ora-batch to judge these live"
+            )
+    if config.option.collectonly:
+        return None
+    live = not options.dry_run and is_live(options.record) and _needs_network(plan, options)
+    if live:
+        _check_live(plan, options)
+    baseline = None if options.dry_run else _baseline(plan, options)
+    return StartChecks(labels, baseline, live)
+
+
+def _check_options(run: OraRun, plan: Plan) -> None:
+    """Options that contradict the bundle, the panel or each other."""
+    options = run.options
+    wrong = option_problems(
+        plan.bundle.manifest.configurations, [item.capture for item in plan.bundle.captures], options.cluster,
+        options.reference, options.pairs,
+    )
+    if wrong:
+        raise pytest.UsageError("; ".join(wrong))
+    if options.substitutes and not options.panel_label:
+        raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
+    if options.budget_usd is not None:
+        unpriced = [j for j in plan.panel.judges if price_for(j.spec.model, run.prices()) is None]
+        if unpriced:
+            names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
+            raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
+    if options.prices is not None:
+        run.prices()  # a bad price file is one usage error now, not one failure per capture later
+    _check_roles(plan, options)
+
+
+def _check_live(plan: Plan, options: Options) -> None:
+    """A live run's checks before its first call: recordable, this bundle's directory, keys, reachable judges."""
+    # Their modules load HTTP clients, which a replay never needs.
+    from ..judges.keyguard import check_keys
+    from ..judges.reachability import check_reachable, missing_keys
+    from ..judges.recordings import RecordingsError, check_bundle, note_recording
+
+    _check_recordable(options.cassettes)
+    try:
+        check_bundle(options.cassettes, plan.bundle.manifest.bundle, recording=True, bind=False)
+    except RecordingsError as error:
+        raise pytest.UsageError(str(error)) from None
+    missing = missing_keys(plan.panel, os.environ)
+    if missing:
+        raise pytest.UsageError("live judging needs API keys: " + "; ".join(missing))
+    try:
+        check_keys(plan, os.environ)
+        check_reachable(plan.panel, os.environ, timeout=options.timeout)
+    except OraError as error:
+        raise pytest.UsageError(str(error)) from None
+    # Recording starts now: the directory is this bundle's, and this rubric version joins its record.
+    check_bundle(options.cassettes, plan.bundle.manifest.bundle, recording=True)
+    note_recording(plan.rubric, options.cassettes)
+
+
+def _baseline(plan: Plan, options: Options) -> BaselineRun | None:
+    """--ora-baseline's run, read now: claiming the output directory may move it to runs/."""
+    from ..reports.baseline import BaselineError, load_baseline, regression_min
+
+    if options.baseline is None:
+        if options.fail_regression:
+            raise pytest.UsageError("--ora-fail-regression compares with a baseline: give --ora-baseline DIR")
+        return None
+    rubric = plan.rubric
+    span = float(rubric.scale_max) - float(rubric.scale_min)
+    if regression_min(options.regression_min, (float(rubric.scale_min), float(rubric.scale_max))) > span:
+        raise pytest.UsageError(
+            f"--ora-regression-min {options.regression_min} is more than the rubric's whole scale "
+            f"({float(rubric.scale_min):g} to {float(rubric.scale_max):g})"
+        )
+    try:
+        return load_baseline(options.baseline)
+    except BaselineError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def _needs_network(plan: Plan, options: Options) -> bool:
+    if options.record in ("all", "new_episodes"):
+        return True
+    if not plan.panel.judges:
+        return False
+    from ..judges.cassettes import cassette_path
+
+    judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
+    return any(not cassette_path(options.cassettes, cid).is_file() for cid in judged)
+
+
+def _labels(plan: Plan, options: Options) -> LabelSet | None:
+    """The human labels, checked against the bundle's captures and the rubric's scale; a bad line stops the run."""
+    from ..bundle.labels import labels_path, read_labels
+
+    try:
+        found = labels_path(options.labels, plan.bundle.manifest.labels, plan.bundle.root)
+        if found is None:
+            return None
+        return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures})
+    except IntakeError as error:
+        raise pytest.UsageError(str(error).replace("capture bundle failed intake", "human labels refused", 1)) from None
+
+
+def _check_recordable(directory: Path) -> None:
+    """Refuse a live run whose recordings could not be written: every judge call would be paid, then lost."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as error:
+        raise pytest.UsageError(
+            f"cannot record judge calls in {directory}: {error.strerror or error}; "
+            "choose a writable directory with --ora-cassettes"
+        ) from None
+
+
+def _check_roles(plan: Plan, options: Options) -> None:
+    """--ora-rpm / --ora-tpm must name a role of the panel."""
+    roles = sorted({judge.role for judge in plan.panel.judges})
+    for unit, pairs in (("rpm", options.rpm), ("tpm", options.tpm)):
+        for role, _ in pairs:
+            if role not in roles:
+                raise pytest.UsageError(
+                    f"--ora-{unit} {role}=...: no judge of the panel has role {role!r}; roles: {', '.join(roles)}"
+                )

@@ -1,0 +1,55 @@
+"""The spend step: a capture is not started past the run's judge budget, and its live calls are priced."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+import pytest
+
+from ...core.record import CaptureRecord
+from ...judges.budget import Price, SpendLog, usage_cost
+
+__all__ = ["Budget", "BudgetReached", "NotJudged", "charge", "check_budget"]
+
+
+class NotJudged(pytest.skip.Exception):  # type: ignore[name-defined,misc]
+    """A capture the runner decided not to send: skipped, with a ledger status and a reason of its own."""
+
+    status = "unscorable"
+    shown = "unscorable: "
+
+    def __init__(self, capture_id: str, reason: str) -> None:
+        super().__init__(f"{capture_id}: {self.shown}{reason}", allow_module_level=False)
+        self.reason = reason
+
+
+class BudgetReached(NotJudged):
+    """The run's judge spend reached --ora-budget-usd: this capture is not started."""
+
+    status = "budget"
+    shown = ""  # the reason says "not judged" itself
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A cap on live judge spend, shared by every process of the run."""
+
+    limit: Decimal
+    prices: dict[str, Price]
+    log: SpendLog
+
+
+def check_budget(budget: Budget | None, capture_id: str) -> None:
+    """BudgetReached when the run's judge spend so far reached the cap."""
+    if budget is None:
+        return
+    spent = budget.log.total()
+    if spent >= budget.limit:
+        raise BudgetReached(capture_id, f"not judged: judge spend ${spent:.2f} reached --ora-budget-usd {budget.limit}")
+
+
+def charge(budget: Budget | None, record: CaptureRecord) -> None:
+    """Add the record's live judge calls, priced, to the run's spend."""
+    if record["live_calls"] and budget is not None:
+        budget.log.add(usage_cost(record["judges"], budget.prices))
