@@ -25,8 +25,11 @@ OraError
  ├── _Malformed (method.kinds.scorecard.grade)  a scorecard field has the wrong type
  ├── BaselineError (reports.baseline)         --ora-baseline's run cannot be read
  ├── BadRequest (testing.wire)                the reference judge refuses a request as its provider would
+ ├── JudgmentFailed (harness.judgment.result)  one judgment (`judge` command, pytest_ora.judge) failed its validation
+ ├── ScenarioError (method.swebench.scenario)  a SWE-bench scenarios or response file cannot be read as given
  ├── _Corrupt (judges.cassettes) + ValueError  a cassette's text is not a cassette
  ├── InitError (harness.scaffold) + ValueError  `init` cannot write the suite asked for
+ ├── DataError (harness.judgment.data) + ValueError  a judgment's --data cannot be judged as given
  ├── VerifyError (reports.renderers) + ValueError  a results directory's data cannot be read
  ├── LabelPageError (reports.labelpage) + ValueError  the labelling page cannot be written as asked
  ├── BundlePathError (core.paths) + ValueError  a path the bundle names leads outside it, or is not a regular file

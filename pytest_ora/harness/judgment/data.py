@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ...core.errors import OraError
 from ...core.models import BehaviorItem, ChecklistBonus, ChecklistIssue, GoldStandard
 
 __all__ = [
@@ -20,7 +21,7 @@ JUDGED_MODES = ("solo", "compare", *PHASES, "coherence")
 MODES = (*JUDGED_MODES, "swebench", "ground-truth")
 
 
-class DataError(ValueError):
+class DataError(OraError, ValueError):
     """The data cannot be judged as given: the field and why (a usage error, exit 4)."""
 
 
