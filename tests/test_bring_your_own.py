@@ -236,3 +236,28 @@ def test_a_judge_on_this_machine_is_said_in_header_summary_and_report(pytester: 
     out = suite / "ora-results"
     assert "a judge on this machine" in (out / "report.html").read_text(encoding="utf-8")
     assert "on this machine" in (out / "summary.md").read_text(encoding="utf-8")
+
+
+def test_k_with_a_configuration_name_as_given_selects_its_captures(
+    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's names are labels: kept as given, so `-k gpt4_1106_preview` selects that configuration."""
+    source = pytester.path / "answers.csv"
+    source.write_text(
+        "id,configuration,prompt,answer\n"
+        "q1,gpt4_1106_preview,Why is the sky blue?,Rayleigh scattering favours short wavelengths.\n"
+        "q1,Qwen1.5-7B-Chat,Why is the sky blue?,Because of scattering.\n",
+        encoding="utf-8",
+    )
+    judges = (f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
+              f"judge-b=openai:gpt-5.4@{judge.route('openai')}")
+    init_suite(pytester.path / "mine", source=source, judges=judges, today="2026-12-01")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY_B)
+    assert pytester.runpytest(str(pytester.path / "mine"), "--ora-record", "once").ret == 0
+    for name in ("gpt4_1106_preview", "Qwen1.5-7B-Chat"):
+        result = pytester.runpytest(str(pytester.path / "mine"), "-k", name, "-q")
+        assert result.ret == 0
+        result.stdout.fnmatch_lines([f"ora: selection: 1 of 2 captures, -k '{name}'", "1 deselected, 1 *"])
+        ledger = (pytester.path / "mine" / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [json.loads(line)["configuration"] for line in ledger] == [name]
