@@ -261,3 +261,52 @@ def test_k_with_a_configuration_name_as_given_selects_its_captures(
         result.stdout.fnmatch_lines([f"ora: selection: 1 of 2 captures, -k '{name}'", "1 deselected, 1 *"])
         ledger = (pytester.path / "mine" / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
         assert [json.loads(line)["configuration"] for line in ledger] == [name]
+
+
+def test_a_blind_run_judges_answers_as_written_and_reports_those_that_name_themselves(
+    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """init's starter rubric is blind; an answer using its configuration's name (`base`) is sent as written and
+    reported (ledger, methodology, terminal); `blind: strict` replaces such names and counts the replacements."""
+    source = pytester.path / "answers.csv"
+    source.write_text(
+        "id,configuration,prompt,answer\n"
+        "q1,base,What is a base in chemistry?,A base accepts protons; the base of a triangle is another thing.\n"
+        "q1,solo,What is a base in chemistry?,A base accepts protons and turns litmus blue.\n",
+        encoding="utf-8",
+    )
+    judges = (f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
+              f"judge-b=openai:gpt-5.4@{judge.route('openai')}")
+    suite = pytester.path / "mine"
+    init_suite(suite, source=source, judges=judges, today="2026-12-01")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY_B)
+    assert "blind: true" in (suite / "bundle" / "rubric.yaml").read_text(encoding="utf-8")
+
+    live = pytester.runpytest(str(suite), "--ora-record", "once")
+    assert live.ret == 0, live.stdout.str()
+    live.stdout.fnmatch_lines([
+        "ora: rubric digest sha256:* (*); blind packets (texts as written)",
+        "ora: blind: 1 of 2 judged captures name their own configuration or model in their text; judged as written *",
+    ])
+    ledger = [json.loads(line) for line in (suite / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["configuration"]: row["names_itself"] for row in ledger} == {"base": ["base"], "solo": []}
+    methodology = (suite / "ora-results" / "methodology.md").read_text(encoding="utf-8")
+    assert "- Blind texts: judged as written; 1 judged capture names its own configuration or model" in methodology
+    sent = json.loads((suite / "ora-results" / "packets" / "eval" / "q1" / "base.json").read_text(encoding="utf-8"))
+    assert sent["answer"] == "A base accepts protons; the base of a triangle is another thing."
+    assert sent["configuration"] is None
+
+    new_version(suite, {"blind": "strict"})
+    strict = pytester.runpytest(str(suite), "--ora-record", "new_episodes")
+    assert strict.ret == 0, strict.stdout.str()
+    strict.stdout.fnmatch_lines([
+        "ora: rubric digest sha256:* (*); blind packets (strict: names in the texts withheld)",
+        "ora: blind (strict): 3 names replaced by [withheld] in 1 of 2 judged captures' texts (ledger field withheld)",
+    ])
+    ledger = [json.loads(line) for line in (suite / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["configuration"]: row["withheld"] for row in ledger} == {"base": 3, "solo": 0}  # prompt 1, answer 2
+    sent = json.loads((suite / "ora-results" / "packets" / "eval" / "q1" / "base.json").read_text(encoding="utf-8"))
+    assert sent["answer"] == "A [withheld] accepts protons; the [withheld] of a triangle is another thing."
+    assert "- Blind texts (strict): 3 configuration or model names replaced by [withheld]" in \
+        (suite / "ora-results" / "methodology.md").read_text(encoding="utf-8")

@@ -23,7 +23,7 @@ import pytest
 from ..core.errors import OraError
 from ..core.models import Capture
 from ..core.plan import JudgeSlot, PlannedCapture
-from ..core.record import CaptureRecord, base_record
+from ..core.record import CaptureRecord, base_record, note_blindness
 from ..judges.budget import (
     OUTPUT_TOKENS_ESTIMATE,
     Price,
@@ -244,6 +244,7 @@ class CaptureRunner:
             self.output.write_capture(capture.capture_id, "judges", judge["slot"], dict(judge))
         record = base_record(planned, "scored")
         record["judges"] = judges
+        note_blindness(record, planned, rubric)
         material = packets[0][1].material
         if material is not None:
             record["material"] = material

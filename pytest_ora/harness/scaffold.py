@@ -288,7 +288,7 @@ _STARTER_RUBRIC: dict[str, Any] = {
     "cap": None,
     "failure": {"below": 5.0},
     "panel_size": 2,
-    "blind": False,
+    "blind": True,
     "requires_spec": False,
 }
 
@@ -303,6 +303,9 @@ def _starter_rubric_text(today: str) -> str:
         "#     python -m pytest_ora rubric digest bundle/rubric.yaml\n"
         "# A change the judges do not see (weights, cap, failure, verdicts, votes) rescores the recorded\n"
         "# replies offline, at no cost; a change they see (criteria, questions, scale) needs re-recording.\n"
+        "# blind: true (the default here): the judges never see which configuration or model wrote an answer;\n"
+        "# the answers go as written (one that names itself is reported). blind: strict also replaces such\n"
+        "# names in the texts by [withheld]; blind: false shows the judges each answer's configuration.\n"
     )
     return head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
 

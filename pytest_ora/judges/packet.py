@@ -140,8 +140,8 @@ def _material(capture: Capture, rubric: Rubric) -> dict[str, Any] | None:
 
 
 def _blind(capture: Capture, specification: str | None, artifact: Artifact | None, rubric: Rubric) -> Packet:
-    """The packet with nothing that names the configuration (see judges/blind.py)."""
-    names = blind_names(capture)
+    """The packet without the fields that name the configuration; its texts as written unless `blind: strict`."""
+    names = blind_names(capture) if rubric.blind_strict else ()
     gold = capture.gold_standard
     if artifact is not None:
         artifact = artifact.model_copy(update={
@@ -233,7 +233,8 @@ def judge_view(rubric: Rubric) -> str:
 
     neutral = dataclasses.replace(rubric, shown_version="*")
     view = {"system": _system(neutral), "reply": reply_schema(neutral), "blind": rubric.blind, "kind": rubric.kind,
-            "requires_spec": rubric.requires_spec, "format": rubric.prompt_format}
+            "requires_spec": rubric.requires_spec, "format": rubric.prompt_format,
+            **({"blind_strict": True} if rubric.blind_strict else {})}  # strict rewrites texts: a change the judges see
     text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 

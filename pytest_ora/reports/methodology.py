@@ -109,6 +109,8 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         **({"cached_tokens": sorted(cached.items())} if any(cached.values()) else {}),
         "exclusions": _listed(r for r in records if r["status"] == "excluded"),
         "secret_bearing": len(_secret_bearing(records)),
+        **({"names_itself": sum(1 for r in records if r.get("names_itself"))} if rubric.blind else {}),
+        **({"withheld": sum(r.get("withheld", 0) for r in records)} if rubric.blind_strict else {}),
         "unscorable": _listed(r for r in records if r["status"] == "unscorable"),
         "errors": _listed(r for r in records if r["status"] == "error"),
         "lanes_missing": [[key, list(lanes)] for key, lanes in sorted(plan.lanes_missing.items())],
@@ -163,6 +165,12 @@ def methodology_text(data: dict[str, Any]) -> str:
         *([f"- Rules: {rubric['rules']} (votes count each judge's own overall)"] if rubric["rules"] else []),
         *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
           if rubric["blind"] else []),
+        *([f"- Blind texts: judged as written; {data['names_itself']} judged "
+           f"capture{'s name' if data['names_itself'] != 1 else ' names'} its own configuration or model in its text "
+           "(ledger field names_itself)"] if "names_itself" in data and "withheld" not in data else []),
+        *([f"- Blind texts (strict): {data['withheld']} configuration or model "
+           f"name{'s' if data['withheld'] != 1 else ''} replaced by [withheld] in the captures' texts "
+           "(ledger field withheld)"] if "withheld" in data else []),
         "",
         "## Counts",
         f"- Scored set: {data['scored_entry_count']} entries "

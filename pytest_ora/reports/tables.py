@@ -102,6 +102,7 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
         fields.update(scores.votes)
         if rubric.recorded_under:
             fields["recorded_under"] = rubric.recorded_under
+    fields.update({key: record[key] for key in ("names_itself", "withheld") if key in record})
     return ledger_model(rubric)(rubric=rubric.version, rubric_digest=rubric.digest, **fields)
 
 
