@@ -161,10 +161,9 @@ def test_a_change_the_judge_sees_fails_with_one_summary_line(pytester: pytest.Py
 
     assert result.ret == 1
     text = result.stdout.str()
-    assert len(re.findall(r"captures were recorded for a different judge request", text)) == 1
-    result.stdout.fnmatch_lines(["ora: 24 captures were recorded for a different judge request (the judge request itself*); re-record only them*"
+    assert len(re.findall(r"re-record", text)) == 1  # said once for the run, not once a capture
+    result.stdout.fnmatch_lines(["ora: 24 captures: the judge request itself (*) changed since recorded; re-record only them*"
                                  "--ora-record new_episodes"])
-    assert "re-record with --ora-record" not in text  # the long advice is not repeated per item
 
 
 def test_history_forgery_is_refused(pytester: pytest.Pytester, suite: Path) -> None:
@@ -293,6 +292,7 @@ def test_a_blind_run_judges_answers_as_written_and_reports_those_that_name_thems
     assert {row["configuration"]: row["names_itself"] for row in ledger} == {"base": ["base"], "solo": []}
     methodology = (suite / "ora-results" / "methodology.md").read_text(encoding="utf-8")
     assert "- Blind texts: judged as written; 1 judged capture names its own configuration or model" in methodology
+    assert "sample bundle" not in (suite / "ora-results" / "summary.md").read_text(encoding="utf-8")  # a user's bundle
     sent = json.loads((suite / "ora-results" / "packets" / "eval" / "q1" / "base.json").read_text(encoding="utf-8"))
     assert sent["answer"] == "A base accepts protons; the base of a triangle is another thing."
     assert sent["configuration"] is None
@@ -310,3 +310,25 @@ def test_a_blind_run_judges_answers_as_written_and_reports_those_that_name_thems
     assert sent["answer"] == "A [withheld] accepts protons; the [withheld] of a triangle is another thing."
     assert "- Blind texts (strict): 3 configuration or model names replaced by [withheld]" in \
         (suite / "ora-results" / "methodology.md").read_text(encoding="utf-8")
+
+
+def test_a_replay_after_answers_changed_fails_fast_and_says_it_once(pytester: pytest.Pytester, suite: Path) -> None:
+    """Drifted captures fail with their own line and no traceback: pytest never formats one (it cost ~2 s each)."""
+    assert pytester.runpytest(str(suite), "--ora-record", "once").ret == 0
+    captures = suite / "bundle" / "captures.jsonl"
+    rows = [json.loads(line) for line in captures.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:10]:
+        row["answer"] += " (edited)"
+    captures.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    result = pytester.runpytest(str(suite), "--tb=long")
+
+    assert result.parseoutcomes()["failed"] == 10
+    text = result.stdout.str()
+    assert "Traceback" not in text and "site-packages" not in text and "raise " not in text
+    assert len(re.findall(r"re-record", text)) == 1
+    result.stdout.fnmatch_lines([
+        "eval:q0/terse: recorded for a different judge request (packet field 'answer' changed)",
+        "ora: 10 captures: packet field 'answer' changed since recorded; re-record only them (the others replay free) "
+        "with: pytest * --lf --ora-record new_episodes",
+    ])

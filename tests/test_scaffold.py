@@ -152,3 +152,15 @@ def test_configurations_that_differ_only_in_case_are_refused(tmp_path: Path) -> 
     with pytest.raises(InitError, match="'GPT-4o' and 'gpt-4o' differ only in case"):
         init_suite(tmp_path / "s", source=source)
     assert not (tmp_path / "s").exists()
+
+
+def test_a_short_or_long_csv_row_names_the_columns_it_lacks_or_exceeds(tmp_path: Path) -> None:
+    source = tmp_path / "rows.csv"
+    source.write_text("id,configuration,prompt,answer,reference\n"
+                      "q1,base,Why?\n"
+                      "q2,base,Why?,Because,r,extra\n", encoding="utf-8")
+    with pytest.raises(InitError) as caught:
+        import_rows(source)
+    text = str(caught.value)
+    assert f"{source}:2: has 3 columns, the header has 5: missing answer, reference" in text
+    assert f"{source}:3: has 6 columns, the header has 5: 1 more than reference" in text

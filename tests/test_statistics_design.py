@@ -45,6 +45,7 @@ def test_bundle_cluster_and_compare_pairs(clustered: pytest.Pytester) -> None:
     assert row["clusters"] <= clusters and row["interval_method"] == "t" and row["small_n"] is True
     summary = read(clustered, "summary.md")
     assert f"Units: clusters of related entries by `metadata.scenario` ({clusters} clusters over {entries} entries)" in summary
+    assert "Units: Units:" not in summary and "Units: Units:" not in read(clustered, "methodology.md")
     assert "t (small n)" in summary and "Design effect" in summary
 
 

@@ -67,6 +67,8 @@ class OraController:
         self._added = 0
         """Records kept so far (one kept again counts again): what a summary was made from."""
         self.report_error: str | None = None
+        self.kept_last = False
+        """The run scored nothing and had no judge error, so it left the last report in --ora-out as it was."""
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
         self.gate_failures: list[str] = []
         """Quality gates that failed (--ora-fail-under, --ora-fail-lowscore-pct): said on the terminal; exit 1."""
@@ -316,7 +318,12 @@ class OraController:
             else:
                 self._warm_up.wait()
                 self.facts = self._facts(exitstatus)
-                self._output.write_report(self.plan(), self._records, self.facts, self._summary())
+                # Nothing scored and no judge call failed (an empty selection, only skips): the last report stays.
+                self.kept_last = not any(record["status"] in ("scored", "error") for record in self._records)
+                if self.kept_last:
+                    self._output.keep_last_report()
+                else:
+                    self._output.write_report(self.plan(), self._records, self.facts, self._summary())
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:
@@ -503,12 +510,14 @@ class OraController:
         if incomplete is not None:
             lines.insert(0, f"ora: {incomplete}")
         lines += drift_lines(self._records, self.config)
-        lines += fit_table(table, width, plan.rubric)
+        lines += [] if self.kept_last else fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
         lines += [result.line() for result in self.gate_results]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
+        if self.kept_last and self.report_error is None:
+            written = f"ora: nothing scored in this run: the last report in {self.options.out} is left as it was"
         lines += terminal_lines(self._records, plan.rubric)
         stopped = [] if self.journal_error is None else [f"ora: STOPPED: {self.journal_error}"]
         progress = [self._progress.line(final=True), ""] if self._progress is not None else []

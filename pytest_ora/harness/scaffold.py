@@ -179,8 +179,13 @@ def _csv_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dic
         if not any(value.strip() for value in values):
             start = reader.line_num + 1
             continue
-        if len(values) != len(header):
-            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}")
+        if len(values) < len(header):
+            missing = ", ".join(header[len(values):])
+            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}: "
+                            f"missing {missing} (a value with a comma needs quotes)")
+        elif len(values) > len(header):
+            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}: "
+                            f"{len(values) - len(header)} more than {header[-1]} (a value with a comma needs quotes)")
         else:
             # Empty optional cells are absent; an empty answer is kept (a low score, not an error).
             rows.append((start, {k: v for k, v in zip(header, values) if v != "" or k in _REQUIRED}))

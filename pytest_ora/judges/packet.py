@@ -161,7 +161,8 @@ def _blind(capture: Capture, specification: str | None, artifact: Artifact | Non
         artifact=artifact,
         model_snapshot={},
         acceptance_notes="",
-        rubric_version=rubric.version,
+        rubric_version=rubric.shown_version or rubric.version,  # as an unblinded packet: a rescoring replays
+        prompt_version=rubric.prompt_format,
         context=None if capture.context is None else withhold(capture.context, names),
         gold_standard=None if gold is None else gold.model_copy(update={
             "response": withhold(gold.response, names), "notes": None if gold.notes is None else withhold(gold.notes, names),

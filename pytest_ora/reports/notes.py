@@ -13,6 +13,7 @@ from .methodology import RunFacts
 
 __all__ = [
     "LOOPBACK_HOSTS", "incomplete_notice", "is_loopback", "local_judge_notice", "notices", "summary_appendix",
+    "scored_share",
     "summary_preface",
 ]
 
@@ -72,11 +73,26 @@ def summary_preface(plan: Plan, facts: RunFacts) -> list[str]:
     if local:
         where = ", ".join(f"{j.label} at {safe_route(j.spec.route)}" for j in local)
         lines.append(
-            f"Scores from a local judge: {where}, on this machine, not a provider's API. pytest-ora's "
-            "sample bundle routes its judges to the reference judge (pytest_ora.testing.server), a "
-            "deterministic test double; scores recorded from it are the reference judge's, not a model's."
+            f"Scores from a local judge: {where}, on this machine, not a provider's API. When that is "
+            "pytest-ora's reference judge (pytest_ora.testing.server), a deterministic test double, the "
+            "scores recorded from it are the reference judge's, not a model's."
         )
     return lines
+
+
+def scored_share(records: Sequence[CaptureRecord]) -> list[str]:
+    """One plain line when some configuration's overall covers only part of its captures (the others failed)."""
+    counts: dict[str, list[int]] = {}
+    for record in records:
+        if record["status"] in ("scored", "error"):
+            count = counts.setdefault(record["configuration"], [0, 0])
+            count[0] += record["status"] == "scored"
+            count[1] += 1
+    partial = [f"{lane} from {scored} of {total}" for lane, (scored, total) in counts.items() if scored < total]
+    if not partial:
+        return []
+    return [f"**Overall from part of the captures: {'; '.join(partial)}.** The others failed (the Errors column; "
+            "ledger status error, with the reason); each mean covers only the captures scored."]
 
 
 def summary_appendix(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> list[str]:

@@ -251,8 +251,12 @@ def _agreement_lines(agree: dict[str, Any]) -> list[str]:
         for note in (row["note"] or "").split("; "):
             if note:
                 notes.setdefault(note, []).append(row["criterion"])
-    if notes:
-        lines += ["Not computed:", *(f"- {', '.join(names)}: {note}" for note, names in notes.items()), ""]
+    how = {note: names for note, names in notes.items() if note.startswith("alpha in closed form")}  # computed
+    missing = {note: names for note, names in notes.items() if note not in how}
+    if how:
+        lines += ["How computed:", *(f"- {', '.join(names)}: {note}" for note, names in how.items()), ""]
+    if missing:
+        lines += ["Not computed:", *(f"- {', '.join(names)}: {note}" for note, names in missing.items()), ""]
     return lines
 
 
@@ -292,7 +296,7 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
         f"- Mean overall: {method['mean_interval']}",
         f"- Failure rate: {method['failure_interval']}",
         f"- Paired comparisons: {method['paired']}",
-        *([f"- Units: {_units_sentence(data['units'])}", f"- t intervals: {method['t_interval']}",
+        *([f"- {_units_sentence(data['units'])}", f"- t intervals: {method['t_interval']}",
            f"- Small samples: {method['small_n']}", f"- Pairs compared: {data['pairs']['rule']}",
            f"- Power: {method['power']}", f"- Failure flags of a pair: {method['mcnemar']}",
            f"- Judges: {method['judges']}", f"- Agreement extras: {method['agreement_extras']}",

@@ -364,7 +364,8 @@ def fit_table(table: Sequence[Sequence[str]], width: int, rubric: Rubric = ORA_V
                        disable_numparse=True, colalign=("left",) + ("right",) * (len(keep) - 1)).splitlines()
     if max(map(len, compact), default=0) <= width:
         return [*compact, "(narrow terminal: criterion columns are in summary.md)"]
-    return [f"{line[0]}: overall {line[5] or '-'}, judged {line[1]}, failure rate {line[rate] or '-'}%" for line in table]
+    return [f"{line[0]}: overall {line[5] or '-'}, judged {line[1]}, failure rate {f'{line[rate]}%' if line[rate] else '-'}"
+            for line in table]
 
 
 def _failing(rubric: Rubric) -> str:
