@@ -121,10 +121,18 @@ def test_failing_gate_is_a_failed_junit_testcase_and_a_holding_one_says_so(
     root = ET.parse(junit).getroot()
     suite_node = root if root.tag == "testsuite" else root[0]
     assert int(suite_node.get("failures", "0")) == 1
-    gates = [case for case in suite_node.iter("testcase") if case.get("classname") == "ora-gate"]
-    assert [case.get("name") for case in gates] == ["--ora-fail-under"]
-    failure = gates[0].find("failure")
+    gates = {case.get("name"): case for case in suite_node.iter("testcase") if case.get("classname") == "ora-gate"}
+    assert list(gates) == ["--ora-fail-under", "--ora-fail-lowscore-pct"]  # the held gate a passed testcase
+    failure = gates["--ora-fail-under"].find("failure")
     assert failure is not None and "terse mean overall" in (failure.get("message") or "") + (failure.text or "")
+    held = gates["--ora-fail-lowscore-pct"]
+    assert held.find("failure") is None and held.find("skipped") is None and held.find("error") is None
+    assert int(suite_node.get("tests", "0")) == 24 + 2
+    # A low-scoring capture says so where JUnit viewers look: its system-out, beside the ora_outcome property
+    low = [case for case in suite_node.iter("testcase")
+           if any(p.get("value") == "LOWSCORE" for p in case.iter("property"))]
+    assert low and all(re.fullmatch(r"LOWSCORE: overall \d+\.\d < 5\.0", case.findtext("system-out") or "") for case in low)
+    result.stdout.fnmatch_lines(["* 1 failed, * passed*"])  # the terminal counts the tests and the failing gate only
 
 
 def test_weights_only_change_rescores_offline_without_a_judge_call(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pytest_ora.core.record import CaptureRecord
@@ -48,3 +49,32 @@ def test_an_overall_from_part_of_a_configurations_captures_is_said_plainly() -> 
         "**Overall from part of the captures: gpt4 from 7 of 150.** The others failed (the Errors column; ledger "
         "status error, with the reason); each mean covers only the captures scored."]
     assert scored_share(records[:7]) == []
+
+
+def test_spend_from_judges_on_this_machine_is_a_price_not_money_paid(tmp_path: Path) -> None:
+    from pytest_ora.bundle.intake import intake
+    from pytest_ora.harness.scaffold import init_suite
+    from pytest_ora.reports.notes import LOCAL_SPEND_HEADING, SPEND_HEADING, spend_heading
+
+    init_suite(tmp_path / "real", today="2026-12-01")
+    init_suite(tmp_path / "local", today="2026-12-01",
+               judges=("judge-a=anthropic:claude-opus-4-7@http://127.0.0.1:8765/v1/messages",
+                       "judge-b=openai:gpt-5.4@http://127.0.0.1:8765/v1/chat/completions"))
+    assert spend_heading(intake(tmp_path / "real" / "bundle")) == SPEND_HEADING
+    assert spend_heading(intake(tmp_path / "local" / "bundle")) == LOCAL_SPEND_HEADING
+    assert "nothing paid" in LOCAL_SPEND_HEADING and "would cost at the named models' prices" in LOCAL_SPEND_HEADING
+
+
+def test_cost_and_minutes_a_bundle_did_not_give_say_not_given() -> None:
+    from pytest_ora.reports.tables import public_cells
+
+    rubric = get_rubric("ora-1.0")
+    rate = _rate_index(rubric)
+    judged = ["solo", "3", "0", "0", "0", "7.1", *["7.0"] * (rate - 6), "33", "", "", "0"]
+    priced = ["base", "3", "0", "0", "0", "6.0", *["6.0"] * (rate - 6), "0", "12", "1.5", "0"]
+    nothing = ["none", "0", "0", "0", "0", "", *[""] * (rate - 6), "", "", "", "0"]
+    _, rows = public_cells([judged, priced, nothing], rubric)
+    assert rows[0][rate + 1 : rate + 3] == ["not given", "not given"]
+    assert rows[1][rate + 1 : rate + 3] == ["$12", "1.5"]
+    assert rows[2][rate + 1 : rate + 3] == ["", ""]
+    assert "not given" in "\n".join(fit_table([judged], width=100, rubric=rubric))

@@ -27,7 +27,7 @@ from ..judges.budget import PRICES_AS_OF, price_for
 from ..method.kinds import terminal_lines
 from ..reports.charts import charts_available
 from ..reports.methodology import RunFacts, secret_lines
-from ..reports.notes import incomplete_notice, notices
+from ..reports.notes import all_local, incomplete_notice, notices
 from ..reports.output import OutputDir, estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import SummaryRow, fit_table, public_row, summarize
@@ -35,7 +35,7 @@ from .drift import drift_lines
 from .gates import GateContext, GateResult, any_set, evaluate, gate_reports
 from .gates import validate as validate_gates
 from .options import Options
-from .outcomes import drop_record
+from .outcomes import drop_record, junit_lowscore, junit_only
 from .progress import LiveProgress
 from .selection import Selection, selection_for
 from .session import NO_BUNDLE, OraRun
@@ -146,6 +146,7 @@ class OraController:
             if self.config.get_verbosity() >= 0:
                 budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
                 self._progress = LiveProgress(self.run.in_flight_log(), self.run.prices(), budget)
+                self._progress.priced_only = all_local(plan)
         baseline = None if self.options.dry_run else self._baseline()
         self._output = OutputDir(self.options.out)
         self._output.baseline, self._output.regression_min = baseline, self.options.regression_min
@@ -203,6 +204,7 @@ class OraController:
         try:
             return (yield)
         finally:
+            junit_lowscore(self.config, report, self.failure_rule)
             drop_record(report)
 
     def _keep(self, report: pytest.TestReport) -> None:
@@ -487,6 +489,7 @@ class OraController:
         self.gate_failures = [f"{result.name}: {message}" for result in self.gate_results for message in result.failures]
         for report in gate_reports(self.gate_results):
             self.config.hook.pytest_runtest_logreport(report=report)
+        junit_only(self.config, gate_reports(self.gate_results, held=True))  # a held gate: a passed testcase
 
     def failure_rule(self) -> str:
         """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
@@ -513,7 +516,9 @@ class OraController:
         lines += [] if self.kept_last else fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
-            lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
+            heading = "judge spend this run (tokens x price)" if not all_local(plan) else \
+                "judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price)"
+            lines += ["", f"ora: {heading}: " + "; ".join(spend)]
         lines += [result.line() for result in self.gate_results]
         written = f"ora: report written to {self.options.out}" if self.report_error is None else f"ora: REPORT NOT WRITTEN: {self.report_error}"
         if self.kept_last and self.report_error is None:

@@ -57,6 +57,12 @@ class RunFacts:
     """Filled at the report: entry -> cluster label ("clusters") and configuration -> models ("snapshots")."""
 
 
+def _all_local(plan: Plan) -> bool:
+    from .notes import all_local  # notes reads RunFacts from here
+
+    return all_local(plan)
+
+
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:
     """methodology.md for a finished (or interrupted) run."""
     return methodology_text(methodology_data(plan, records, facts))
@@ -103,6 +109,8 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "outcomes": [[name, status.get(name, 0)] for name in ("scored", "excluded", "unscorable", "error")],
         "budget": status.get("budget", 0),
         "spend": list(facts.spend),
+        # judges on this machine: the spend is a price, not money paid (said only then: other runs' run.json as before)
+        **({"spend_priced_only": True} if _all_local(plan) else {}),
         "reasks": sorted(asks.items()),
         "tokens": sorted(tokens.items()),
         # Only where a provider reported prompt-cache use: runs without it keep their run.json as before.
@@ -199,7 +207,10 @@ def methodology_text(data: dict[str, Any]) -> str:
     lines += _section("Unscorable captures", data["unscorable"])
     lines += _section("Errors", data["errors"])
     if data.get("spend"):
-        lines += ["", "## Judge spend (live calls this run, tokens x price)", *(f"- {line}" for line in data["spend"])]
+        from .notes import LOCAL_SPEND_HEADING, SPEND_HEADING
+
+        heading = LOCAL_SPEND_HEADING if data.get("spend_priced_only") else SPEND_HEADING
+        lines += ["", f"## {heading}", *(f"- {line}" for line in data["spend"])]
     lines += ["", "## Lanes not captured"]
     lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
     if data["collision_losers"]:

@@ -13,7 +13,11 @@ from .methodology import RunFacts
 
 __all__ = [
     "LOOPBACK_HOSTS", "incomplete_notice", "is_loopback", "local_judge_notice", "notices", "summary_appendix",
+    "LOCAL_SPEND_HEADING",
+    "SPEND_HEADING",
+    "all_local",
     "scored_share",
+    "spend_heading",
     "summary_preface",
 ]
 
@@ -80,6 +84,21 @@ def summary_preface(plan: Plan, facts: RunFacts) -> list[str]:
     return lines
 
 
+SPEND_HEADING = "Judge spend (live calls this run, tokens x price)"
+LOCAL_SPEND_HEADING = ("Judge spend: nothing paid (every judge is on this machine); what these live calls would "
+                       "cost at the named models' prices (tokens x price)")
+
+
+def all_local(plan: Plan) -> bool:
+    """Every judge of the panel is on this machine (or a private address): its calls cost nothing at the provider."""
+    return bool(plan.panel.judges) and all(is_loopback(judge) for judge in plan.panel.judges)
+
+
+def spend_heading(plan: Plan) -> str:
+    """What a run's judge spend is: money paid, or (judges on this machine) a price that was not paid."""
+    return LOCAL_SPEND_HEADING if all_local(plan) else SPEND_HEADING
+
+
 def scored_share(records: Sequence[CaptureRecord]) -> list[str]:
     """One plain line when some configuration's overall covers only part of its captures (the others failed)."""
     counts: dict[str, list[int]] = {}
@@ -102,5 +121,5 @@ def summary_appendix(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         + family_table(records, plan.lanes, plan.rubric)
     ] if plan.rubric.criteria else []
     if facts.spend:
-        blocks.append("## Judge spend (live calls this run, tokens x price)\n\n" + "\n".join(f"- {line}" for line in facts.spend))
+        blocks.append(f"## {spend_heading(plan)}\n\n" + "\n".join(f"- {line}" for line in facts.spend))
     return blocks
