@@ -78,3 +78,31 @@ def test_cost_and_minutes_a_bundle_did_not_give_say_not_given() -> None:
     assert rows[1][rate + 1 : rate + 3] == ["$12", "1.5"]
     assert rows[2][rate + 1 : rate + 3] == ["", ""]
     assert "not given" in "\n".join(fit_table([judged], width=100, rubric=rubric))
+
+
+def _pair(difference: float, interval: list[float], holm: float | None) -> dict[str, Any]:
+    return {"first": "gpt4_1106_preview", "second": "Qwen1.5-7B-Chat", "n": 150, "mean_difference": difference,
+            "interval_method": "t", "t_interval": interval, "p_holm": holm, "p_min": 0.0001, "mde_80_adjusted": 0.4,
+            "units": 40}
+
+
+def test_reading_never_says_not_significant_beside_an_interval_that_excludes_0() -> None:
+    from pytest_ora.reports.statistics import reading
+
+    text = reading(_pair(0.53, [0.31, 0.75], 0.09), 0.05)
+    assert not text.startswith("not significant")
+    assert text == ("interval excludes 0 but the sign-flip test after Holm does not confirm it (p 0.0900): "
+                    "a likely difference, not established")
+    assert reading(_pair(0.1, [-0.2, 0.4], 0.6), 0.05).startswith("not significant")
+    assert reading(_pair(0.53, [0.31, 0.75], 0.001), 0.05) == "significant (Holm)"
+
+
+def test_each_comparison_gets_one_ranking_sentence() -> None:
+    from pytest_ora.reports.statistics import ranking
+
+    assert ranking(_pair(0.53, [0.31, 0.75], 0.001), 0.05) == (
+        "gpt4_1106_preview leads Qwen1.5-7B-Chat by 0.53 (150 shared entries; 95% interval [0.31, 0.75] for "
+        "gpt4_1106_preview - Qwen1.5-7B-Chat); a lead the sign-flip test confirms after Holm (p 0.0010).")
+    assert ranking(_pair(-0.2, [-0.5, 0.1], 0.4), 0.05).startswith("Qwen1.5-7B-Chat leads gpt4_1106_preview by 0.20 (")
+    assert ranking(_pair(-0.2, [-0.5, 0.1], 0.4), 0.05).endswith("the interval includes 0: neither leads surely.")
+    assert ranking(_pair(0.53, [0.31, 0.75], 0.09), 0.05).endswith("likely, not established.")
