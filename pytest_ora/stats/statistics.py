@@ -24,6 +24,7 @@ from .judges import judges_section
 from .paired import SMALL_UNITS, Pair, compare_many, holm, interval_method
 from .pairs import choose_pairs
 from .power import POWER, minimum_detectable
+from .proportions import clustered_wilson_interval
 from .reliability import ALPHA_RESAMPLES, alpha_intervals
 from .resampling import Resampler
 
@@ -55,7 +56,8 @@ METHOD = {
     "resamples); alpha_ordinal: krippendorff.alpha ordinal on integer scales of at most 11 points; fleiss_kappa: "
     "statsmodels fleiss_kappa with three or more judges on a discrete scale; icc_2k: ICC(2,k), two-way random, "
     "absolute agreement, average of k judges (ANOVA mean squares, held to pingouin in a test)",
-    "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci)",
+    "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci); with "
+                        "clusters, Wilson at the effective sample size n / design effect (statsmodels proportion_confint)",
     "paired": "configurations compared over entries both scored: mean difference of overall, BCa bootstrap "
     "resampling units, two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
     "permutation_type='samples', when 2^units <= resamples, with p_min the smallest p it can give; else random sign "
@@ -132,7 +134,9 @@ def _configurations(data: RunArrays, names: Sequence[str], resampler: Resampler,
             "mean_overall_interval": bootstrap,
             "failures": failures,
             "failure_rate": failures / index.size if index.size else None,
-            "failure_rate_interval": _interval(wilson_interval(failures, int(index.size))),
+            "failure_rate_interval": _interval(
+                wilson_interval(failures, int(index.size)) if groups is None
+                else clustered_wilson_interval(data.failure[index].astype(bool), groups)),
             "units": estimate.units, "clusters": estimate.clusters, "design_effect": estimate.design_effect,
             "standard_error": estimate.standard_error,
             "bootstrap_interval": bootstrap, "t_interval": _interval(estimate.t_interval),
