@@ -137,7 +137,8 @@ def _init(args: argparse.Namespace) -> int:
     from .harness.scaffold import InitError, init_suite
 
     try:
-        written = init_suite(args.directory, args.rubric, args.source, tuple(args.judges))
+        written = init_suite(args.directory, args.rubric, args.source, tuple(args.judges),
+                             say=lambda line: print(line))
     except InitError as error:
         sys.stderr.write(f"error: {error}\n")
         return 4

@@ -118,7 +118,7 @@ def test_a_budget_batches_only_the_captures_whose_estimate_fits(project: pytest.
     # And what the batches left out is judged live only while the budget allows: never all of it
     assert live_calls(judge) < 2 * (total - batched)
     # And the spend the terminal reports counts the batches, at their rate, in its total
-    spend = next(text for text in result.outlines if text.startswith("ora: judge spend this run"))
+    spend = next(text for text in result.outlines if text.startswith("ora: judges on this machine, nothing paid"))
     assert "provider batches: $" in spend and "total: $" in spend
 
 

@@ -121,10 +121,18 @@ def test_failing_gate_is_a_failed_junit_testcase_and_a_holding_one_says_so(
     root = ET.parse(junit).getroot()
     suite_node = root if root.tag == "testsuite" else root[0]
     assert int(suite_node.get("failures", "0")) == 1
-    gates = [case for case in suite_node.iter("testcase") if case.get("classname") == "ora-gate"]
-    assert [case.get("name") for case in gates] == ["--ora-fail-under"]
-    failure = gates[0].find("failure")
+    gates = {case.get("name"): case for case in suite_node.iter("testcase") if case.get("classname") == "ora-gate"}
+    assert list(gates) == ["--ora-fail-under", "--ora-fail-lowscore-pct"]  # the held gate a passed testcase
+    failure = gates["--ora-fail-under"].find("failure")
     assert failure is not None and "terse mean overall" in (failure.get("message") or "") + (failure.text or "")
+    held = gates["--ora-fail-lowscore-pct"]
+    assert held.find("failure") is None and held.find("skipped") is None and held.find("error") is None
+    assert int(suite_node.get("tests", "0")) == 24 + 2
+    # A low-scoring capture says so where JUnit viewers look: its system-out, beside the ora_outcome property
+    low = [case for case in suite_node.iter("testcase")
+           if any(p.get("value") == "LOWSCORE" for p in case.iter("property"))]
+    assert low and all(re.fullmatch(r"LOWSCORE: overall \d+\.\d < 5\.0", case.findtext("system-out") or "") for case in low)
+    result.stdout.fnmatch_lines(["* 1 failed, * passed*"])  # the terminal counts the tests and the failing gate only
 
 
 def test_weights_only_change_rescores_offline_without_a_judge_call(
@@ -161,10 +169,9 @@ def test_a_change_the_judge_sees_fails_with_one_summary_line(pytester: pytest.Py
 
     assert result.ret == 1
     text = result.stdout.str()
-    assert len(re.findall(r"captures were recorded for a different judge request", text)) == 1
-    result.stdout.fnmatch_lines(["ora: 24 captures were recorded for a different judge request (the judge request itself*); re-record only them*"
+    assert len(re.findall(r"re-record", text)) == 1  # said once for the run, not once a capture
+    result.stdout.fnmatch_lines(["ora: 24 captures: the judge request itself (*) changed since recorded; re-record only them*"
                                  "--ora-record new_episodes"])
-    assert "re-record with --ora-record" not in text  # the long advice is not repeated per item
 
 
 def test_history_forgery_is_refused(pytester: pytest.Pytester, suite: Path) -> None:
@@ -236,3 +243,100 @@ def test_a_judge_on_this_machine_is_said_in_header_summary_and_report(pytester: 
     out = suite / "ora-results"
     assert "a judge on this machine" in (out / "report.html").read_text(encoding="utf-8")
     assert "on this machine" in (out / "summary.md").read_text(encoding="utf-8")
+
+
+def test_k_with_a_configuration_name_as_given_selects_its_captures(
+    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's names are labels: kept as given, so `-k gpt4_1106_preview` selects that configuration."""
+    source = pytester.path / "answers.csv"
+    source.write_text(
+        "id,configuration,prompt,answer\n"
+        "q1,gpt4_1106_preview,Why is the sky blue?,Rayleigh scattering favours short wavelengths.\n"
+        "q1,Qwen1.5-7B-Chat,Why is the sky blue?,Because of scattering.\n",
+        encoding="utf-8",
+    )
+    judges = (f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
+              f"judge-b=openai:gpt-5.4@{judge.route('openai')}")
+    init_suite(pytester.path / "mine", source=source, judges=judges, today="2026-12-01")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY_B)
+    assert pytester.runpytest(str(pytester.path / "mine"), "--ora-record", "once").ret == 0
+    for name in ("gpt4_1106_preview", "Qwen1.5-7B-Chat"):
+        result = pytester.runpytest(str(pytester.path / "mine"), "-k", name, "-q")
+        assert result.ret == 0
+        result.stdout.fnmatch_lines([f"ora: selection: 1 of 2 captures, -k '{name}'", "1 deselected, 1 *"])
+        ledger = (pytester.path / "mine" / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+        assert [json.loads(line)["configuration"] for line in ledger] == [name]
+
+
+def test_a_blind_run_judges_answers_as_written_and_reports_those_that_name_themselves(
+    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """init's starter rubric is blind; an answer using its configuration's name (`base`) is sent as written and
+    reported (ledger, methodology, terminal); `blind: strict` replaces such names and counts the replacements."""
+    source = pytester.path / "answers.csv"
+    source.write_text(
+        "id,configuration,prompt,answer\n"
+        "q1,base,What is a base in chemistry?,A base accepts protons; the base of a triangle is another thing.\n"
+        "q1,solo,What is a base in chemistry?,A base accepts protons and turns litmus blue.\n",
+        encoding="utf-8",
+    )
+    judges = (f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
+              f"judge-b=openai:gpt-5.4@{judge.route('openai')}")
+    suite = pytester.path / "mine"
+    init_suite(suite, source=source, judges=judges, today="2026-12-01")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY_B)
+    assert "blind: true" in (suite / "bundle" / "rubric.yaml").read_text(encoding="utf-8")
+
+    live = pytester.runpytest(str(suite), "--ora-record", "once")
+    assert live.ret == 0, live.stdout.str()
+    live.stdout.fnmatch_lines([
+        "ora: rubric digest sha256:* (*); blind packets (texts as written)",
+        "ora: blind: 1 of 2 judged captures name their own configuration or model in their text; judged as written *",
+    ])
+    ledger = [json.loads(line) for line in (suite / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["configuration"]: row["names_itself"] for row in ledger} == {"base": ["base"], "solo": []}
+    methodology = (suite / "ora-results" / "methodology.md").read_text(encoding="utf-8")
+    assert "- Blind texts: judged as written; 1 judged capture names its own configuration or model" in methodology
+    assert "sample bundle" not in (suite / "ora-results" / "summary.md").read_text(encoding="utf-8")  # a user's bundle
+    sent = json.loads((suite / "ora-results" / "packets" / "eval" / "q1" / "base.json").read_text(encoding="utf-8"))
+    assert sent["answer"] == "A base accepts protons; the base of a triangle is another thing."
+    assert sent["configuration"] is None
+
+    new_version(suite, {"blind": "strict"})
+    strict = pytester.runpytest(str(suite), "--ora-record", "new_episodes")
+    assert strict.ret == 0, strict.stdout.str()
+    strict.stdout.fnmatch_lines([
+        "ora: rubric digest sha256:* (*); blind packets (strict: names in the texts withheld)",
+        "ora: blind (strict): 3 names replaced by [withheld] in 1 of 2 judged captures' texts (ledger field withheld)",
+    ])
+    ledger = [json.loads(line) for line in (suite / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["configuration"]: row["withheld"] for row in ledger} == {"base": 3, "solo": 0}  # prompt 1, answer 2
+    sent = json.loads((suite / "ora-results" / "packets" / "eval" / "q1" / "base.json").read_text(encoding="utf-8"))
+    assert sent["answer"] == "A [withheld] accepts protons; the [withheld] of a triangle is another thing."
+    assert "- Blind texts (strict): 3 configuration or model names replaced by [withheld]" in \
+        (suite / "ora-results" / "methodology.md").read_text(encoding="utf-8")
+
+
+def test_a_replay_after_answers_changed_fails_fast_and_says_it_once(pytester: pytest.Pytester, suite: Path) -> None:
+    """Drifted captures fail with their own line and no traceback: pytest never formats one (it cost ~2 s each)."""
+    assert pytester.runpytest(str(suite), "--ora-record", "once").ret == 0
+    captures = suite / "bundle" / "captures.jsonl"
+    rows = [json.loads(line) for line in captures.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:10]:
+        row["answer"] += " (edited)"
+    captures.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+    result = pytester.runpytest(str(suite), "--tb=long")
+
+    assert result.parseoutcomes()["failed"] == 10
+    text = result.stdout.str()
+    assert "Traceback" not in text and "site-packages" not in text and "raise " not in text
+    assert len(re.findall(r"re-record", text)) == 1
+    result.stdout.fnmatch_lines([
+        "eval:q0/terse: recorded for a different judge request (packet field 'answer' changed)",
+        "ora: 10 captures: packet field 'answer' changed since recorded; re-record only them (the others replay free) "
+        "with: pytest * --lf --ora-record new_episodes",
+    ])

@@ -80,3 +80,30 @@ def test_degenerate_cases() -> None:
     assert t_interval(np.array([3.0, 3.0, 3.0])) is None  # no spread seen is not certainty
     one_cluster = mean_estimate(np.array([1.0, 2.0, 3.0]), np.zeros(3, dtype=np.intp))
     assert one_cluster.t_interval is None and one_cluster.units == 1
+
+
+def test_the_failure_rate_interval_under_clusters_is_wilson_at_the_effective_sample_size() -> None:
+    import statsmodels.api as sm
+
+    from pytest_ora.stats.intervals import wilson_interval
+    from pytest_ora.stats.proportions import clustered_wilson_interval, failure_design_effect
+
+    # Given 10 clusters of 6 entries whose failures move together (whole clusters fail)
+    groups = np.repeat(np.arange(10), 6)
+    failures = np.repeat(np.array([True, False, False, True, False, False, False, True, False, False]), 6)
+    plain = wilson_interval(int(failures.sum()), int(failures.size))
+    assert plain is not None
+    clustered = clustered_wilson_interval(failures, groups)
+    assert clustered is not None
+    # Then the interval is wider than the unclustered one, around the same rate
+    assert clustered[0] < plain[0] and clustered[1] > plain[1]
+    # And its design effect is the cluster-robust variance of the mean over the binomial one (statsmodels' OLS on a
+    # constant with clustered errors, whose small-sample factor adds (n - 1) / (n - 1 regressors) = 1 here)
+    fit = sm.OLS(failures.astype(float), np.ones(failures.size)).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    p = failures.mean()
+    assert failure_design_effect(failures, groups) == pytest.approx(float(fit.bse[0]) ** 2 / (p * (1 - p) / failures.size))
+    # Independent entries (each its own cluster) give nearly the plain interval; one cluster gives none
+    alone = clustered_wilson_interval(failures, np.arange(failures.size))
+    assert alone is not None and alone == pytest.approx(plain, abs=0.01)
+    assert clustered_wilson_interval(failures, np.zeros(failures.size, dtype=np.intp)) is None
+    assert failure_design_effect(np.zeros(12, dtype=bool), np.repeat(np.arange(3), 4)) == 1.0

@@ -391,8 +391,10 @@ def test_an_api_token_env_is_held_to_the_key_names_and_to_the_providers_that_tak
 # --- blind packets -------------------------------------------------------------------------------
 
 
-def test_a_blind_packet_names_no_configuration(tmp_path: Path) -> None:
-    """Artifact and spec paths, acceptance notes and texts naming lane-zulu or its model: withheld in a blind packet."""
+def test_a_strict_blind_packet_names_no_configuration(tmp_path: Path) -> None:
+    """Artifact and spec paths, acceptance notes and texts naming lane-zulu or its model: withheld under `blind: strict`."""
+    import dataclasses
+
     from pytest_ora.core.models import Capture
     from pytest_ora.judges.packet import build_packet, judge_prompt, packet_json
 
@@ -406,7 +408,7 @@ def test_a_blind_packet_names_no_configuration(tmp_path: Path) -> None:
         "visual_artifact": "artifacts/lane-zulu/diagram.svg", "model_snapshot": {"agent": "zulu-model-7"},
         "acceptance": {"passed": True, "reason": None, "notes": "captured by the lane-zulu harness"},
     })
-    rubric = get_rubric("trio-likert-1.0")
+    rubric = dataclasses.replace(get_rubric("trio-likert-1.0"), blind_strict=True)
 
     packet, _ = build_packet(capture, tmp_path, rubric)
     prompt = judge_prompt(packet, None, rubric)
@@ -416,13 +418,20 @@ def test_a_blind_packet_names_no_configuration(tmp_path: Path) -> None:
     assert packet.artifact is not None and packet.artifact.path == "artifact.svg"
     assert packet.specification_source == "(withheld: blind packet)" and packet.acceptance_notes == ""
     assert packet.answer == "Signed, [withheld] ([withheld])."
+    # Blind but not strict: the fields and paths name nothing, the texts are the capture's as written
+    plain, _ = build_packet(capture, tmp_path, get_rubric("trio-likert-1.0"))
+    assert plain.configuration is None and plain.model_snapshot == {} and plain.acceptance_notes == ""
+    assert plain.artifact is not None and plain.artifact.path == "artifact.svg"
+    assert plain.answer == "Signed, zulu-model-7 (lane-zulu)."
     # Not blind: the same capture's packet keeps every name (nothing is withheld without the rubric saying so)
     seen, _ = build_packet(capture, tmp_path, get_rubric("judge-solo-1.0"))
     assert seen.artifact is not None and seen.artifact.path == "artifacts/lane-zulu/diagram.svg"
 
 
-def test_a_blind_compare_packet_withholds_both_configurations(tmp_path: Path) -> None:
-    """Kind compare: each response may name its own lane; both are withheld."""
+def test_a_strict_blind_compare_packet_withholds_both_configurations(tmp_path: Path) -> None:
+    """Kind compare: each response may name its own lane; as written when blind, both withheld under `blind: strict`."""
+    import dataclasses
+
     from pytest_ora.core.models import Capture
     from pytest_ora.core.plan import PlannedCapture
     from pytest_ora.method.kinds import get_kind
@@ -440,9 +449,13 @@ def test_a_blind_compare_packet_withholds_both_configurations(tmp_path: Path) ->
 
     from pytest_ora.judges.packet import build_packet
 
-    packets = get_kind("compare").packets(planned, tmp_path, get_rubric("judge-compare-1.0"), build_packet)
-
+    strict = dataclasses.replace(get_rubric("judge-compare-1.0"), blind_strict=True)
+    packets = get_kind("compare").packets(planned, tmp_path, strict, build_packet)
     assert all("team" not in json.dumps(packet.material).lower() for _, packet, _ in packets)
+
+    as_written = get_kind("compare").packets(planned, tmp_path, get_rubric("judge-compare-1.0"), build_packet)
+    assert [packet.material for _, packet, _ in as_written][0] == {
+        "order": "first-second", "response-1": "team-red found it", "response-2": "Team-Blue wins"}
 
 
 # --- waits a server asks for -------------------------------------------------------------------

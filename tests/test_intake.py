@@ -202,10 +202,20 @@ def test_unreadable_yaml_names_the_line(tmp_path: Path) -> None:
 def test_a_yaml_field_error_names_its_line(tmp_path: Path) -> None:
     root = write_bundle(tmp_path)
     (root / "bundle.yaml").write_text(
-        "bundle: sample\ncreated: 2026-06-20\nconfigurations: [optimum, Big_1]\n", encoding="utf-8"
+        "bundle: sample\ncreated: 2026-06-20\nconfigurations: [optimum, \"Big 1\"]\n", encoding="utf-8"
     )
 
-    assert "bundle.yaml:3: field 'configurations.1': must be a slug" in problems_of(root)
+    assert ("bundle.yaml:3: field 'configurations.1': must be a name of letters, digits, '_', '.', '+' and '-', "
+            "starting with a letter or digit") in problems_of(root)
+
+
+def test_configuration_names_are_kept_as_given_but_not_two_that_differ_only_in_case(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path)
+    (root / "bundle.yaml").write_text(
+        "bundle: sample\ncreated: 2026-06-20\nconfigurations: [optimum, Big_1, big_1]\n", encoding="utf-8"
+    )
+
+    assert "field 'configurations': names 2 and 3 differ only in case" in problems_of(root)
 
 
 def test_a_yaml_alias_bomb_is_refused(tmp_path: Path) -> None:

@@ -81,3 +81,20 @@ def test_collect_only_says_nothing_about_a_report(project: pytest.Pytester, judg
 
     assert "report written" not in result.stdout.str() and "ora summary" not in result.stdout.str()
     assert report(project) == before
+
+
+@pytest.mark.parametrize("args", [("-k", "nosuchmodel"), ("-k", "nosuchmodel", "-n", "2")])
+def test_a_run_that_scores_nothing_leaves_the_last_report_as_it_was(project: pytest.Pytester, args: tuple[str, ...]) -> None:
+    record(project)
+    before = report(project)
+    packets = sorted(p.relative_to(project.path) for p in (project.path / OUT / "packets").rglob("*.json"))
+
+    result = project.runpytest(*args)
+
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert report(project) == before
+    assert sorted(p.relative_to(project.path) for p in (project.path / OUT / "packets").rglob("*.json")) == packets
+    assert not (project.path / OUT / "runs").exists()
+    result.stdout.fnmatch_lines(["ora: selection: 0 of 12 captures, -k 'nosuchmodel'",
+                                 "ora: nothing scored in this run: the last report in * is left as it was"])
+    assert "report written" not in result.stdout.str() and "failure rate -%" not in result.stdout.str()

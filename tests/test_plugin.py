@@ -146,8 +146,8 @@ def test_a_changed_packet_fails_loudly_instead_of_replaying_a_stale_score(projec
     result.assert_outcomes(failed=1)
     # The item says what changed; the ora summary says it once for the run, with the one command that re-records
     result.stdout.fnmatch_lines([
-        "mode:argument-audit/optimum: recorded for a different judge request (packet field 'prompt' changed); see the ora summary*",
-        "ora: 1 capture was recorded for a different judge request (packet field 'prompt' in 1); re-record only them*"
+        "mode:argument-audit/optimum: recorded for a different judge request (packet field 'prompt' changed)",
+        "ora: 1 capture: packet field 'prompt' changed since recorded; re-record only it*"
         "pytest *-k mode:argument-audit/optimum --ora-record new_episodes",
     ])
     row = json.loads((project.path / "ora-results" / "ledger.jsonl").read_text())

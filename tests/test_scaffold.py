@@ -79,7 +79,7 @@ def test_jsonl_import_keeps_other_fields_under_metadata_and_slugs_ids(tmp_path: 
             {"entry_key": "qa:two", "configuration": "base", "prompt": "p", "answer": "a", "wall_clock_minutes": 2}]
     source.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
     imported = import_rows(source)
-    assert imported[0].capture == {"entry_key": "eval:q-1", "configuration": "gpt-4o", "prompt": "p", "answer": "",
+    assert imported[0].capture == {"entry_key": "eval:q-1", "configuration": "GPT-4o", "prompt": "p", "answer": "",
                                    "reference": "r", "metadata": {"tags": ["x"], "id": "Q 1"}}
     assert imported[1].capture["entry_key"] == "qa:two"
     assert imported[1].capture["wall_clock_minutes"] == 2.0
@@ -105,3 +105,62 @@ def test_init_refuses_an_existing_suite_and_a_bad_judge(tmp_path: Path, capsys: 
 def test_a_missing_import_file_does_not_exist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["init", str(tmp_path / "s"), "--from", str(tmp_path / "nope.csv")]) == 4
     assert "nope.csv: does not exist" in capsys.readouterr().err
+
+
+def test_names_are_kept_as_given_and_a_name_that_must_change_is_said_and_written_down(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "answers.csv"
+    source.write_text(
+        "id,dataset,configuration,prompt,answer\n"
+        "q1,helpful_base,gpt4_1106_preview,Why?,Because.\n"
+        "q1,helpful_base,Qwen1.5-7B-Chat,Why?,So.\n"
+        "q2,koala,claude 3/opus,How?,Thus.\n",
+        encoding="utf-8",
+    )
+    assert main(["init", str(tmp_path / "s"), "--from", str(source)]) == 0
+    out = capsys.readouterr().out
+    assert "families: from column dataset (entry keys are <dataset>:<id>)" in out
+    assert "name changed to fit the bundle's format: dataset: 'helpful_base' -> helpful-base" in out
+    assert "name changed to fit the bundle's format: configuration: 'claude 3/opus' -> claude-3-opus" in out
+    assert "gpt4_1106_preview" not in out and "Qwen1.5" not in out  # kept, so not said
+    manifest = (tmp_path / "s" / "bundle" / "bundle.yaml").read_text(encoding="utf-8")
+    assert "#   configuration: 'claude 3/opus' -> claude-3-opus" in manifest
+    plan = intake(tmp_path / "s" / "bundle")
+    assert plan.bundle.manifest.configurations == ["gpt4_1106_preview", "Qwen1.5-7B-Chat", "claude-3-opus"]
+    assert sorted({c.capture.entry_key for c in plan.captures}) == ["helpful-base:q1", "koala:q2"]
+    assert plan.captures[0].capture.metadata == {"dataset": "helpful_base"}
+
+
+def test_a_family_column_wins_over_dataset_and_an_id_family_over_both(tmp_path: Path) -> None:
+    source = tmp_path / "rows.jsonl"
+    rows = [{"id": "a", "family": "Maths", "dataset": "gsm", "configuration": "m", "prompt": "p", "answer": "x"},
+            {"id": "qa:b", "family": "maths", "configuration": "m", "prompt": "p", "answer": "x"},
+            {"id": "c", "family": "!!", "configuration": "m", "prompt": "p", "answer": "x"}]
+    source.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
+    with pytest.raises(InitError, match=r"rows.jsonl:3: column family: '!!' has no letters or digits"):
+        import_rows(source)
+    source.write_text("\n".join(json.dumps(row) for row in rows[:2]) + "\n", encoding="utf-8")
+    first, second = import_rows(source)
+    assert (first.capture["entry_key"], first.renamed, first.family_from) == ("maths:a", (("family", "Maths", "maths"),), "family")
+    assert (second.capture["entry_key"], second.renamed, second.family_from) == ("qa:b", (), None)
+
+
+def test_configurations_that_differ_only_in_case_are_refused(tmp_path: Path) -> None:
+    source = tmp_path / "rows.csv"
+    source.write_text("id,configuration,prompt,answer\nq,GPT-4o,p,a\nq,gpt-4o,p,b\n", encoding="utf-8")
+    with pytest.raises(InitError, match="'GPT-4o' and 'gpt-4o' differ only in case"):
+        init_suite(tmp_path / "s", source=source)
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_short_or_long_csv_row_names_the_columns_it_lacks_or_exceeds(tmp_path: Path) -> None:
+    source = tmp_path / "rows.csv"
+    source.write_text("id,configuration,prompt,answer,reference\n"
+                      "q1,base,Why?\n"
+                      "q2,base,Why?,Because,r,extra\n", encoding="utf-8")
+    with pytest.raises(InitError) as caught:
+        import_rows(source)
+    text = str(caught.value)
+    assert f"{source}:2: has 3 columns, the header has 5: missing answer, reference" in text
+    assert f"{source}:3: has 6 columns, the header has 5: 1 more than reference" in text

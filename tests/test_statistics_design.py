@@ -43,8 +43,16 @@ def test_bundle_cluster_and_compare_pairs(clustered: pytest.Pytester) -> None:
     assert stats["pairs"]["holm_family"] == 1
     row = stats["configurations"][0]
     assert row["clusters"] <= clusters and row["interval_method"] == "t" and row["small_n"] is True
+    # The failure rate's Wilson interval is clustered too: never narrower than the unclustered one
+    from pytest_ora.stats.intervals import wilson_interval
+
+    for lane in stats["configurations"]:
+        plain = wilson_interval(lane["failures"], lane["n"])
+        assert plain is not None and lane["failure_rate_interval"][0] <= plain[0] + 1e-12
+        assert lane["failure_rate_interval"][1] >= plain[1] - 1e-12
     summary = read(clustered, "summary.md")
     assert f"Units: clusters of related entries by `metadata.scenario` ({clusters} clusters over {entries} entries)" in summary
+    assert "Units: Units:" not in summary and "Units: Units:" not in read(clustered, "methodology.md")
     assert "t (small n)" in summary and "Design effect" in summary
 
 

@@ -51,3 +51,16 @@ def test_a_better_answer_scores_higher_on_every_criterion_of_any_rubric() -> Non
 def test_the_notes_say_what_was_read() -> None:
     notes = judge_reply(packet(GOOD), "gpt-5.4", shape=SHAPE)["notes"]
     assert notes["accuracy"].startswith("accuracy: read as fidelity. Uses 10 of 10 key terms of the reference.")
+
+
+def test_an_answer_that_only_restates_the_prompt_scores_plainly_low() -> None:
+    # Given a plain packet (no reference, no specification): coverage reads the prompt's key terms
+    restated = judge_reply(packet("How do plants make their food?", reference=None), "gpt-5.4", shape=SHAPE)
+    framed = judge_reply(packet("The question asks how plants make their food.", reference=None), "gpt-5.4", shape=SHAPE)
+    real = judge_reply(packet("Plants make food by photosynthesis: chloroplasts turn sunlight, water and carbon "
+                              "dioxide into glucose.", reference=None), "gpt-5.4", shape=SHAPE)
+    # Then restating it scores at the bottom of the scale on every criterion, below a real answer, and says why
+    for reply in (restated, framed):
+        assert all(reply["scores"][name] <= 2 < real["scores"][name] for name in SHAPE.criteria), (reply, real)
+        assert "only restates the prompt" in reply["notes"]["accuracy"]
+    assert not features("", "How do plants make their food?", "Photosynthesis.").restates

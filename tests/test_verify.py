@@ -107,3 +107,20 @@ def test_the_ledger_csv_renderer_gives_a_piece_per_row_and_its_rendering_joins_t
     rows = [line for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(pieces) == 1 + len(rows)  # the heading, then one line per ledger row
     assert "".join(pieces) == renderer.render(directory) == (directory / "ledger.csv").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["trio", "checklist"])
+def test_a_hand_edit_of_disagreements_csv_is_named(
+    name: str, replayed: Callable[[str], Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = _copy(replayed(name), tmp_path)
+    assert main(["verify", str(directory)]) == 0  # as written by the run: it matches the ledger
+    path = directory / "disagreements.csv"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert len(lines) > 1, f"the {name} example lists no disagreement"
+    lines[1] = re.sub(r",(\d+)(\.\d+)?,", lambda m: f",{int(m.group(1)) + 1}{m.group(2) or ''},", lines[1], count=1)
+    path.write_text("".join(lines), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["verify", str(directory)]) == 1
+    assert ("verify: FAILED: " + str(directory / "disagreements.csv: does not match the other data: edited by hand: "
+                                                   "line 2 differs from what the ledger's scores give")) in capsys.readouterr().out

@@ -342,5 +342,7 @@ def _message(detail: Any) -> str:
                     "javascript and other schemes are refused)")
         if ":" in pattern:
             return "must be family:technique, both slugs ([a-z0-9][a-z0-9-]*)"
+        if "A-Z" in pattern:
+            return "must be a name of letters, digits, '_', '.', '+' and '-', starting with a letter or digit"
         return "must be a slug: lowercase letters, digits and hyphens, starting with a letter or digit"
     return str(detail["msg"]).replace("Value error, ", "").lower() if kind == "value_error" else str(detail["msg"]).lower()

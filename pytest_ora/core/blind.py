@@ -8,9 +8,14 @@ lane into the acceptance notes, an answer may sign itself. In a blind packet:
 - the specification source is shown only when it is the entry's default path
   (`specs/<family>/<technique>.md`, shared by every configuration), else `(withheld: blind packet)`;
 - the acceptance notes are empty;
-- every text the judge reads (prompt, answer, context, specification, artifact text, gold
-  standard, the kind's material) has each configuration name and model snapshot id of the capture
-  replaced by `[withheld]`, matched whole and case-insensitively.
+- the texts (prompt, answer, context, ...) are the capture's as written: the answer the judges
+  score is the one the model wrote. A capture whose own text (answer, context) names its
+  configuration or model is reported (ledger `names_itself`, methodology.md, the terminal), not
+  rewritten;
+- only a rubric with `blind: strict` rewrites texts: every text the judge reads (prompt, answer,
+  context, specification, artifact text, gold standard, the kind's material) has each
+  configuration name and model snapshot id of the capture replaced by `[withheld]`, matched whole
+  and case-insensitively, and the ledger counts the replacements (`withheld`).
 
 A packet whose texts name nothing is unchanged, byte for byte, by this module.
 """
@@ -22,8 +27,12 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .models import Capture
+from .rubric import Rubric
 
-__all__ = ["WITHHELD", "artifact_path", "blind_names", "specification_source", "withhold", "withhold_all"]
+__all__ = [
+    "WITHHELD", "artifact_path", "blind_names", "blindness", "names_itself", "specification_source", "withheld_count", "withhold",
+    "withhold_all",
+]
 
 WITHHELD = "[withheld]"
 WITHHELD_SOURCE = "(withheld: blind packet)"
@@ -45,6 +54,34 @@ def _pattern(names: tuple[str, ...]) -> re.Pattern[str] | None:
         return None
     alternatives = "|".join(re.escape(name) for name in names)  # longest first: a name inside another never wins
     return re.compile(rf"(?<![A-Za-z0-9])(?:{alternatives})(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def blindness(rubric: Rubric) -> str:
+    """How blind the packets are, in words, for the header."""
+    if rubric.blind_strict:
+        return "blind packets (strict: names in the texts withheld)"
+    if rubric.blind:
+        return "blind packets (texts as written)"
+    return "NOT blind: packets name each answer's configuration and model (the rubric's blind: false)"
+
+
+def names_itself(*captures: Capture) -> list[str]:
+    """The configuration names and model ids that the captures' own texts (answer, context) carry, as given."""
+    pattern = _pattern(blind_names(*captures))
+    if pattern is None:
+        return []
+    texts = [text for capture in captures for text in (capture.answer, capture.context) if text]
+    found = {match.group(0).casefold() for text in texts for match in pattern.finditer(text)}
+    return [name for name in blind_names(*captures) if name.casefold() in found]
+
+
+def withheld_count(*captures: Capture) -> int:
+    """How many names `blind: strict` replaces in the captures' prompt, answer and context."""
+    pattern = _pattern(blind_names(*captures))
+    if pattern is None:
+        return 0
+    texts = [text for capture in captures for text in (capture.prompt, capture.answer, capture.context) if text]
+    return sum(len(pattern.findall(text)) for text in texts)
 
 
 def withhold(text: str, names: tuple[str, ...]) -> str:

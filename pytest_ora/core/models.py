@@ -30,6 +30,8 @@ __all__ = [
     "Hypothesis",
     "VerdictRule",
     "SLUG_PATTERN",
+    "CONFIGURATION_PATTERN",
+    "ConfigurationName",
     "Acceptance",
     "BundleManifest",
     "Capture",
@@ -56,6 +58,12 @@ __all__ = [
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
+
+CONFIGURATION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
+"""A configuration's name as its user gives it (gpt4_1106_preview, Qwen1.5-7B-Chat): a label, a file name and a
+pytest id alike, so no spaces, slashes or colons."""
+
+ConfigurationName = Annotated[str, Field(pattern=CONFIGURATION_PATTERN, max_length=200)]
 
 
 MAX_EXPONENT = 100
@@ -106,8 +114,8 @@ class Hypothesis(_Record):
     """A pre-registered comparison (seed 003): configuration `better` beats `worse` by at least `margin`."""
 
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-    better: Slug
-    worse: Slug
+    better: ConfigurationName
+    worse: ConfigurationName
     margin: ExactNumber = Decimal(0)
     """On the overall score's scale; delta >= margin meets it."""
 
@@ -134,7 +142,7 @@ class BundleManifest(_Record):
 
     bundle: Slug
     created: dt.date | str
-    configurations: list[Slug] = Field(min_length=1, max_length=1000)
+    configurations: list[ConfigurationName] = Field(min_length=1, max_length=1000)
     scored_set: dict[Slug, Annotated[StrictInt, Field(ge=0, le=100_000)] | list[Slug]] | None = None
     """Entries expected in the scored set after collision resolution: a count (an integer, never
     true or 2.0), or the techniques. Absent: seed 000's counts with ora-1.0, no check with other rubrics."""
@@ -144,7 +152,7 @@ class BundleManifest(_Record):
     """The rubric (a built-in id or a path under the bundle) when --ora-rubric does not name one; default ora-1.0."""
     panel: list[str] | None = Field(default=None, min_length=1)
     """optimum.yaml roles judging each capture, in judge-label order A, B, C, ...; default [big-1, big-2]."""
-    compare: list[Annotated[list[Slug], Field(min_length=2, max_length=2)]] | None = None
+    compare: list[Annotated[list[ConfigurationName], Field(min_length=2, max_length=2)]] | None = None
     """Configuration pairs [A, B] compared head to head (kind compare); --ora-compare overrides."""
     hypotheses: list[Hypothesis] | None = None
     """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
@@ -153,7 +161,7 @@ class BundleManifest(_Record):
     """Human labels (SPEC section 16): a JSONL file inside the bundle; --ora-labels overrides."""
     cluster: str | None = Field(default=None, pattern=r"^(metadata\.)?[A-Za-z_][A-Za-z0-9_-]*$")
     """The capture field (or metadata.<key>) shared by related entries; their statistics are cluster-robust."""
-    compare_pairs: list[Annotated[list[Slug], Field(min_length=2, max_length=2)]] | None = None
+    compare_pairs: list[Annotated[list[ConfigurationName], Field(min_length=2, max_length=2)]] | None = None
     """Configuration pairs [A, B] the statistics compare (default: every pair up to 8 configurations)."""
     judge_samples: int | None = Field(default=None, ge=1, le=100)
     """Judgments per judge and capture, each its own recorded exchange; --ora-judge-samples overrides. Default 1."""
@@ -166,6 +174,12 @@ class BundleManifest(_Record):
         repeated = sorted(name for name, seen in Counter(value).items() if seen > 1)  # linear, not quadratic
         if repeated:
             raise ValueError(f"lists {', '.join(repeated)} more than once")
+        folded: dict[str, int] = {}
+        for number, name in enumerate(value, start=1):  # cassettes and packets are files named by configuration
+            first = folded.setdefault(name.casefold(), number)
+            if first != number:
+                raise ValueError(f"names {first} and {number} differ only in case: each configuration needs files "
+                                 "of its own, and some file systems do not tell such names apart")
         return value
 
     @field_validator("panel")
@@ -326,7 +340,7 @@ class Capture(_Record):
 
     entry_key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*$")
     """family:technique (with ora-1.0 the family is mode, visual or lens)."""
-    configuration: Slug
+    configuration: ConfigurationName
     prompt: str
     answer: str
     target: str | None = None

@@ -12,11 +12,14 @@ from typing import Any, TypedDict, overload
 
 from typing_extensions import NotRequired
 
+from .blind import names_itself, withheld_count
 from .plan import PlannedCapture
+from .rubric import Rubric
 from .usage import Usage
 
 __all__ = [
-    "CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "base_record", "in_plan_order", "record_from_text", "record_text",
+    "CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "base_record", "in_plan_order", "note_blindness", "record_from_text",
+    "record_text",
 ]
 
 
@@ -66,6 +69,10 @@ class CaptureRecord(TypedDict):
     """What the packet carried for the kind (checklist: the listed items), for the panel combination."""
     grades: NotRequired[dict[str, str]]
     """kind scorecard: axis -> its cell (PASS (0 blockers), N/A (telemetry unavailable), ...)."""
+    names_itself: NotRequired[list[str]]
+    """Blind rubrics: the configuration names and model ids the capture's own text carries (judged as written)."""
+    withheld: NotRequired[int]
+    """`blind: strict`: names replaced by [withheld] in the capture's prompt, answer and context."""
 
 
 def base_record(planned: PlannedCapture, status: str, reason: str | None = None) -> CaptureRecord:
@@ -85,6 +92,16 @@ def base_record(planned: PlannedCapture, status: str, reason: str | None = None)
         failure=None,
         live_calls=0,
     )
+
+
+def note_blindness(record: CaptureRecord, planned: PlannedCapture, rubric: Rubric) -> None:
+    """A blind rubric's record says which names the capture's own text carries (and, strict, how many were withheld)."""
+    if not rubric.blind:
+        return
+    captures = (planned.capture.loaded(), *(() if planned.partner is None else (planned.partner.loaded(),)))
+    record["names_itself"] = names_itself(*captures)
+    if rubric.blind_strict:
+        record["withheld"] = withheld_count(*captures)
 
 
 def record_text(record: CaptureRecord) -> str:

@@ -114,6 +114,8 @@ class Rubric:
     votes: tuple[VoteRule, ...] = ()
     panel_size: int = 2
     blind: bool = False
+    blind_strict: bool = False
+    """`blind: strict`: besides the fields, names in the texts are replaced by [withheld] (else texts go as written)."""
     requires_spec: bool = True
     families: tuple[str, ...] | None = None
     """Closed family list (ora-1.0: mode, visual, lens); None means any slug."""

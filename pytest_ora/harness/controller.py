@@ -20,10 +20,11 @@ from ..core.plan import Plan
 from ..core.record import RecordStore, record_from_text
 from ..reports.charts import charts_available
 from ..reports.methodology import RunFacts
+from ..reports.notes import all_local
 from ..reports.output import OutputDir
 from ..reports.tables import SummaryRow, summarize
 from .gates import GateContext, GateResult, any_set, evaluate, gate_reports
-from .outcomes import drop_record
+from .outcomes import drop_record, junit_lowscore, junit_only
 from .progress import LiveProgress
 from .reporter import RunReporter
 from .reportwriting import ReportWriting, written_baseline_comparison, written_calibration
@@ -64,6 +65,8 @@ class OraController:
         self._added = 0
         """Records kept so far (one kept again counts again): what a summary was made from."""
         self.report_error: str | None = None
+        self.kept_last = False
+        """The run scored nothing and had no judge error, so it left the last report in --ora-out as it was."""
         """Why the report could not be written at the end (a full disk, a vanished directory), if so."""
         self.gate_failures: list[str] = []
         """Quality gates that failed (--ora-fail-under, --ora-fail-lowscore-pct): said on the terminal; exit 1."""
@@ -101,6 +104,7 @@ class OraController:
         if checks.live and self.config.get_verbosity() >= 0:
             budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
             self.progress = LiveProgress(self.run.in_flight_log(), self.run.prices(), budget)
+            self.progress.priced_only = all_local(plan)
         self._output = OutputDir(self.options.out)
         self._output.baseline, self._output.regression_min = checks.baseline, self.options.regression_min
         try:
@@ -127,6 +131,7 @@ class OraController:
         try:
             return (yield)
         finally:
+            junit_lowscore(self.config, report, self.reporter.failure_rule)
             drop_record(report)
 
     def _keep(self, report: pytest.TestReport) -> None:
@@ -200,7 +205,12 @@ class OraController:
             else:
                 self._warm_up.wait()
                 self.facts = run_facts(self, self.reporter, exitstatus)
-                self._output.write_report(self.plan(), self.records, self.facts, self.summary())
+                # Nothing scored and no judge call failed (an empty selection, only skips): the last report stays.
+                self.kept_last = not any(record["status"] in ("scored", "error") for record in self.records)
+                if self.kept_last:
+                    self._output.keep_last_report()
+                else:
+                    self._output.write_report(self.plan(), self.records, self.facts, self.summary())
         except OraError as error:
             self.report_error = str(error)  # said in the terminal summary; the run exits with a usage error
         finally:
@@ -239,6 +249,7 @@ class OraController:
         self.gate_failures = [f"{result.name}: {message}" for result in self.gate_results for message in result.failures]
         for report in gate_reports(self.gate_results):
             self.config.hook.pytest_runtest_logreport(report=report)
+        junit_only(self.config, gate_reports(self.gate_results, held=True))  # a held gate: a passed testcase
 
     def _gate(self) -> list[GateResult]:
         """Every set CI gate's verdict on this run's summary (harness.gates); the report is written first when they read it."""

@@ -25,7 +25,7 @@ def short_drift(capture_id: str, message: str) -> str:
     """The per-item failure text of a drifted capture: the changed fields, and where the fix is said."""
     found = _WHY.search(message)
     why = found.group("why") if found else "the judge request changed"
-    return f"{capture_id}: recorded for a different judge request ({why}); see the ora summary for the re-record command"
+    return f"{capture_id}: recorded for a different judge request ({why})"  # what to do: once, in the ora summary
 
 
 def drift_lines(records: Iterable[Any], config: Any) -> list[str]:
@@ -46,9 +46,11 @@ def drift_lines(records: Iterable[Any], config: Any) -> list[str]:
             request_only += 1
     if not drifted:
         return []
-    parts = [f"packet field {name!r} in {count}" for name, count in sorted(fields.items())]
+    total = len(drifted)
+    parts = [f"packet field {name!r} changed" + (f" in {count}" if count != total else "") for name, count in sorted(fields.items())]
     if request_only:
-        parts.append(f"the judge request itself (rubric wording, judge, model or route) in {request_only}")
+        parts.append("the judge request itself (rubric wording, judge, model or route) changed"
+                     + (f" in {request_only}" if request_only != total else ""))
     args: list[str] = []
     skip = False
     for arg in config.invocation_params.args:
@@ -65,7 +67,6 @@ def drift_lines(records: Iterable[Any], config: Any) -> list[str]:
         args += ["--lf"]
     command = shlex.join(["pytest", *args, "--ora-record", "new_episodes"])
     return [
-        f"ora: {len(drifted)} capture{'s were' if len(drifted) != 1 else ' was'} recorded for a different judge request "
-        f"({'; '.join(parts)}); "
-        f"re-record only them (the others replay free): {command}",
+        f"ora: {total} capture{'s' if total != 1 else ''}: {'; '.join(parts)} since recorded; "
+        f"re-record only {'them' if total != 1 else 'it'} (the others replay free) with: {command}",
     ]

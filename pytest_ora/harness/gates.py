@@ -124,16 +124,18 @@ def evaluate(context: GateContext) -> list[GateResult]:
     return results
 
 
-def gate_reports(results: Sequence[GateResult]) -> list[pytest.TestReport]:
-    """Each failing gate as a failed testcase `ora-gate::<option>` (setup, call, teardown reports)."""
+def gate_reports(results: Sequence[GateResult], held: bool = False) -> list[pytest.TestReport]:
+    """Each failing gate as a failed testcase `ora-gate::<option>` (setup, call, teardown reports); with `held`,
+    each gate that holds as a passed one instead."""
     reports = []
     for result in results:
-        if result.holds:
+        if result.holds != held:
             continue
         nodeid = f"{GATE_PREFIX}{result.option}"
         message = "\n".join(f"{result.name}: {text}" for text in result.failures)
         phases: tuple[tuple[Literal["setup", "call", "teardown"], str, str | None], ...] = (
-            ("setup", "passed", None), ("call", "failed", message), ("teardown", "passed", None))
+            ("setup", "passed", None), ("call", "passed" if held else "failed", None if held else message),
+            ("teardown", "passed", None))
         for when, outcome, longrepr in phases:
             reports.append(pytest.TestReport(
                 nodeid=nodeid, location=("ora-gate", None, nodeid), keywords={}, outcome=outcome,  # type: ignore[arg-type]

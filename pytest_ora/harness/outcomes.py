@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -12,7 +12,10 @@ from ..core.record import CaptureRecord
 from ..core.rubric import Rubric
 from ..method.kinds import combined, graded
 
-__all__ = ["drop_record", "lowscore_lines", "overall_text", "score_properties", "shows_lowscores", "verbose_word"]
+__all__ = [
+    "drop_record", "junit_lowscore", "junit_only", "lowscore_lines", "overall_text", "score_properties", "shows_lowscores",
+    "verbose_word",
+]
 
 
 def drop_record(report: pytest.TestReport) -> None:
@@ -73,3 +76,29 @@ def shows_lowscores(config: pytest.Config) -> bool:
 def lowscore_lines(reports: Sequence[Any], why: str) -> list[str]:
     """'LOWSCORE test_ora.py::test_capture[...] - overall 2.1 < 4.0', one per low-scoring capture."""
     return [f"LOWSCORE {report.nodeid} - overall {getattr(report, 'ora_overall', '?')} {why}" for report in reports]
+
+
+def junit_only(config: pytest.Config, reports: Sequence[pytest.TestReport]) -> None:
+    """Reports for --junitxml's file alone (a held gate's passed testcase): the terminal's counts stay the tests'."""
+    from _pytest.junitxml import xml_key
+
+    logxml = config.stash.get(xml_key, None)
+    if logxml is not None:
+        for report in reports:
+            logxml.pytest_runtest_logreport(report)
+
+
+def junit_lowscore(config: pytest.Config, report: pytest.TestReport, why: Callable[[], str]) -> None:
+    """A low-scoring capture's testcase says LOWSCORE in its system-out, which JUnit viewers show (not only a property)."""
+    if report.when != "call" or not report.passed or not getattr(report, "ora_failure", False):
+        return
+    import xml.etree.ElementTree as ET
+
+    from _pytest.junitxml import xml_key
+
+    logxml = config.stash.get(xml_key, None)
+    if logxml is None:
+        return
+    out = ET.Element("system-out")
+    out.text = f"LOWSCORE: overall {getattr(report, 'ora_overall', '?')} {why()}"
+    logxml.node_reporter(report).append(out)

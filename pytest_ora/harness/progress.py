@@ -44,6 +44,8 @@ class LiveProgress:
         self.reasks = 0
         self.retries = 0
         self.spent = Decimal(0)
+        self.priced_only = False
+        """Every judge is on this machine: the spend is what the calls would cost at the models' prices, not paid."""
         self._clock = clock
         self._started = clock()
         self._last: float | None = None
@@ -78,7 +80,9 @@ class LiveProgress:
         if self.errors:
             parts.append(f"{self.errors} errors")
         spend = f"${self.spent:.4f}"
-        parts.append(f"{spend} of ${self.budget} budget" if self.budget is not None else f"{spend} spent")
+        if self.priced_only:  # judges on this machine: what the calls would cost at the models' prices
+            spend = f"{spend} (priced, not paid)"
+        parts.append(f"{spend} of ${self.budget} budget" if self.budget is not None else spend if self.priced_only else f"{spend} spent")
         parts.append(f"done in {self._clock() - self._started:.0f}s" if final else self._time_left())
         return "ora live: " + ", ".join(parts)
 

@@ -12,7 +12,7 @@ from ..core.numbers import round_half_away
 from ..core.record import CaptureRecord
 from ..method.kinds import terminal_lines
 from ..reports.methodology import secret_lines
-from ..reports.notes import incomplete_notice
+from ..reports.notes import all_local, incomplete_notice
 from ..reports.output import estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, public_row
@@ -85,12 +85,16 @@ class RunReporter:
         if incomplete is not None:
             lines.insert(0, f"ora: {incomplete}")
         lines += drift_lines(run.records, run.config)
-        lines += fit_table(table, width, plan.rubric)
+        lines += [] if run.kept_last else fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
-            lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
+            heading = "judge spend this run (tokens x price)" if not all_local(plan) else \
+                "judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price)"
+            lines += ["", f"ora: {heading}: " + "; ".join(spend)]
         lines += [result.line() for result in run.gate_results]
         written = f"ora: report written to {options.out}" if run.report_error is None else f"ora: REPORT NOT WRITTEN: {run.report_error}"
+        if run.kept_last and run.report_error is None:
+            written = f"ora: nothing scored in this run: the last report in {options.out} is left as it was"
         lines += terminal_lines(run.records, plan.rubric)
         stopped = [] if run.journal_error is None else [f"ora: STOPPED: {run.journal_error}"]
         progress = [run.progress.line(final=True), ""] if run.progress is not None else []

@@ -171,7 +171,7 @@ class CaptureRunner:
         replies = await ask_judges(capture_id, item, self.judging, self.cassettes, client)
         judges = checked_replies(replies, rubric)
         write_judges(self.output, capture_id, judges)
-        record = judged_record(planned, item, judges)
+        record = judged_record(planned, item, judges, rubric)
         score(record, rubric)
         count_live_calls(record, replies)
         charge(self.budget, record)

@@ -35,6 +35,7 @@ class RunState(Protocol):
     estimates: dict[str, dict[str, Any]]
     unjudged: list[str]
     report_error: str | None
+    kept_last: bool
     journal_error: str | None
     progress: LiveProgress | None
     signals: SignalGuard

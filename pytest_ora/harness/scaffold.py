@@ -14,6 +14,7 @@ import datetime as dt
 import io
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,13 +23,13 @@ import yaml
 from pydantic import ValidationError
 
 from ..core.errors import OraError
-from ..core.models import Capture
+from ..core.models import CONFIGURATION_PATTERN, Capture
 from ..core.rubric import RubricError
 from ..method.kinds import calls_judges
 from ..method.rubric import builtin_ids, get_rubric, load_rubric
 from ..method.rubric_file import digest_of
 
-__all__ = ["DEFAULT_JUDGES", "InitError", "JudgeRole", "Row", "import_rows", "init_suite", "parse_judge"]
+__all__ = ["DEFAULT_JUDGES", "InitError", "JudgeRole", "Row", "import_rows", "init_suite", "name_changes", "parse_judge"]
 
 REFERENCE_PORT = 8765
 DEFAULT_JUDGES = ("judge-a=anthropic:claude-opus-4-7", "judge-b=openai:gpt-5.4")
@@ -43,6 +44,9 @@ _REQUIRED = ("configuration", "prompt", "answer")
 _KNOWN = frozenset({"id", "entry_key", "configuration", "prompt", "answer", "context", "reference", "cost_usd",
                     "wall_clock_minutes"})
 _SLUG = re.compile(r"[^a-z0-9]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
+_FAMILY_COLUMNS = ("family", "dataset")
+"""Columns that name an entry's family when its id is not family:technique, the first present winning."""
 
 
 class InitError(OraError, ValueError):
@@ -70,6 +74,10 @@ class Row:
 
     line: int
     capture: dict[str, Any]
+    renamed: tuple[tuple[str, str, str], ...] = ()
+    """(column, value as given, value as used) for each name that had to change to fit the bundle's format."""
+    family_from: str | None = None
+    """The column (family or dataset) that named the entry's family, when one did."""
 
 
 def parse_judge(text: str) -> JudgeRole:
@@ -95,6 +103,19 @@ def _slug_ok(text: str) -> bool:
 
 def _slug(text: str) -> str:
     return _SLUG.sub("-", text.strip().lower()).strip("-")
+
+
+def _configuration_name(text: str) -> str:
+    """A configuration's name as given when it fits (a label, a file name and a pytest id); else its safe form."""
+    if re.fullmatch(CONFIGURATION_PATTERN, text):
+        return text
+    return _UNSAFE.sub("-", text.strip()).lstrip("_.+-").rstrip("-")
+
+
+def name_changes(rows: list[Row]) -> list[str]:
+    """Each name changed at import, once: `column: 'as given' -> as used`, in the order first met."""
+    seen = dict.fromkeys(change for row in rows for change in row.renamed)
+    return [f"{column}: {given!r} -> {used}" for column, given, used in seen]
 
 
 # --- import -------------------------------------------------------------------------------------
@@ -159,8 +180,13 @@ def _csv_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dic
         if not any(value.strip() for value in values):
             start = reader.line_num + 1
             continue
-        if len(values) != len(header):
-            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}")
+        if len(values) < len(header):
+            missing = ", ".join(header[len(values):])
+            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}: "
+                            f"missing {missing} (a value with a comma needs quotes)")
+        elif len(values) > len(header):
+            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}: "
+                            f"{len(values) - len(header)} more than {header[-1]} (a value with a comma needs quotes)")
         else:
             # Empty optional cells are absent; an empty answer is kept (a low score, not an error).
             rows.append((start, {k: v for k, v in zip(header, values) if v != "" or k in _REQUIRED}))
@@ -183,8 +209,15 @@ def _row(path: Path, line: int, data: dict[str, Any], problems: list[str]) -> Ro
         problems.append(f"{where}: column prompt: is empty")
     if len(problems) > bad:
         return None
-    entry_key = _entry_key(str(ident))
-    configuration = _slug(str(data["configuration"]))
+    family_column = next((name for name in _FAMILY_COLUMNS if str(data.get(name) or "").strip()), None)
+    if ":" in str(ident):
+        family_column = None  # an id family:technique names its family itself
+    family = str(data[family_column]) if family_column is not None else None
+    if family is not None and not _slug(family):
+        problems.append(f"{where}: column {family_column}: {family!r} has no letters or digits to make a family from")
+        return None
+    entry_key = _entry_key(str(ident), family)
+    configuration = _configuration_name(str(data["configuration"]))
     if entry_key is None:
         problems.append(f"{where}: column id: {ident!r} has no letters or digits to make an id from")
         return None
@@ -215,6 +248,11 @@ def _row(path: Path, line: int, data: dict[str, Any], problems: list[str]) -> Ro
         metadata["id"] = data["id"]  # the id as given, when it had to be made a slug
     if metadata:
         capture["metadata"] = metadata
+    renamed = []
+    if configuration != data["configuration"]:
+        renamed.append(("configuration", str(data["configuration"]), configuration))
+    if family_column is not None and entry_key.partition(":")[0] != family:
+        renamed.append((family_column, str(family), entry_key.partition(":")[0]))
     try:
         Capture.model_validate(capture)
     except ValidationError as error:
@@ -222,17 +260,18 @@ def _row(path: Path, line: int, data: dict[str, Any], problems: list[str]) -> Ro
             column = ".".join(str(part) for part in detail["loc"]) or "row"
             problems.append(f"{where}: column {column}: {detail['msg']}")
         return None
-    return Row(line, capture)
+    return Row(line, capture, tuple(renamed), family_from=family_column)
 
 
-def _entry_key(ident: str) -> str | None:
-    """An id as an entry key: `family:technique` kept (as slugs); any other id is technique of family `eval`."""
-    family, colon, technique = ident.partition(":")
+def _entry_key(ident: str, family: str | None = None) -> str | None:
+    """An id as an entry key: `family:technique` kept (as slugs); any other id is a technique of the row's
+    family column (as a slug) or of family `eval`."""
+    given_family, colon, technique = ident.partition(":")
     if colon:
-        family, technique = _slug(family), _slug(technique)
-        return f"{family}:{technique}" if family and technique else None
+        given_family, technique = _slug(given_family), _slug(technique)
+        return f"{given_family}:{technique}" if given_family and technique else None
     slug = _slug(ident)
-    return f"eval:{slug}" if slug else None
+    return f"{_slug(family) if family is not None else 'eval'}:{slug}" if slug else None
 
 
 # --- the suite ------------------------------------------------------------------------------------
@@ -255,7 +294,7 @@ _STARTER_RUBRIC: dict[str, Any] = {
     "cap": None,
     "failure": {"below": 5.0},
     "panel_size": 2,
-    "blind": False,
+    "blind": True,
     "requires_spec": False,
 }
 
@@ -270,6 +309,9 @@ def _starter_rubric_text(today: str) -> str:
         "#     python -m pytest_ora rubric digest bundle/rubric.yaml\n"
         "# A change the judges do not see (weights, cap, failure, verdicts, votes) rescores the recorded\n"
         "# replies offline, at no cost; a change they see (criteria, questions, scale) needs re-recording.\n"
+        "# blind: true (the default here): the judges never see which configuration or model wrote an answer;\n"
+        "# the answers go as written (one that names itself is reported). blind: strict also replaces such\n"
+        "# names in the texts by [withheld]; blind: false shows the judges each answer's configuration.\n"
     )
     return head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
 
@@ -301,9 +343,10 @@ def _example_rows() -> list[Row]:
 
 def init_suite(
     directory: Path, rubric: str | None = None, source: Path | None = None, judges: tuple[str, ...] = (),
-    today: str | None = None,
+    today: str | None = None, say: Callable[[str], None] | None = None,
 ) -> list[Path]:
-    """Write the suite; the files written. InitError (nothing written) for any problem."""
+    """Write the suite; the files written. InitError (nothing written) for any problem. `say` hears, a line
+    each, every name that had to change at import (also written at the top of bundle.yaml)."""
     today = today or dt.date.today().isoformat()
     if directory.exists() and any(directory.iterdir()):
         taken = [name for name in ("bundle", "pytest.ini", "test_eval.py", "README.md", "reference.ini") if (directory / name).exists()]
@@ -318,9 +361,17 @@ def init_suite(
         raise InitError([f"rubric {rubric_ref} needs {panel_size} judges (panel_size); --judges gave {len(roles)}"])
     rows = import_rows(source) if source is not None else _example_rows()
     configurations = list(dict.fromkeys(row.capture["configuration"] for row in rows))
+    folded: dict[str, str] = {}
+    for configuration in configurations:
+        other = folded.setdefault(configuration.casefold(), configuration)
+        if other != configuration:
+            raise InitError([f"{source}: column configuration: {other!r} and {configuration!r} differ only in case; "
+                             "give them names that differ in letters"])
+    changes = name_changes(rows)
+    families = [column for column in _FAMILY_COLUMNS if any(row.family_from == column for row in rows)]
     bundle_id = _slug(directory.resolve().name) or "my-eval"
     files: dict[str, str] = {
-        "bundle/bundle.yaml": _bundle_yaml(bundle_id, today, configurations, rubric_ref, names, source),
+        "bundle/bundle.yaml": _bundle_yaml(bundle_id, today, configurations, rubric_ref, names, source, changes),
         "bundle/optimum.yaml": _optimum_yaml(roles),
         "bundle/captures.jsonl": "".join(json.dumps(row.capture, ensure_ascii=False) + "\n" for row in rows),
         "pytest.ini": _PYTEST_INI,
@@ -331,6 +382,11 @@ def init_suite(
     }
     if rubric_file is not None:
         files[f"bundle/{rubric_ref}"] = rubric_file
+    if say is not None:
+        for column in families:
+            say(f"families: from column {column} (entry keys are <{column}>:<id>)")
+        for change in changes:
+            say(f"name changed to fit the bundle's format: {change}")
     written = []
     for name, text in files.items():
         target = directory / name
@@ -364,10 +420,17 @@ def _judged(rubric: str, kind: str) -> None:
                          "init makes judged suites"])
 
 
-def _bundle_yaml(bundle: str, today: str, configurations: list[str], rubric: str, panel: list[str], source: Path | None) -> str:
+def _bundle_yaml(
+    bundle: str, today: str, configurations: list[str], rubric: str, panel: list[str], source: Path | None,
+    changes: list[str],
+) -> str:
     origin = f"imported from {source.name}" if source is not None else "an example to replace with your own captures"
+    renamed = "".join(f"#   {change}\n" for change in changes)
+    if renamed:  # names are kept as given; these are the ones the format could not take
+        renamed = "# Names changed at import to fit the bundle's format (column: as given -> as used):\n" + renamed
     return (
         f"# Made by python -m pytest_ora init ({origin}).\n"
+        f"{renamed}"
         f"bundle: {bundle}\n"
         f"created: {today}\n"
         f"configurations: {json.dumps(configurations)}   # the table's rows, in this order\n"

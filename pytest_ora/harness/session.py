@@ -14,6 +14,7 @@ import pytest
 
 from ..bundle.intake import intake, parse_substitution
 from ..bundle.read import read_yaml
+from ..core.blind import blindness
 from ..core.errors import IntakeError
 from ..core.models import RoleSpec
 from ..core.plan import Plan
@@ -128,7 +129,7 @@ class OraRun:
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
             f"ora: rubric {rubric.version}: {formula(rubric)}",
             f"ora: panel {plan.panel.label}" + (f": {judges}" if judges else ""),
-            f"ora: rubric digest {rubric.digest} ({rubric.source}){'; blind packets' if rubric.blind else ''}",
+            f"ora: rubric digest {rubric.digest} ({rubric.source})" + (f"; {blindness(rubric)}" if plan.panel.judges else ""),
         ]
         if rubric.rules():
             lines.append(f"ora: rules: {rubric.rules()}")

@@ -142,8 +142,8 @@ def _material(capture: Capture, rubric: Rubric) -> dict[str, Any] | None:
 
 
 def _blind(capture: Capture, specification: str | None, artifact: Artifact | None, rubric: Rubric) -> Packet:
-    """The packet with nothing that names the configuration (see judges/blind.py)."""
-    names = blind_names(capture)
+    """The packet without the fields that name the configuration; its texts as written unless `blind: strict`."""
+    names = blind_names(capture) if rubric.blind_strict else ()
     gold = capture.gold_standard
     if artifact is not None:
         artifact = artifact.model_copy(update={
@@ -163,7 +163,8 @@ def _blind(capture: Capture, specification: str | None, artifact: Artifact | Non
         artifact=artifact,
         model_snapshot={},
         acceptance_notes="",
-        rubric_version=rubric.version,
+        rubric_version=rubric.shown_version or rubric.version,  # as an unblinded packet: a rescoring replays
+        prompt_version=rubric.prompt_format,
         context=None if capture.context is None else withhold(capture.context, names),
         gold_standard=None if gold is None else gold.model_copy(update={
             "response": withhold(gold.response, names), "notes": None if gold.notes is None else withhold(gold.notes, names),
@@ -235,7 +236,8 @@ def judge_view(rubric: Rubric) -> str:
 
     neutral = dataclasses.replace(rubric, shown_version="*")
     view = {"system": _system(neutral), "reply": reply_schema(neutral), "blind": rubric.blind, "kind": rubric.kind,
-            "requires_spec": rubric.requires_spec, "format": rubric.prompt_format}
+            "requires_spec": rubric.requires_spec, "format": rubric.prompt_format,
+            **({"blind_strict": True} if rubric.blind_strict else {})}  # strict rewrites texts: a change the judges see
     text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 

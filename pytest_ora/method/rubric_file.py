@@ -129,7 +129,8 @@ class RubricFile(_Model):
     verdicts: list[_Verdict] = Field(default_factory=list)
     votes: dict[Name, _Vote] = Field(default_factory=dict)
     panel_size: Annotated[int, Field(ge=1, le=26)] = 2
-    blind: bool = False
+    blind: bool | Literal["strict"] = False
+    """true: packets withhold configuration and model fields; strict: names in the texts too."""
     requires_spec: bool = False
     families: list[str] | None = None
     task: str = "You are an independent judge scoring one answer. You see one packet; no other judge's scores or notes."
@@ -266,7 +267,8 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         verdicts=tuple(VerdictBand(v.name, v.min) for v in parsed.verdicts),
         votes=tuple(VoteRule(name, v.judges, v.min, v.below) for name, v in parsed.votes.items()),
         panel_size=0 if graded(parsed.kind) is not None else parsed.panel_size,  # grades: no judge columns
-        blind=parsed.blind,
+        blind=parsed.blind is not False,
+        blind_strict=parsed.blind == "strict",
         requires_spec=parsed.requires_spec,
         families=tuple(parsed.families) if parsed.families is not None else None,
         task=parsed.task.strip(),

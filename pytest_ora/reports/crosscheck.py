@@ -211,3 +211,25 @@ def cross_check(directory: Path, rubric: Rubric, ledger: Sequence[dict[str, Any]
             except (KeyError, TypeError, ValueError) as error:
                 found.append(f"{name}: cannot be checked against the other data ({type(error).__name__}: {error})")
     return found
+
+
+@_check("disagreements.csv")
+def _disagreements(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> Iterator[str]:
+    """disagreements.csv as the ledger's scores give it, at the threshold stats.json says was used."""
+    from ..stats.arrays import run_arrays, statistics_fields
+    from ..stats.disagreements import disagreements, threshold
+    from .statistics import disagreements_csv
+
+    stats = _load(directory / "stats.json") if (directory / "stats.json").is_file() else {}
+    given = (stats.get("disagreements") or {}).get("given_as") if isinstance(stats, dict) else None
+    if given is None:
+        yield "stats.json does not say the threshold it was listed at (disagreements.given_as)"
+        return
+    rows = [fields for fields in (statistics_fields(row) for row in ledger) if fields is not None]
+    data = run_arrays(rows, rubric)
+    rendered = disagreements_csv(disagreements(data, threshold(str(given), data.scale)), data.judges, rubric.version)
+    written = (directory / "disagreements.csv").read_text(encoding="utf-8")
+    if written != rendered:
+        number = next((n for n, (a, b) in enumerate(zip(written.splitlines(), rendered.splitlines()), start=1) if a != b),
+                      min(len(written.splitlines()), len(rendered.splitlines())) + 1)
+        yield f"edited by hand: line {number} differs from what the ledger's scores give"

@@ -57,6 +57,12 @@ class RunFacts:
     """Filled at the report: entry -> cluster label ("clusters") and configuration -> models ("snapshots")."""
 
 
+def _all_local(plan: Plan) -> bool:
+    from .notes import all_local  # notes reads RunFacts from here
+
+    return all_local(plan)
+
+
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:
     """methodology.md for a finished (or interrupted) run."""
     return methodology_text(methodology_data(plan, records, facts))
@@ -103,12 +109,16 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "outcomes": [[name, status.get(name, 0)] for name in ("scored", "excluded", "unscorable", "error")],
         "budget": status.get("budget", 0),
         "spend": list(facts.spend),
+        # judges on this machine: the spend is a price, not money paid (said only then: other runs' run.json as before)
+        **({"spend_priced_only": True} if _all_local(plan) else {}),
         "reasks": sorted(asks.items()),
         "tokens": sorted(tokens.items()),
         # Only where a provider reported prompt-cache use: runs without it keep their run.json as before.
         **({"cached_tokens": sorted(cached.items())} if any(cached.values()) else {}),
         "exclusions": _listed(r for r in records if r["status"] == "excluded"),
         "secret_bearing": len(_secret_bearing(records)),
+        **({"names_itself": sum(1 for r in records if r.get("names_itself"))} if rubric.blind else {}),
+        **({"withheld": sum(r.get("withheld", 0) for r in records)} if rubric.blind_strict else {}),
         "unscorable": _listed(r for r in records if r["status"] == "unscorable"),
         "errors": _listed(r for r in records if r["status"] == "error"),
         "lanes_missing": [[key, list(lanes)] for key, lanes in sorted(plan.lanes_missing.items())],
@@ -172,6 +182,12 @@ def methodology_text(data: dict[str, Any]) -> str:
         *([f"- Rules: {rubric['rules']} (votes count each judge's own overall)"] if rubric["rules"] else []),
         *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
           if rubric["blind"] else []),
+        *([f"- Blind texts: judged as written; {data['names_itself']} judged "
+           f"capture{'s name' if data['names_itself'] != 1 else ' names'} its own configuration or model in its text "
+           "(ledger field names_itself)"] if "names_itself" in data and "withheld" not in data else []),
+        *([f"- Blind texts (strict): {data['withheld']} configuration or model "
+           f"name{'s' if data['withheld'] != 1 else ''} replaced by [withheld] in the captures' texts "
+           "(ledger field withheld)"] if "withheld" in data else []),
         "",
         "## Counts",
         f"- Scored set: {data['scored_entry_count']} entries "
@@ -200,7 +216,10 @@ def methodology_text(data: dict[str, Any]) -> str:
     lines += _section("Unscorable captures", data["unscorable"])
     lines += _section("Errors", data["errors"])
     if data.get("spend"):
-        lines += ["", "## Judge spend (live calls this run, tokens x price)", *(f"- {line}" for line in data["spend"])]
+        from .notes import LOCAL_SPEND_HEADING, SPEND_HEADING
+
+        heading = LOCAL_SPEND_HEADING if data.get("spend_priced_only") else SPEND_HEADING
+        lines += ["", f"## {heading}", *(f"- {line}" for line in data["spend"])]
     lines += ["", "## Lanes not captured"]
     lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
     if data["collision_losers"]:

@@ -13,6 +13,11 @@ from .methodology import RunFacts
 
 __all__ = [
     "LOOPBACK_HOSTS", "incomplete_notice", "is_loopback", "local_judge_notice", "notices", "summary_appendix",
+    "LOCAL_SPEND_HEADING",
+    "SPEND_HEADING",
+    "all_local",
+    "scored_share",
+    "spend_heading",
     "summary_preface",
 ]
 
@@ -72,11 +77,41 @@ def summary_preface(plan: Plan, facts: RunFacts) -> list[str]:
     if local:
         where = ", ".join(f"{j.label} at {safe_route(j.spec.route)}" for j in local)
         lines.append(
-            f"Scores from a local judge: {where}, on this machine, not a provider's API. pytest-ora's "
-            "sample bundle routes its judges to the reference judge (pytest_ora.testing.server), a "
-            "deterministic test double; scores recorded from it are the reference judge's, not a model's."
+            f"Scores from a local judge: {where}, on this machine, not a provider's API. When that is "
+            "pytest-ora's reference judge (pytest_ora.testing.server), a deterministic test double, the "
+            "scores recorded from it are the reference judge's, not a model's."
         )
     return lines
+
+
+SPEND_HEADING = "Judge spend (live calls this run, tokens x price)"
+LOCAL_SPEND_HEADING = ("Judge spend: nothing paid (every judge is on this machine); what these live calls would "
+                       "cost at the named models' prices (tokens x price)")
+
+
+def all_local(plan: Plan) -> bool:
+    """Every judge of the panel is on this machine (or a private address): its calls cost nothing at the provider."""
+    return bool(plan.panel.judges) and all(is_loopback(judge) for judge in plan.panel.judges)
+
+
+def spend_heading(plan: Plan) -> str:
+    """What a run's judge spend is: money paid, or (judges on this machine) a price that was not paid."""
+    return LOCAL_SPEND_HEADING if all_local(plan) else SPEND_HEADING
+
+
+def scored_share(records: Sequence[CaptureRecord]) -> list[str]:
+    """One plain line when some configuration's overall covers only part of its captures (the others failed)."""
+    counts: dict[str, list[int]] = {}
+    for record in records:
+        if record["status"] in ("scored", "error"):
+            count = counts.setdefault(record["configuration"], [0, 0])
+            count[0] += record["status"] == "scored"
+            count[1] += 1
+    partial = [f"{lane} from {scored} of {total}" for lane, (scored, total) in counts.items() if scored < total]
+    if not partial:
+        return []
+    return [f"**Overall from part of the captures: {'; '.join(partial)}.** The others failed (the Errors column; "
+            "ledger status error, with the reason); each mean covers only the captures scored."]
 
 
 def summary_appendix(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> list[str]:
@@ -86,5 +121,5 @@ def summary_appendix(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         + family_table(records, plan.lanes, plan.rubric)
     ] if plan.rubric.criteria else []
     if facts.spend:
-        blocks.append("## Judge spend (live calls this run, tokens x price)\n\n" + "\n".join(f"- {line}" for line in facts.spend))
+        blocks.append(f"## {spend_heading(plan)}\n\n" + "\n".join(f"- {line}" for line in facts.spend))
     return blocks

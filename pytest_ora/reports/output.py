@@ -32,7 +32,7 @@ from .cache import cached
 from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR
 from .filewriter import write_all as _write_all
 from .methodology import RunFacts, methodology_data
-from .notes import summary_appendix, summary_preface
+from .notes import scored_share, summary_appendix, summary_preface
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
 from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statistics import disagreements_csv, stable_json
@@ -108,6 +108,7 @@ class OutputDir:
         self.baseline: BaselineRun | None = None
         """--ora-baseline's run, read before this directory was claimed; compared at the end (SPEC 18)."""
         self.regression_min = "10%"
+        self._archived: Path | None = None
 
     def claim(self, estimate: bool = False) -> None:
         """Take the directory for this run: refuse a live concurrent run, move the last report to runs/.
@@ -124,7 +125,7 @@ class OutputDir:
             if estimate:
                 shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
                 return
-            archive_report(self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES + PAGE_FILES)
+            self._archived = archive_report(self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES + PAGE_FILES)
             self._set_aside(("packets", "judges"))
             for name in (SPEND_DIR, PROGRESS_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
@@ -162,6 +163,23 @@ class OutputDir:
                 os.rename(self.path / name, aside / name)
             except OSError:
                 shutil.rmtree(self.path / name, ignore_errors=True)
+
+    def keep_last_report(self) -> None:
+        """A run that scored nothing: the last report back where it was, as it was (claim() had moved it aside)."""
+        self._close_journal()
+        (self.path / "ledger.jsonl").unlink(missing_ok=True)
+        aside = self.path / PREVIOUS_DIR
+        for name in ("packets", "judges"):
+            if (aside / name).exists():
+                shutil.rmtree(self.path / name, ignore_errors=True)
+                os.rename(aside / name, self.path / name)
+        if self._archived is not None:
+            for path in sorted(self._archived.iterdir()):
+                os.replace(path, self.path / path.name)
+            self._archived.rmdir()
+            if not any(self._archived.parent.iterdir()):
+                self._archived.parent.rmdir()  # runs/ made by claim() for this one archive
+            self._archived = None
 
     def release(self) -> None:
         """The journal closed, the last run's per-capture files deleted, the directory unlocked."""
@@ -237,7 +255,8 @@ class OutputDir:
         if summary is None:
             summary = summarize(ordered, plan.lanes, rubric)
         self._close_journal()  # the journal whole first: what follows says it keeps every judged capture
-        notes = {"preface": summary_preface(plan, facts), "appendix": summary_appendix(plan, ordered, facts)}
+        notes = {"preface": summary_preface(plan, facts) + scored_share(ordered),
+                 "appendix": summary_appendix(plan, ordered, facts)}
         # The data files first; every report is then rendered from them by the registry `verify` runs.
         data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
         methodology = methodology_data(plan, ordered, facts)

@@ -50,6 +50,10 @@ def ledger_model(rubric: Rubric) -> type[BaseModel]:
     for vote in rubric.vote_names:
         fields[vote] = (bool | None, None)
     fields.update(ledger_extra(rubric))
+    if rubric.blind:  # names the capture's own text carries: judged as written, unless strict withheld them
+        fields["names_itself"] = (list[str] | None, None)
+        if rubric.blind_strict:
+            fields["withheld"] = (int | None, None)
     if rubric.recorded_under:
         fields["recorded_under"] = (str | None, None)  # rescored offline: the version the replies were recorded under
     model: type[BaseModel] = create_model("LedgerRow", __config__=_FROZEN, **fields)

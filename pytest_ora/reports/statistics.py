@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no 
     from ..stats.disagreements import Disagreement
 
 __all__ = [
-    "INTERVAL_WORDS", "SMALL_ROWS", "TOO_FEW", "bootstrap_only", "disagreements_csv", "noise_words", "hypotheses_markdown", "p_text", "reading", "shown_interval", "stable",
+    "INTERVAL_WORDS", "SMALL_ROWS", "TOO_FEW", "bootstrap_only", "disagreements_csv", "noise_words", "hypotheses_markdown", "p_text", "ranking",
+    "reading", "shown_interval", "stable",
     "stable_json", "statistics_markdown", "statistics_method", "statistics_sections",
 ]
 
@@ -85,6 +86,11 @@ def reading(row: dict[str, Any], alpha: float, family: int = 1) -> str:
         return "not tested (fewer than two shared units)"
     if adjusted < alpha:
         return "significant (Holm)"
+    interval = shown_interval(row)
+    if interval is not None and (interval[0] > 0 or interval[1] < 0):
+        # The row's interval excludes 0 while the Holm-adjusted sign-flip test does not reject: say both, decide neither.
+        return (f"interval excludes 0 but the sign-flip test after Holm does not confirm it (p {p_text(adjusted)}): "
+                "a likely difference, not established")
     floor = row.get("p_min")
     if floor is not None and floor * max(family, 1) >= alpha:
         # The sign-flip test cannot reach the Holm level at this n: power is nil whatever the t-test says.
@@ -94,6 +100,26 @@ def reading(row: dict[str, Any], alpha: float, family: int = 1) -> str:
     if mde is None:
         return "not significant; too few units to say what could have been detected"
     return f"not significant; a difference below {mde:.2f} could not have been detected"
+
+
+def ranking(row: dict[str, Any], alpha: float) -> str:
+    """One plain sentence for a comparison: which configuration leads, by how much, and how surely."""
+    first, second, difference, n = row["first"], row["second"], row.get("mean_difference"), row.get("n")
+    interval = shown_interval(row)
+    if difference is None or interval is None:
+        return f"{first} vs {second}: too few shared scored entries ({n}) to rank them."
+    where = f"{n} shared entries; 95% interval [{interval[0]:.2f}, {interval[1]:.2f}] for {first} - {second}"
+    if difference == 0:
+        return f"{first} and {second} tie ({where})."
+    leader, other = (first, second) if difference > 0 else (second, first)
+    adjusted = row.get("p_holm")
+    if adjusted is not None and adjusted < alpha:
+        surely = f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted)})"
+    elif interval[0] > 0 or interval[1] < 0:
+        surely = "the interval excludes 0 but the sign-flip test after Holm does not confirm it: likely, not established"
+    else:
+        surely = "the interval includes 0: neither leads surely"
+    return f"{leader} leads {other} by {abs(difference):.2f} ({where}); {surely}."
 
 
 def stable(value: Any) -> Any:
@@ -205,6 +231,7 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
         lines += [_table(rows, ["First", "Second", "n", *(["Clusters", "Design effect"] if clustered else []),
                                 "Mean difference", "95% interval", "Interval", "p (sign-flip)", "p min", "p (Holm)",
                                 "p (t)", "McNemar p (failures)", "MDE 80%", "MDE 80% (Holm)", "Reading"])]
+        lines += ["", "Ranking, one sentence a comparison:", "", *(f"- {ranking(row, alpha)}" for row in data["comparisons"])]
         lines += _judges_lines(data)
     else:
         rows = [
@@ -320,8 +347,12 @@ def _agreement_lines(agree: dict[str, Any]) -> list[str]:
         for note in (row["note"] or "").split("; "):
             if note:
                 notes.setdefault(note, []).append(row["criterion"])
-    if notes:
-        lines += ["Not computed:", *(f"- {', '.join(names)}: {note}" for note, names in notes.items()), ""]
+    how = {note: names for note, names in notes.items() if note.startswith("alpha in closed form")}  # computed
+    missing = {note: names for note, names in notes.items() if note not in how}
+    if how:
+        lines += ["How computed:", *(f"- {', '.join(names)}: {note}" for note, names in how.items()), ""]
+    if missing:
+        lines += ["Not computed:", *(f"- {', '.join(names)}: {note}" for note, names in missing.items()), ""]
     return lines
 
 
@@ -375,7 +406,7 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
         f"- Mean overall: {method['mean_interval']}",
         f"- Failure rate: {method['failure_interval']}",
         f"- Paired comparisons: {method['paired']}",
-        *([f"- Units: {_units_sentence(data['units'])}", f"- t intervals: {method['t_interval']}",
+        *([f"- {_units_sentence(data['units'])}", f"- t intervals: {method['t_interval']}",
            f"- Small samples: {method['small_n']}", f"- Pairs compared: {data['pairs']['rule']}",
            f"- Power: {method['power']}", f"- Failure flags of a pair: {method['mcnemar']}",
            f"- Judges: {method['judges']}", f"- Agreement extras: {method['agreement_extras']}",

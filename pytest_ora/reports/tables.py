@@ -104,6 +104,7 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
         fields.update(scores.votes)
         if rubric.recorded_under:
             fields["recorded_under"] = rubric.recorded_under
+    fields.update({key: record[key] for key in ("names_itself", "withheld") if key in record})
     return ledger_model(rubric)(rubric=rubric.version, rubric_digest=rubric.digest, **fields)
 
 
@@ -334,12 +335,18 @@ def public_cells(table: Sequence[Sequence[str]], rubric: Rubric) -> tuple[list[s
     """
     rate = _rate_index(rubric)
     budget = any(line[-1] != "0" for line in table)
+    given = _given
     shown = [
-        [*line[:rate], f"{line[rate]}%" if line[rate] else "", f"${line[rate + 1]}" if line[rate + 1] else "",
-         *line[rate + 2 : -1], *(line[-1:] if budget else [])]
+        [*line[:rate], f"{line[rate]}%" if line[rate] else "", given(line[rate + 1], line[1], f"${line[rate + 1]}"),
+         given(line[rate + 2], line[1], line[rate + 2]), *line[rate + 3 : -1], *(line[-1:] if budget else [])]
         for line in table
     ]
     return [*_headings(rubric), *(["Budget"] if budget else [])], shown
+
+
+def _given(cell: str, judged: str, shown: str) -> str:
+    """A cost or minutes cell: empty with captures judged means the bundle gave no cost_usd / wall_clock_minutes."""
+    return shown if cell else ("not given" if judged != "0" else "")
 
 
 def summary_table(table: Sequence[Sequence[str]], fmt: str = "github", rubric: Rubric = ORA_V1) -> str:
@@ -361,11 +368,13 @@ def fit_table(table: Sequence[Sequence[str]], width: int, rubric: Rubric = ORA_V
     rate = _rate_index(rubric)
     keep = (0, 1, 4, 5, rate, rate + 1, rate + 2)  # configuration, judged, errors, overall, failure, cost, minutes
     headings = ["Configuration", "Judged", "Errors", "Overall", "Fail %", "$ / 100", "Min / run"]
-    compact = tabulate([[line[i] for i in keep] for line in table], headers=headings, tablefmt="simple",
+    cells = [[_given(line[i], line[1], line[i]) if i in (rate + 1, rate + 2) else line[i] for i in keep] for line in table]
+    compact = tabulate(cells, headers=headings, tablefmt="simple",
                        disable_numparse=True, colalign=("left",) + ("right",) * (len(keep) - 1)).splitlines()
     if max(map(len, compact), default=0) <= width:
         return [*compact, "(narrow terminal: criterion columns are in summary.md)"]
-    return [f"{line[0]}: overall {line[5] or '-'}, judged {line[1]}, failure rate {line[rate] or '-'}%" for line in table]
+    return [f"{line[0]}: overall {line[5] or '-'}, judged {line[1]}, failure rate {f'{line[rate]}%' if line[rate] else '-'}"
+            for line in table]
 
 
 def _failing(rubric: Rubric) -> str:

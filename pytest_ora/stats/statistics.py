@@ -26,6 +26,7 @@ from .noise import noise_section
 from .paired import SMALL_UNITS, Pair, compare_many, holm, interval_method
 from .pairs import choose_pairs
 from .power import POWER, minimum_detectable
+from .proportions import clustered_wilson_interval
 from .reliability import ALPHA_RESAMPLES, alpha_intervals
 from .resampling import Resampler
 
@@ -67,7 +68,8 @@ METHOD = {
     "and components to statsmodels MixedLM REML in a test); per configuration the part of its t interval's width "
     "judge noise accounts for, (judge-by-capture + within-judge / K) / judges against the variance of its overall, "
     "and the width 1, 3, 5 or 10 samples per judge would give",
-    "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci)",
+    "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci); with "
+                        "clusters, Wilson at the effective sample size n / design effect (statsmodels proportion_confint)",
     "paired": "configurations compared over entries both scored: mean difference of overall with its t interval "
     "(shown) and a BCa bootstrap interval resampling units (bootstrap_interval), two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
     "permutation_type='samples', when 2^units <= resamples, with p_min the smallest p it can give; else random sign "
@@ -144,7 +146,9 @@ def _configurations(data: RunArrays, names: Sequence[str], resampler: Resampler,
             "mean_overall_interval": bootstrap,
             "failures": failures,
             "failure_rate": failures / index.size if index.size else None,
-            "failure_rate_interval": _interval(wilson_interval(failures, int(index.size))),
+            "failure_rate_interval": _interval(
+                wilson_interval(failures, int(index.size)) if groups is None
+                else clustered_wilson_interval(data.failure[index].astype(bool), groups)),
             "units": estimate.units, "clusters": estimate.clusters, "design_effect": estimate.design_effect,
             "standard_error": estimate.standard_error,
             "bootstrap_interval": bootstrap, "t_interval": _interval(estimate.t_interval),

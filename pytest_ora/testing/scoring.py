@@ -52,6 +52,9 @@ _STOPWORDS = frozenset(
     "should where whose within without please answer using based".split()
 )
 
+_FILLER = frozenset("question asks asked this that what here answer your".split())
+"""Words a restatement adds around the prompt's own ("the question asks ...")."""
+
 
 @dataclass(frozen=True)
 class Features:
@@ -71,6 +74,8 @@ class Features:
     points_found: int = 0
     points_source: str = ""
     """'reference' or 'prompt' when coverage is read from key terms; '' otherwise."""
+    restates: bool = False
+    """Every word of four letters or more in the answer is the prompt's own: it only restates the prompt."""
 
     @property
     def coverage(self) -> float:
@@ -127,7 +132,9 @@ def features(
         points, source = set(_CONTENT_WORD.findall(reference.lower())) - _STOPWORDS, "reference"
     elif not steps and prompt_points:
         points, source = prompt_words, "prompt"
+    own = set(re.findall(r"[a-z]{4,}", lowered)) - set(re.findall(r"[a-z]{4,}", prompt.lower())) - _STOPWORDS - _FILLER
     return Features(
+        restates=bool(re.search(r"[a-z]{4,}", lowered)) and not own,
         points=len(points),
         points_found=len(points & answer_words),
         points_source=source if points else "",
@@ -155,6 +162,8 @@ def judge_offset(model: str, entry_key: str, configuration: str, criterion: str)
 
 
 def _base_scores(found: Features) -> dict[str, float]:
+    if found.restates:  # the prompt's own words back: nothing answered, however well it "covers" the prompt
+        return dict.fromkeys(CRITERIA, 1.0)
     structure = min(found.structure, 6) / 6
     coverage = found.coverage
     return {
@@ -171,6 +180,8 @@ def _plural(count: int, word: str) -> str:
 
 
 def _notes(found: Features, artifact: str) -> dict[str, str]:
+    if found.restates:
+        return dict.fromkeys(CRITERIA, f"The answer only restates the prompt: it adds no word of its own{artifact}.")
     missing = [step for step in found.steps if step not in found.found]
     if found.points_source:
         covered = f"{found.points_found} of {_plural(found.points, 'key term')} of the {found.points_source}"

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from ...core.plan import PlannedCapture
-from ...core.record import CaptureRecord, JudgeRecord, base_record
+from ...core.record import CaptureRecord, JudgeRecord, base_record, note_blindness
+from ...core.rubric import Rubric
 from .judging import Replies
 from .packets import ItemPackets
 
 __all__ = ["count_live_calls", "judged_record"]
 
 
-def judged_record(planned: PlannedCapture, item: ItemPackets, judges: list[JudgeRecord]) -> CaptureRecord:
+def judged_record(planned: PlannedCapture, item: ItemPackets, judges: list[JudgeRecord], rubric: Rubric) -> CaptureRecord:
     """The scored record, before its scores and live calls."""
     record = base_record(planned, "scored")
     record["judges"] = judges
+    note_blindness(record, planned, rubric)
     material = item.packets[0][1].material
     if material is not None:
         record["material"] = material

@@ -155,7 +155,24 @@ def report_files(plan: Plan, records: Sequence[CaptureRecord]) -> dict[str, str]
 def terminal_lines(records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
     """Lines the kind adds to the terminal after the summary table."""
     kind = get_kind(rubric.kind)
-    return cast(Terminal, kind).terminal(records, rubric) if _has(kind, Terminal) else []
+    return [*(cast(Terminal, kind).terminal(records, rubric) if _has(kind, Terminal) else []), *blind_lines(records, rubric)]
+
+
+def blind_lines(records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
+    """A blind run's one line: the captures whose own text names their configuration or model, and what was done."""
+    if not rubric.blind:
+        return []
+    judged = [record for record in records if "names_itself" in record]
+    naming = [record for record in judged if record["names_itself"]]
+    if rubric.blind_strict:
+        withheld = sum(record.get("withheld", 0) for record in judged)
+        touched = sum(1 for record in judged if record.get("withheld"))
+        return [f"ora: blind (strict): {withheld} name{'s' if withheld != 1 else ''} replaced by [withheld] in "
+                f"{touched} of {len(judged)} judged captures' texts (ledger field withheld)"]
+    if not naming:
+        return []
+    return [f"ora: blind: {len(naming)} of {len(judged)} judged captures name their own configuration or model in "
+            "their text; judged as written (ledger field names_itself; `blind: strict` in the rubric withholds such names)"]
 
 
 def formula(rubric: Rubric) -> str:

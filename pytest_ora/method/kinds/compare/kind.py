@@ -122,7 +122,7 @@ class CompareKind(JudgedKind, ItemShape, Material, OwnRubric, LedgerExtra, OwnRe
         base = planned.capture.model_copy(update={"answer": "", "acceptance": planned.capture.acceptance.model_copy(update={"notes": ""})})
         packet, _ = build(base, root, rubric)
         answers = (planned.capture.answer, planned.partner.answer)
-        if rubric.blind:  # always, for this kind: each response may name its own configuration
+        if rubric.blind_strict:  # each response as written, unless the rubric says `blind: strict`
             names = blind_names(planned.capture, planned.partner)
             answers = (withhold(answers[0], names), withhold(answers[1], names))
         shown = {"first-second": answers, "second-first": answers[::-1]}
