@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -14,7 +16,11 @@ from bundle_factory import ENTRIES, write_bundle
 from e2e import EVAL_TEST, outcomes, record, tables
 
 from pytest_ora.bundle.read import load_bundle
+from pytest_ora.core.candidates import CandidateSpec
 from pytest_ora.core.errors import IntakeError
+from pytest_ora.harness.candidates.answer import CandidateFailure
+from pytest_ora.harness.candidates.command import call_command
+from pytest_ora.harness.candidates.python import call_python
 from pytest_ora.testing.server import ReferenceJudge
 
 AGENT = """
@@ -186,3 +192,55 @@ def test_when_a_command_definition_changes_then_its_recordings_drift(
     (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
     result = pytester.runpytest("--ora-record", "none")
     result.stdout.fnmatch_lines(["mode:argument-audit/cmd: recorded for a different candidate request (candidate field 'candidate')*"])
+
+
+def _command(tmp_path: Path, body: str, timeout_s: float = 30) -> tuple[CandidateSpec, Path]:
+    (tmp_path / "agent.py").write_text(body, encoding="utf-8")
+    return CandidateSpec(command=[sys.executable, "agent.py"], timeout_s=timeout_s), tmp_path
+
+
+def _request() -> dict[str, Any]:
+    return {"entry_key": "mode:argument-audit", "configuration": "cmd", "prompt": "Audit it.", "context": None,
+            "messages": None, "metadata": None, "attempt": 1}
+
+
+def test_when_a_command_prints_plain_text_then_that_text_is_the_answer(tmp_path: Path) -> None:
+    spec, suite = _command(tmp_path, "import json, sys\nprint('Answer to ' + json.load(sys.stdin)['prompt'])\n")
+    made = asyncio.run(call_command(spec, _request(), suite, lambda text: text))
+    assert (made.answer, made.model) == ("Answer to Audit it.", f"command:{sys.executable}")
+
+
+@pytest.mark.parametrize(
+    ("body", "timeout_s", "reason"),
+    [
+        ("import time\ntime.sleep(5)\n", 0.5, "did not answer within timeout_s 0.5"),
+        ("print('{\"answer\": 3}')\n", 30, "without a string `answer`"),
+        ("print('   ')\n", 30, "the answer is empty"),
+        ("import sys\nsys.stderr.write('key sk-ant-FAKE-KEY-never-written-4242 refused')\nsys.exit(2)\n", 30,
+         "exited with code 2; stderr: key [REDACTED] refused"),
+    ],
+)
+def test_when_a_command_fails_then_the_failure_says_why(tmp_path: Path, body: str, timeout_s: float, reason: str) -> None:
+    spec, suite = _command(tmp_path, body, timeout_s)
+    with pytest.raises(CandidateFailure, match=re.escape(reason)):
+        asyncio.run(call_command(spec, _request(), suite, lambda text: text.replace("sk-ant-FAKE-KEY-never-written-4242", "[REDACTED]")))
+
+
+def test_when_a_python_candidate_is_sync_and_returns_a_string_then_it_is_the_answer(tmp_path: Path) -> None:
+    (tmp_path / "sync_agent_unit.py").write_text("def answer(request):\n    return 'Plainly: ' + request['prompt']\n", encoding="utf-8")
+    made = asyncio.run(call_python(CandidateSpec(python="sync_agent_unit:answer"), _request(), tmp_path))
+    assert (made.answer, made.model, made.tokens_in) == ("Plainly: Audit it.", "python:sync_agent_unit:answer", None)
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "reason"),
+    [
+        ("def answer(request):\n    raise RuntimeError('model down')\n", "raising_agent_unit:answer", "raised RuntimeError: model down"),
+        ("x = 1\n", "nofunction_agent_unit:answer", "has no function answer"),
+        ("def answer(request):\n    return {'transcript': []}\n", "transcript_agent_unit:answer", "transcripts as answers are not supported"),
+    ],
+)
+def test_when_a_python_candidate_fails_then_the_failure_says_why(tmp_path: Path, source: str, target: str, reason: str) -> None:
+    (tmp_path / f"{target.partition(':')[0]}.py").write_text(source, encoding="utf-8")
+    with pytest.raises(CandidateFailure, match=re.escape(reason)):
+        asyncio.run(call_python(CandidateSpec(python=target), _request(), tmp_path))
