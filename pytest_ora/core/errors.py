@@ -25,6 +25,7 @@ OraError
  ├── _Malformed (method.kinds.scorecard.grade)  a scorecard field has the wrong type
  ├── BaselineError (reports.baseline)         --ora-baseline's run cannot be read
  ├── BadRequest (testing.wire)                the reference judge refuses a request as its provider would
+ ├── CandidateFailure (harness.candidates.answer)  a candidate made no answer (recorded, then skipped)
  ├── _Corrupt (judges.cassettes) + ValueError  a cassette's text is not a cassette
  ├── InitError (harness.scaffold) + ValueError  `init` cannot write the suite asked for
  ├── VerifyError (reports.renderers) + ValueError  a results directory's data cannot be read
@@ -39,7 +40,8 @@ Outside the base, because a library's protocol needs its own base class:
  ├── ReplyTooLarge (judges.transport)  an httpx.TransportError: retried and reported as a transport failure
  └── NotJudged (harness.steps.spend)  pytest's skip: a capture not sent is a skipped item, not an error
      ├── BudgetReached (harness.steps.spend)  the run's judge spend reached --ora-budget-usd
-     └── OverContextWindow (harness.steps.packets)  the packet is larger than a judge's context window
+     ├── OverContextWindow (harness.steps.packets)  the packet is larger than a judge's context window
+     └── CandidateFailed (harness.candidates.answer)  the capture's candidate made no answer: never judged
 """
 
 from __future__ import annotations

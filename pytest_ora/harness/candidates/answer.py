@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...core.candidates import CandidateSpec
+from ...core.errors import OraError
 from ...core.models import Capture
 from ..steps.spend import NotJudged
 
@@ -20,7 +21,7 @@ class CandidateFailed(NotJudged):
     shown = ""  # the reason says "candidate failed" itself
 
 
-class CandidateFailure(Exception):  # noqa: N818 - a failure as data, recorded then raised as CandidateFailed
+class CandidateFailure(OraError):  # noqa: N818 - a failure as data, recorded then raised as CandidateFailed
     """Raised by a candidate's call: the reason kept in the recording, credentials already redacted."""
 
 
