@@ -147,6 +147,10 @@ def test_when_candidates_answer_then_they_are_judged_recorded_and_replayed_offli
     assert (python_row["candidate_tokens_in"], python_row["candidate_tokens_out"], python_row["candidate_cost_usd"]) == (30, 20, "0.002")
     assert ledger["mode:argument-audit/cmd"]["candidate_model"] == "agent-7"
     assert "candidate_model" not in ledger["mode:argument-audit/optimum"]
+    live.stdout.fnmatch_lines([
+        "ora: candidates answered 7 judged captures (candidate spend $0.0080 as reported for 4 of them); "
+        "1 candidate failed (unscorable, never judged): lens:historian/cmd",
+    ])
     packets = sorted((pytester.path / "live" / "packets").rglob("*.json"))
     text = "".join(path.read_text(encoding="utf-8") for path in packets)
     assert "Python answer (agents_replayed) to: Use argument-audit" in text and "Command answer to: Use argument-audit" in text
@@ -161,6 +165,7 @@ def test_when_candidates_answer_then_they_are_judged_recorded_and_replayed_offli
     serial = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "serial", "-p", "no:cacheprovider")
     spread = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "spread", "-n", "2", "-p", "no:cacheprovider")
     assert outcomes(serial) == counts == outcomes(spread), serial.stdout.str()
+    serial.stdout.fnmatch_lines(["ora: candidates answered 7 judged captures*1 candidate failed*"])
     for out in ("serial", "spread"):
         assert (pytester.path / out / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
     assert tables({name: (pytester.path / "serial" / name).read_bytes() for name in ("summary.md", "ledger.csv", "summary.json")}) \

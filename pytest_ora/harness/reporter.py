@@ -16,6 +16,7 @@ from ..reports.notes import incomplete_notice
 from ..reports.output import estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, public_row
+from .candidates.summary import candidate_lines
 from .drift import drift_lines
 from .runstate import RunState
 from .selection import Selection, selection_for
@@ -89,6 +90,7 @@ class RunReporter:
         spend = self.spend()
         if spend:
             lines += ["", "ora: judge spend this run (tokens x price): " + "; ".join(spend)]
+        lines += candidate_lines(run.records)
         lines += [result.line() for result in run.gate_results]
         written = f"ora: report written to {options.out}" if run.report_error is None else f"ora: REPORT NOT WRITTEN: {run.report_error}"
         lines += terminal_lines(run.records, plan.rubric)

@@ -15,6 +15,7 @@ from ..candidates.answer import CandidateAnswer, CandidateFailed, CandidateFailu
 from ..candidates.command import call_command
 from ..candidates.python import call_python
 from ..candidates.recording import CandidateRecording, request_digests
+from ..candidates.summary import FAILED
 
 __all__ = ["Answering", "answering"]
 
@@ -53,7 +54,7 @@ class Answering:
             made = await self._make(spec, planned)
             recording.write(digests, made, self.secrets)
         if made.failure is not None:
-            raise CandidateFailed(capture.capture_id, f"candidate failed: {made.failure}")
+            raise CandidateFailed(capture.capture_id, f"{FAILED}{made.failure}")
         return dataclasses.replace(planned, capture=made.applied(capture))
 
     async def _make(self, spec: CandidateSpec, planned: PlannedCapture) -> CandidateAnswer:
