@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ _STDERR_KEPT = 2000
 """Characters of a failed command's stderr kept in the reason (its end, where the error usually is)."""
 
 
-async def call_command(spec: CandidateSpec, request: dict[str, Any], suite: Path, redact: Any) -> CandidateAnswer:
+async def call_command(
+    spec: CandidateSpec, request: dict[str, Any], suite: Path, redact: Callable[[str], str],
+) -> CandidateAnswer:
     """The command's answer (plain text, or the answer object as JSON); CandidateFailure on exit, timeout or bad output.
 
     `redact` takes a text and returns it with every configured credential removed."""
