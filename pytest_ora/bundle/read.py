@@ -10,12 +10,14 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from ..core.bundle import Bundle, CaptureLine
+from ..core.candidates import Entry
 from ..core.errors import IntakeError, Problem, show_value
 from ..core.jsonl import jsonl_line
 from ..core.linetexts import DEFERRED_TEXTS, LineSource, LineTexts, line_digest
 from ..core.models import Acceptance, BundleManifest, Capture, OptimumSnapshot
 from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
+from .entries import candidate_captures, entry_of, is_entry_line, read_entries
 from .secrets import redact_shapes, text_secret
 
 __all__ = ["MAX_YAML_ALIASES", "load_bundle", "read_bundle", "read_yaml", "yaml_line"]
@@ -48,9 +50,21 @@ def read_bundle(root: Path, problems: list[Problem]) -> Bundle | None:
         return None
     manifest = _read_model(root, "bundle.yaml", BundleManifest, problems)
     optimum = _read_model(root, "optimum.yaml", OptimumSnapshot, problems)
-    captures = _read_captures(root, "captures.jsonl", problems)
+    candidates = manifest.candidates if manifest is not None else None
+    entries = read_entries(root, problems) if candidates else None
+    inline: list[tuple[Entry, int]] | None = [] if candidates else None
+    captures = _read_captures(root, "captures.jsonl", problems, inline, optional=entries is not None)
     if manifest is None or optimum is None:
         return None
+    if candidates:
+        for item in captures:
+            if item.capture.configuration in candidates:
+                problems.append(Problem(
+                    "captures.jsonl", f"holds an answer of {item.capture.configuration}, which its candidate makes in the run",
+                    line=item.line, capture_id=item.capture.capture_id, field="configuration",
+                    fix="give the prompt once, without configuration and answer (or in entries.jsonl)",
+                ))
+        captures += candidate_captures(manifest, [*(entries or []), *(inline or [])])
     return Bundle(root=root, manifest=manifest, optimum=optimum, captures=tuple(captures))
 
 
@@ -187,11 +201,16 @@ def yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
     return _yaml_line(node, location)
 
 
-def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[CaptureLine]:
+def _read_captures(
+    root: Path, name: str, problems: list[Problem], entries: list[tuple[Entry, int]] | None = None, optional: bool = False,
+) -> list[CaptureLine]:
+    """The captures; with candidates, lines without answer and configuration go to `entries` instead."""
     captures: list[CaptureLine] = []
     try:
         stream = bundle_file(root, name).open("rb")
     except FileNotFoundError:
+        if optional:
+            return []  # the candidates answer entries.jsonl's prompts
         problems.append(Problem(name, "is missing", fix="a bundle holds its captures in captures.jsonl"))
         return []
     except BundlePathError as error:
@@ -213,13 +232,13 @@ def _read_captures(root: Path, name: str, problems: list[Problem]) -> list[Captu
             if not data.strip():
                 continue
             lines += 1
-            capture = _read_capture_line(name, number, data, problems, shared, gates)
+            capture = _read_capture_line(name, number, data, problems, shared, gates, entries)
             if capture is not None:
                 # Checked whole, and scanned for credentials while whole; the prompt and answer are read again
                 # from this line when needed (core.linetexts).
                 texts = LineTexts(source, number, start, len(raw), line_digest(raw))
                 captures.append(CaptureLine(capture.deferring(texts, values), number, text_secret(capture)))
-    if lines == 0:
+    if lines == 0 and not optional:
         problems.append(Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture"))
     return captures
 
@@ -269,7 +288,7 @@ def _shared_acceptance(obj: dict[str, Any], models: dict[tuple[Any, ...], Accept
 
 def _read_capture_line(
     name: str, number: int, data: bytes, problems: list[Problem], shared: dict[str, str] | None = None,
-    shared_acceptance: dict[tuple[Any, ...], Acceptance] | None = None,
+    shared_acceptance: dict[tuple[Any, ...], Acceptance] | None = None, entries: list[tuple[Entry, int]] | None = None,
 ) -> Capture | None:
     try:
         text = data.decode("utf-8")
@@ -295,6 +314,11 @@ def _read_capture_line(
         return None
     if not isinstance(obj, dict):
         problems.append(Problem(name, "must be a JSON object", line=number, value=show_value(obj)))
+        return None
+    if entries is not None and is_entry_line(obj):
+        entry = entry_of(name, number, obj, problems)
+        if entry is not None:
+            entries.append((entry, number))
         return None
     if shared is not None:
         obj = _shared_strings(obj, shared)
@@ -340,6 +364,8 @@ def _message(detail: Any) -> str:
         if "https?" in pattern:  # before the slug test: this pattern has a ':' too
             return ("must be a full http(s) URL: a judge route is called over http:// or https:// only (file, ftp, "
                     "javascript and other schemes are refused)")
+        if "\\w" in pattern:  # a Python candidate's target
+            return "must be module:function (a dotted module path, a colon, then the function's name)"
         if ":" in pattern:
             return "must be family:technique, both slugs ([a-z0-9][a-z0-9-]*)"
         if "A-Z" in pattern:

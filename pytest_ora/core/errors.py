@@ -27,6 +27,7 @@ OraError
  ├── BadRequest (testing.wire)                the reference judge refuses a request as its provider would
  ├── JudgmentFailed (harness.judgment.result)  one judgment (`judge` command, pytest_ora.judge) failed its validation
  ├── ScenarioError (method.swebench.scenario)  a SWE-bench scenarios or response file cannot be read as given
+ ├── CandidateFailure (harness.candidates.answer)  a candidate made no answer (recorded, then skipped)
  ├── _Corrupt (judges.cassettes) + ValueError  a cassette's text is not a cassette
  ├── InitError (harness.scaffold) + ValueError  `init` cannot write the suite asked for
  ├── DataError (harness.judgment.data) + ValueError  a judgment's --data cannot be judged as given
@@ -42,7 +43,8 @@ Outside the base, because a library's protocol needs its own base class:
  ├── ReplyTooLarge (judges.transport)  an httpx.TransportError: retried and reported as a transport failure
  └── NotJudged (harness.steps.spend)  pytest's skip: a capture not sent is a skipped item, not an error
      ├── BudgetReached (harness.steps.spend)  the run's judge spend reached --ora-budget-usd
-     └── OverContextWindow (harness.steps.packets)  the packet is larger than a judge's context window
+     ├── OverContextWindow (harness.steps.packets)  the packet is larger than a judge's context window
+     └── CandidateFailed (harness.candidates.answer)  the capture's candidate made no answer: never judged
 """
 
 from __future__ import annotations

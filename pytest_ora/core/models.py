@@ -18,11 +18,13 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     StrictBool,
     StrictInt,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
 )
 
+from .candidates import CandidateSpec, Turn
 from .linetexts import DEFERRED_TEXTS, LineTexts
 from .vocabulary import Family, Provider
 
@@ -167,6 +169,18 @@ class BundleManifest(_Record):
     """Judgments per judge and capture, each its own recorded exchange; --ora-judge-samples overrides. Default 1."""
     reducer: Literal["mean", "median"] | None = None
     """How a judge's samples become its score per criterion; default mean."""
+
+    candidates: dict[ConfigurationName, CandidateSpec] | None = None
+    """Configurations that answer the bundle's entries inside the run: a role, a Python function or a command."""
+
+    @field_validator("candidates")
+    @classmethod
+    def _known_candidates(cls, value: dict[str, CandidateSpec] | None, info: ValidationInfo) -> dict[str, CandidateSpec] | None:
+        configurations = info.data.get("configurations") or []
+        unknown = sorted(name for name in value or {} if name not in configurations)
+        if unknown:
+            raise ValueError(f"names {', '.join(unknown)}, not among the configurations ({', '.join(configurations)})")
+        return value
 
     @field_validator("configurations")
     @classmethod
@@ -374,6 +388,16 @@ class Capture(_Record):
     (bundle.yaml `cluster: metadata.<key>` can name one): kept, never judged."""
     evidence: dict[str, Any] | None = None
     """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade (SPEC 11)."""
+    messages: list[Turn] | None = None
+    """The conversation a candidate answers instead of the prompt alone (entries.jsonl `messages`)."""
+    candidate_model: str | None = None
+    """The model (or function, or command) that made the answer inside the run."""
+    candidate_latency_ms: Annotated[int, Field(ge=0)] | None = None
+    candidate_tokens_in: Annotated[int, Field(ge=0)] | None = None
+    candidate_tokens_out: Annotated[int, Field(ge=0)] | None = None
+    candidate_cost_usd: NonNegative | None = None
+    generated_at: str | None = None
+    """When the answer was made (UTC, ISO 8601), as recorded."""
 
     _texts: LineTexts | None = PrivateAttr(default=None)
     """Where the deferred texts (DEFERRED_TEXTS) are when this capture does not hold them (see `deferring`)."""

@@ -68,6 +68,8 @@ class CaptureRecord(TypedDict):
     material: NotRequired[dict[str, Any]]
     """What the packet carried for the kind (checklist: the listed items), for the panel combination."""
     grades: NotRequired[dict[str, str]]
+    candidate: NotRequired[dict[str, Any]]
+    """The candidate fields of a capture whose answer was made in the run (candidate_model, ..., generated_at)."""
     """kind scorecard: axis -> its cell (PASS (0 blockers), N/A (telemetry unavailable), ...)."""
     names_itself: NotRequired[list[str]]
     """Blind rubrics: the configuration names and model ids the capture's own text carries (judged as written)."""

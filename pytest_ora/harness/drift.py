@@ -15,6 +15,8 @@ from typing import Any
 __all__ = ["DRIFT_MARK", "drift_lines", "short_drift"]
 
 DRIFT_MARK = "was recorded for a different packet or judge request than"
+CANDIDATE_DRIFT_MARK = "was recorded for a different candidate request than"
+"""A candidate's recording (harness/candidates/recording.py) no longer matches what the capture asks it."""
 _WHY = re.compile(r"than (?P<id>\S+) sends now \((?P<why>[^)]*)\)")
 _FIELDS = re.compile(r"'([^']+)'")
 _MAX_K = 8
@@ -25,7 +27,8 @@ def short_drift(capture_id: str, message: str) -> str:
     """The per-item failure text of a drifted capture: the changed fields, and where the fix is said."""
     found = _WHY.search(message)
     why = found.group("why") if found else "the judge request changed"
-    return f"{capture_id}: recorded for a different judge request ({why})"  # what to do: once, in the ora summary
+    what = "candidate request" if CANDIDATE_DRIFT_MARK in message else "judge request"
+    return f"{capture_id}: recorded for a different {what} ({why})"  # what to do: once, in the ora summary
 
 
 def drift_lines(records: Iterable[Any], config: Any) -> list[str]:
@@ -35,19 +38,21 @@ def drift_lines(records: Iterable[Any], config: Any) -> list[str]:
     request_only = 0
     for record in records:
         reason = record["reason"] or ""
-        if record["status"] != "error" or DRIFT_MARK not in reason:
+        if record["status"] != "error" or (DRIFT_MARK not in reason and CANDIDATE_DRIFT_MARK not in reason):
             continue
         drifted.append(record["capture_id"])
         found = _WHY.search(reason)
-        names = _FIELDS.findall(found.group("why")) if found and "packet field" in found.group("why") else []
+        why = found.group("why") if found else ""
+        names = _FIELDS.findall(why) if "packet field" in why or "candidate field" in why else []
         if names:
-            fields.update(names)
+            kind = "candidate field" if "candidate field" in why else "packet field"
+            fields.update(f"{kind} {name!r}" for name in names)
         else:
             request_only += 1
     if not drifted:
         return []
     total = len(drifted)
-    parts = [f"packet field {name!r} changed" + (f" in {count}" if count != total else "") for name, count in sorted(fields.items())]
+    parts = [f"{name} changed" + (f" in {count}" if count != total else "") for name, count in sorted(fields.items())]
     if request_only:
         parts.append("the judge request itself (rubric wording, judge, model or route) changed"
                      + (f" in {request_only}" if request_only != total else ""))

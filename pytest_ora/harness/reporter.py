@@ -16,6 +16,7 @@ from ..reports.notes import all_local, incomplete_notice
 from ..reports.output import estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, public_row
+from .candidates.summary import candidate_lines
 from .drift import drift_lines
 from .runstate import RunState
 from .selection import Selection, selection_for
@@ -91,6 +92,7 @@ class RunReporter:
             heading = "judge spend this run (tokens x price)" if not all_local(plan) else \
                 "judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price)"
             lines += ["", f"ora: {heading}: " + "; ".join(spend)]
+        lines += candidate_lines(run.records)
         lines += [result.line() for result in run.gate_results]
         written = f"ora: report written to {options.out}" if run.report_error is None else f"ora: REPORT NOT WRITTEN: {run.report_error}"
         if run.kept_last and run.report_error is None:

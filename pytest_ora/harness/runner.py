@@ -1,6 +1,6 @@
 """One process's capture runner: it sequences a capture's steps (harness/steps/) on the process's loop.
 
-A capture's way: its packet, the panel's judges, their checked replies, the exact scores, the
+A capture's way: its answer (made by its candidate, if any), its packet, the panel's judges, their checked replies, the exact scores, the
 record, the files (each step a module of harness/steps/). Each pytest process (the only one, or
 each xdist worker) keeps one event loop, in a thread of its own, and one httpx.AsyncClient for
 all its captures. A test waits for its capture's result; with `lookahead` above 1 the next
@@ -26,6 +26,7 @@ from ..judges.cassettes import CassetteLibrary, CassetteTransport
 from ..judges.inflight import CountingTransport, InFlightLog
 from ..judges.panel import Judging
 from ..judges.ratelimit import PacedTransport, SharedLimiter
+from .steps.answer import Answering
 from .steps.estimate import estimate
 from .steps.files import CaptureFiles, write_judges
 from .steps.judging import ask_judges
@@ -130,6 +131,7 @@ class CaptureRunner:
         lookahead: int = 1,
         limiter: SharedLimiter | None = None,
         in_flight: InFlightLog | None = None,
+        answering: Answering | None = None,
     ) -> None:
         self.root = root
         self.judging = judging
@@ -139,6 +141,7 @@ class CaptureRunner:
         self.lookahead = max(1, lookahead)
         self.limiter = limiter
         self.in_flight = in_flight
+        self.answering = answering
         self._loop: _Loop | None = None
         self._pending: dict[str, Future[CaptureRecord]] = {}
 
@@ -167,6 +170,8 @@ class CaptureRunner:
         capture_id = planned.capture.capture_id
         rubric = self.judging.rubric
         check_budget(self.budget, capture_id)
+        if self.answering is not None:
+            planned = await self.answering.answer(planned)
         item = item_packets(planned, self.root, self.judging, self.output)
         replies = await ask_judges(capture_id, item, self.judging, self.cassettes, client)
         judges = checked_replies(replies, rubric)

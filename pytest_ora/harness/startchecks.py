@@ -87,6 +87,12 @@ def _check_options(run: OraRun, plan: Plan) -> None:
     if options.prices is not None:
         run.prices()  # a bad price file is one usage error now, not one failure per capture later
     _check_roles(plan, options)
+    roles = sorted(name for name, spec in (plan.bundle.manifest.candidates or {}).items() if spec.role is not None)
+    if roles:
+        raise pytest.UsageError(
+            f"bundle.yaml: candidates {', '.join(roles)}: role candidates are not answered by this version yet; "
+            "use a python or command candidate"
+        )
 
 
 def _check_live(plan: Plan, options: Options) -> None:

@@ -28,6 +28,7 @@ from .outcomes import drop_record, overall_text, score_properties
 from .pace import lookahead, worker_upcoming
 from .runner import CaptureRunner
 from .session import OraRun
+from .steps.answer import answering
 from .steps.spend import Budget, NotJudged
 from .xdist import worker_count
 
@@ -163,7 +164,9 @@ class OraWorker:
             out = options.out / DRY_RUN_DIR if options.dry_run else options.out
             in_flight = run.in_flight_log() if is_live(options.record) and not options.dry_run else None
             self._runner = CaptureRunner(
-                plan.bundle.root, judging, library, CaptureFiles(out), budget, ahead, limiter, in_flight
+                plan.bundle.root, judging, library, CaptureFiles(out), budget, ahead, limiter, in_flight,
+                answering(plan.bundle.manifest.candidates, self.config.rootpath, options.cassettes, options.record,
+                          judging.secrets()),
             )
         return self._runner
 

@@ -16,7 +16,7 @@ from ..core.rubric import Rubric
 from ..method.kinds import get_kind, ledger_extra
 from ..method.rubric import ORA_V1
 
-__all__ = ["LedgerRow", "SummaryRow", "ledger_model", "summary_model"]
+__all__ = ["CANDIDATE_FIELDS", "LedgerRow", "SummaryRow", "candidate_ledger_model", "ledger_model", "summary_model"]
 
 _FROZEN = ConfigDict(frozen=True)
 
@@ -57,6 +57,23 @@ def ledger_model(rubric: Rubric) -> type[BaseModel]:
     if rubric.recorded_under:
         fields["recorded_under"] = (str | None, None)  # rescored offline: the version the replies were recorded under
     model: type[BaseModel] = create_model("LedgerRow", __config__=_FROZEN, **fields)
+    return model
+
+
+CANDIDATE_FIELDS = ("candidate_model", "candidate_latency_ms", "candidate_tokens_in", "candidate_tokens_out",
+                    "candidate_cost_usd", "generated_at")
+"""What a capture answered inside the run adds to its ledger row."""
+
+
+@functools.lru_cache(maxsize=32)
+def candidate_ledger_model(rubric: Rubric) -> type[BaseModel]:
+    """A ledger row of this rubric for a capture whose answer its candidate made in the run."""
+    model: type[BaseModel] = create_model(
+        "CandidateLedgerRow", __base__=ledger_model(rubric),
+        candidate_model=(str | None, None), candidate_latency_ms=(int | None, None),
+        candidate_tokens_in=(int | None, None), candidate_tokens_out=(int | None, None),
+        candidate_cost_usd=(str | None, None), generated_at=(str | None, None),
+    )
     return model
 
 

@@ -23,7 +23,7 @@ from ..core.rubric import Rubric
 from ..method.kinds import combined, formula, get_kind, graded, panel_kind
 from ..method.rubric import ORA_V1
 from ..method.scoring import exact
-from .rows import ledger_model, summary_model
+from .rows import candidate_ledger_model, ledger_model, summary_model
 
 __all__ = [
     "LedgerCsv",
@@ -105,6 +105,10 @@ def ledger_row(record: CaptureRecord, rubric: Rubric) -> BaseModel:
         if rubric.recorded_under:
             fields["recorded_under"] = rubric.recorded_under
     fields.update({key: record[key] for key in ("names_itself", "withheld") if key in record})
+    candidate = record.get("candidate")
+    if candidate is not None:
+        fields.update(candidate)
+        return candidate_ledger_model(rubric)(rubric=rubric.version, rubric_digest=rubric.digest, **fields)
     return ledger_model(rubric)(rubric=rubric.version, rubric_digest=rubric.digest, **fields)
 
 

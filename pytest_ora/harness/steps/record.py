@@ -16,6 +16,16 @@ def judged_record(planned: PlannedCapture, item: ItemPackets, judges: list[Judge
     record = base_record(planned, "scored")
     record["judges"] = judges
     note_blindness(record, planned, rubric)
+    capture = planned.capture
+    if capture.generated_at is not None:
+        record["candidate"] = {
+            "candidate_model": capture.candidate_model,
+            "candidate_latency_ms": capture.candidate_latency_ms,
+            "candidate_tokens_in": capture.candidate_tokens_in,
+            "candidate_tokens_out": capture.candidate_tokens_out,
+            "candidate_cost_usd": None if capture.candidate_cost_usd is None else str(capture.candidate_cost_usd),
+            "generated_at": capture.generated_at,
+        }
     material = item.packets[0][1].material
     if material is not None:
         record["material"] = material

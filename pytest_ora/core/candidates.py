@@ -1,0 +1,64 @@
+"""How a configuration answers the bundle's prompts inside the run: a role, a Python function or a command."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
+
+__all__ = ["CandidateSpec", "Entry", "Turn"]
+
+
+class Turn(BaseModel):
+    """One turn of a conversation: who spoke, and what."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: StrictStr
+
+
+class CandidateSpec(BaseModel):
+    """bundle.yaml `candidates.<configuration>`: exactly one of `role`, `python`, `command`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    role: str | None = Field(default=None, min_length=1)
+    """A role of optimum.yaml, called through the judges' provider clients."""
+    system: str | None = None
+    """A role candidate's system prompt."""
+    params: dict[str, Any] | None = None
+    """A role candidate's request parameters (temperature, max_tokens, ...)."""
+    python: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    """module:function, importable from the suite's directory."""
+    command: list[Annotated[str, Field(min_length=1)]] | None = Field(default=None, min_length=1)
+    """argv of a command: the request as JSON on stdin, the answer on stdout."""
+    timeout_s: float = Field(default=600.0, gt=0, le=86_400)
+    """A command's longest run, in seconds."""
+
+    @model_validator(mode="after")
+    def _one_way(self) -> CandidateSpec:
+        ways = [name for name in ("role", "python", "command") if getattr(self, name) is not None]
+        if len(ways) != 1:
+            raise ValueError("must name exactly one of role, python or command" + (f" (names {', '.join(ways)})" if ways else ""))
+        if self.role is None and (self.system is not None or self.params is not None):
+            raise ValueError("system and params are for role candidates only")
+        return self
+
+    @property
+    def way(self) -> str:
+        """role, python or command."""
+        return "role" if self.role is not None else "python" if self.python is not None else "command"
+
+
+class Entry(BaseModel):
+    """One line of entries.jsonl: a prompt every candidate configuration answers."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    entry_key: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*$")
+    prompt: StrictStr
+    context: str | None = None
+    messages: list[Turn] | None = None
+    reference: str | None = None
+    metadata: dict[str, Any] | None = None

@@ -1,0 +1,1 @@
+"""Candidates: the configurations that answer the bundle's entries inside the run."""
