@@ -68,3 +68,108 @@ def test_the_reference_judge_answers_the_generic_pairwise_rubric(pytester: pytes
     rows = [json.loads(line) for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text().splitlines()]
     assert {row["rubric"] for row in rows} == {"pairwise-1.0"}
     assert {row["winner"] for row in rows} >= {"model-a"}
+
+
+def gold(i: int) -> str:
+    """The test's gold preference for PAIRS[i]: model-a where model-b said nothing useful, else tie or second."""
+    return "model-a" if i % 3 else ("tie" if i % 2 else "second")
+
+
+def write_labels(path: Path) -> Path:
+    lines = [{"capture_id": f"{entry}/model-a+model-b", "rater": "ann", "winner": gold(i)} for i, (entry, *_) in enumerate(PAIRS)]
+    lines += [{"entry_key": entry, "pair": "model-a:model-b", "rater": "bob", "winner": "first" if i == 3 else gold(i)}
+              for i, (entry, *_) in enumerate(PAIRS[:6])]
+    target = path / "labels.jsonl"
+    target.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return target
+
+
+def test_cohen_kappa_and_accuracy_equal_scikit_learns_on_the_same_vectors() -> None:
+    from sklearn.metrics import accuracy_score, cohen_kappa_score
+
+    from pytest_ora.stats.preference import agreement_figures
+
+    judge = ["first", "second", "tie", "first", "first", "second", "tie", "second", "first", "tie"]
+    human = ["first", "second", "first", "first", "second", "second", "tie", "first", "first", "second"]
+    figures = agreement_figures(judge, human)
+    untied = [(a, b) for a, b in zip(judge, human) if "tie" not in (a, b)]
+    assert figures["accuracy_with_ties"] == pytest.approx(accuracy_score(human, judge))
+    assert figures["kappa_with_ties"] == pytest.approx(cohen_kappa_score(human, judge))
+    assert figures["n_without_ties"] == len(untied)
+    assert figures["accuracy_without_ties"] == pytest.approx(accuracy_score(*zip(*untied)))
+    assert figures["kappa_without_ties"] == pytest.approx(cohen_kappa_score(*zip(*untied)))
+    assert agreement_figures(["tie"] * 3, ["tie"] * 3)["kappa_with_ties"] is None  # one class: undefined, not 1
+
+
+def test_a_split_human_vote_is_a_tie_and_a_majority_wins() -> None:
+    from pytest_ora.stats.preference import human_majority
+
+    assert human_majority(["first", "second"]) == "tie"
+    assert human_majority(["first", "first", "tie"]) == "first"
+    assert human_majority(["second"]) == "second"
+
+
+def test_preference_labels_calibrate_the_judges_with_and_without_ties(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sklearn.metrics import accuracy_score, cohen_kappa_score
+
+    # Given pairs written by this test, judged live by the reference judge, and two raters' preference labels
+    labels = write_labels(pytester.path)
+    result = judged_live(pytester, monkeypatch, "--ora-labels", str(labels))
+    result.assert_outcomes(passed=len(PAIRS))
+    out = pytester.path / "ora-results"
+    stats = json.loads((out / "stats.json").read_text())["calibration"]
+    rows = {row["capture_id"]: row for row in map(json.loads, (out / "ledger.jsonl").read_text().splitlines())}
+
+    # Then every judge's and the panel's accuracy and kappa equal scikit-learn's on the vectors rebuilt from the ledger
+    side = {"model-a": "first", "model-b": "second", "tie": "tie", "first": "first", "second": "second"}
+    bob = {i: "first" if i == 3 else gold(i) for i in range(6)}
+    human = [side[gold(i)] if i not in bob or side[bob[i]] == side[gold(i)] else "tie" for i in range(len(PAIRS))]
+    assert stats["kind"] == "preference" and stats["captures"] == len(PAIRS) and stats["raters"] == ["ann", "bob"]
+    for judge in stats["judges"]:
+        verdicts = [side[rows[f"{entry}/model-a+model-b"]["winner"] if judge["judge"] == "panel" else
+                         next(j["winner"] for j in rows[f"{entry}/model-a+model-b"]["compare_judges"] if j["label"] == judge["judge"])]
+                    for entry, *_ in PAIRS]
+        untied = [(h, v) for h, v in zip(human, verdicts) if "tie" not in (h, v)]
+        assert judge["n"] == len(PAIRS)
+        assert judge["accuracy_with_ties"] == pytest.approx(accuracy_score(human, verdicts))
+        assert judge["kappa_with_ties"] == pytest.approx(cohen_kappa_score(human, verdicts))
+        assert judge["n_without_ties"] == len(untied)
+        assert judge["accuracy_without_ties"] == pytest.approx(accuracy_score(*zip(*untied)))
+        assert judge["kappa_without_ties"] == pytest.approx(cohen_kappa_score(*zip(*untied)))
+        if judge["judge"] != "panel":
+            flips = [j for row in rows.values() for j in row["compare_judges"] if j["label"] == judge["judge"] and not j["consistent"]]
+            assert judge["position_disagreement"]["count"] == len(flips)
+    # and the two raters' agreement over the six pairs both labelled (one disagreement)
+    (between,) = stats["human_vs_human"]
+    assert between["raters"] == ["ann", "bob"] and between["n"] == 6 and between["accuracy_with_ties"] == pytest.approx(5 / 6)
+    assert "## Calibration against human preferences" in (out / "summary.md").read_text()
+    assert "Calibration against human preferences" in (out / "report.html").read_text()
+
+
+def test_a_position_biased_judge_disagrees_with_itself_on_every_pair(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    labels = write_labels(pytester.path)
+    result = judged_live(pytester, monkeypatch, "--ora-labels", str(labels), "--ora-fail-calibration", "0.2", prefer_first=True)
+    stats = json.loads((pytester.path / "ora-results" / "stats.json").read_text())["calibration"]
+    judges = [row for row in stats["judges"] if row["judge"] != "panel"]
+    assert all(row["position_disagreement"] == {"items": len(PAIRS), "count": len(PAIRS), "share": 1.0} for row in judges)
+    # every verdict is a tie: chance agreement only (kappa 0), and --ora-fail-calibration fails the run saying so
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["--ora-fail-calibration 0.2: the panel's Cohen's kappa vs the human preferences is 0.000 < 0.2 over 12 labelled pairs"])
+
+
+@pytest.mark.parametrize(("line", "field"), [
+    ({"capture_id": "qa:item-00/model-a+model-b", "rater": "ann", "winner": "model-c"}, "winner"),
+    ({"entry_key": "qa:item-00", "pair": "model-b:model-a", "rater": "ann", "winner": "tie"}, "pair"),
+    ({"capture_id": "qa:item-00/model-a+model-b", "rater": "ann", "winner": "tie", "score": 3}, "score"),
+])
+def test_a_bad_preference_line_stops_the_run_naming_file_line_and_field(
+    pytester: pytest.Pytester, line: dict[str, Any], field: str,
+) -> None:
+    write_project(pytester.path, {"anthropic": "http://127.0.0.1:9/v1/messages", "openai": "http://127.0.0.1:9/v1/chat/completions"})
+    good = {"capture_id": "qa:item-01/model-a+model-b", "rater": "ann", "winner": "first"}
+    (pytester.path / "prefs.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(line) + "\n", encoding="utf-8")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-labels", "prefs.jsonl", "--co")
+    assert result.ret == 4
+    assert "Traceback" not in result.stderr.str()
+    text = result.stderr.str() + result.stdout.str()
+    assert f"prefs.jsonl:2: field {field!r}" in text

@@ -344,6 +344,11 @@ class OraController:
             found = labels_path(self.options.labels, plan.bundle.manifest.labels, plan.bundle.root)
             if found is None:
                 return None
+            if plan.rubric.kind == "compare":  # preference labels: bundle/preferences.py
+                from ..bundle.preferences import read_preferences
+
+                pairs = [(p.capture.capture_id, p.pair) for p in plan.captures if p.pair is not None]
+                return read_preferences(found[0], found[1], pairs)
             return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures})
         except IntakeError as error:
             raise pytest.UsageError(str(error).replace("capture bundle failed intake", "human labels refused", 1)) from None
