@@ -36,7 +36,7 @@ def write_project(path: Path, routes: dict[str, str], rubric: str = "pairwise-1.
     for name in ("conftest.py", "pytest.ini", "test_compare.py"):
         shutil.copy(EXAMPLE / name, path / name)
     bundle = path / "bundle"
-    bundle.mkdir()
+    bundle.mkdir(exist_ok=True)
     (bundle / "bundle.yaml").write_text(
         "bundle: pairwise-test\ncreated: 2026-12-06\nconfigurations: [model-a, model-b]\n"
         f"rubric: {rubric}\npanel: [judge-opus, judge-gpt]\ncompare: [[model-a, model-b]]\n", encoding="utf-8")
