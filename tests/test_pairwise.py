@@ -173,3 +173,26 @@ def test_a_bad_preference_line_stops_the_run_naming_file_line_and_field(
     assert "Traceback" not in result.stderr.str()
     text = result.stderr.str() + result.stdout.str()
     assert f"prefs.jsonl:2: field {field!r}" in text
+
+
+def test_a_compare_run_reports_wins_ties_losses_and_agreement_not_scores(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = judged_live(pytester, monkeypatch)
+    result.assert_outcomes(passed=len(PAIRS))
+    out = pytester.path / "ora-results"
+    (pair,) = json.loads((out / "compare.json").read_text())
+    assert pair["judge_agreement"]["judges"] == 2 and pair["judge_agreement"]["items"] == len(PAIRS)
+    summary = (out / "summary.md").read_text()
+    table = summary.split("## ")[0]
+    assert "Overall" not in table and "Failure rate" not in table and "Judges agree on the winner" not in table
+    assert "a compare run has no overall score" in table
+    assert "## Per family" not in summary and "### Judge agreement" not in summary and "Mean overall" not in summary
+    assert "## Head to head" in summary and "Judges agree on the winner" in summary
+    page = (out / "report.html").read_text()
+    summary_section = page.split('<section id="summary">')[1].split("</section>")[0]
+    assert "Judges agree on the winner" in summary_section and "Overall" not in summary_section
+    assert 'data-chart="heatmap"' not in page and 'data-chart="failures"' not in page and 'data-chart="overall"' not in page
+    statistics = page.split('<section id="statistics">')[1].split("</section>")[0]
+    assert "<h3>Judges</h3>" not in statistics and "<h3>Agreement</h3>" not in statistics
+    terminal = result.stdout.str()
+    assert "Fail %" not in terminal and "Overall" not in terminal
+    assert "Judges agree on the winner" in terminal
