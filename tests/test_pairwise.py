@@ -190,6 +190,7 @@ def test_a_compare_run_reports_wins_ties_losses_and_agreement_not_scores(pyteste
     page = (out / "report.html").read_text()
     summary_section = page.split('<section id="summary">')[1].split("</section>")[0]
     assert "Judges agree on the winner" in summary_section and "Overall" not in summary_section
+    assert "No judge agreement to chart" not in page
     assert 'data-chart="heatmap"' not in page and 'data-chart="failures"' not in page and 'data-chart="overall"' not in page
     statistics = page.split('<section id="statistics">')[1].split("</section>")[0]
     assert "<h3>Judges</h3>" not in statistics and "<h3>Agreement</h3>" not in statistics

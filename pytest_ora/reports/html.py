@@ -97,7 +97,7 @@ def _charts(data: Mapping[str, Any]) -> str:
                 "Judge agreement is the share of judge pairs on scored captures that gave the same score, or "
                 "scores within one point, per criterion."
             )
-    if "agreement" not in drawn:
+    if "agreement" not in drawn and data["rubric"].get("kind") != "compare":
         notes.append("No judge agreement to chart: no scored capture has two judges.")
     note = f'<p class="note">{escape(" ".join(notes))}</p>' if notes else ""
     return f'<div class="charts">{figures}</div>{note}'
