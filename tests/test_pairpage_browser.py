@@ -5,6 +5,7 @@ order; their downloads feed --ora-labels and the run's calibration against their
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,14 @@ from test_pairwise import PAIRS, gold, judged_live, write_project
 from pytest_ora.__main__ import main
 from pytest_ora.reports.pairpage import shown_order
 
-SCREENSHOTS = Path("/tmp/w46")
+SCREENSHOTS = os.environ.get("ORA_SCREENSHOT_DIR")
+"""A directory to keep the pages' screenshots in (for a reviewer); none taken when unset."""
+
+
+def _screenshot(page: Any, name: str) -> None:
+    if SCREENSHOTS:
+        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SCREENSHOTS) / name), full_page=True)
 
 
 def _choose(page: Any, capture_id: str, wanted: str, seed: int) -> str:
@@ -61,8 +69,7 @@ def test_two_people_label_pairs_side_by_side_and_the_run_measures_the_judges_aga
         assert page.locator("#progress").inner_text() == f"{len(PAIRS)} of {len(PAIRS)} labelled"
         page.reload()  # kept in the browser
         assert page.locator("#progress").inner_text() == f"{len(PAIRS)} of {len(PAIRS)} labelled"
-        SCREENSHOTS.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / "pair-labelling-page.png"), full_page=True)
+        _screenshot(page, "pair-labelling-page.png")
         ann_rows = _download(page, tmp_path / "ann.jsonl")
         # And bob labels the first four pairs shown with the mouse, always choosing Answer 1
         other = bob.open(html)
@@ -94,6 +101,6 @@ def test_two_people_label_pairs_side_by_side_and_the_run_measures_the_judges_aga
     try:
         report = viewer.open(pytester.path / "ora-results" / "report.html")
         assert "Calibration against human preferences" in report.locator("section#calibration").inner_text()
-        report.screenshot(path=str(SCREENSHOTS / "compare-report.png"), full_page=True)
+        _screenshot(report, "compare-report.png")
     finally:
         viewer.context.close()
