@@ -38,6 +38,7 @@ from .xdist import distributes, stop_controller
 
 if TYPE_CHECKING:
     from ..bundle.labels import LabelSet
+    from ..bundle.preferences import PreferenceSet
 
 __all__ = ["OraController"]
 _SETTLE_SECONDS = 10.0
@@ -80,7 +81,7 @@ class OraController:
         self.signals = SignalGuard(settle=lambda: self._warm_up.wait(timeout=_SETTLE_SECONDS))
         self.judging: JudgingStrategy = judging_strategy(run)
         """Live or batch judging (--ora-batch), and what its step before the items did."""
-        self.labels: LabelSet | None = None
+        self.labels: LabelSet | PreferenceSet | None = None
         """Human labels (--ora-labels or bundle.yaml `labels:`), checked at start."""
         self.gate_results: list[GateResult] = []
         """Every set gate's verdict (harness.gates), holding or failing."""

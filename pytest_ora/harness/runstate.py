@@ -19,6 +19,7 @@ from .strategy import JudgingStrategy
 
 if TYPE_CHECKING:
     from ..bundle.labels import LabelSet
+    from ..bundle.preferences import PreferenceSet
 
 __all__ = ["RunState"]
 
@@ -40,7 +41,7 @@ class RunState(Protocol):
     progress: LiveProgress | None
     signals: SignalGuard
     judging: JudgingStrategy
-    labels: LabelSet | None
+    labels: LabelSet | PreferenceSet | None
     gate_results: list[GateResult]
     facts: RunFacts | None
 

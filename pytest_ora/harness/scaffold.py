@@ -356,10 +356,21 @@ def init_suite(
     names = [role.role for role in roles]
     if len(set(names)) != len(names):
         raise InitError([f"--judges: role names must differ, got {', '.join(names)}"])
+    pairwise = None
+    if source is not None:  # pairwise rows (answer_1, answer_2): harness/pairwise_rows.py
+        from .pairwise_rows import PAIRWISE_RUBRIC, is_pairwise, pairwise_import
+
+        if is_pairwise(source):
+            pairwise = pairwise_import(source)
+            rubric = rubric or PAIRWISE_RUBRIC
+            kind = (get_rubric(rubric) if rubric in builtin_ids() else load_rubric(Path(rubric))).kind
+            if kind != "compare":
+                raise InitError([f"--rubric {rubric}: kind {kind}; pairwise rows need a kind: compare rubric "
+                                 f"(the built-in {PAIRWISE_RUBRIC} is the default)"])
     rubric_ref, rubric_file, panel_size = _rubric_choice(rubric, today)
     if panel_size != len(roles):
         raise InitError([f"rubric {rubric_ref} needs {panel_size} judges (panel_size); --judges gave {len(roles)}"])
-    rows = import_rows(source) if source is not None else _example_rows()
+    rows = pairwise.rows if pairwise is not None else import_rows(source) if source is not None else _example_rows()
     configurations = list(dict.fromkeys(row.capture["configuration"] for row in rows))
     folded: dict[str, str] = {}
     for configuration in configurations:
@@ -387,6 +398,15 @@ def init_suite(
             say(f"families: from column {column} (entry keys are <{column}>:<id>)")
         for change in changes:
             say(f"name changed to fit the bundle's format: {change}")
+    if pairwise is not None:
+        from .pairwise_rows import labels_text, readme_gate
+
+        files["bundle/bundle.yaml"] += f"compare: [{json.dumps(list(pairwise.pair))}]   # first vs second, both orders\n"
+        if pairwise.labels:
+            files["bundle/bundle.yaml"] += "labels: labels.jsonl   # preference labels from the rows' winner column\n"
+            files["bundle/labels.jsonl"] = labels_text(pairwise.labels)
+        files["README.md"] = re.sub(r"5\. CI gate:.*?\n\n(?=Results:)", lambda _: readme_gate(bool(pairwise.labels)) + "\n",
+                                    files["README.md"], flags=re.S)
     written = []
     for name, text in files.items():
         target = directory / name

@@ -24,6 +24,7 @@ from .session import OraRun
 
 if TYPE_CHECKING:  # read only when the run names them: a plain replay never loads their modules
     from ..bundle.labels import LabelSet
+    from ..bundle.preferences import PreferenceSet
     from ..reports.baseline import BaselineRun
 
 __all__ = ["StartChecks", "check_start"]
@@ -35,7 +36,7 @@ _NO_BATCH_PROVIDERS = ("azure-openai", "bedrock", "vertex")
 class StartChecks:
     """What the checks read and decided: the labels, the baseline, whether the judges are called live."""
 
-    labels: LabelSet | None
+    labels: LabelSet | PreferenceSet | None
     baseline: BaselineRun | None
     live: bool
     """A live run whose judges passed the key and reachability checks: its recording has started."""
@@ -152,7 +153,7 @@ def _needs_network(plan: Plan, options: Options) -> bool:
     return any(not cassette_path(options.cassettes, cid).is_file() for cid in judged)
 
 
-def _labels(plan: Plan, options: Options) -> LabelSet | None:
+def _labels(plan: Plan, options: Options) -> LabelSet | PreferenceSet | None:
     """The human labels, checked against the bundle's captures and the rubric's scale; a bad line stops the run."""
     from ..bundle.labels import labels_path, read_labels
 
@@ -160,6 +161,11 @@ def _labels(plan: Plan, options: Options) -> LabelSet | None:
         found = labels_path(options.labels, plan.bundle.manifest.labels, plan.bundle.root)
         if found is None:
             return None
+        if plan.rubric.kind == "compare":  # preference labels: bundle/preferences.py
+            from ..bundle.preferences import read_preferences
+
+            pairs = [(p.capture.capture_id, p.pair) for p in plan.captures if p.pair is not None]
+            return read_preferences(found[0], found[1], pairs)
         return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures})
     except IntakeError as error:
         raise pytest.UsageError(str(error).replace("capture bundle failed intake", "human labels refused", 1)) from None

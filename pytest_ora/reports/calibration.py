@@ -93,6 +93,10 @@ def _notes(data: Mapping[str, Any]) -> list[str]:
 
 def calibration_markdown(data: Mapping[str, Any]) -> str:
     """summary.md's Calibration section."""
+    if data.get("kind") == "preference":
+        from .preference import preference_markdown
+
+        return preference_markdown(data)
     lines = ["", "## Calibration against human labels", "", *_lead(data), ""]
     lines += [tabulate(_rows(data), headers=_HEADERS, tablefmt="github", disable_numparse=True), ""]
     if data["humans"] is not None:
@@ -112,6 +116,10 @@ def gate_message(data: Mapping[str, Any] | None, threshold: Any) -> str | None:
     """Why --ora-fail-calibration A fails (after the option and its value), or None when it holds."""
     if data is None:
         return "no human labels in this run (give --ora-labels FILE or `labels:` in bundle.yaml)"
+    if data.get("kind") == "preference":
+        from .preference import preference_gate
+
+        return preference_gate(data, threshold)
     if data["captures"] < data["gate_minimum"]:
         return (f"only {data['captures']} labelled captures were scored (at least {data['gate_minimum']} "
                 "are needed to judge a judge)")
@@ -125,6 +133,10 @@ def gate_message(data: Mapping[str, Any] | None, threshold: Any) -> str | None:
 
 def held_message(data: Mapping[str, Any], threshold: Any) -> str:
     """What a holding --ora-fail-calibration A says (after the option and its value)."""
+    if data.get("kind") == "preference":
+        from .preference import preference_held
+
+        return preference_held(data, threshold)
     alpha = next(j["overall"]["krippendorff_alpha"] for j in data["judges"] if j["judge"] == "panel")
     return f"the panel's alpha vs humans on overall is {alpha:.3f} >= {threshold} over {data['captures']} labelled captures"
 
@@ -144,6 +156,10 @@ def calibration_html(data: Mapping[str, Any] | None, scale: Sequence[float]) -> 
     """report.html's Calibration section body; empty without labels."""
     if not data:
         return ""
+    if data.get("kind") == "preference":
+        from .preference import preference_html
+
+        return preference_html(data)
     parts = [f'<p class="note">{escape(line)}</p>' for line in _lead(data)]
     svg = calibration_chart(data, scale)
     if svg:

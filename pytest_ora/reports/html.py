@@ -73,6 +73,10 @@ def _summary(data: Mapping[str, Any]) -> str:
 def _charts(data: Mapping[str, Any]) -> str:
     # Drawn again only when the page data changed: the same data gives the same SVG bytes.
     drawn = cached("charts", {"data": data, "available": charts.charts_available()}, lambda: charts.render_charts(data))
+    if data["rubric"].get("kind") == "compare":  # win shares are no scores: reports/comparepage.py
+        from .comparepage import COMPARE_CHARTS
+
+        drawn = {name: svg for name, svg in drawn.items() if name in COMPARE_CHARTS}
     if not drawn and charts.charts_available():
         return '<p class="note" id="no-charts">Nothing to chart: no configuration has a mean overall (see the tables).</p>'
     if not drawn:
@@ -93,7 +97,7 @@ def _charts(data: Mapping[str, Any]) -> str:
                 "Judge agreement is the share of judge pairs on scored captures that gave the same score, or "
                 "scores within one point, per criterion."
             )
-    if "agreement" not in drawn:
+    if "agreement" not in drawn and data["rubric"].get("kind") != "compare":
         notes.append("No judge agreement to chart: no scored capture has two judges.")
     note = f'<p class="note">{escape(" ".join(notes))}</p>' if notes else ""
     return f'<div class="charts">{figures}</div>{note}'
@@ -180,6 +184,18 @@ def _statistics(data: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def _compare_summary(data: Mapping[str, Any]) -> str:
+    from .comparepage import compare_summary
+
+    return compare_summary(data)
+
+
+def _compare_statistics(data: Mapping[str, Any]) -> str:
+    from .comparepage import compare_statistics
+
+    return compare_statistics(data)
+
+
 def _options(values: Sequence[str]) -> str:
     return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
 
@@ -219,9 +235,9 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         failure_rule=escape(rubric["failure"]),
         scoring_date=escape(data["scoring_date"]),
         judges=escape(judges),
-        summary=_notices(data) + _summary(data),
+        summary=_notices(data) + (_compare_summary(data) if rubric.get("kind") == "compare" else _summary(data)),
         charts=_charts(data),
-        statistics=_statistics(data),
+        statistics=_compare_statistics(data) if rubric.get("kind") == "compare" else _statistics(data),
         calibration=calibration,
         calibration_nav='<a href="#calibration">Calibration</a> ' if calibration else "",
         family_options=_options(data["families"]),

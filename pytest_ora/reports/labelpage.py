@@ -171,6 +171,13 @@ def label_page(
 ) -> tuple[str, int]:
     """The page's HTML and how many captures it holds."""
     plan = intake(root, (), None, rubric_option)
+    if plan.rubric.kind == "compare":  # a pair side by side: reports/pairpage.py
+        from .pairpage import pair_label_page
+
+        try:
+            return pair_label_page(plan, size, seed)
+        except ValueError as error:
+            raise LabelPageError(f"{root}: {error}") from None
     if plan.rubric.kind != "scores":
         raise LabelPageError(f"rubric {plan.rubric.version} is kind {plan.rubric.kind}: the labelling page scores "
                              "kind: scores rubrics (criteria on a scale)")

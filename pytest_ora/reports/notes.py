@@ -119,7 +119,11 @@ def summary_appendix(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
     blocks = [
         "## Per family\n\nMean overall of scored captures within each family (captures in brackets).\n\n"
         + family_table(records, plan.lanes, plan.rubric)
-    ] if plan.rubric.criteria else []
+    ] if plan.rubric.criteria and plan.rubric.kind != "compare" else []  # a pair's win shares are no overall
+    if plan.rubric.kind == "compare":
+        from ..method.kinds.compare.report import compare_table
+
+        blocks.append("## Head to head\n\n" + compare_table(records, plan.rubric))
     if facts.spend:
         blocks.append(f"## {spend_heading(plan)}\n\n" + "\n".join(f"- {line}" for line in facts.spend))
     return blocks

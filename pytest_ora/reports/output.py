@@ -406,8 +406,12 @@ def _statistics_files(directory: Path, rubric: Rubric, manifest: Any, facts: Run
     def compute() -> dict[str, str]:
         from ..stats.arrays import statistics_fields
 
-        rows = (statistics_fields(row.model_dump()) for row in ledger_rows(ledger, rubric))
-        return _computed_statistics(rubric, manifest, [fields for fields in rows if fields is not None], facts)
+        dumped = [row.model_dump() for row in ledger_rows(ledger, rubric)]
+        rows = (statistics_fields(row) for row in dumped)
+        written = _computed_statistics(rubric, manifest, [fields for fields in rows if fields is not None], facts)
+        if rubric.kind == "compare" and facts.labels is not None:  # preference labels: stats/preference.py
+            written["stats.json"] = _with_preferences(written["stats.json"], dumped, facts.labels, rubric)
+        return written
 
     return cached("statistics", inputs, compute)
 
@@ -427,7 +431,7 @@ def _computed_statistics(rubric: Rubric, manifest: Any, rows: Sequence[dict[str,
 
     data = run_arrays(rows, rubric)
     human = None
-    if facts.labels is not None:
+    if facts.labels is not None and rubric.kind != "compare":
         from ..stats.calibration import human_arrays
 
         human = human_arrays(facts.labels, rubric)
@@ -446,6 +450,15 @@ def _computed_statistics(rubric: Rubric, manifest: Any, rows: Sequence[dict[str,
     if stats.hypotheses is not None:
         written["hypotheses.json"] = stable_json(stats.hypotheses, rubric.version)
     return written
+
+
+def _with_preferences(text: str, rows: Sequence[dict[str, Any]], labels: Any, rubric: Rubric) -> str:
+    """stats.json with its `calibration` against the people's preferences (kind compare)."""
+    from ..stats.preference import preference_calibration, preference_items
+
+    data = json.loads(text)
+    data["calibration"] = preference_calibration(preference_items(rows), labels)
+    return stable_json(data, rubric.version)
 
 
 def _estimate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -153,6 +153,9 @@ class CompareRow(_Section):
     losses: int
     win_rate: float
     interval: Interval | None = Field(default=None, validation_alias=AliasChoices("interval", "wilson_95"))
+    items: int | None = None
+    position_consistency: dict[str, float] = {}
+    judge_agreement: dict[str, Any] | None = None
 
 
 _COMPARE = TypeAdapter(list[CompareRow])
@@ -366,6 +369,8 @@ def page_data(
         data["statistics"] = dict(statistics)
     if compare:
         data["compare"] = [dict(item) for item in compare]
+    if rubric.kind == "compare":  # the page shows what a compare run means: reports/comparepage.py
+        data["rubric"]["kind"] = "compare"
     if notes:
         data["notes"] = list(notes)
     return data

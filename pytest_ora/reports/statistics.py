@@ -174,6 +174,14 @@ def statistics_sections(directory: Path) -> tuple[str, str]:
     if not (directory / "stats.json").is_file():
         return "", ""
     data = json.loads((directory / "stats.json").read_text(encoding="utf-8"))
+    if (directory / "compare.jsonl").is_file():  # a compare run: no score statistics, its calibration only
+        from .calibration import calibration_markdown
+
+        calibration = data.get("calibration")
+        if not calibration:
+            return "", ""
+        method = f"\n## Statistics\n\n- Calibration against human preferences ({calibration['source']}): {calibration['method']}\n"
+        return calibration_markdown(calibration), method
     path = directory / "hypotheses.json"
     hypotheses = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
     return statistics_markdown(data, hypotheses), statistics_method(data, hypotheses)

@@ -356,6 +356,10 @@ def _given(cell: str, judged: str, shown: str) -> str:
 def summary_table(table: Sequence[Sequence[str]], fmt: str = "github", rubric: Rubric = ORA_V1) -> str:
     """The public table as text (markdown for summary.md, plain for the terminal)."""
     headings, shown = public_cells(table, rubric)
+    if rubric.kind == "compare":  # a pair has no overall, criteria or failure rate: counts, cost, minutes only
+        rate = _rate_index(rubric)
+        keep = (0, 1, 2, 3, 4, rate + 1, rate + 2)
+        headings, shown = [headings[i] for i in keep], [[line[i] for i in keep] for line in shown]
     return tabulate(shown, headers=headings, tablefmt=fmt, disable_numparse=True, colalign=("left",) + ("right",) * (len(headings) - 1))
 
 
@@ -367,7 +371,7 @@ def _rate_index(rubric: Rubric) -> int:
 def fit_table(table: Sequence[Sequence[str]], width: int, rubric: Rubric = ORA_V1) -> list[str]:
     """The terminal's table: the full one if it fits, else fewer columns, else one line per configuration."""
     full = summary_table(table, fmt="simple", rubric=rubric).splitlines()
-    if max(map(len, full), default=0) <= width:
+    if max(map(len, full), default=0) <= width or rubric.kind == "compare":
         return full
     rate = _rate_index(rubric)
     keep = (0, 1, 4, 5, rate, rate + 1, rate + 2)  # configuration, judged, errors, overall, failure, cost, minutes
@@ -385,6 +389,14 @@ def _failing(rubric: Rubric) -> str:
     return "below the threshold" if rubric.failure_vote is None else f"whose {rubric.failure_vote} vote holds"
 
 
+_COMPARE_NOTE = (
+    "Each row is a configuration pair (first+second), judged head to head: its wins, ties, losses, win rate with its "
+    "Wilson interval, each judge's position consistency and the judges' agreement on the winner are in the "
+    "head-to-head table (compare.md); a compare run has no overall score and no failure rate. Cost and minutes are "
+    "means over the pair's accepted captures. Machine-written: do not edit.\n\n"
+)
+
+
 def summary_markdown(
     table: Sequence[Sequence[str]], rubric: Rubric, bundle: str, preface: Sequence[str] = (), appendix: Sequence[str] = ()
 ) -> str:
@@ -400,8 +412,9 @@ def summary_markdown(
         f"Rubric {rubric.version} ({rubric.title}). {formula(rubric)}.\n"
         + (f"Rules: {rubric.rules()}.\n" if rubric.rules() else "")
         + f"Rubric digest {rubric.digest}.\n"
-        "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "
-        f"failure rate is the share of scored captures {_failing(rubric)}; cost and minutes are "
-        "means over the configuration's accepted captures. Machine-written: do not edit.\n\n"
-        f"{summary_table(table, rubric=rubric)}\n{tail}"
+        + (_COMPARE_NOTE if rubric.kind == "compare" else
+           "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "
+           f"failure rate is the share of scored captures {_failing(rubric)}; cost and minutes are "
+           "means over the configuration's accepted captures. Machine-written: do not edit.\n\n")
+        + f"{summary_table(table, rubric=rubric)}\n{tail}"
     )

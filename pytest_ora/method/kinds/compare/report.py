@@ -17,7 +17,7 @@ from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
 from .. import combined, formula
 
-__all__ = ["compare_files", "compare_json", "compare_markdown", "compare_table", "wilson"]
+__all__ = ["compare_files", "compare_json", "compare_markdown", "compare_table", "wilson", "winner_agreement", "agreement_text"]
 
 
 def wilson(successes: Fraction, n: int) -> tuple[float, float]:
@@ -51,6 +51,31 @@ def _rows(records: Sequence[CaptureRecord], rubric: Rubric) -> list[dict[str, An
     return rows
 
 
+def winner_agreement(winners: Sequence[Sequence[str]], pair: tuple[str, str]) -> dict[str, Any] | None:
+    """The judges' agreement on each item's winner (first, second, tie): the share of items all judges named alike,
+    Cohen's kappa with two judges, Fleiss' kappa with two or more (statsmodels); None with one judge."""
+    rows = [list(row) for row in winners if len(row) >= 2]
+    if not rows or len({len(row) for row in rows}) != 1:
+        return None
+    import numpy as np
+    from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
+
+    classes = {pair[0]: 0, pair[1]: 1, "tie": 2}
+    coded = np.array([[classes.get(w, 2) for w in row] for row in rows])
+    same = float(np.mean([len(set(row)) == 1 for row in coded.tolist()]))
+    counts, _ = aggregate_raters(coded, n_cat=3)
+    # One category throughout: chance agreement is 1 and kappa is undefined, never reported as 1 or 0.
+    defined = len(set(coded.ravel().tolist())) > 1
+    fleiss = float(fleiss_kappa(counts, method="fleiss")) if defined else None
+    cohen = None
+    if coded.shape[1] == 2 and defined:
+        table = np.zeros((3, 3))
+        for a, b in coded.tolist():
+            table[a, b] += 1
+        cohen = float(cohens_kappa(table, return_results=False))
+    return {"judges": int(coded.shape[1]), "items": len(rows), "all_agree": same, "cohen_kappa": cohen, "fleiss_kappa": fleiss}
+
+
 def _pairs(rows: Sequence[dict[str, Any]], rubric: Rubric) -> list[dict[str, Any]]:
     grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for row in rows:
@@ -71,6 +96,7 @@ def _pairs(rows: Sequence[dict[str, Any]], rubric: Rubric) -> list[dict[str, Any
             "first": first, "second": second, "items": len(items), "wins": wins, "ties": ties, "losses": losses,
             "win_rate": float(rate), "win_rate_exact": str(rate), "wilson_95": [low, high],
             "position_consistency": {label: float(share) for label, share in consistency.items()},
+            "judge_agreement": winner_agreement([[j["winner"] for j in row["judges"]] for row in items], (first, second)),
             "rubric": rubric.version, "rubric_digest": rubric.digest,
         })
     return pairs
@@ -91,9 +117,20 @@ def _table(pairs: Sequence[dict[str, Any]], fmt: str) -> str:
                       f"{round_half_away(Fraction(pair['win_rate_exact']) * 100, 0)}%",
                       f"{round_half_away(Fraction(low) * 100, 0)}%-"
                       f"{round_half_away(Fraction(high) * 100, 0)}%",
-                      consistency])
-    headers = ["Pair (first vs second)", "Items", "Wins", "Ties", "Losses", "Win rate", "95% Wilson", "Position consistency"]
+                      consistency, agreement_text(pair.get("judge_agreement"))])
+    headers = ["Pair (first vs second)", "Items", "Wins", "Ties", "Losses", "Win rate", "95% Wilson", "Position consistency",
+               "Judges agree on the winner"]
     return tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True)
+
+
+def agreement_text(agreement: Any) -> str:
+    """The judges' agreement on the winner in words: the share all alike, and the kappa (undefined said so)."""
+    if not agreement:
+        return "one judge"
+    kappa = agreement["cohen_kappa"] if agreement["judges"] == 2 else agreement["fleiss_kappa"]
+    name = "Cohen's kappa" if agreement["judges"] == 2 else "Fleiss' kappa"
+    shown = "undefined (one outcome only)" if kappa is None else f"{kappa:.2f}"
+    return f"{round_half_away(Fraction(agreement['all_agree']) * 100, 0)}% of items, {name} {shown}"
 
 
 def compare_files(records: Sequence[CaptureRecord], rubric: Rubric) -> dict[str, str]:
