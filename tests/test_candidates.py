@@ -182,7 +182,7 @@ def test_when_an_entry_prompt_changes_then_the_replay_names_the_candidate_drift(
     result = pytester.runpytest("--ora-record", "none")
     result.stdout.fnmatch_lines([
         "mode:argument-audit/big-1: recorded for a different candidate request (candidate field 'prompt')*",
-        "ora: 2 captures were recorded for a different judge or candidate request (candidate field 'prompt' in 2)*",
+        "ora: 2 captures: candidate field 'prompt' changed since recorded; re-record only them*",
     ])
     assert outcomes(result)["failed"] == 2  # that entry's two candidate captures; the bundle's own answer replays
 

@@ -54,7 +54,7 @@ def test_an_overall_from_part_of_a_configurations_captures_is_said_plainly() -> 
 def test_spend_from_judges_on_this_machine_is_a_price_not_money_paid(tmp_path: Path) -> None:
     from pytest_ora.bundle.intake import intake
     from pytest_ora.harness.scaffold import init_suite
-    from pytest_ora.reports.notes import LOCAL_SPEND_HEADING, SPEND_HEADING, spend_heading
+    from pytest_ora.reports.judgesites import LOCAL_SPEND_HEADING, SPEND_HEADING, spend_heading
 
     init_suite(tmp_path / "real", today="2026-12-01")
     init_suite(tmp_path / "local", today="2026-12-01",

@@ -19,8 +19,8 @@ from ..core.errors import OraError
 from ..core.plan import Plan
 from ..core.record import RecordStore, record_from_text
 from ..reports.charts import charts_available
+from ..reports.judgesites import all_local
 from ..reports.methodology import RunFacts
-from ..reports.notes import all_local
 from ..reports.output import OutputDir
 from ..reports.tables import SummaryRow, summarize
 from .gates import GateContext, GateResult, any_set, evaluate, gate_reports

@@ -58,7 +58,7 @@ class RunFacts:
 
 
 def _all_local(plan: Plan) -> bool:
-    from .notes import all_local  # notes reads RunFacts from here
+    from .judgesites import all_local
 
     return all_local(plan)
 
@@ -216,7 +216,7 @@ def methodology_text(data: dict[str, Any]) -> str:
     lines += _section("Unscorable captures", data["unscorable"])
     lines += _section("Errors", data["errors"])
     if data.get("spend"):
-        from .notes import LOCAL_SPEND_HEADING, SPEND_HEADING
+        from .judgesites import LOCAL_SPEND_HEADING, SPEND_HEADING
 
         heading = LOCAL_SPEND_HEADING if data.get("spend_priced_only") else SPEND_HEADING
         lines += ["", f"## {heading}", *(f"- {line}" for line in data["spend"])]
