@@ -13,6 +13,7 @@ import csv
 import datetime as dt
 import io
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ from pydantic import ValidationError
 
 from ..core.models import Capture
 from ..core.rubric import RubricError
+from ..core.safewrite import write_files
+from ..core.strictjson import StrictJsonError, repeated_names, unique_pairs
 from ..method.kinds import calls_judges
 from ..method.rubric import builtin_ids, get_rubric, load_rubric
 from ..method.rubric_file import digest_of
@@ -134,7 +137,10 @@ def _jsonl_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, d
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, object_pairs_hook=unique_pairs)
+        except StrictJsonError as error:
+            problems.append(f"{path}:{number}: column {error.field}: given twice in one row (never last-wins)")
+            continue
         except ValueError as error:
             problems.append(f"{path}:{number}: not a JSON object ({error})")
             continue
@@ -152,6 +158,10 @@ def _csv_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dic
     except StopIteration:
         return []
     header = [name.strip() for name in header]
+    for name in repeated_names(header):
+        problems.append(f"{path}:1: column {name}: given twice in the header (never last-wins)")
+    if problems:
+        return []
     rows = []
     start = reader.line_num + 1
     for values in reader:
@@ -304,8 +314,12 @@ def init_suite(
 ) -> list[Path]:
     """Write the suite; the files written. InitError (nothing written) for any problem."""
     today = today or dt.date.today().isoformat()
-    if directory.exists() and any(directory.iterdir()):
-        taken = [name for name in ("bundle", "pytest.ini", "test_eval.py", "README.md", "reference.ini") if (directory / name).exists()]
+    if os.path.lexists(directory) and not directory.is_dir():
+        raise InitError([f"{directory}: is not a directory; give a new or existing directory for the suite"])
+    if directory.is_dir():
+        # lexists: a dangling symbolic link named README.md is taken too (exists() calls it absent)
+        taken = [name for name in ("bundle", "pytest.ini", "test_eval.py", "README.md", "reference.ini")
+                 if os.path.lexists(directory / name)]
         if taken:
             raise InitError([f"{directory}: already holds {', '.join(taken)}; choose a new directory (init never overwrites)"])
     roles = [parse_judge(text) for text in (judges or DEFAULT_JUDGES)]
@@ -326,17 +340,34 @@ def init_suite(
         "reference.ini": _reference_ini(roles),
         "test_eval.py": _TEST_MODULE,
         "README.md": _readme(directory.name, bundle_id, len(rows), configurations, rubric_ref, roles),
-        ".gitignore": "ora-results/\nora-results-reference/\n",
+        ".gitignore": _gitignore(directory / ".gitignore"),
     }
     if rubric_file is not None:
+        if f"bundle/{rubric_ref}" in files:
+            raise InitError([f"--rubric {rubric}: a rubric file named {rubric_ref} would replace the suite's own "
+                             f"bundle/{rubric_ref}; copy it under another name (such as rubric.yaml) and name that"])
         files[f"bundle/{rubric_ref}"] = rubric_file
-    written = []
-    for name, text in files.items():
-        target = directory / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        written.append(target)
-    return written
+    try:
+        return write_files(directory, files, replace={".gitignore"})
+    except OSError as error:
+        reason = str(error) if error.strerror is None else f"{error.filename or directory}: {error.strerror}"
+        raise InitError([f"{reason}; nothing written"]) from None
+
+
+GITIGNORE_LINES = ("ora-results/", "ora-results-reference/")
+"""What init keeps out of version control; appended to a .gitignore already there, never over it."""
+
+
+def _gitignore(path: Path) -> str:
+    """.gitignore's text: the user's own (kept as it is) with any missing line of GITIGNORE_LINES appended."""
+    try:
+        own = path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else ""
+    except (OSError, UnicodeDecodeError) as error:
+        raise InitError([f"{path}: cannot be read to append to it ({error})"]) from None
+    missing = [line for line in GITIGNORE_LINES if line not in own.splitlines()]
+    if own and not own.endswith("\n") and missing:
+        own += "\n"
+    return own + "".join(f"{line}\n" for line in missing)
 
 
 def _rubric_choice(rubric: str | None, today: str) -> tuple[str, str | None, int]:

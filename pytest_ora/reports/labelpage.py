@@ -28,6 +28,7 @@ from typing import Any
 
 from ..bundle.intake import intake
 from ..core.plan import Plan, PlannedCapture
+from ..core.safewrite import write_files
 from ..judges.packet import build_packet
 
 __all__ = ["DEFAULT_SAMPLE", "LABEL_PAGE", "LabelPageError", "label_page", "stratified_sample", "write_label_page"]
@@ -205,6 +206,6 @@ def write_label_page(directory: Path, size: int = DEFAULT_SAMPLE, seed: int = 0,
     if not (root / "bundle.yaml").is_file():
         raise LabelPageError(f"{directory}: no bundle.yaml here (give a capture bundle directory)")
     page, count = label_page(root, size, seed, **options)
-    target = directory / LABEL_PAGE
-    target.write_text(page, encoding="utf-8")
+    # Replaced whole, never written through a symbolic link named label.html to a file elsewhere.
+    (target,) = write_files(directory, {LABEL_PAGE: page}, replace={LABEL_PAGE})
     return target, count

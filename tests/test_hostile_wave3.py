@@ -1,0 +1,188 @@
+"""Hostile input on the third wave's surfaces: files outside the suite, user data lost or smuggled, CSV
+formulas, a key in stats.json, names that merge lanes, hangs, half-written work, forged gates, fences.
+
+One test (or one parametrized test) per kind; each fails on the code before its fix.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+from bundle_factory import write_bundle
+
+from pytest_ora.__main__ import main
+from pytest_ora.harness.scaffold import InitError, import_rows, init_suite
+from pytest_ora.reports.runs import earlier_runs
+from pytest_ora.reports.since import MAX_RUNS_SHOWN, earlier_runs_html
+
+
+def _outside(tmp_path: Path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    return outside
+
+
+# --- writes outside the place they belong --------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["README.md", "pytest.ini", "test_eval.py", ".gitignore"])
+def test_when_init_meets_a_dangling_symlink_then_nothing_is_written_through_it(tmp_path: Path, name: str) -> None:
+    """A dangling link named like a file init writes: refused (exists() called it absent), the outside untouched."""
+    outside = _outside(tmp_path)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / name).symlink_to(outside / "victim")
+
+    with pytest.raises(InitError, match="symbolic link|already holds"):
+        init_suite(suite, today="2026-12-01")
+
+    assert list(outside.iterdir()) == []
+    assert sorted(p.name for p in suite.iterdir()) == [name]
+
+
+def test_when_init_meets_a_symlinked_bundle_directory_then_nothing_lands_outside(tmp_path: Path) -> None:
+    outside = _outside(tmp_path)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "cassettes").symlink_to(outside)
+    (suite / "notes").mkdir()
+    (suite / "notes" / "x").symlink_to(outside / "x")
+
+    init_suite(suite, today="2026-12-01")  # names init does not write are the user's own: left as they are
+
+    assert list(outside.iterdir()) == []
+
+
+def test_when_init_targets_a_file_then_exit_4_and_no_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "file"
+    target.write_text("mine\n", encoding="utf-8")
+
+    assert main(["init", str(target)]) == 4
+
+    assert "is not a directory" in capsys.readouterr().err
+    assert target.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_when_a_write_fails_part_way_then_init_leaves_nothing_half_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sixth file cannot be linked into place: the five before it and bundle/ are removed again."""
+    suite = tmp_path / "suite"
+    calls = {"n": 0}
+    real_link = os.link
+
+    def failing_link(source: str, target: str) -> None:
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise OSError(28, "No space left on device", target)
+        real_link(source, target)
+
+    monkeypatch.setattr(os, "link", failing_link)
+    with pytest.raises(InitError, match="No space left on device.*nothing written"):
+        init_suite(suite, today="2026-12-01")
+
+    assert not suite.exists() or list(suite.rglob("*")) == []
+
+
+def test_when_label_html_is_a_symlink_then_the_page_replaces_the_link_never_the_outside_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    outside = _outside(tmp_path)
+    victim = outside / "victim.html"
+    victim.write_text("precious\n", encoding="utf-8")
+    bundle = write_bundle(tmp_path / "bundle")
+    (bundle / "label.html").symlink_to(victim)
+
+    assert main(["label", str(bundle), "--sample", "2"]) == 4
+
+    assert victim.read_text(encoding="utf-8") == "precious\n"
+    assert "label.html: is a symbolic link" in capsys.readouterr().err
+
+
+def _run(directory: Path, mean: float) -> None:
+    directory.mkdir(parents=True)
+    (directory / "summary.json").write_text(json.dumps([{"configuration": "optimum", "mean_overall": mean}]), encoding="utf-8")
+
+
+def test_when_runs_holds_links_fifos_and_odd_digits_then_only_real_numbered_directories_are_read(tmp_path: Path) -> None:
+    """A link to a run outside --ora-out, a FIFO, `runs/²`: skipped (never read, never blocking, never int("²"))."""
+    outside = _outside(tmp_path)
+    _run(outside / "run", 9.5)
+    _run(tmp_path / "runs" / "0001", 6.0)
+    (tmp_path / "runs" / "0002").symlink_to(outside / "run")
+    os.mkfifo(tmp_path / "runs" / "0003")
+    (tmp_path / "runs" / "²").mkdir()
+    _run(tmp_path / "runs" / "0004", 7.0)
+    os.mkfifo(tmp_path / "runs" / "0004" / "run.json")  # a FIFO inside a run: refused by a stat, not opened
+
+    runs = earlier_runs(tmp_path)
+
+    assert [run["run"] for run in runs] == ["0001", "0004"]
+    assert "not a regular file" in runs[1]["unreadable"]
+    assert "9.5" not in json.dumps(runs)
+
+
+def test_when_there_are_1500_earlier_runs_then_the_page_shows_the_newest_and_says_how_many_are_left_out() -> None:
+    runs = [{"run": f"{n:04d}", "configurations": [[f"config-{n}", 5.0]]} for n in range(1, 1501)]
+
+    html = earlier_runs_html(runs, ["optimum"])
+
+    assert html.count("<tr") <= MAX_RUNS_SHOWN + 1
+    assert f"{1500 - MAX_RUNS_SHOWN} older ones are left out" in html
+    assert "runs/1500" in html and "runs/0001<" not in html and "config-1<" not in html
+
+
+# --- user data lost or smuggled --------------------------------------------------------------------
+
+
+def test_when_init_meets_the_users_gitignore_then_its_lines_are_kept_and_ours_appended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / ".gitignore").write_text("secrets.env\n*.log", encoding="utf-8")
+
+    assert main(["init", str(suite)]) == 0
+
+    assert (suite / ".gitignore").read_text(encoding="utf-8") == "secrets.env\n*.log\nora-results/\nora-results-reference/\n"
+    assert "appended to (your lines kept)" in capsys.readouterr().out
+
+
+def test_when_the_rubric_file_is_called_bundle_yaml_then_init_refuses_rather_than_replace_the_manifest(tmp_path: Path) -> None:
+    mine = tmp_path / "mine" / "bundle.yaml"
+    mine.parent.mkdir()
+    init_suite(tmp_path / "first", today="2026-12-01")
+    mine.write_text((tmp_path / "first" / "bundle" / "rubric.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+
+    with pytest.raises(InitError, match="would replace the suite's own bundle/bundle.yaml"):
+        init_suite(tmp_path / "suite", rubric=str(mine), today="2026-12-01")
+
+    assert not (tmp_path / "suite").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("rows.jsonl", '{"id": "q1", "configuration": "a", "prompt": "p", "answer": "mine", "answer": "smuggled"}\n',
+         "rows.jsonl:1: column answer: given twice"),
+        ("rows.csv", "id,configuration,prompt,answer,answer\nq1,a,p,mine,smuggled\n",
+         "rows.csv:1: column answer: given twice in the header"),
+    ],
+)
+def test_when_an_import_row_gives_a_key_twice_then_it_is_refused_with_file_line_and_field(
+    tmp_path: Path, name: str, text: str, message: str,
+) -> None:
+    source = tmp_path / name
+    source.write_text(text, encoding="utf-8")
+
+    with pytest.raises(InitError) as caught:
+        import_rows(source)
+
+    assert message in str(caught.value)
+
+
+def _csv_cells(text: str) -> list[str]:
+    return [cell for row in csv.reader(io.StringIO(text)) for cell in row]
