@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,87 @@ def test_when_an_import_row_gives_a_key_twice_then_it_is_refused_with_file_line_
 
 def _csv_cells(text: str) -> list[str]:
     return [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+
+
+def _baseline_dir(path: Path, ledger: str, run: object = None) -> Path:
+    path.mkdir(parents=True)
+    (path / "ledger.jsonl").write_text(ledger, encoding="utf-8")
+    default = {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": {"judges": []}}
+    (path / "run.json").write_text(json.dumps(run if run is not None else default), encoding="utf-8")
+    return path
+
+
+ROW = '{"capture_id": "m:a/x", "configuration": "x", "status": "scored", "overall": 5.0, "failure": false}\n'
+
+
+@pytest.mark.parametrize(
+    ("ledger", "message"),
+    [
+        (ROW + ROW.replace("5.0", "9.0"), "ledger.jsonl line 2: field capture_id: m:a/x is already on line 1"),
+        (ROW.replace('"failure"', '"overall": 9.0, "failure"'), "ledger.jsonl line 1: field overall: given twice"),
+    ],
+)
+def test_when_a_baseline_ledger_gives_a_capture_or_a_field_twice_then_it_is_refused(
+    tmp_path: Path, ledger: str, message: str,
+) -> None:
+    from pytest_ora.reports.baseline import BaselineError, load_baseline
+
+    with pytest.raises(BaselineError, match=message):
+        load_baseline(_baseline_dir(tmp_path / "base", ledger))
+
+
+# --- tracebacks and half-written work; gates that pass on forged input ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ledger", "run", "message"),
+    [
+        (ROW.replace("5.0", "NaN"), None, "line 1: overall must be a number or null .a finite one., got nan"),
+        (ROW, [1, 2], "run.json is unreadable"),
+        (ROW, {"bundle": "b", "rubric": "r", "methodology": {"judges": ["not an object"]}}, "run.json is unreadable"),
+        (ROW.replace("5.0", "-1000"), None, r"line 1: overall -1000 is outside the rubric's scale \(0 to 10\)"),
+    ],
+)
+def test_when_a_baseline_is_forged_then_it_is_refused_at_start_naming_file_line_and_field(
+    tmp_path: Path, ledger: str, run: object, message: str,
+) -> None:
+    from pytest_ora.reports.baseline import BaselineError, load_baseline
+
+    with pytest.raises(BaselineError, match=message):
+        load_baseline(_baseline_dir(tmp_path / "base", ledger, run), (0.0, 10.0))
+
+
+def test_when_a_baseline_has_overalls_off_the_scale_then_the_regression_gate_refuses_it(project: pytest.Pytester) -> None:
+    """Every overall -1000 on a 0-10 rubric with --ora-fail-regression: exit 4 naming the line, never a silent exit 0."""
+    from e2e import record
+
+    assert record(project).ret in (0, 1)
+    ledger = project.path / "ora-results" / "ledger.jsonl"
+    rows = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines()]
+    for row in rows:
+        row["overall"] = -1000 if row["overall"] is not None else None
+    (project.path / "forged").mkdir()
+    (project.path / "forged" / "ledger.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (project.path / "forged" / "run.json").write_bytes((project.path / "ora-results" / "run.json").read_bytes())
+
+    result = record(project, "--ora-out", "second", "--ora-baseline", "forged", "--ora-fail-regression")
+
+    assert result.ret == 4
+    assert "forged: ledger.jsonl line 1: overall -1000 is outside the rubric's scale" in result.stderr.str()
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
+@pytest.mark.parametrize("value", ["1e999999999", "1e999999999%", "nan", "inf", "101%", "1/0"])
+def test_when_a_threshold_option_is_absurd_then_it_is_refused_at_start_not_expanded_at_the_end(
+    project: pytest.Pytester, value: str,
+) -> None:
+    from e2e import record
+
+    started = time.monotonic()
+    result = record(project, "--ora-regression-min", value, "--ora-disagreement", "30%")
+    refused = record(project, "--ora-disagreement", value)
+
+    assert result.ret == refused.ret == 4
+    assert "--ora-regression-min takes scale points" in result.stderr.str()
+    assert "--ora-disagreement takes scale points" in refused.stderr.str()
+    assert time.monotonic() - started < 60

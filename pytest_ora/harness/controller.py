@@ -170,7 +170,7 @@ class OraController:
                 f"({float(rubric.scale_min):g} to {float(rubric.scale_max):g})"
             )
         try:
-            return load_baseline(self.options.baseline)
+            return load_baseline(self.options.baseline, (float(rubric.scale_min), float(rubric.scale_max)))
         except BaselineError as error:
             raise pytest.UsageError(str(error)) from None
 
