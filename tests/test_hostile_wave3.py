@@ -329,3 +329,39 @@ def test_every_csv_writer_neutralises_formulas_and_keeps_numbers() -> None:
     writers = [str(p.relative_to(package)) for p in package.rglob("*.py")
                if "csv.writer(" in p.read_text(encoding="utf-8") and p.parts[-2] != "testing"]
     assert writers == ["core/csvtext.py"]
+
+
+# --- a credential written ---------------------------------------------------------------------------
+
+
+def _holding(root: Path, needle: str, *texts: str) -> list[str]:
+    """Files under root (the bundle and the user's own labels file left out) and texts that hold needle."""
+    found = [str(path) for path in root.rglob("*") if path.is_file() and path.name != "labels.jsonl"
+             and "bundle" not in path.relative_to(root).parts and needle.encode() in path.read_bytes()]
+    return found + [text[:80] for text in texts if needle in text]
+
+
+def test_when_a_rater_or_an_option_is_the_api_key_then_the_run_is_refused_and_no_output_holds_it(
+    project: pytest.Pytester,
+) -> None:
+    """A labels file whose rater is the configured key, then --ora-cluster naming it: exit 4 naming the file, line and
+    field (or the option), the key never shown; a grep of every file the runs wrote finds no key."""
+    from e2e import KEY_A, record
+
+    from pytest_ora.method.rubric import get_rubric
+
+    assert record(project).ret in (0, 1)
+    rows = [json.loads(line) for line in (project.path / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    names = get_rubric(rows[0]["rubric"]).names
+    labels = [{"capture_id": row["capture_id"], "rater": rater, "scores": dict.fromkeys(names, 5)}
+              for row in rows if row["status"] == "scored" for rater in ("ana", KEY_A)]
+    (project.path / "labels.jsonl").write_text("".join(json.dumps(label) + "\n" for label in labels), encoding="utf-8")
+
+    refused = record(project, "--ora-labels", "labels.jsonl", "--ora-out", "second")
+    cluster = record(project, "--ora-cluster", f"metadata.{KEY_A}", "--ora-out", "third")
+
+    assert refused.ret == cluster.ret == 4
+    assert "labels.jsonl:2:" in refused.stderr.str() and "field 'rater': holds the value of a configured API key" in refused.stderr.str()
+    assert "--ora-cluster holds the value of a configured API key" in cluster.stderr.str()
+    assert _holding(project.path, KEY_A, *(r.stdout.str() + r.stderr.str() for r in (refused, cluster))) == []
+    assert not (project.path / "second" / "stats.json").exists()

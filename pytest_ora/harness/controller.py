@@ -24,6 +24,7 @@ from ..core.plan import Plan
 from ..core.record import CaptureRecord, RecordStore, record_from_text
 from ..core.vocabulary import is_live
 from ..judges.budget import PRICES_AS_OF, price_for
+from ..judges.keyguard import configured_keys
 from ..method.kinds import terminal_lines
 from ..reports.charts import charts_available
 from ..reports.methodology import RunFacts, secret_lines
@@ -34,7 +35,7 @@ from ..reports.tables import SummaryRow, fit_table, public_row, summarize
 from .drift import drift_lines
 from .gates import GateContext, GateResult, any_set, evaluate, gate_reports
 from .gates import validate as validate_gates
-from .options import Options
+from .options import Options, key_problems
 from .outcomes import drop_record
 from .progress import LiveProgress
 from .selection import Selection, selection_for
@@ -96,6 +97,9 @@ class OraController:
     def start(self) -> None:
         """Intake, judge checks and the output directory, before any item runs."""
         plan = self.plan()
+        keyed = key_problems(self.options, configured_keys(plan.panel, os.environ))
+        if keyed:  # before any other message, which may quote the option's value
+            raise pytest.UsageError("; ".join(keyed))
         wrong = option_problems(
             plan.bundle.manifest.configurations, [item.capture for item in plan.bundle.captures], self.options.cluster,
             self.options.reference, self.options.pairs,
@@ -344,7 +348,8 @@ class OraController:
             found = labels_path(self.options.labels, plan.bundle.manifest.labels, plan.bundle.root)
             if found is None:
                 return None
-            return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures})
+            return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures},
+                               configured_keys(plan.panel, os.environ))
         except IntakeError as error:
             raise pytest.UsageError(str(error).replace("capture bundle failed intake", "human labels refused", 1)) from None
 

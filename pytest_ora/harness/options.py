@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -16,7 +18,7 @@ import pytest
 from ..core.strictjson import bounded_fraction
 from ..core.vocabulary import RECORD_MODES
 
-__all__ = ["Options", "add_options", "check_spelling", "read_options", "today"]
+__all__ = ["Options", "add_options", "check_spelling", "key_problems", "read_options", "today"]
 
 _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     # name, help, default (ini values are strings, checked where they are read)
@@ -225,6 +227,20 @@ def read_options(config: pytest.Config) -> Options:
         reference=source.value("reference") or None,
         pairs=tuple(_pair(text, "--ora-pairs") for text in config.getoption("ora_pairs") or ()),
     )
+
+
+def key_problems(options: Options, keys: Sequence[str]) -> list[str]:
+    """Options whose text holds a configured API key (a panel label, a cluster field, a labels path...).
+
+    Such text is written to the report; the option is refused by name and the key never shown.
+    """
+    problems = []
+    for item in dataclasses.fields(options):
+        text = str(getattr(options, item.name))
+        if any(key and key in text for key in keys):
+            problems.append(f"--ora-{item.name.replace('_', '-')} holds the value of a configured API key, which would "
+                            "be written to the report; remove it (and rotate the key)")
+    return problems
 
 
 def _alpha_gate(source: _Source) -> Decimal | None:
