@@ -20,6 +20,9 @@ from pytest_ora.__main__ import main
 from pytest_ora.harness.scaffold import InitError, import_rows, init_suite
 from pytest_ora.reports.runs import earlier_runs
 from pytest_ora.reports.since import MAX_RUNS_SHOWN, earlier_runs_html
+from pytest_ora.testing.server import ReferenceJudge
+
+EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")
 
 
 def _outside(tmp_path: Path) -> Path:
@@ -365,3 +368,58 @@ def test_when_a_rater_or_an_option_is_the_api_key_then_the_run_is_refused_and_no
     assert "--ora-cluster holds the value of a configured API key" in cluster.stderr.str()
     assert _holding(project.path, KEY_A, *(r.stdout.str() + r.stderr.str() for r in (refused, cluster))) == []
     assert not (project.path / "second" / "stats.json").exists()
+
+
+# --- names that merge or split lanes ------------------------------------------------------------------
+
+LONG_CONFIGURATION = "c" + "-long" * 50  # 251 characters
+LONG_TECHNIQUE = "t" * 300
+
+
+def test_when_names_are_too_long_for_a_file_name_then_files_get_safe_distinct_names_and_outputs_keep_the_names(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    """A 251-character configuration and a 300-character technique: judged (no `File name too long`), the ledger and
+    tables name them as given, their cassettes and packets under short digested names."""
+    from e2e import record
+
+    def lengthen(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+        first = str(rows[0]["entry_key"])
+        for row in rows:
+            if row["entry_key"] == first:
+                row["entry_key"] = f"{first.partition(':')[0]}:{LONG_TECHNIQUE}"
+                row["spec"] = f"specs/{first.partition(':')[0]}/{first.partition(':')[2]}.md"
+        return rows
+
+    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+    write_bundle(pytester.path / "bundle", routes=routes, configurations=("optimum", LONG_CONFIGURATION), edit=lengthen)
+    pytester.makepyfile(test_ora=EVAL_TEST)
+    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+
+    result = record(pytester, "-p", "no:cacheprovider")
+
+    assert result.ret in (0, 1), result.stdout.str()[-3000:]
+    assert "File name too long" not in result.stdout.str() + result.stderr.str()
+    ledger = [json.loads(line) for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert {row["configuration"] for row in ledger} == {"optimum", LONG_CONFIGURATION}
+    assert any(LONG_TECHNIQUE in row["capture_id"] for row in ledger if row["status"] == "scored")
+    assert LONG_CONFIGURATION in (pytester.path / "ora-results" / "summary.csv").read_text(encoding="utf-8")
+    for tree in ("cassettes", "ora-results/packets", "ora-results/judges"):
+        names = [p.name for p in (pytester.path / tree).rglob("*")]
+        assert names and max(len(name.encode()) for name in names) < 120, tree
+
+
+def test_the_name_to_file_name_key_is_distinct_bounded_and_one_for_composed_and_decomposed_text() -> None:
+    import unicodedata
+
+    from pytest_ora.core.filenames import capture_relpath, file_stem
+
+    assert file_stem("optimum") == "optimum" and file_stem("big-1") == "big-1"  # plain slugs keep their files
+    names = ["GPT-4o", "gpt-4o", "gpt 4o", "C", "c", "C++", "c--", "x" * 300, "x" * 301]
+    stems = [file_stem(name) for name in names]
+    assert len(set(stems)) == len(names)  # no two names share a file, whatever the disk's case rules
+    assert len({stem.lower() for stem in stems}) == len(names)
+    assert all(len(stem.encode()) <= 60 for stem in stems)
+    composed, decomposed = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
+    assert composed != decomposed and file_stem(composed) == file_stem(decomposed)
+    assert capture_relpath(f"m:{'t' * 300}/{'c' * 250}", ".json").parts[0] == "m"
