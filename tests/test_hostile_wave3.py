@@ -423,3 +423,102 @@ def test_the_name_to_file_name_key_is_distinct_bounded_and_one_for_composed_and_
     composed, decomposed = unicodedata.normalize("NFC", "café"), unicodedata.normalize("NFD", "café")
     assert composed != decomposed and file_stem(composed) == file_stem(decomposed)
     assert capture_relpath(f"m:{'t' * 300}/{'c' * 250}", ".json").parts[0] == "m"
+
+
+# --- hangs and quadratic work; messages that do not help --------------------------------------------------
+
+
+def _label_lines(path: Path, count: int, distinct: bool) -> set[str]:
+    from pytest_ora.method.rubric import get_rubric
+
+    names = get_rubric("ora-1.0").names
+    captures = {f"m:t{i}/optimum" for i in range(count)}
+    with path.open("w", encoding="utf-8") as stream:
+        for i in range(count):
+            stream.write(json.dumps({"capture_id": f"m:t{i if distinct else 0}/optimum", "rater": f"r{i}" if distinct else "ana",
+                                     "scores": dict.fromkeys(names, 5)}) + "\n")
+    return captures
+
+
+def test_when_a_labels_file_repeats_one_label_20000_times_then_the_message_is_bounded(tmp_path: Path) -> None:
+    """19,999 duplicate labels: the first 50 problems listed with their lines, then how many more (not 20,000 lines)."""
+    from pytest_ora.bundle.labels import read_labels
+    from pytest_ora.core.errors import MAX_LISTED, IntakeError
+    from pytest_ora.method.rubric import get_rubric
+
+    captures = _label_lines(tmp_path / "labels.jsonl", 20_000, distinct=False)
+
+    with pytest.raises(IntakeError) as caught:
+        read_labels(tmp_path / "labels.jsonl", "labels.jsonl", get_rubric("ora-1.0"), captures)
+
+    message = str(caught.value)
+    assert message.count("\n") == MAX_LISTED + 1
+    assert "labels.jsonl:2: m:t0/optimum: field 'rater': rater 'ana' already labelled this capture on line 1" in message
+    assert f"... and {19_999 - MAX_LISTED} more problems" in message
+
+
+def test_when_every_label_has_its_own_rater_then_the_arrays_are_made_in_linear_time(tmp_path: Path) -> None:
+    """3,000 captures each labelled by another rater: the rater's column is found by a lookup, not a scan (was 3,000**2)."""
+    from pytest_ora.bundle.labels import read_labels
+    from pytest_ora.method.rubric import get_rubric
+    from pytest_ora.stats.calibration import human_arrays
+
+    rubric = get_rubric("ora-1.0")
+    labels = read_labels(tmp_path / "labels.jsonl", "labels.jsonl", rubric, _label_lines(tmp_path / "labels.jsonl", 3_000, True))
+    counted = {"n": 0}
+
+    class Raters(tuple):  # type: ignore[type-arg]
+        def index(self, *args: object) -> int:
+            counted["n"] += 1
+            return super().index(*args)
+
+    object.__setattr__(labels, "labels", labels.labels)
+    real = type(labels).raters
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(labels), "raters", property(lambda self: Raters(real.fget(self))))  # type: ignore[attr-defined]
+        arrays = human_arrays(labels, rubric)
+
+    assert arrays.scores.shape[:2] == (3_000, 3_000)
+    assert counted["n"] == 0
+
+
+def test_when_an_import_file_is_not_utf8_then_the_line_and_column_are_named(tmp_path: Path) -> None:
+    source = tmp_path / "rows.csv"
+    source.write_bytes(b"id,configuration,prompt,answer\nq1,a,p,fine\nq2,a,p,caf\xe9\n")
+
+    with pytest.raises(InitError, match=r"rows.csv: is not UTF-8 at line 3, column 11 \(byte 53\)"):
+        import_rows(source)
+
+
+def test_when_init_imports_1001_configurations_then_it_refuses_what_intake_would(tmp_path: Path) -> None:
+    source = tmp_path / "rows.jsonl"
+    source.write_text("".join(json.dumps({"id": "q", "configuration": f"c{i}", "prompt": "p", "answer": "a"}) + "\n"
+                              for i in range(1001)), encoding="utf-8")
+
+    with pytest.raises(InitError, match="names 1001 configurations; a bundle lists at most 1000"):
+        init_suite(tmp_path / "suite", source=source, today="2026-12-01")
+    assert not (tmp_path / "suite").exists()
+
+
+def test_when_a_model_id_holds_a_yaml_comment_mark_then_optimum_yaml_reads_it_back_as_given(tmp_path: Path) -> None:
+    import yaml
+
+    init_suite(tmp_path / "suite", judges=("judge-a=openai-compatible:my-model #7@http://127.0.0.1:9/v1", "judge-b=openai:x: y"),
+               today="2026-12-01")
+
+    roles = yaml.safe_load((tmp_path / "suite" / "bundle" / "optimum.yaml").read_text(encoding="utf-8"))["roles"]
+    assert roles["judge-a"]["model"] == "my-model #7" and roles["judge-b"]["model"] == "x: y"
+
+
+def test_when_a_batch_is_polled_then_the_longest_wait_is_said_when_polling_starts(
+    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from e2e import KEY_A, KEY_B
+    from live_project import live_project
+
+    project = live_project(pytester, judge, monkeypatch, {"ANTHROPIC_API_KEY": KEY_A, "OPENAI_API_KEY": KEY_B})
+
+    result = project.runpytest("--ora-record", "once", "--ora-batch")
+
+    result.stdout.fnmatch_lines(["*ora: polling batch msgbatch_* of Judge A until it ends, for at most 25 hours*",
+                                 "*ora: batch msgbatch_* of Judge A: *done*"])

@@ -22,7 +22,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ..core.models import Capture
+from ..core.errors import listed, utf8_error_at
+from ..core.models import MAX_CONFIGURATIONS, Capture
 from ..core.rubric import RubricError
 from ..core.safewrite import write_files
 from ..core.strictjson import StrictJsonError, repeated_names, unique_pairs
@@ -53,7 +54,7 @@ class InitError(ValueError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         count = len(problems)
-        super().__init__(f"nothing written ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(f"  - {p}" for p in problems))
+        super().__init__(f"nothing written ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(listed(problems, count)))
 
 
 @dataclass(frozen=True)
@@ -105,11 +106,14 @@ def _slug(text: str) -> str:
 def import_rows(path: Path) -> list[Row]:
     """Rows of a JSONL or CSV file as captures; InitError listing every bad row (file, line, column)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        raw_bytes = path.read_bytes()
+        text = raw_bytes.decode("utf-8-sig")
     except FileNotFoundError:
         raise InitError([f"{path}: does not exist"]) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InitError([f"{path}: cannot be read ({error})"]) from None
+    except OSError as error:
+        raise InitError([f"{path}: cannot be read ({error.strerror or error})"]) from None
+    except UnicodeDecodeError as error:
+        raise InitError([f"{path}: is not UTF-8 at {utf8_error_at(raw_bytes, error)}; save it as UTF-8"]) from None
     problems: list[str] = []
     raw = _csv_rows(path, text, problems) if path.suffix.lower() == ".csv" else _jsonl_rows(path, text, problems)
     rows: list[Row] = []
@@ -331,6 +335,8 @@ def init_suite(
         raise InitError([f"rubric {rubric_ref} needs {panel_size} judges (panel_size); --judges gave {len(roles)}"])
     rows = import_rows(source) if source is not None else _example_rows()
     configurations = list(dict.fromkeys(row.capture["configuration"] for row in rows))
+    if len(configurations) > MAX_CONFIGURATIONS:  # what intake would refuse, refused before anything is written
+        raise InitError([f"{source}: names {len(configurations)} configurations; a bundle lists at most {MAX_CONFIGURATIONS}"])
     bundle_id = _slug(directory.resolve().name) or "my-eval"
     files: dict[str, str] = {
         "bundle/bundle.yaml": _bundle_yaml(bundle_id, today, configurations, rubric_ref, names, source),
@@ -401,7 +407,7 @@ def _bundle_yaml(bundle: str, today: str, configurations: list[str], rubric: str
         f"bundle: {bundle}\n"
         f"created: {today}\n"
         f"configurations: {json.dumps(configurations)}   # the table's rows, in this order\n"
-        f"rubric: {rubric}\n"
+        f"rubric: {json.dumps(rubric, ensure_ascii=False)}\n"
         f"panel: {json.dumps(panel)}   # roles of optimum.yaml: Judge A, Judge B, ...\n"
     )
 
@@ -409,7 +415,8 @@ def _bundle_yaml(bundle: str, today: str, configurations: list[str], rubric: str
 def _optimum_yaml(roles: list[JudgeRole]) -> str:
     lines = ["# The judges. Keys come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY,",
              "# OPENROUTER_API_KEY by provider; api_key_env: NAME for another), never from this file.", "roles:"]
-    lines += [f"  {r.role}: {{model: {r.model}, provider: {r.provider}, route: \"{r.route}\"}}" for r in roles]
+    # JSON strings are YAML scalars: a model id holding ` #`, `: ` or a quote is read back as given.
+    lines += [f"  {r.role}: {{model: {json.dumps(r.model)}, provider: {r.provider}, route: {json.dumps(r.route)}}}" for r in roles]
     return "\n".join(lines) + "\n"
 
 
