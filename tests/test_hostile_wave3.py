@@ -11,6 +11,8 @@ import io
 import json
 import os
 import time
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -522,3 +524,69 @@ def test_when_a_batch_is_polled_then_the_longest_wait_is_said_when_polling_start
 
     result.stdout.fnmatch_lines(["*ora: polling batch msgbatch_* of Judge A until it ends, for at most 25 hours*",
                                  "*ora: batch msgbatch_* of Judge A: *done*"])
+
+
+# --- the labelling page offers only what its labels file may hold -------------------------------------------
+
+
+@pytest.mark.parametrize(("low", "high", "step"), [(1, 9, 2), (0, 10, 3), (1, 10, 1), (Fraction(1, 2), 5, Fraction(1, 2)), (0, 10, None)])
+def test_every_score_the_labelling_page_offers_is_one_its_labels_file_is_accepted_with(
+    low: Fraction, high: Fraction, step: Fraction | None,
+) -> None:
+    """Scale 1-9 step 2: the page offered 1, 3, 5, 7, 9 and intake refused each (multiples of 2); the page now offers
+    exactly the scores intake accepts, from one rule."""
+    import dataclasses
+
+    from pytest_ora.bundle.labels import check_label
+    from pytest_ora.method.rubric import get_rubric
+    from pytest_ora.reports.labelpage import _scale
+
+    rubric = dataclasses.replace(get_rubric("ora-1.0"), scale_min=Fraction(low), scale_max=Fraction(high),
+                                 scale_step=None if step is None else Fraction(step))
+    offered = _scale(rubric)["values"]
+
+    assert offered
+    for value in offered:
+        label = {"capture_id": "m:t/x", "rater": "ana", "scores": dict.fromkeys(rubric.names, Decimal(repr(value)))}
+        accepted, field, why = check_label(label, rubric, {"m:t/x"})
+        assert accepted is not None, (value, field, why)
+
+
+# --- tracebacks and half-written work (more) -------------------------------------------------------------
+
+
+def test_when_an_import_csv_has_a_10_mb_cell_then_the_line_is_named_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    source = tmp_path / "rows.csv"
+    source.write_text("id,configuration,prompt,answer\nq1,a,p,fine\nq2,a,p," + "x" * 10_000_000 + "\n", encoding="utf-8")
+
+    assert main(["init", str(tmp_path / "suite"), "--from", str(source)]) == 4
+
+    err = capsys.readouterr().err
+    assert "rows.csv:3: a cell is longer than 131,072 characters" in err and "Traceback" not in err
+    assert not (tmp_path / "suite").exists()
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('["not", "a", "row"]', "ledger.jsonl:2: not a ledger row"),
+        ('{"capture_id": "m:t/x", "judges": ["forged"]}', "ledger.jsonl:2: not a ledger row"),
+        ('{"capture_id": "m:t/x", "judges": [{"label": "A", "scores": [1]}]}', "ledger.jsonl:2: not a ledger row"),
+        ('{"capture_id": "m:t/x", "capture_id": "m:t/y", "judges": []}', "ledger.jsonl:2: field capture_id: given twice"),
+    ],
+)
+def test_when_label_unblind_results_reads_a_forged_ledger_line_then_exit_4_naming_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, message: str,
+) -> None:
+    bundle = write_bundle(tmp_path / "bundle")
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "ledger.jsonl").write_text('{"capture_id": "m:t/z", "judges": []}\n' + line + "\n", encoding="utf-8")
+
+    code = main(["label", str(bundle), "--sample", "2", "--unblind", "--results", str(results)])
+
+    err = capsys.readouterr().err
+    assert code == 4 and message in err and "Traceback" not in err
+    assert not (bundle / "label.html").exists()

@@ -161,6 +161,9 @@ def _csv_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dic
         header = next(reader)
     except StopIteration:
         return []
+    except csv.Error as error:
+        problems.append(_csv_problem(path, reader, error))
+        return []
     header = [name.strip() for name in header]
     for name in repeated_names(header):
         problems.append(f"{path}:1: column {name}: given twice in the header (never last-wins)")
@@ -168,6 +171,23 @@ def _csv_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dic
         return []
     rows = []
     start = reader.line_num + 1
+    try:
+        rows += _csv_values(path, reader, header, start, problems)
+    except csv.Error as error:
+        problems.append(_csv_problem(path, reader, error))
+    return rows
+
+
+def _csv_problem(path: Path, reader: Any, error: csv.Error) -> str:
+    """A CSV the reader stops on (a cell over its size limit, a bad quote), named by the line it reached."""
+    if "field larger than field limit" in str(error):
+        return (f"{path}:{reader.line_num}: a cell is longer than {csv.field_size_limit():,} characters, the CSV "
+                "reader's limit; import such answers from JSONL instead")
+    return f"{path}:{reader.line_num}: not readable as CSV ({error})"
+
+
+def _csv_values(path: Path, reader: Any, header: list[str], start: int, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    rows = []
     for values in reader:
         if not any(value.strip() for value in values):
             start = reader.line_num + 1
