@@ -652,3 +652,25 @@ def test_with_prompt_caching_an_answer_carrying_the_entrys_markers_gets_a_nonce_
     nonces = set(re.findall(r"<<<BEGIN [A-Z]+ ([0-9a-f]{16})>>>\n", text)) - {entry_nonce}
     assert nonces and all(nonce not in forged for nonce in nonces)
     assert f"<<<BEGIN PROMPT {entry_nonce}>>>" not in text.split(forged)[0]  # the entry part is fenced with another nonce
+
+
+def test_when_runs_is_a_link_out_of_the_output_then_the_run_stops_with_exit_4_and_no_lock_is_left(
+    project: pytest.Pytester, tmp_path: Path,
+) -> None:
+    """ora-results/runs a symbolic link to a directory elsewhere: the last report is never moved there; exit 4 and
+    the lock released (a run that cannot claim the directory leaves nothing behind)."""
+    from e2e import record
+
+    from pytest_ora.reports.output import LOCK_NAME
+
+    assert record(project).ret in (0, 1)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (project.path / "ora-results" / "runs").symlink_to(outside)
+
+    result = record(project)
+
+    assert result.ret == 4 and "runs: is not a directory of this output" in result.stderr.str()
+    assert list(outside.iterdir()) == []
+    assert not (project.path / "ora-results" / LOCK_NAME).exists()
+    assert (project.path / "ora-results" / "summary.md").is_file()  # the last report stays where it was
