@@ -19,12 +19,12 @@ __all__ = ["MAX_PLAIN_NAME", "capture_relpath", "file_stem"]
 
 MAX_PLAIN_NAME = 100
 """Longest name used as a file name as it is (a configuration's file also carries `.judge-x.json`)."""
-_PLAIN = re.compile(r"[a-z0-9][a-z0-9-]*")
+_PLAIN = re.compile(r"[a-z0-9][a-z0-9+_-]*")  # "+": a compared pair, `a+b`
 _OTHER = re.compile(r"[^a-z0-9]+")
 
 
 def file_stem(name: str) -> str:
-    """`name` as one file or folder name: itself when a short lowercase slug, else `<prefix>~<digest>`."""
+    """`name` as one file or folder name: itself when short, lowercase and plain (letters, digits, - _ +), else `<prefix>~<digest>`."""
     if len(name) <= MAX_PLAIN_NAME and _PLAIN.fullmatch(name):
         return name
     composed = unicodedata.normalize("NFC", name)
