@@ -136,6 +136,7 @@ def _init(args: argparse.Namespace) -> int:
     """0 with the files written and what to run next; 4 with every problem and nothing written."""
     from .harness.scaffold import InitError, init_suite
 
+    own_gitignore = (args.directory / ".gitignore").is_file()
     try:
         written = init_suite(args.directory, args.rubric, args.source, tuple(args.judges),
                              say=lambda line: print(line))
@@ -143,7 +144,8 @@ def _init(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {error}\n")
         return 4
     for path in written:
-        sys.stdout.write(f"wrote {path}\n")
+        kept = path.name == ".gitignore" and own_gitignore
+        sys.stdout.write(f"{'appended to (your lines kept)' if kept else 'wrote'} {path}\n")
     sys.stdout.write(f"next: pytest {args.directory} --ora-dry-run   (then see {args.directory / 'README.md'})\n")
     return 0
 

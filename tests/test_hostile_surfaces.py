@@ -249,7 +249,7 @@ def test_a_non_utf8_rubric_file_is_named(tmp_path: Path) -> None:
     path.write_bytes("rubric: caf\xe9-1.0\n".encode("latin-1"))
     with pytest.raises(RubricError) as caught:
         load_rubric(path)
-    assert str(caught.value) == f"{path}: is not UTF-8 at byte 11; save the rubric file as UTF-8"
+    assert str(caught.value) == f"{path}: is not UTF-8 at line 1, column 12 (byte 11); save the rubric file as UTF-8"
 
 
 # --- routes --------------------------------------------------------------------------------------

@@ -123,8 +123,13 @@ def _lines(path: Path, name: str) -> Iterable[tuple[int, bytes]]:
         yield from enumerate(stream, start=1)
 
 
-def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str]) -> LabelSet:
-    """Every label of the file, checked; IntakeError listing each bad line (file, line, field)."""
+def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str], secrets: Collection[str] = ()) -> LabelSet:
+    """Every label of the file, checked; IntakeError listing each bad line (file, line, field).
+
+    A line holding the value of a configured API key (`secrets`: a rater named by the key) is refused,
+    the key never shown: a rater's name reaches stats.json and the report.
+    """
+    needles = [str.__str__(secret).encode("utf-8") for secret in secrets if secret]
     if not path.is_file():
         what = "does not exist" if not path.exists() else "is not a regular file"
         raise IntakeError([Problem(name, what, fix="--ora-labels names a JSONL file of human labels")])
@@ -157,6 +162,10 @@ def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str]) -
         except json.JSONDecodeError as error:
             problem(f"is not valid JSON: {error.msg} at column {error.colno}")
             continue
+        if any(needle in data for needle in needles):
+            problem("holds the value of a configured API key, which would be written to the report; remove it "
+                    "(and rotate the key)", _field_holding(parsed, needles))
+            continue
         label, field, why = check_label(parsed, rubric, captures)
         if label is None:
             capture = parsed.get("capture_id") if isinstance(parsed, dict) and isinstance(parsed.get("capture_id"), str) else None
@@ -173,6 +182,16 @@ def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str]) -
     if not labels:
         raise IntakeError([Problem(name, "holds no label", fix="write one JSON object per line: capture_id, rater, scores, notes")])
     return LabelSet(name, tuple(labels))
+
+
+def _field_holding(parsed: Any, needles: Collection[bytes]) -> str | None:
+    """The label field whose text holds a key (rater, capture_id, notes...), for the message."""
+    if isinstance(parsed, dict):
+        for key, value in parsed.items():
+            text = json.dumps([key, value], ensure_ascii=False, default=str).encode("utf-8")
+            if any(needle in text for needle in needles):
+                return str(key) if not any(needle in str(key).encode("utf-8") for needle in needles) else "(a field name)"
+    return None
 
 
 def label_rows(labels: Iterable[HumanLabel]) -> list[Mapping[str, Any]]:

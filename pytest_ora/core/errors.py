@@ -54,6 +54,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 __all__ = [
+    "MAX_LISTED",
     "CassetteError",
     "CorruptCassette",
     "IntakeError",
@@ -66,7 +67,9 @@ __all__ = [
     "Problem",
     "TransportError",
     "UnreachableJudge",
+    "listed",
     "show_value",
+    "utf8_error_at",
 ]
 
 _VALUE_LIMIT = 160
@@ -131,8 +134,28 @@ class IntakeError(OraError):
         self.problems = sorted(problems, key=lambda problem: (problem.file, problem.line or 0))
         count = len(self.problems)
         lines = [f"capture bundle failed intake ({count} problem{'s' if count != 1 else ''}):"]
-        lines += [f"  - {problem.render()}" for problem in self.problems]
+        lines += listed([problem.render() for problem in self.problems[:MAX_LISTED + 1]], count)
         super().__init__("\n".join(lines))
+
+
+MAX_LISTED = 50
+"""Problems an error lists; the rest are counted (a million bad lines give a message one can read)."""
+
+
+def listed(problems: list[str], count: int) -> list[str]:
+    """The first MAX_LISTED of `count` problems as `  - ` lines, then how many more there are."""
+    lines = [f"  - {problem}" for problem in problems[:MAX_LISTED]]
+    if count > MAX_LISTED:
+        lines.append(f"  ... and {count - MAX_LISTED} more problem{'s' if count - MAX_LISTED != 1 else ''} "
+                     f"(the first {MAX_LISTED} are listed; fix them and run again)")
+    return lines
+
+
+def utf8_error_at(data: bytes, error: UnicodeDecodeError) -> str:
+    """Where undecodable bytes are, as a person finds them: `line L, column C (byte B)`."""
+    line = data.count(b"\n", 0, error.start) + 1
+    column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+    return f"line {line}, column {column} (byte {error.start})"
 
 
 class JudgeError(OraError):

@@ -34,6 +34,7 @@ __all__ = [
     "SLUG_PATTERN",
     "CONFIGURATION_PATTERN",
     "ConfigurationName",
+    "MAX_CONFIGURATIONS",
     "Acceptance",
     "BundleManifest",
     "Capture",
@@ -58,6 +59,8 @@ __all__ = [
 ]
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+MAX_CONFIGURATIONS = 1000
+"""Most configurations a bundle lists (its table's rows)."""
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 
@@ -144,7 +147,7 @@ class BundleManifest(_Record):
 
     bundle: Slug
     created: dt.date | str
-    configurations: list[ConfigurationName] = Field(min_length=1, max_length=1000)
+    configurations: list[ConfigurationName] = Field(min_length=1, max_length=MAX_CONFIGURATIONS)
     scored_set: dict[Slug, Annotated[StrictInt, Field(ge=0, le=100_000)] | list[Slug]] | None = None
     """Entries expected in the scored set after collision resolution: a count (an integer, never
     true or 2.0), or the techniques. Absent: seed 000's counts with ora-1.0, no check with other rubrics."""

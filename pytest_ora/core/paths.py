@@ -7,7 +7,10 @@ from pathlib import Path
 
 from .errors import OraError
 
-__all__ = ["BundlePathError", "bundle_file", "inside"]
+__all__ = ["MAX_NAME_BYTES", "BundlePathError", "bundle_file", "inside"]
+
+MAX_NAME_BYTES = 255
+"""The longest file or directory name ext4, APFS, NTFS and most others store."""
 
 
 class BundlePathError(OraError, ValueError):
@@ -19,6 +22,9 @@ def inside(root: Path, relative: str | Path) -> Path:
     path = Path(relative)
     if path.is_absolute() or ".." in path.parts:
         raise BundlePathError("points outside the bundle")
+    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in path.parts):
+        # a stat of it would raise `File name too long`, not say "absent"
+        raise BundlePathError(f"has a name longer than a file system allows ({MAX_NAME_BYTES} bytes)")
     base = _resolved(root)
     # The text is checked first, the destination second: a symlink anywhere on the way
     # (the file, specs/, specs/<family>/) can lead out, and only resolve() sees where.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -17,7 +18,8 @@ from typing import Any
 from .errors import OraError
 
 __all__ = [
-    "MAX_EXPONENT", "MAX_NUMBER_CHARS", "StrictJsonError", "bounded_fraction", "exact_number", "key_of", "lone_surrogate", "strict_loads",
+    "MAX_EXPONENT", "MAX_NUMBER_CHARS", "StrictJsonError", "bounded_fraction", "exact_number", "key_of", "lone_surrogate",
+    "repeated_names", "strict_loads", "unique_pairs",
 ]
 
 MAX_NUMBER_CHARS = 64
@@ -121,6 +123,26 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     marked = _Repeated(result)
     marked.repeated = tuple(repeated)
     return marked
+
+
+def repeated_names(names: Iterable[str]) -> list[str]:
+    """The names given more than once (a CSV header's, an object's keys), each once, in order of first repeat."""
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for name in names:
+        if name in seen and name not in repeated:
+            repeated.append(name)
+        seen.add(name)
+    return repeated
+
+
+def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """json.loads' object_pairs_hook for every JSONL reader: a key given twice is refused, never last-wins."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        key = repeated_names(key for key, _ in pairs)[0]
+        raise StrictJsonError(f"key {key!r} given twice in one object (ambiguous; the tool never takes the last)", field=key)
+    return result
 
 
 def _first_repeated(value: Any, path: str, lenient: tuple[str, ...]) -> tuple[str, str] | None:

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..core.strictjson import bounded_fraction
 from ..core.vocabulary import RECORD_MODES
 
-__all__ = ["Options", "add_options", "check_spelling", "read_options", "today"]
+__all__ = ["Options", "add_options", "check_spelling", "key_problems", "read_options", "today"]
 
 _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     # name, help, default (ini values are strings, checked where they are read)
@@ -230,6 +234,20 @@ def read_options(config: pytest.Config) -> Options:
     )
 
 
+def key_problems(options: Options, keys: Sequence[str]) -> list[str]:
+    """Options whose text holds a configured API key (a panel label, a cluster field, a labels path...).
+
+    Such text is written to the report; the option is refused by name and the key never shown.
+    """
+    problems = []
+    for item in dataclasses.fields(options):
+        text = str(getattr(options, item.name))
+        if any(key and key in text for key in keys):
+            problems.append(f"--ora-{item.name.replace('_', '-')} holds the value of a configured API key, which would "
+                            "be written to the report; remove it (and rotate the key)")
+    return problems
+
+
 def _alpha_gate(source: _Source) -> Decimal | None:
     """--ora-fail-calibration: an alpha between 0 and 1."""
     value = source.amount("fail-calibration", allow_zero=True)
@@ -277,27 +295,26 @@ def _pair(text: str, option: str = "--ora-compare") -> tuple[str, str]:
 
 
 def _share(name: str, value: Any, points: str, share: str) -> str:
-    """A threshold as given: a non-negative number of scale points, or a percentage of the scale's range."""
+    """A threshold as given: a non-negative number of scale points, or a percentage (at most 100%) of the scale's range.
+
+    Read by the same bounds as a file's number (bounded_fraction): `1e999999999` is refused here, at
+    start-up, never expanded to 10**999999999 at the session end.
+    """
     text = str(value).strip()
+    percent = text.endswith("%")
     try:
-        amount = Decimal(text[:-1] if text.endswith("%") else text)
-    except ArithmeticError:
-        amount = Decimal(-1)
-    if not amount.is_finite() or amount < 0:
-        raise pytest.UsageError(f"--ora-{name} takes scale points ({points}) or a share of the scale ({share}), got {value!r}")
+        amount = bounded_fraction(text[:-1] if percent else text)
+    except (ValueError, ZeroDivisionError):
+        amount = Fraction(-1)
+    if "/" in text or amount < 0 or (percent and amount > 100):
+        raise pytest.UsageError(f"--ora-{name} takes scale points ({points}) or a share of the scale ({share}), "
+                                f"a finite number >= 0 (a share at most 100%), got {value!r}")
     return text
 
 
 def _disagreement(value: Any) -> str:
     """A spread as given: a non-negative number of scale points, or a percentage of the scale's range."""
-    text = str(value).strip()
-    try:
-        amount = Decimal(text[:-1] if text.endswith("%") else text)
-    except ArithmeticError:
-        amount = Decimal(-1)
-    if not amount.is_finite() or amount < 0:
-        raise pytest.UsageError(f"--ora-disagreement takes scale points (3) or a share of the scale (30%), got {value!r}")
-    return text
+    return _share("disagreement", value, "3", "30%")
 
 
 class _Source:

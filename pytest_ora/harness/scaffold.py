@@ -13,6 +13,7 @@ import csv
 import datetime as dt
 import io
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,9 +23,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ..core.errors import OraError
-from ..core.models import CONFIGURATION_PATTERN, Capture
+from ..core.errors import OraError, listed, utf8_error_at
+from ..core.models import CONFIGURATION_PATTERN, MAX_CONFIGURATIONS, Capture
 from ..core.rubric import RubricError
+from ..core.safewrite import write_files
+from ..core.strictjson import StrictJsonError, repeated_names, unique_pairs
 from ..method.kinds import calls_judges
 from ..method.rubric import builtin_ids, get_rubric, load_rubric
 from ..method.rubric_file import digest_of
@@ -55,7 +58,7 @@ class InitError(OraError, ValueError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         count = len(problems)
-        super().__init__(f"nothing written ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(f"  - {p}" for p in problems))
+        super().__init__(f"nothing written ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(listed(problems, count)))
 
 
 @dataclass(frozen=True)
@@ -124,11 +127,14 @@ def name_changes(rows: list[Row]) -> list[str]:
 def import_rows(path: Path) -> list[Row]:
     """Rows of a JSONL or CSV file as captures; InitError listing every bad row (file, line, column)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        raw_bytes = path.read_bytes()
+        text = raw_bytes.decode("utf-8-sig")
     except FileNotFoundError:
         raise InitError([f"{path}: does not exist"]) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InitError([f"{path}: cannot be read ({error})"]) from None
+    except OSError as error:
+        raise InitError([f"{path}: cannot be read ({error.strerror or error})"]) from None
+    except UnicodeDecodeError as error:
+        raise InitError([f"{path}: is not UTF-8 at {utf8_error_at(raw_bytes, error)}; save it as UTF-8"]) from None
     problems: list[str] = []
     raw = _csv_rows(path, text, problems) if path.suffix.lower() == ".csv" else _jsonl_rows(path, text, problems)
     rows: list[Row] = []
@@ -156,7 +162,10 @@ def _jsonl_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, d
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = json.loads(line, object_pairs_hook=unique_pairs)
+        except StrictJsonError as error:
+            problems.append(f"{path}:{number}: column {error.field}: given twice in one row (never last-wins)")
+            continue
         except ValueError as error:
             problems.append(f"{path}:{number}: not a JSON object ({error})")
             continue
@@ -173,9 +182,33 @@ def _csv_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dic
         header = next(reader)
     except StopIteration:
         return []
+    except csv.Error as error:
+        problems.append(_csv_problem(path, reader, error))
+        return []
     header = [name.strip() for name in header]
+    for name in repeated_names(header):
+        problems.append(f"{path}:1: column {name}: given twice in the header (never last-wins)")
+    if problems:
+        return []
     rows = []
     start = reader.line_num + 1
+    try:
+        rows += _csv_values(path, reader, header, start, problems)
+    except csv.Error as error:
+        problems.append(_csv_problem(path, reader, error))
+    return rows
+
+
+def _csv_problem(path: Path, reader: Any, error: csv.Error) -> str:
+    """A CSV the reader stops on (a cell over its size limit, a bad quote), named by the line it reached."""
+    if "field larger than field limit" in str(error):
+        return (f"{path}:{reader.line_num}: a cell is longer than {csv.field_size_limit():,} characters, the CSV "
+                "reader's limit; import such answers from JSONL instead")
+    return f"{path}:{reader.line_num}: not readable as CSV ({error})"
+
+
+def _csv_values(path: Path, reader: Any, header: list[str], start: int, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    rows = []
     for values in reader:
         if not any(value.strip() for value in values):
             start = reader.line_num + 1
@@ -348,8 +381,12 @@ def init_suite(
     """Write the suite; the files written. InitError (nothing written) for any problem. `say` hears, a line
     each, every name that had to change at import (also written at the top of bundle.yaml)."""
     today = today or dt.date.today().isoformat()
-    if directory.exists() and any(directory.iterdir()):
-        taken = [name for name in ("bundle", "pytest.ini", "test_eval.py", "README.md", "reference.ini") if (directory / name).exists()]
+    if os.path.lexists(directory) and not directory.is_dir():
+        raise InitError([f"{directory}: is not a directory; give a new or existing directory for the suite"])
+    if directory.is_dir():
+        # lexists: a dangling symbolic link named README.md is taken too (exists() calls it absent)
+        taken = [name for name in ("bundle", "pytest.ini", "test_eval.py", "README.md", "reference.ini")
+                 if os.path.lexists(directory / name)]
         if taken:
             raise InitError([f"{directory}: already holds {', '.join(taken)}; choose a new directory (init never overwrites)"])
     roles = [parse_judge(text) for text in (judges or DEFAULT_JUDGES)]
@@ -372,6 +409,8 @@ def init_suite(
         raise InitError([f"rubric {rubric_ref} needs {panel_size} judges (panel_size); --judges gave {len(roles)}"])
     rows = pairwise.rows if pairwise is not None else import_rows(source) if source is not None else _example_rows()
     configurations = list(dict.fromkeys(row.capture["configuration"] for row in rows))
+    if len(configurations) > MAX_CONFIGURATIONS:  # what intake would refuse, refused before anything is written
+        raise InitError([f"{source}: names {len(configurations)} configurations; a bundle lists at most {MAX_CONFIGURATIONS}"])
     folded: dict[str, str] = {}
     for configuration in configurations:
         other = folded.setdefault(configuration.casefold(), configuration)
@@ -389,9 +428,12 @@ def init_suite(
         "reference.ini": _reference_ini(roles),
         "test_eval.py": _TEST_MODULE,
         "README.md": _readme(directory.name, bundle_id, len(rows), configurations, rubric_ref, roles),
-        ".gitignore": "ora-results/\nora-results-reference/\n",
+        ".gitignore": _gitignore(directory / ".gitignore"),
     }
     if rubric_file is not None:
+        if f"bundle/{rubric_ref}" in files:
+            raise InitError([f"--rubric {rubric}: a rubric file named {rubric_ref} would replace the suite's own "
+                             f"bundle/{rubric_ref}; copy it under another name (such as rubric.yaml) and name that"])
         files[f"bundle/{rubric_ref}"] = rubric_file
     if say is not None:
         for column in families:
@@ -407,13 +449,27 @@ def init_suite(
             files["bundle/labels.jsonl"] = labels_text(pairwise.labels)
         files["README.md"] = re.sub(r"5\. CI gate:.*?\n\n(?=Results:)", lambda _: readme_gate(bool(pairwise.labels)) + "\n",
                                     files["README.md"], flags=re.S)
-    written = []
-    for name, text in files.items():
-        target = directory / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        written.append(target)
-    return written
+    try:
+        return write_files(directory, files, replace={".gitignore"})
+    except OSError as error:
+        reason = str(error) if error.strerror is None else f"{error.filename or directory}: {error.strerror}"
+        raise InitError([f"{reason}; nothing written"]) from None
+
+
+GITIGNORE_LINES = ("ora-results/", "ora-results-reference/")
+"""What init keeps out of version control; appended to a .gitignore already there, never over it."""
+
+
+def _gitignore(path: Path) -> str:
+    """.gitignore's text: the user's own (kept as it is) with any missing line of GITIGNORE_LINES appended."""
+    try:
+        own = path.read_text(encoding="utf-8") if path.is_file() and not path.is_symlink() else ""
+    except (OSError, UnicodeDecodeError) as error:
+        raise InitError([f"{path}: cannot be read to append to it ({error})"]) from None
+    missing = [line for line in GITIGNORE_LINES if line not in own.splitlines()]
+    if own and not own.endswith("\n") and missing:
+        own += "\n"
+    return own + "".join(f"{line}\n" for line in missing)
 
 
 def _rubric_choice(rubric: str | None, today: str) -> tuple[str, str | None, int]:
@@ -454,7 +510,7 @@ def _bundle_yaml(
         f"bundle: {bundle}\n"
         f"created: {today}\n"
         f"configurations: {json.dumps(configurations)}   # the table's rows, in this order\n"
-        f"rubric: {rubric}\n"
+        f"rubric: {json.dumps(rubric, ensure_ascii=False)}\n"
         f"panel: {json.dumps(panel)}   # roles of optimum.yaml: Judge A, Judge B, ...\n"
     )
 
@@ -462,7 +518,8 @@ def _bundle_yaml(
 def _optimum_yaml(roles: list[JudgeRole]) -> str:
     lines = ["# The judges. Keys come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY,",
              "# OPENROUTER_API_KEY by provider; api_key_env: NAME for another), never from this file.", "roles:"]
-    lines += [f"  {r.role}: {{model: {r.model}, provider: {r.provider}, route: \"{r.route}\"}}" for r in roles]
+    # JSON strings are YAML scalars: a model id holding ` #`, `: ` or a quote is read back as given.
+    lines += [f"  {r.role}: {{model: {json.dumps(r.model)}, provider: {r.provider}, route: {json.dumps(r.route)}}}" for r in roles]
     return "\n".join(lines) + "\n"
 
 

@@ -18,8 +18,9 @@ from ..core.errors import IntakeError, OraError
 from ..core.plan import Plan
 from ..core.vocabulary import is_live
 from ..judges.budget import price_for
+from ..judges.keyguard import configured_keys
 from .gates import validate as validate_gates
-from .options import Options
+from .options import Options, key_problems
 from .session import OraRun
 
 if TYPE_CHECKING:  # read only when the run names them: a plain replay never loads their modules
@@ -46,6 +47,9 @@ def check_start(run: OraRun, config: pytest.Config) -> StartChecks | None:
     """Every check before the run; None under --collect-only (nothing is judged: judges and report left alone)."""
     plan = run.plan()
     options = run.options
+    keyed = key_problems(options, configured_keys(plan.panel, os.environ))
+    if keyed:  # before any other message, which may quote the option's value
+        raise pytest.UsageError("; ".join(keyed))
     _check_options(run, plan)
     labels = _labels(plan, options)
     validate_gates(options, plan.rubric)
@@ -137,7 +141,7 @@ def _baseline(plan: Plan, options: Options) -> BaselineRun | None:
             f"({float(rubric.scale_min):g} to {float(rubric.scale_max):g})"
         )
     try:
-        return load_baseline(options.baseline)
+        return load_baseline(options.baseline, (float(rubric.scale_min), float(rubric.scale_max)))
     except BaselineError as error:
         raise pytest.UsageError(str(error)) from None
 
@@ -166,7 +170,8 @@ def _labels(plan: Plan, options: Options) -> LabelSet | PreferenceSet | None:
 
             pairs = [(p.capture.capture_id, p.pair) for p in plan.captures if p.pair is not None]
             return read_preferences(found[0], found[1], pairs)
-        return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures})
+        return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures},
+                           configured_keys(plan.panel, os.environ))
     except IntakeError as error:
         raise pytest.UsageError(str(error).replace("capture bundle failed intake", "human labels refused", 1)) from None
 

@@ -46,6 +46,7 @@ except ImportError:  # not POSIX: runs sharing a cassettes directory are not coo
 
 from ..core.errors import CorruptCassette, MissingCassette, OraError, PacketDrift
 from ..core.fileio import file_mode
+from ..core.filenames import capture_relpath
 from ..core.strictjson import lone_surrogate
 from ..core.vocabulary import RECORD_MODES
 from .calling import CASSETTE_EXTENSION, judge_of
@@ -83,10 +84,8 @@ _MATCH_ON = (method, scheme, host, port, path, query, _same_body)
 
 
 def cassette_path(directory: Path, capture_id: str) -> Path:
-    """cassettes/<family>/<technique>/<configuration>.json for mode:technique/configuration."""
-    entry_key, _, configuration = capture_id.partition("/")
-    family, _, technique = entry_key.partition(":")
-    return directory / family / technique / f"{configuration}.json"
+    """cassettes/<family>/<technique>/<configuration>.json for mode:technique/configuration (names as file names: core/filenames)."""
+    return directory / capture_relpath(capture_id, ".json")
 
 
 def partial_path(path: Path) -> Path:

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from ..core.errors import OraError
 from ..core.plan import Plan
 from ..core.pngtext import PngTextError, png_texts
 from .providers import api_key_for, key_env_for, secrets_for
 
-__all__ = ["MIN_KEY_LENGTH", "check_keys"]
+__all__ = ["MIN_KEY_LENGTH", "check_keys", "configured_keys"]
 
 MIN_KEY_LENGTH = 12
 """Shorter values occur in ordinary text: redacting them would mangle reports and still not hide them.
 Providers' keys are 39 characters or more; a keyless local judge needs no key at all."""
+
+
+def configured_keys(panel: Any, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """Every API key the panel's judges would send, as set in `environ`: user text holding one is refused."""
+    keys = (api_key_for(judge.spec, environ) for judge in panel.judges)
+    return tuple(dict.fromkeys(str.__str__(key) for key in keys if key))
 
 
 def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:

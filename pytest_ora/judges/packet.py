@@ -198,6 +198,23 @@ def _absent(packet: Packet) -> set[str]:
     return {name for name in _OPTIONAL if getattr(packet, name) is None}
 
 
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+"""Whatever str.splitlines() splits at: none may start a new line in a packet's header."""
+
+
+def _one_line(line: str) -> str:
+    """A header line as one line: a value holding a line break (a model_snapshot key or value) is written as a
+    JSON string, so no text of the bundle stands outside every fence as a line of its own."""
+    if _LINE_BREAKS.isdisjoint(line):
+        return line
+    name, _, value = line.partition(": ")
+    return f"{name}: {json.dumps(value)}"
+
+
+def _header(lines: list[str]) -> str:
+    return "\n".join(_one_line(line) for line in lines)
+
+
 def _section(name: str, nonce: str, body: str) -> str:
     return f"<<<BEGIN {name} {nonce}>>>\n{body}\n<<<END {name} {nonce}>>>"
 
@@ -327,7 +344,7 @@ def _user_text(packet: Packet, rubric: Rubric) -> str:
     ]
     sections = _entry_sections(packet, nonce)
     sections += _capture_sections(packet, rubric, nonce)
-    return "\n".join(header) + "\n\n" + "\n\n".join(sections) + "\n\n" + _footer(packet, rubric)
+    return _header(header) + "\n\n" + "\n\n".join(sections) + "\n\n" + _footer(packet, rubric)
 
 
 def _entry_nonce(packet: Packet) -> str:
@@ -343,7 +360,13 @@ def _entry_nonce(packet: Packet) -> str:
               packet.specification, packet.context, packet.prompt, version, packet.prompt_version]
     if packet.reference is not None:
         fields.append(packet.reference)
-    return hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()[:16]
+    nonce = hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()[:16]
+    if nonce in packet.model_dump_json():
+        # The entry's nonce can be computed from the entry alone: an answer (or any text of this capture) that
+        # carries it could write markers the judge would take for the entry's own. Such a capture gets a nonce
+        # of its own, derived from its whole packet (its entry part is then not shared in the cache).
+        return _nonce(packet)
+    return nonce
 
 
 def _entry_text(packet: Packet) -> str:
@@ -357,7 +380,7 @@ def _entry_text(packet: Packet) -> str:
         _spec_source(packet),
     ]
     sections = _entry_sections(packet, nonce)
-    return "\n".join(header) + "\n\n" + "\n\n".join(sections)
+    return _header(header) + "\n\n" + "\n\n".join(sections)
 
 
 def _capture_text(packet: Packet, rubric: Rubric) -> str:
@@ -375,7 +398,7 @@ def _capture_text(packet: Packet, rubric: Rubric) -> str:
     ]
     sections = _capture_sections(packet, rubric, nonce)
     body = "\n\n".join(sections) + "\n\n" if sections else ""
-    return "\n".join(header) + "\n\n" + body + _footer(packet, rubric)
+    return _header(header) + "\n\n" + body + _footer(packet, rubric)
 
 
 def overall_scale(rubric: Rubric) -> str:

@@ -11,6 +11,7 @@ import functools
 from importlib import resources
 from pathlib import Path
 
+from ..core.errors import utf8_error_at
 from ..core.rubric import Rubric, RubricError
 from .rubric_file import parse_rubric
 
@@ -51,14 +52,15 @@ def get_rubric(version: str) -> Rubric:
 def load_rubric(path: Path) -> Rubric:
     """A rubric file from disk, checked."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise RubricError(str(path), "does not exist (a rubric is a built-in id or a YAML file; "
                           "python -m pytest_ora rubric list names the built-ins)") from None
     except OSError as error:
         raise RubricError(str(path), f"cannot read the rubric file ({error.strerror or error})") from None
     except UnicodeDecodeError as error:
-        raise RubricError(str(path), f"is not UTF-8 at byte {error.start}; save the rubric file as UTF-8") from None
+        raise RubricError(str(path), f"is not UTF-8 at {utf8_error_at(data, error)}; save the rubric file as UTF-8") from None
     return _parse(text, str(path), str(path))
 
 

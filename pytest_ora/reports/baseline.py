@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import OraError
+from ..core.strictjson import StrictJsonError, bounded_fraction, unique_pairs
 
 __all__ = [
     "BASELINE_FILES", "BASELINE_JSON", "BASELINE_MD", "DEFAULT_REGRESSION_MIN", "BaselineError", "BaselineRun",
@@ -81,7 +83,10 @@ def _lines(path: Path, label: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    value = json.loads(line)
+                    value = json.loads(line, object_pairs_hook=unique_pairs)
+                except StrictJsonError as error:
+                    raise BaselineError(f"--ora-baseline {label}: {path.name} line {number}: field {error.field}: "
+                                        "given twice (never last-wins)") from None
                 except ValueError as error:
                     raise BaselineError(f"--ora-baseline {label}: {path.name} line {number}: not JSON ({error})") from None
                 if not isinstance(value, dict):
@@ -95,16 +100,20 @@ def _digest(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _number(value: Any, where: str) -> float | None:
+def _number(value: Any, where: str, scale: tuple[float, float] | None) -> float | None:
+    """A baseline overall: null, or a finite number on the rubric's scale (a forged -1000 never passes a gate)."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise BaselineError(f"{where}: overall must be a number or null, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise BaselineError(f"{where}: overall must be a number or null (a finite one), got {value!r}")
+    if scale is not None and not scale[0] <= value <= scale[1]:
+        raise BaselineError(f"{where}: overall {value!r} is outside the rubric's scale ({scale[0]:g} to {scale[1]:g})")
     return float(value)
 
 
-def load_baseline(directory: Path) -> BaselineRun:
-    """The baseline run in `directory`; BaselineError naming the path when it is missing or unreadable."""
+def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> BaselineRun:
+    """The baseline run in `directory`; BaselineError naming the path, line and field when it is missing,
+    unreadable, or forged (a capture twice, an overall that is not finite or off the rubric's `scale`)."""
     label = str(directory)
     if not directory.is_dir():
         raise BaselineError(f"--ora-baseline {label}: does not exist or is not a directory (give an earlier --ora-out "
@@ -115,18 +124,26 @@ def load_baseline(directory: Path) -> BaselineRun:
                                 "earlier --ora-out or one of its runs/NNNN)")
     try:
         run = json.loads(_inside(directory, "run.json").read_text(encoding="utf-8"))
+        if not isinstance(run, dict) or not isinstance(run["methodology"], dict):
+            raise TypeError("not an object with a methodology object")
         facts = dict(run["methodology"])
         result = BaselineRun(label, str(run["bundle"]), str(run["rubric"]), str(run.get("rubric_digest")), facts)
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
-        raise BaselineError(f"--ora-baseline {label}: run.json is unreadable ({error})") from None
+        _run_facts(result.bundle, result.rubric, result.rubric_digest, facts, label)  # its shape, checked now
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise BaselineError(f"--ora-baseline {label}: run.json is unreadable ({type(error).__name__}: {error})") from None
+    lines: dict[str, int] = {}
     for number, row in _lines(_inside(directory, "ledger.jsonl"), label):
         where = f"--ora-baseline {label}: ledger.jsonl line {number}"
         try:
             capture_id, configuration, status = str(row["capture_id"]), str(row["configuration"]), str(row["status"])
         except KeyError as error:
             raise BaselineError(f"{where}: no field {error}") from None
+        if capture_id in lines:
+            raise BaselineError(f"{where}: field capture_id: {capture_id} is already on line {lines[capture_id]} "
+                                "(a capture given twice; never last-wins)")
+        lines[capture_id] = number
         failure = row.get("failure")
-        result.captures[capture_id] = Capture(configuration, status, _number(row.get("overall"), where),
+        result.captures[capture_id] = Capture(configuration, status, _number(row.get("overall"), where, scale),
                                               None if failure is None else bool(failure))
     texts = _inside(directory, "texts.json")
     if texts.is_file():
@@ -145,8 +162,8 @@ def regression_min(text: str, scale: tuple[float, float]) -> Fraction:
     """--ora-regression-min as scale points: "1.5" is 1.5 points, "10%" is 10% of the scale's range."""
     text = text.strip()
     if text.endswith("%"):
-        return Fraction(text[:-1]) / 100 * (Fraction(repr(scale[1])) - Fraction(repr(scale[0])))
-    return Fraction(text)
+        return bounded_fraction(text[:-1]) / 100 * (Fraction(repr(scale[1])) - Fraction(repr(scale[0])))
+    return bounded_fraction(text)
 
 
 def _interval(value: tuple[float, float] | None) -> list[float] | None:

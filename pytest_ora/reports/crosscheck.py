@@ -15,6 +15,7 @@ Costs and minutes are not in the ledger, so they are not checked here.
 
 from __future__ import annotations
 
+import glob
 import json
 import math
 from collections import Counter
@@ -23,6 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..core.filenames import capture_relpath
 from ..core.rubric import Rubric
 from ..method.kinds import get_kind
 
@@ -113,13 +115,12 @@ def _ledger(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> It
 def _kept_scores(directory: Path, row: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Each judge role's scores as its reply under judges/ records them (empty when not kept)."""
     capture_id = str(row["capture_id"])
-    entry, _, configuration = capture_id.rpartition("/")
-    family, _, technique = entry.partition(":")
-    folder = directory / "judges" / family / technique
+    stem = capture_relpath(capture_id, "")
+    folder = directory / "judges" / stem.parent
     found: dict[str, dict[str, Any]] = {}
     if not folder.is_dir():
         return found
-    for path in folder.glob(f"{configuration}.*.json"):
+    for path in folder.glob(f"{glob.escape(stem.name)}.*.json"):
         try:
             data = _load(path)
         except (OSError, ValueError):

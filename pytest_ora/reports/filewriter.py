@@ -45,10 +45,10 @@ the data as compact JSON (ASCII)."""
 
 
 def capture_file(directory: Path, capture_id: str, suffix: str) -> Path:
-    """<directory>/<family>/<technique>/<configuration><suffix> for a capture id."""
-    entry_key, _, configuration = capture_id.partition("/")
-    family, _, technique = entry_key.partition(":")
-    return directory / family / technique / f"{configuration}{suffix}"
+    """<directory>/<family>/<technique>/<configuration><suffix> for a capture id (names as file names: core/filenames)."""
+    from ..core.filenames import capture_relpath  # here: the helper runs this file alone, outside the package
+
+    return directory / capture_relpath(capture_id, suffix)
 
 
 class CaptureFiles:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +30,10 @@ from typing import Any
 from ..bundle.intake import intake
 from ..core.errors import OraError
 from ..core.plan import Plan, PlannedCapture
+from ..core.safewrite import write_files
+from ..core.strictjson import StrictJsonError, unique_pairs
 from ..judges.packet import build_packet
+from ..method.kinds.scores.kind import scale_values
 
 __all__ = ["DEFAULT_SAMPLE", "LABEL_PAGE", "LabelPageError", "label_page", "stratified_sample", "write_label_page"]
 
@@ -90,8 +94,8 @@ def stratified_sample(captures: Sequence[PlannedCapture], configurations: Sequen
 def _scale(rubric: Any) -> dict[str, Any]:
     low, high = Fraction(rubric.scale_min), Fraction(rubric.scale_max)
     step = Fraction(rubric.scale_step) if rubric.scale_step is not None else Fraction(1)
-    count = (high - low) / step + 1
-    values = [float(low + step * k) for k in range(int(count))] if count.denominator == 1 and count <= MAX_RADIOS else []
+    # the values intake accepts in a labels file (multiples of a declared step), never a grid of the page's own
+    values = [float(value) for value in scale_values(rubric, MAX_RADIOS)]
     return {"min": float(low), "max": float(high), "step": float(step), "step_declared": rubric.scale_step is not None,
             "values": values}
 
@@ -138,21 +142,39 @@ def _judge_scores(results: Path, rubric: Any) -> dict[str, tuple[dict[str, Any],
     """capture id -> each judge's scores, from an --ora-out directory's ledger.jsonl (unblinded pages only)."""
     path = results / "ledger.jsonl"
     found: dict[str, tuple[dict[str, Any], ...]] = {}
+    if not path.is_file():  # a stat: a FIFO is refused without blocking on it
+        raise LabelPageError(f"{path}: no ledger here (give an --ora-out directory with --results)")
+    number = 0
     try:
         with path.open(encoding="utf-8") as lines:
-            for line in lines:
+            for number, line in enumerate(lines, start=1):
                 if not line.strip():
                     continue
-                row = json.loads(line)
-                judges = row.get("judges") or []
-                found[str(row.get("capture_id"))] = tuple(
-                    {"label": str(j.get("label")), "scores": {n: j.get("scores", {}).get(n) for n in rubric.names},
-                     "overall": j.get("overall")}
+                row = json.loads(line, object_pairs_hook=unique_pairs)
+                judges = row.get("judges") if isinstance(row, dict) else None
+                if not isinstance(row, dict) or not isinstance(row.get("capture_id"), str) or not isinstance(judges, list) \
+                        or not all(isinstance(j, dict) and isinstance(j.get("scores"), dict) for j in judges):
+                    raise LabelPageError(f"{path}:{number}: not a ledger row (capture_id text, judges a list of objects "
+                                         "with scores); give the ledger.jsonl a run wrote")
+                found[row["capture_id"]] = tuple(
+                    {"label": str(j.get("label")), "scores": {n: _shown(j["scores"].get(n)) for n in rubric.names},
+                     "overall": _shown(j.get("overall"))}
                     for j in judges
                 )
+    except LabelPageError:
+        raise
+    except StrictJsonError as error:
+        raise LabelPageError(f"{path}:{number}: field {error.field}: given twice in one row") from None
+    except UnicodeDecodeError as error:
+        raise LabelPageError(f"{path}:{number + 1}: is not UTF-8 (byte {error.start} of the file)") from None
     except (OSError, ValueError) as error:
-        raise LabelPageError(f"{path}: cannot read the ledger ({error})") from None
+        raise LabelPageError(f"{path}:{number}: cannot read the ledger ({error})") from None
     return found
+
+
+def _shown(value: Any) -> float | None:
+    """A judge's number for the page; anything else (text, an object) is not shown."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
 
 
 def _script(name: str) -> str:
@@ -213,6 +235,6 @@ def write_label_page(directory: Path, size: int = DEFAULT_SAMPLE, seed: int = 0,
     if not (root / "bundle.yaml").is_file():
         raise LabelPageError(f"{directory}: no bundle.yaml here (give a capture bundle directory)")
     page, count = label_page(root, size, seed, **options)
-    target = directory / LABEL_PAGE
-    target.write_text(page, encoding="utf-8")
+    # Replaced whole, never written through a symbolic link named label.html to a file elsewhere.
+    (target,) = write_files(directory, {LABEL_PAGE: page}, replace={LABEL_PAGE})
     return target, count

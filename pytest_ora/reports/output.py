@@ -116,10 +116,12 @@ class OutputDir:
         A dry run (`estimate`) writes only the estimate files and its packets under dry-run/: the
         last report stays where it is.
         """
+        locked = False
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             lock = self.path / LOCK_NAME
             self._take_lock(lock)
+            locked = True
             for name in ESTIMATE_FILES:
                 (self.path / name).unlink(missing_ok=True)
             if estimate:
@@ -131,6 +133,8 @@ class OutputDir:
                 shutil.rmtree(self.path / name, ignore_errors=True)
             self._journal = (self.path / "ledger.jsonl").open("ab", buffering=0)
         except OSError as error:
+            if locked:  # a run that could not claim the directory leaves no lock behind
+                (self.path / LOCK_NAME).unlink(missing_ok=True)
             raise OutputError(
                 f"cannot write the report to {self.path}: {error.strerror or error}; "
                 "choose a writable directory with --ora-out"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import OraError
+from ..core.filenames import capture_relpath
 from ..core.rubric import Rubric, RubricError
 from ..method.kinds import get_kind
 from ..method.kinds.compare.report import compare_json, compare_markdown
@@ -300,11 +301,9 @@ def _checklist_md(directory: Path) -> str:
     for row in map(json.loads, (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()):
         record = dict(row)
         if row["status"] == "scored":
-            entry, _, configuration = str(row["capture_id"]).rpartition("/")
-            family, _, technique = entry.partition(":")
-            folder = Path(family) / technique
-            record["judges"] = _judge_answers(directory / "judges" / folder, configuration, row["judges"])
-            record["material"] = _json(directory / "packets", str(folder / f"{configuration}.json"))["material"]
+            packet = capture_relpath(str(row["capture_id"]), ".json")
+            record["judges"] = _judge_answers(directory / "judges" / packet.parent, packet.stem, row["judges"])
+            record["material"] = _json(directory / "packets", str(packet))["material"]
         records.append(record)
     try:
         return checklist_markdown(records, rubric)  # type: ignore[arg-type]  # rebuilt records, the fields it reads

@@ -8,10 +8,11 @@ Only files inside runs/NNNN are read, and an unreadable one is listed as such, n
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-from .archive import RUNS_DIR
+from .archive import RUNS_DIR, run_directories
 
 __all__ = ["RUNS_NAME", "earlier_runs", "runs_json"]
 
@@ -20,8 +21,10 @@ RUNS_NAME = "runs.json"
 
 def _read(directory: Path, name: str) -> Any:
     path = directory / name
-    if not path.resolve().is_relative_to(directory.resolve()):
-        raise ValueError(f"{name} points outside {directory.name}")
+    if path.is_symlink() or not path.resolve().is_relative_to(directory.resolve()):
+        raise ValueError(f"{name} is a symbolic link or points outside {directory.name}")
+    if not path.is_file():  # a stat: a FIFO is refused without blocking on it
+        raise ValueError(f"{name} is not a regular file")
     return json.loads(path.read_text(encoding="utf-8"))
 
 
@@ -29,7 +32,7 @@ def _run(directory: Path) -> dict[str, Any]:
     entry: dict[str, Any] = {"run": directory.name}
     try:
         summary = _read(directory, "summary.json")
-        run = _read(directory, "run.json") if (directory / "run.json").is_file() else {}
+        run = _read(directory, "run.json") if os.path.lexists(directory / "run.json") else {}
         methodology = run.get("methodology") or {}
         entry.update({
             "scoring_date": methodology.get("scoring_date"),
@@ -46,11 +49,7 @@ def _run(directory: Path) -> dict[str, Any]:
 
 def earlier_runs(out: Path) -> list[dict[str, Any]]:
     """The runs under out/runs/, oldest first."""
-    runs = out / RUNS_DIR
-    if not runs.is_dir():
-        return []
-    numbered = sorted((p for p in runs.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name))
-    return [_run(p) for p in numbered]
+    return [_run(p) for _, p in run_directories(out / RUNS_DIR)]
 
 
 def runs_json(runs: list[dict[str, Any]]) -> str:

@@ -10,7 +10,10 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-__all__ = ["earlier_runs_html", "since_baseline_html"]
+__all__ = ["MAX_RUNS_SHOWN", "earlier_runs_html", "since_baseline_html"]
+
+MAX_RUNS_SHOWN = 50
+"""The earlier runs report.html lists, newest first; runs.json lists them all."""
 
 MAX_CHANGES = 200
 """Capture changes listed on the page (baseline.md and baseline.json list every one)."""
@@ -109,6 +112,9 @@ def earlier_runs_html(runs: Sequence[Mapping[str, Any]], configurations: Sequenc
     """The earlier runs under runs/, newest first: date, selection, mean overall per configuration."""
     if not runs:
         return '<p class="note">No earlier runs: each new run into this output directory moves the last report to runs/NNNN.</p>'
+    runs = list(runs)
+    left_out = max(0, len(runs) - MAX_RUNS_SHOWN)
+    runs = runs[left_out:]  # a page that lists 1,500 runs (and every configuration they had) is too big to open
     names = list(configurations)
     for run in runs:
         for name, _ in run.get("configurations") or []:
@@ -123,5 +129,9 @@ def earlier_runs_html(runs: Sequence[Mapping[str, Any]], configurations: Sequenc
         means = {name: value for name, value in run.get("configurations") or []}
         rows.append([f"runs/{_text(run.get('run'))}", _text(run.get("scoring_date")), _text(run.get("rubric")),
                      _text(run.get("selection")), *[_num(means.get(name)) for name in names]])
-    return _table(("run", "date", "rubric", "selection", *names), rows,
-                  numeric=tuple(range(4, 4 + len(names))), cls="earlier-runs")
+    table = _table(("run", "date", "rubric", "selection", *names), rows,
+                   numeric=tuple(range(4, 4 + len(names))), cls="earlier-runs")
+    if left_out:
+        table += (f'<p class="note">The newest {MAX_RUNS_SHOWN} runs are shown; {left_out} older ones are left out '
+                  "here and listed in runs.json.</p>")
+    return table

@@ -6,8 +6,6 @@ builds, and byte-identical reports must not depend on them.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from collections.abc import Sequence
@@ -16,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
+from ..core.csvtext import csv_line
 from .fewunits import SMALL_ROWS, TOO_FEW
 
 if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no numpy
@@ -144,13 +143,11 @@ def _number(value: float) -> str:
 
 def disagreements_csv(rows: Sequence[Disagreement], judges: Sequence[str], rubric: str) -> str:
     """disagreements.csv: capture_id, criterion, each judge's score, spread; widest first."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["capture_id", "criterion", *(f"judge_{label.lower()}" for label in judges), "spread", "rubric"])
+    lines = [csv_line(["capture_id", "criterion", *(f"judge_{label.lower()}" for label in judges), "spread", "rubric"])]
     for row in rows:
         scores = ["" if math.isnan(score) else _number(score) for score in row.scores]
-        writer.writerow([row.capture_id, row.criterion, *scores, _number(float(row.spread)), rubric])
-    return out.getvalue()
+        lines.append(csv_line([row.capture_id, row.criterion, *scores, _number(float(row.spread)), rubric]))
+    return "".join(lines)
 
 
 def _fmt(value: float | None, places: int = 3) -> str:

@@ -5,8 +5,6 @@ Reports are machine-written from the records; the same records give the same byt
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -16,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from tabulate import tabulate
 
+from ..core.csvtext import csv_line
 from ..core.models import JudgeColumn, PanelJudge
 from ..core.numbers import round_half_away
 from ..core.record import CaptureRecord, JudgeRecord
@@ -133,9 +132,7 @@ class LedgerCsv:
         self.header = header
 
     def _text(self, cells: Sequence[Any]) -> str:
-        out = io.StringIO()
-        csv.writer(out, lineterminator="\n").writerow(cells)
-        return out.getvalue()
+        return csv_line(cells)
 
     def heading(self) -> str:
         return self._text(self.header)
@@ -313,12 +310,9 @@ def summary_json(rows: Sequence[BaseModel], selection: str = "", complete: bool 
 
 def summary_csv(table: Sequence[Sequence[str]], rubric: Rubric) -> str:
     """summary.csv: the public table as plain numbers; the last column names the rubric."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*public_columns(rubric), "rubric", "rubric_digest", "budget"])
-    for line in table:
-        writer.writerow([*line[:-1], rubric.version, rubric.digest, line[-1]])
-    return out.getvalue()
+    lines = [csv_line([*public_columns(rubric), "rubric", "rubric_digest", "budget"])]
+    lines += [csv_line([*line[:-1], rubric.version, rubric.digest, line[-1]]) for line in table]
+    return "".join(lines)
 
 
 def _headings(rubric: Rubric) -> list[str]:

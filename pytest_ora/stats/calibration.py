@@ -77,10 +77,11 @@ def human_arrays(labels: Any, rubric: Any) -> HumanArrays:
     own = np.full((len(grouped), len(raters)), np.nan)
     means = np.empty((len(grouped), len(names)))
     overall = np.empty(len(grouped))
+    position = {rater: j for j, rater in enumerate(raters)}  # tuple.index per label was quadratic in the raters
     for i, given in enumerate(grouped.values()):
         maps = [label.score_map() for label in given]
         for label, values in zip(given, maps):
-            j = raters.index(label.rater)
+            j = position[label.rater]
             scores[i, j] = [float(values[name]) for name in names]
             own[i, j] = float(combine([values], rubric).overall)
         combined = combine(maps, rubric)

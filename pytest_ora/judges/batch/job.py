@@ -343,6 +343,8 @@ def _finish(
     headers = _headers(judging, judge)
     wait, last = _FIRST_POLL, ""
     started = caller.clock()
+    say(f"ora: polling batch {state['batch_id']} of {judge.label} until it ends, for at most {MAX_WAIT / 3600:g} hours "
+        "(then the run stops and a re-run resumes polling)")
     while True:
         status = module.poll(caller, judge.spec.route, headers, state["batch_id"])
         line = f"ora: batch {state['batch_id']} of {judge.label}: {status.state}, {status.done}/{status.total} done"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
@@ -15,7 +16,7 @@ from ....core.rubric import Rubric
 from ...scoring import Scores, combine
 from ..base import JudgedKind, ReplyProblem, first_error
 
-__all__ = ["KIND", "ScoresKind", "check_scale"]
+__all__ = ["KIND", "ScoresKind", "check_scale", "scale_values"]
 
 
 class ScoresKind(JudgedKind):
@@ -126,6 +127,17 @@ def _check_against(
             "configuration", show_value(reply.configuration), f"does not match the packet's {configuration!r}"
         )
     return reply
+
+
+def scale_values(rubric: Rubric, limit: int) -> list[Fraction]:
+    """The scores check_scale accepts, low to high (a declared step: its multiples within the scale; none:
+    whole steps from the minimum, one choice among the accepted); [] when there would be more than `limit`."""
+    low, high = Fraction(rubric.scale_min), Fraction(rubric.scale_max)
+    step = Fraction(rubric.scale_step) if rubric.scale_step is not None else Fraction(1)
+    first = math.ceil(low / step) * step if rubric.scale_step is not None else low
+    if first > high or (high - first) / step + 1 > limit:
+        return []
+    return [first + step * k for k in range(math.floor((high - first) / step) + 1)]
 
 
 def check_scale(scores: Mapping[str, Any], rubric: Rubric) -> ReplyProblem | None:
