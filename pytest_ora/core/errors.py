@@ -29,7 +29,7 @@ OraError
  ├── ScenarioError (method.swebench.scenario)  a SWE-bench scenarios or response file cannot be read as given
  ├── CandidateFailure (harness.candidates.answer)  a candidate made no answer (recorded, then skipped)
  ├── _Corrupt (judges.cassettes) + ValueError  a cassette's text is not a cassette
- ├── InitError (harness.scaffold) + ValueError  `init` cannot write the suite asked for
+ ├── InitError (harness.importrows) + ValueError  `init` cannot write the suite asked for
  ├── DataError (harness.judgment.data) + ValueError  a judgment's --data cannot be judged as given
  ├── VerifyError (reports.renderers) + ValueError  a results directory's data cannot be read
  ├── LabelPageError (reports.labelpage) + ValueError  the labelling page cannot be written as asked

@@ -33,7 +33,7 @@ class PairwiseImport:
 
 
 def _read(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    from .scaffold import InitError, _csv_rows, _jsonl_rows
+    from .importrows import InitError, _csv_rows, _jsonl_rows
 
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -64,7 +64,7 @@ def _winner(value: Any, pair: tuple[str, str]) -> str | None:
 
 def pairwise_import(path: Path) -> PairwiseImport:
     """The pairwise rows as captures and labels; InitError listing every bad row (file, line, column)."""
-    from .scaffold import InitError, Row, _row
+    from .importrows import InitError, Row, _row
 
     raw = _read(path)
     problems: list[str] = []
