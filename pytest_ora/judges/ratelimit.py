@@ -11,7 +11,7 @@ exclusive `fcntl` lock, so the processes of a run pace their judge calls as one 
   `retry-after` holds every process until the reset;
 - without headers (OpenRouter, vLLM, local servers, Gemini: a 429 with `retry-after` at
   most), the first answer sets the pace of one call at a time (1 / its latency), and each success
-  grows it by a quarter, to at most twice the pace calls are accepted at (slow start): the calls in
+  grows it by half, to at most twice the pace calls are accepted at (slow start): the calls in
   flight meet the limit one by one, not as a burst whose every call but the bucket's few is refused;
   then the limit is learned from the pace of successes: a server refusing calls accepts
   them at its limit, so on a 429 the rate goes to the pace at which the run's recent calls
@@ -75,7 +75,7 @@ _IDLE_GAP = 3.0
 """A gap between two accepted calls longer than this many usual gaps is idle time, not the limit's pace."""
 _PROBE_DOUBLING = 8
 """Successes without a refusal after which the step past a measured pace doubles."""
-_SLOW_START = 0.25
+_SLOW_START = 0.5
 """Growth after each success before the first refusal of a role no header paces (slow start)."""
 _MIN_START = 1.0
 """Calls a second a header-less role starts at, at least, after its first call."""
@@ -341,7 +341,7 @@ class SharedLimiter:
         rate = float(state["rate"])
         ceiling = state["ceiling"]
         if state.get("slow") and not state["announced"]:
-            # Slow start: a quarter more a success, at most twice the pace the calls were accepted at
+            # Slow start: half as much again a success, at most twice the pace the calls were accepted at
             # (a run sending fewer calls than its rate allows does not run the rate up unchecked).
             pace = _measured_pace(state, self._clock())
             grown = rate * (1 + _SLOW_START)
