@@ -392,7 +392,7 @@ def _simulate(tmp_path: Path, *, calls: int, rps: float, in_flight: int, process
 
 def test_a_header_less_limit_is_learned_from_the_pace_of_successes(tmp_path: Path) -> None:
     # Given a judge allowing 2 calls a second, saying nothing but retry-after on a 429,
-    # and 100 calls with 24 in flight (the live default of one process)
+    # and 100 calls with 24 in flight
     run = _simulate(tmp_path, calls=100, rps=2.0, in_flight=24)
     # Then no call is lost, the run takes about the physical 50 s, and few calls are refused
     assert run.lost == 0
@@ -412,12 +412,13 @@ def test_a_header_less_limit_is_shared_by_every_process(tmp_path: Path) -> None:
     assert min(run.rates) >= 1.0
 
 
-@pytest.mark.parametrize(("calls", "in_flight", "processes"), [(30, 24, 1), (100, 24, 1), (30, 6, 4), (100, 6, 4)])
+@pytest.mark.parametrize(("calls", "in_flight", "processes"), [(30, 32, 1), (100, 32, 1), (30, 8, 4), (100, 8, 4)])
 def test_a_header_less_limit_is_met_by_few_refusals_on_short_runs_and_long_ones(
         tmp_path: Path, calls: int, in_flight: int, processes: int) -> None:
     """The run's calls in flight wait for the first answer, then go at the pace of one call at a time,
     growing until the first refusal: not all at once (a burst of 24 against a 2-a-second judge was
-    refused 22 times, over half of a 30-call run's requests)."""
+    refused 22 times, over half of a 30-call run's requests). 32 in flight (one process, the live
+    default) or 8 in each of four processes (-n 4)."""
     run = _simulate(tmp_path, calls=calls, rps=2.0, in_flight=in_flight, processes=processes)
     assert run.lost == 0
     assert run.accepted == calls
