@@ -84,7 +84,7 @@ def throughput(bundle: Path, scratch: Path, env: dict[str, str], captures: int, 
     print("| setting | captures | wall s | captures/s | peak RSS MB (largest process) |")
     print("| --- | --- | --- | --- | --- |")
     rows = [
-        ("-n 0 (default: auto, 24 captures in flight)", captures, []),
+        ("-n 0 (default: auto, 32 captures in flight)", captures, []),
         ("-n 8 (default: auto, 3 a worker)", captures, ["-n", "8"]),
         ("-n 8 --ora-concurrency 1 (the old README command)", captures, ["-n", "8", "--ora-concurrency", "1"]),
         ("-n 0 --ora-concurrency 1 (the old default)", slow_captures, ["--ora-concurrency", "1"]),

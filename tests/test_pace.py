@@ -81,6 +81,14 @@ def test_concurrency_works_per_xdist_worker(pytester: pytest.Pytester, monkeypat
         assert judge.peak_in_flight > 2
 
 
+def test_live_judging_keeps_32_captures_in_flight_by_default_4_a_worker_under_8() -> None:
+    # 24 left a loopback judge of 0.5 s latency waiting on the client (200 captures x 2 judges)
+    assert lookahead(0, "once", 1) == 32
+    assert lookahead(0, "once", 4) == 8
+    assert lookahead(0, "once", 8) == 4
+    assert lookahead(0, "once", 64) == 2
+
+
 def test_auto_concurrency_is_live_only_and_split_over_workers() -> None:
     assert lookahead(0, "none", 1) == 1
     assert lookahead(0, "once", 1) == AUTO_IN_FLIGHT

@@ -182,7 +182,59 @@ def test_a_429_without_any_known_limit_starts_pacing_at_half_the_achieved_rate(t
     send_times(shared, "big", 39)  # 40 calls ...
     clock.now += 10  # ... over ten seconds
     shared.observe("big", clock.now, 429, httpx.Headers())
+    assert shared.snapshot("big")["rate"] == pytest.approx(2.0, rel=0.01)
+
+
+def test_without_headers_the_first_answer_sets_the_pace_of_one_call_at_a_time_and_successes_grow_it(
+        tmp_path: Path) -> None:
+    # Given a role no header paces, whose first call was answered after half a second
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+    first = send_times(shared, "big", 1)[0]
+    clock.now = first + 0.5
+    shared.observe("big", first, 200, httpx.Headers())
+    # Then the calls in flight do not all go at once: the pace is that of one call at a time
     assert shared.snapshot("big")["rate"] == pytest.approx(2.0)
+    times = send_times(shared, "big", 3)
+    assert [round(t - times[0], 3) for t in times] == [0.0, 0.5, 1.0]
+    # And each success before a refusal grows it by half (slow start) ...
+    shared.observe("big", times[0], 200, httpx.Headers())
+    assert shared.snapshot("big")["rate"] == pytest.approx(3.0)
+    # ... but never past twice the pace the calls were accepted at
+    start = clock.now
+    for index in range(1, 30):
+        clock.now = start + index * 0.5  # accepted two a second
+        shared.observe("big", clock.now - 0.5, 200, httpx.Headers())
+    # (4 a second; 4.5 was reached before four answers measured the pace, and a success never lowers it)
+    assert shared.snapshot("big")["rate"] == pytest.approx(4.5)
+
+
+def test_a_cut_makes_calls_waiting_on_a_slot_of_the_old_pace_take_a_new_one(tmp_path: Path) -> None:
+    # Given a role paced at 4 calls a second whose next call waits for a slot a quarter of a second ahead
+    clock = Clock()
+    shared = limiter(tmp_path, clock)
+
+    async def run() -> list[float]:
+        first = await shared.acquire("big")
+        clock.now = first + 0.25
+        shared.observe("big", first, 200, httpx.Headers())
+        taken = [await shared.acquire("big")]
+        waiting = asyncio.ensure_future(shared.acquire("big"))
+        await asyncio.sleep(0)  # it took its slot and sleeps until it
+        # When a call is refused meanwhile (a retry-after of 2 s)
+        shared.observe("big", taken[0], 429, httpx.Headers({"retry-after": "2"}))
+        taken.append(await waiting)
+        return taken
+
+    with pytest.MonkeyPatch.context() as patch:
+        async def sleep(seconds: float) -> None:
+            await asyncio.sleep(0)
+            clock.now += seconds
+
+        patch.setattr(shared, "_sleep", sleep)
+        taken = asyncio.run(run())
+    # Then the waiting call was not sent in its old slot but after the hold
+    assert taken[1] >= taken[0] + 2
 
 
 def _worker(directory: str, count: int, queue: multiprocessing.Queue[list[float]]) -> None:
@@ -258,8 +310,18 @@ def test_the_bucket_refills_at_its_rate() -> None:
 # --- a header-less limit, simulated on a virtual clock ----------------------------------------
 
 
+_RTT = 0.005
+"""Seconds a request takes to reach the loopback judge, and its answer to come back (a refusal too)."""
+
+
 class _LimitedJudge(httpx.AsyncBaseTransport):
-    """The reference judge's token bucket on the loop's virtual clock, answering after `latency`."""
+    """The reference judge's token bucket on the loop's virtual clock, answering after `latency`.
+
+    Every request and every answer travels `_RTT / 2`: a refusal is not known the moment a call
+    leaves, so every call sent together meets the bucket before the first refusal comes back, as
+    over a real connection (with no travel time the calls of a burst would be refused one by one,
+    each refusal slowing the next call down before it is sent).
+    """
 
     def __init__(self, loop: VirtualLoop, rps: float, latency: float, announce: bool) -> None:
         self.loop, self.latency, self.announce = loop, latency, announce
@@ -267,12 +329,14 @@ class _LimitedJudge(httpx.AsyncBaseTransport):
         self.accepted = self.refused = 0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(_RTT / 2)
         decision = self.bucket.take(self.loop.time(), int(self.bucket.rate * 60))
         headers = decision.headers("openai", announce=self.announce)
         if not decision.allowed:
             self.refused += 1
+            await asyncio.sleep(_RTT / 2)
             return httpx.Response(429, headers=headers, request=request)
-        await asyncio.sleep(self.latency)
+        await asyncio.sleep(self.latency + _RTT / 2)
         self.accepted += 1
         return httpx.Response(200, headers=headers, json={}, request=request)
 
@@ -328,7 +392,7 @@ def _simulate(tmp_path: Path, *, calls: int, rps: float, in_flight: int, process
 
 def test_a_header_less_limit_is_learned_from_the_pace_of_successes(tmp_path: Path) -> None:
     # Given a judge allowing 2 calls a second, saying nothing but retry-after on a 429,
-    # and 100 calls with 24 in flight (the live default of one process)
+    # and 100 calls with 24 in flight
     run = _simulate(tmp_path, calls=100, rps=2.0, in_flight=24)
     # Then no call is lost, the run takes about the physical 50 s, and few calls are refused
     assert run.lost == 0
@@ -348,12 +412,28 @@ def test_a_header_less_limit_is_shared_by_every_process(tmp_path: Path) -> None:
     assert min(run.rates) >= 1.0
 
 
+@pytest.mark.parametrize(("calls", "in_flight", "processes"), [(30, 32, 1), (100, 32, 1), (30, 8, 4), (100, 8, 4)])
+def test_a_header_less_limit_is_met_by_few_refusals_on_short_runs_and_long_ones(
+        tmp_path: Path, calls: int, in_flight: int, processes: int) -> None:
+    """The run's calls in flight wait for the first answer, then go at the pace of one call at a time,
+    growing until the first refusal: not all at once (a burst of 24 against a 2-a-second judge was
+    refused 22 times, over half of a 30-call run's requests). 32 in flight (one process, the live
+    default) or 8 in each of four processes (-n 4)."""
+    run = _simulate(tmp_path, calls=calls, rps=2.0, in_flight=in_flight, processes=processes)
+    assert run.lost == 0
+    assert run.accepted == calls
+    assert run.refused / (run.accepted + run.refused) < 0.1
+    assert run.wall <= 1.3 * calls / 2.0
+
+
 def test_a_faster_header_less_limit_is_held_too(tmp_path: Path) -> None:
     # 10 calls a second: the old halving on every 429 fell to a tenth of this and stayed there
     run = _simulate(tmp_path, calls=500, rps=10.0, in_flight=24)
     assert run.lost == 0
     assert run.wall <= 1.3 * 50
-    assert min(run.rates) >= 5.0
+    # Slow start begins at the pace of one call at a time (2 a second); once at half the limit, never below
+    settled = run.rates[next(index for index, rate in enumerate(run.rates) if rate >= 5.0):]
+    assert min(settled) >= 5.0
 
 
 def test_with_the_providers_headers_eight_processes_meet_no_429(tmp_path: Path) -> None:

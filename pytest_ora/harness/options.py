@@ -32,7 +32,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
     ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
-    ("concurrency", "captures judged at once per process (auto: 24 live, split over xdist workers; 1 in replay)", "auto"),
+    ("concurrency", "captures judged at once per process (auto: 32 live, split over xdist workers; 1 in replay)", "auto"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
     ("fail-under", "exit non-zero when a selected configuration's mean overall is below this", None),
     ("fail-lowscore-pct", "exit non-zero when a selected configuration's LOWSCORE share exceeds this percentage", None),

@@ -23,8 +23,11 @@ if TYPE_CHECKING:  # the limiter paces HTTP calls: loaded by the processes that 
 
 __all__ = ["AUTO_IN_FLIGHT", "LIMITS_KEY", "RunLimits", "lookahead", "worker_upcoming"]
 
-AUTO_IN_FLIGHT = 24
-"""Captures in flight per run by default when judging live (two judge calls each), split over xdist workers."""
+AUTO_IN_FLIGHT = 32
+"""Captures in flight per run by default when judging live (two judge calls each), split over xdist workers.
+
+Against a judge without a limit, more in flight is more pace until the process's CPU is the bound; a
+rate limit is held by the shared limiter (announced or learned by slow start), not by this number."""
 LIMITS_KEY = "ora_limits_dir"
 """workerinput key naming the run's shared rate-limit directory."""
 DIST_KEY = "ora_dist"

@@ -10,12 +10,16 @@ exclusive `fcntl` lock, so the processes of a run pace their judge calls as one 
   `x-ratelimit-*`) set a ceiling a little under the announced limit; `remaining: 0` or a
   `retry-after` holds every process until the reset;
 - without headers (OpenRouter, vLLM, local servers, Gemini: a 429 with `retry-after` at
-  most), the limit is learned from the pace of successes: a server refusing calls accepts
+  most), the first answer sets the pace of one call at a time (1 / its latency), and each success
+  grows it by half, to at most twice the pace calls are accepted at (slow start): the calls in
+  flight meet the limit one by one, not as a burst whose every call but the bucket's few is refused;
+  then the limit is learned from the pace of successes: a server refusing calls accepts
   them at its limit, so on a 429 the rate goes to the pace at which the run's recent calls
   were accepted (`_measured_pace`), a little under it, and never below half the rate of the
   moment. A 429 cuts once per round (a 429 for a call that was given its slot before the
   last cut does not cut again), so eight workers meeting the limit slow down together instead of retrying in a
-  storm, and a burst of refusals cannot halve the rate again and again into a collapse;
+  storm, and a burst of refusals cannot halve the rate again and again into a collapse; a call
+  that took a slot at the old pace and waits for it takes a new one after a cut;
 - successes grow the rate back by 2% each up to the ceiling (announced, or the measured
   pace); past a measured pace by 0.2% each at first, the step doubling every 8 successes
   without a refusal (up to 2%): near the limit a 429 is rare, and a limit that was raised,
@@ -71,6 +75,10 @@ _IDLE_GAP = 3.0
 """A gap between two accepted calls longer than this many usual gaps is idle time, not the limit's pace."""
 _PROBE_DOUBLING = 8
 """Successes without a refusal after which the step past a measured pace doubles."""
+_SLOW_START = 0.5
+"""Growth after each success before the first refusal of a role no header paces (slow start)."""
+_MIN_START = 1.0
+"""Calls a second a header-less role starts at, at least, after its first call."""
 _HORIZON = 1.0
 """Seconds ahead a call may reserve its slot; beyond that it sleeps and looks again (a cut applies)."""
 _PROBE_WAIT = 0.05
@@ -217,11 +225,17 @@ class SharedLimiter:
             now = self._clock()
             with self._state(role) as state:
                 slot, wait = self._take(state, now, tokens)
-            if slot is not None:
-                if slot > now:
-                    await self._sleep(slot - now)
+                cuts = state.get("cuts", 0)
+            if slot is None:
+                await self._sleep(wait)
+                continue
+            if slot <= now:
                 return slot
-            await self._sleep(wait)
+            await self._sleep(slot - now)
+            with self._state(role) as state:
+                if state.get("cuts", 0) == cuts:
+                    return slot
+            # The pace was cut while this call waited for a slot taken at the old pace: it takes a new one.
 
     def _take(self, state: dict[str, Any], now: float, tokens: int) -> tuple[float | None, float]:
         """(the slot taken, 0) when the call may go at that moment, else (None, seconds to sleep before looking again)."""
@@ -272,7 +286,12 @@ class SharedLimiter:
             elif 200 <= status < 300:
                 _remember(state, now)
                 state["streak"] = state.get("streak", 0) + 1
-                if state["rate"] and not state["fixed"]:
+                if state["rate"] is None and not state["fixed"] and not state["announced"]:
+                    # Nothing says the limit: start at the pace of one call at a time and grow from there
+                    # (slow start), so the first refusals come one by one, not as a burst of every call in flight.
+                    state["rate"] = max(_MIN_START, 1 / max(now - sent_at, 1e-3))
+                    state["slow"] = True
+                elif state["rate"] and not state["fixed"]:
                     state["rate"] = float(state["ceiling"]) if _far_from_limit(state, headers) else self._grown(state)
 
     def forget_probe(self, role: str) -> None:
@@ -321,6 +340,12 @@ class SharedLimiter:
         """The rate after a success: 2% more up to the ceiling; past a measured pace, 0.2% more."""
         rate = float(state["rate"])
         ceiling = state["ceiling"]
+        if state.get("slow") and not state["announced"]:
+            # Slow start: half as much again a success, at most twice the pace the calls were accepted at
+            # (a run sending fewer calls than its rate allows does not run the rate up unchecked).
+            pace = _measured_pace(state, self._clock())
+            grown = rate * (1 + _SLOW_START)
+            return grown if pace is None else max(rate, min(grown, 2 * pace))
         if state["announced"] and ceiling:
             return min(rate * (1 + _INCREASE), float(ceiling))
         measured = state.get("measured")
@@ -336,22 +361,27 @@ class SharedLimiter:
 
     def _cut(self, state: dict[str, Any], now: float, scheduled: float) -> None:
         rate = state["rate"]
+        guessed = rate is None or bool(state.get("slow"))
+        # No refusal yet: the rate is slow start's guess, not a pace the server was known to accept.
         pace = None if state["announced"] or state["fixed"] else _measured_pace(state, now)
         if pace is not None:
             # No header says the limit, but a server refusing calls accepts them at its limit:
             # the pace of the run's recent successes measures it, and the rate goes a little under
             # it (never more than halved at once, so a short or idle sample cannot stall the run).
             state["measured"] = pace
-            cut = pace * HEADROOM if rate is None else max(rate / 2, min(rate, pace) * HEADROOM)
+            cut = pace * HEADROOM if guessed else max(rate / 2, min(rate, pace) * HEADROOM)
         else:
-            if rate is None:
-                # Unpaced until now: start from the pace actually achieved since the run began.
+            if guessed:
+                # Start from the pace actually achieved since the run began, if slower than the guess.
                 started = state["started"] if state["started"] is not None else now
-                rate = state["sent"] / max(1.0, now - started)
+                achieved = state["sent"] / max(1.0, now - started)
+                rate = achieved if rate is None else min(rate, achieved)
             cut = rate / 2
         state["rate"] = max(_MIN_RATE, cut)
         state["cut_at"] = scheduled
         state["streak"] = 0
+        state["slow"] = False
+        state["cuts"] = state.get("cuts", 0) + 1
 
 
 class PacedTransport(httpx.AsyncBaseTransport):
