@@ -48,12 +48,17 @@ __all__ = [
     "Status",
     "capture_json_schema",
     "default_collisions",
+    "REQUIRED_ENTRIES",
     "default_scored_set",
 ]
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
+EntryKey = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*$")]
+"""family:technique."""
+REQUIRED_ENTRIES = "required"
+"""The scored_set key naming entries that must be in the scored set, whatever the counts."""
 
 
 MAX_EXPONENT = 100
@@ -91,8 +96,8 @@ class _Record(BaseModel):
 
 
 def default_scored_set() -> dict[str, int | list[str]]:
-    """Seed 000's scored set (with ora-1.0 when bundle.yaml gives none)."""
-    return {"mode": 60, "visual": 21, "lens": 115}
+    """The Ora method's scored set (with ora-1.0 when bundle.yaml gives none): its counts and the two modes it names."""
+    return {"mode": 60, "visual": 21, "lens": 115, REQUIRED_ENTRIES: ["mode:passion-exploration", "mode:structured-output"]}
 
 
 def default_collisions() -> dict[str, str]:
@@ -133,11 +138,22 @@ class BundleManifest(_Record):
     bundle: Slug
     created: dt.date | str
     configurations: list[Slug] = Field(min_length=1, max_length=1000)
-    scored_set: dict[Slug, Annotated[StrictInt, Field(ge=0, le=100_000)] | list[Slug]] | None = None
-    """Entries expected in the scored set after collision resolution: a count (an integer, never
-    true or 2.0), or the techniques. Absent: seed 000's counts with ora-1.0, no check with other rubrics."""
+    scored_set: dict[Slug, Annotated[StrictInt, Field(ge=0, le=100_000)] | list[Slug] | list[EntryKey]] | None = None
+    """Entries expected in the scored set after collision resolution: per family a count (an integer, never
+    true or 2.0) or the techniques; `required: [family:technique, ...]` names entries that must be there.
+    Absent: seed 000's counts and required modes with ora-1.0, no check with other rubrics."""
     collisions: dict[Slug, Slug] | None = None
     """Technique ids present in two families, and the family that keeps each (absent: seed 000's with ora-1.0)."""
+
+    @model_validator(mode="after")
+    def _required_entries(self) -> BundleManifest:
+        for family, expected in (self.scored_set or {}).items():
+            keyed = isinstance(expected, list) and any(":" in name for name in expected)
+            if family == REQUIRED_ENTRIES and not (isinstance(expected, list) and all(":" in n for n in expected)):
+                raise ValueError(f"scored_set.{REQUIRED_ENTRIES} must list entry keys (family:technique)")
+            if family != REQUIRED_ENTRIES and keyed:
+                raise ValueError(f"scored_set.{family} lists techniques without their family (e.g. argument-audit)")
+        return self
     rubric: str | None = None
     """The rubric (a built-in id or a path under the bundle) when --ora-rubric does not name one; default ora-1.0."""
     panel: list[str] | None = Field(default=None, min_length=1)

@@ -37,6 +37,7 @@ from .gates import validate as validate_gates
 from .options import Options
 from .outcomes import drop_record
 from .progress import LiveProgress
+from .provenance import run_moment, suite_commit, tool_version
 from .selection import Selection, selection_for
 from .session import NO_BUNDLE, OraRun
 from .signals import SignalGuard
@@ -56,6 +57,7 @@ class OraController:
         self.run = run
         self.config = run.config
         self.options = run.options
+        self._started = run_moment()
         self._output: OutputDir | None = None
         self._records = RecordStore()
         """Every finished capture's record, compressed until the report reads them."""
@@ -389,6 +391,8 @@ class OraController:
             cluster=self.options.cluster,
             reference=self.options.reference,
             pairs=self.options.pairs,
+            run={"pytest_ora_version": tool_version(), "suite_commit": suite_commit(Path(self.config.rootpath)),
+                 "started_utc": self._started, "ended_utc": run_moment()},
         )
         import dataclasses
 

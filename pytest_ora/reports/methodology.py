@@ -55,6 +55,8 @@ class RunFacts:
     """--ora-pairs."""
     design: dict[str, Any] = field(default_factory=dict)
     """Filled at the report: entry -> cluster label ("clusters") and configuration -> models ("snapshots")."""
+    run: dict[str, str | None] = field(default_factory=dict)
+    """run.json's own facts: pytest_ora_version, suite_commit, started_utc, ended_utc (SOURCE_DATE_EPOCH's when set)."""
 
 
 def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> str:

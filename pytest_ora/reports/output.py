@@ -241,7 +241,7 @@ class OutputDir:
         # The data files first; every report is then rendered from them by the registry `verify` runs.
         data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
         methodology = methodology_data(plan, ordered, facts)
-        data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
+        data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes, facts.run)
         data[TEXTS_NAME] = texts_json(capture_texts(plan, (record["capture_id"] for record in ordered)))
         data[RUNS_NAME] = runs_json(earlier_runs(self.path))
         data.update(report_files(plan, ordered))

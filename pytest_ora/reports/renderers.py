@@ -101,14 +101,18 @@ def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> list[Re
     return chosen
 
 
-def run_data(bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_notes: dict[str, list[str]]) -> str:
-    """run.json: the bundle id, the rubric file's text (its digest is checked when verify re-reads it), the
-    methodology facts, and what summary.md says around its table (selection, judges, per-family breakdown)."""
+def run_data(
+    bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_notes: dict[str, list[str]],
+    run: dict[str, str | None] | None = None,
+) -> str:
+    """run.json: pytest-ora's version, the suite's commit and the run's start and end (`run`), the bundle id, the
+    rubric file's text (its digest is checked when verify re-reads it), the methodology facts, and what summary.md
+    says around its table (selection, judges, per-family breakdown)."""
     if rubric.source.startswith("builtin:"):
         text = builtin_text(rubric.version)
     else:
         text = Path(rubric.source).read_text(encoding="utf-8")
-    return json.dumps({"bundle": bundle, "rubric": rubric.version, "rubric_digest": rubric.digest,
+    return json.dumps({**(run or {}), "bundle": bundle, "rubric": rubric.version, "rubric_digest": rubric.digest,
                        "rubric_text": text, "methodology": methodology, "summary_notes": summary_notes},
                       indent=2, ensure_ascii=False) + "\n"
 

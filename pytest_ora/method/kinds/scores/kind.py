@@ -116,7 +116,7 @@ def _check_against(
         for name in values:
             if name not in rubric.names:
                 return ReplyProblem(f"{group}.{name}", show_value(values[name]), f"is not a criterion of rubric {rubric.version}")
-    problem = check_scale(reply.scores, rubric)
+    problem = check_scale(reply.scores, rubric) or _blank_text(reply, rubric)
     if problem is not None:
         return problem
     if reply.entry_key != entry_key:
@@ -126,6 +126,16 @@ def _check_against(
             "configuration", show_value(reply.configuration), f"does not match the packet's {configuration!r}"
         )
     return reply
+
+
+def _blank_text(reply: JudgeReply, rubric: Rubric) -> ReplyProblem | None:
+    """Every criterion's note and the impression are text (the Ora method's reply schema), never blank."""
+    for name in rubric.names:
+        if not reply.notes[name].strip():
+            return ReplyProblem(f"notes.{name}", show_value(reply.notes[name]), "is blank: every criterion needs a note")
+    if not reply.impression.strip():
+        return ReplyProblem("impression", show_value(reply.impression), "is blank: the reply needs an impression")
+    return None
 
 
 def check_scale(scores: Mapping[str, Any], rubric: Rubric) -> ReplyProblem | None:
