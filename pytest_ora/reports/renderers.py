@@ -20,7 +20,7 @@ from typing import Any
 from ..core.rubric import Rubric, RubricError
 from ..method.kinds import get_kind
 from ..method.kinds.compare.report import compare_json, compare_markdown
-from ..method.kinds.scorecard.render import scorecard_markdown
+from ..method.kinds.scorecard.render import INTERPRETATION, result_markdown, scorecard_markdown
 from ..method.rubric import builtin_text, check_not_builtin
 from ..method.rubric_file import parse_rubric
 from .methodology import methodology_text
@@ -59,6 +59,9 @@ class Renderer:
     pieces: Callable[[Path], Iterator[str]] | None = None
     """The report in pieces, for one as long as the ledger (ledger.csv): the session end writes it without
     holding it whole; `render` joins the same pieces."""
+    person_section: str | None = None
+    """The heading after which the report is a person's (RESULT.md's interpretation): verify checks what
+    comes before it and that the files it links exist, never what a person wrote below it."""
 
     def stream(self, directory: Path) -> Iterator[str]:
         """The report's text in the pieces the session end writes (one piece unless `pieces` is set)."""
@@ -81,12 +84,12 @@ Statistics sections are rendered from stats.json and hypotheses.json when presen
 
 def register(
     report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False,
-    optional: bool = False, pieces: Callable[[Path], Iterator[str]] | None = None,
+    optional: bool = False, pieces: Callable[[Path], Iterator[str]] | None = None, person_section: str | None = None,
 ) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
     """Decorator: add a renderer of `report` from `inputs` (names inside the output directory)."""
 
     def add(render: Callable[[Path], str]) -> Callable[[Path], str]:
-        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, optional, pieces))
+        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, optional, pieces, person_section))
         return render
 
     return add
@@ -327,3 +330,11 @@ def _judge_answers(folder: Path, configuration: str, judges: list[dict[str, Any]
         return [by_role[judge["role"]] for judge in judges]
     except KeyError as error:
         raise VerifyError(f"{folder}: no answers of judge role {error} for configuration {configuration}") from None
+
+
+@register("RESULT.md", ("scorecard.json",), kind="scorecard", person_section=INTERPRETATION)
+def _result(directory: Path) -> str:
+    try:
+        return result_markdown(_json(directory, "scorecard.json"))
+    except (KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / 'scorecard.json'}: not a scorecard ({error})") from None
