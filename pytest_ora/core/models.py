@@ -449,6 +449,10 @@ class JudgeReply(BaseModel):
     scores: dict[str, ExactNumber]
     notes: dict[str, str]
     impression: str
+    rationale: str | None = None
+    """Its lowest dimension in 1-2 sentences (a rubric with `judge_verdict: true`, the trio rubric 1.1)."""
+    overall_verdict: str | None = None
+    """The verdict band the judge states (a rubric with `judge_verdict: true`); pytest-ora computes its own."""
 
     @model_validator(mode="before")
     @classmethod

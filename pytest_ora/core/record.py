@@ -40,6 +40,12 @@ class JudgeRecord(TypedDict):
     usage: Usage
     answers: NotRequired[dict[str, Any]]
     """The kind's per-item answers beside the scores (checklist: findings, novel, false positives)."""
+    rationale: NotRequired[str]
+    """A judge_verdict rubric's: the judge's lowest dimension in 1-2 sentences."""
+    overall_verdict: NotRequired[str]
+    """A judge_verdict rubric's: the verdict band the judge states."""
+    computed_verdict: NotRequired[str | None]
+    """A judge_verdict rubric's: the band pytest-ora computes from that judge's own scores."""
 
 
 class CaptureRecord(TypedDict):

@@ -146,6 +146,8 @@ class RubricFile(_Model):
     """kind scorecard: the configuration paired ratios compare against."""
     scorer: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$")] | None = None
     """kind python: module:function, imported from the eval suite's directory."""
+    judge_verdict: bool = False
+    """kind scores with verdict bands: the judge also returns a rationale and its overall_verdict."""
 
     @model_validator(mode="after")
     def _by_kind(self) -> RubricFile:
@@ -167,6 +169,12 @@ class RubricFile(_Model):
             raise ValueError(f"kind {self.kind} needs {', '.join(missing)}")
         if (self.kind == "python") != (self.scorer is not None):
             raise ValueError("scorer (module:function) goes with kind python, and kind python needs one")
+        return self
+
+    @model_validator(mode="after")
+    def _verdict_reply(self) -> RubricFile:
+        if self.judge_verdict and (self.kind != "scores" or not self.verdicts):
+            raise ValueError("judge_verdict needs kind scores and verdict bands (the judge names one of them)")
         return self
 
     @model_validator(mode="after")
@@ -276,6 +284,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         digest=digest,
         source=source,
         options=options,
+        judge_verdict=parsed.judge_verdict,
     )
     problem = rubric_problem(rubric)
     if problem is not None:

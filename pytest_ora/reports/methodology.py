@@ -120,7 +120,20 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "stopped_by": facts.stopped_by,
         "notices": list(facts.notices),
         **({"recorded_under": rubric.recorded_under} if rubric.recorded_under else {}),
+        **({"verdict_disagreements": verdict_disagreements(records)} if rubric.judge_verdict else {}),
     }
+
+
+def verdict_disagreements(records: Iterable[CaptureRecord]) -> list[str]:
+    """Each judge whose stated overall_verdict is not the band its own scores give, one line per judge and capture."""
+    lines = []
+    for record in records:
+        for judge in record["judges"]:
+            stated, computed = judge.get("overall_verdict"), judge.get("computed_verdict")
+            if stated is not None and stated != computed:
+                lines.append(f"{record['capture_id']}: {judge['label']} ({judge['model']}) stated {stated}; "
+                             f"its scores give {computed}")
+    return lines
 
 
 def _listed(records: Iterable[CaptureRecord]) -> list[list[str | None]]:
@@ -198,6 +211,9 @@ def methodology_text(data: dict[str, Any]) -> str:
     lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
     if data["collision_losers"]:
         lines += ["", "## Collisions", *(f"- {key}: excluded, scored in the winning family" for key in data["collision_losers"])]
+    if "verdict_disagreements" in data:
+        lines += ["", "## Stated verdicts that disagree with the judge's own scores"]
+        lines += [f"- {text}" for text in data["verdict_disagreements"]] or ["- none"]
     lines += ["", "## Deviations"]
     lines += [f"- {text}" for text in data["deviations"]] or ["- none"]
     lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric["history"]), ""]
