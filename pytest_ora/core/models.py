@@ -113,6 +113,8 @@ class Hypothesis(_Record):
     worse: Slug
     margin: ExactNumber = Decimal(0)
     """On the overall score's scale; delta >= margin meets it."""
+    label: Slug | None = None
+    """A short name for the pilot summary's fields (`h2_delta_opus`: id H2, label opus)."""
 
 
 class VerdictRule(_Record):
@@ -132,6 +134,34 @@ class VerdictRule(_Record):
         return self
 
 
+class PilotCell(_Record):
+    """One cell of a pilot: the bundle's configuration that holds its answers, its model and its setting."""
+
+    configuration: Slug
+    model: str = Field(min_length=1)
+    setting: str = Field(min_length=1)
+    """What the cell varies (`solo`, `memory-harness`): the pilot records' `configuration`."""
+
+
+class Pilot(_Record):
+    """bundle.yaml `pilot:` (the trio pilot): its id, manifest anchor, cells and tasks; cells.jsonl and pilot-summary.json."""
+
+    id: str = Field(min_length=1)
+    manifest_anchor: str = Field(min_length=1)
+    cells: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9]+$")], PilotCell] = Field(min_length=1)
+    tasks: dict[Slug, list[EntryKey]] = Field(min_length=1)
+    """Task id -> the entries it is judged on (one record per cell and task; several entries are averaged)."""
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Pilot:
+        configurations = [cell.configuration for cell in self.cells.values()]
+        if len(set(configurations)) != len(configurations):
+            raise ValueError("two pilot cells name the same configuration")
+        if any(not entries for entries in self.tasks.values()):
+            raise ValueError("every pilot task names at least one entry")
+        return self
+
+
 class BundleManifest(_Record):
     """bundle.yaml: the bundle's id and its lanes, in table order."""
 
@@ -144,6 +174,14 @@ class BundleManifest(_Record):
     Absent: seed 000's counts and required modes with ora-1.0, no check with other rubrics."""
     collisions: dict[Slug, Slug] | None = None
     """Technique ids present in two families, and the family that keeps each (absent: seed 000's with ora-1.0)."""
+
+    @model_validator(mode="after")
+    def _pilot_cells(self) -> BundleManifest:
+        if self.pilot is not None:
+            unknown = [c.configuration for c in self.pilot.cells.values() if c.configuration not in self.configurations]
+            if unknown:
+                raise ValueError(f"pilot cells name configurations not in configurations: {', '.join(unknown)}")
+        return self
 
     @model_validator(mode="after")
     def _required_entries(self) -> BundleManifest:
@@ -163,6 +201,8 @@ class BundleManifest(_Record):
     hypotheses: list[Hypothesis] | None = None
     """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
     verdict: VerdictRule | None = None
+    pilot: Pilot | None = None
+    """The trio pilot's cells and tasks: cells.jsonl and pilot-summary.json are written when given."""
     labels: str | None = Field(default=None, min_length=1)
     """Human labels (SPEC section 16): a JSONL file inside the bundle; --ora-labels overrides."""
     cluster: str | None = Field(default=None, pattern=r"^(metadata\.)?[A-Za-z_][A-Za-z0-9_-]*$")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import glob
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -25,6 +25,7 @@ from ..method.rubric import builtin_text, check_not_builtin
 from ..method.rubric_file import parse_rubric
 from .methodology import methodology_text
 from .page import report_page
+from .pilot import pilot_summary
 from .rows import ledger_model, summary_model
 from .statistics import statistics_sections
 from .tables import ledger_csv_lines, public_row, summary_csv, summary_markdown
@@ -77,7 +78,7 @@ class Renderer:
 RENDERERS: list[Renderer] = []
 ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 """Every run writes these (output.REPORT_FILES is this tuple): one missing was deleted."""
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json")
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json", "cells.jsonl")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
@@ -106,7 +107,7 @@ def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> list[Re
 
 def run_data(
     bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_notes: dict[str, list[str]],
-    run: dict[str, str | None] | None = None,
+    run: Mapping[str, Any] | None = None,
 ) -> str:
     """run.json: pytest-ora's version, the suite's commit and the run's start and end (`run`), the bundle id, the
     rubric file's text (its digest is checked when verify re-reads it), the methodology facts, and what summary.md
@@ -338,3 +339,13 @@ def _result(directory: Path) -> str:
         return result_markdown(_json(directory, "scorecard.json"))
     except (KeyError, TypeError) as error:
         raise VerifyError(f"{directory / 'scorecard.json'}: not a scorecard ({error})") from None
+
+
+@register("pilot-summary.json", ("cells.jsonl", RUN_DATA), optional=True)
+def _pilot_summary(directory: Path) -> str:
+    try:
+        pilot = _json(directory, RUN_DATA)["pilot"]
+        lines = (directory / "cells.jsonl").read_text(encoding="utf-8").splitlines()
+        return pilot_summary([json.loads(line) for line in lines if line.strip()], pilot)
+    except (KeyError, TypeError, ValueError, OSError) as error:
+        raise VerifyError(f"{directory / 'cells.jsonl'}: not a pilot's cells and run.json pilot block ({error})") from None
