@@ -195,7 +195,7 @@ def test_the_trio_example_replays_identically_at_n0_and_n2(replayed: Callable[..
     for row in rows:
         assert [j["label"] for j in row["judges"]] == ["A", "B", "C"]
         assert [j["role"] for j in row["judges"]] == ["judge-opus", "judge-gpt", "judge-minimax"]
-        assert row["rubric"] == "trio-likert-1.0" and row["rubric_digest"] == TRIO.digest
+        assert row["rubric"] == "trio-likert-1.1" and row["rubric_digest"] == get_rubric("trio-likert-1.1").digest
         assert row["failure"] == row["fail"]
 
 
