@@ -88,3 +88,38 @@ def test_a_10_reply_stays_as_it_was_and_refuses_the_11_fields() -> None:
     problem = KIND.check({**reply, "overall_verdict": "PASS_STRONG"}, V10, entry_key, None)
 
     assert isinstance(problem, ReplyProblem) and problem.field == "overall_verdict"
+
+
+def _trio_bundle(tmp_path: Path, model: str) -> Path:
+    import shutil
+
+    root = Path(shutil.copytree(TRIO, tmp_path / "bundle"))
+    optimum = root / "optimum.yaml"
+    optimum.write_text(optimum.read_text(encoding="utf-8").replace("model: minimax-m2.7", f"model: {model}"), encoding="utf-8")
+    return root
+
+
+def test_the_11_panel_is_locked_and_another_model_stops_intake_as_a_substitution(tmp_path: Path) -> None:
+    from pytest_ora.bundle.intake import intake
+    from pytest_ora.core.errors import IntakeError
+
+    with pytest.raises(IntakeError) as caught:
+        intake(_trio_bundle(tmp_path, "qwen3-max"))
+
+    problem = next(p for p in caught.value.problems if p.field == "roles.judge-minimax.model")
+    assert "'qwen3-max', not one of rubric trio-likert-1.1's locked panel" in problem.message
+    assert "another model is a judge substitution" in problem.message and "--ora-substitute" in (problem.fix or "")
+
+
+def test_an_explicit_substitution_of_the_locked_panel_is_recorded_not_stopped(tmp_path: Path) -> None:
+    from pytest_ora.bundle.intake import intake, parse_substitution
+
+    root = _trio_bundle(tmp_path, "minimax-m2.7")
+    plan = intake(root)
+    substitution = parse_substitution("judge-minimax=openai-compatible:qwen3-max@http://127.0.0.1:8766/v1/chat/completions",
+                                      dict(plan.bundle.optimum.roles))
+
+    substituted = intake(root, substitutions=(substitution,), panel_label="trio with a substitute")
+
+    assert [j.spec.model for j in substituted.panel.substituted] == ["qwen3-max"]
+    assert substituted.panel.label == "trio with a substitute"

@@ -235,6 +235,16 @@ def _panel(
             )
     if len(judges) != len(panel):
         return None
+    locked = rubric.panel_models
+    for judge in judges:
+        if locked is not None and not judge.substituted and judge.spec.model not in locked:
+            problems.append(Problem(
+                "optimum.yaml", f"role {judge.slot!r} ({judge.label}) is model {judge.spec.model!r}, not one of rubric "
+                f"{rubric.version}'s locked panel ({', '.join(locked)}): another model is a judge substitution",
+                field=f"roles.{judge.slot}.model",
+                fix=f"restore the locked model, or substitute explicitly with --ora-substitute {judge.slot}=... and "
+                    "--ora-panel-label (recorded as a different judging panel)",
+            ))
     default = "Optimum Big 1 / Big 2" if panel == DEFAULT_PANEL else "Optimum " + " / ".join(panel)
     return Panel(tuple(judges), label or default)
 

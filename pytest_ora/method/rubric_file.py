@@ -148,6 +148,8 @@ class RubricFile(_Model):
     """kind python: module:function, imported from the eval suite's directory."""
     judge_verdict: bool = False
     """kind scores with verdict bands: the judge also returns a rationale and its overall_verdict."""
+    panel_models: list[Annotated[str, Field(min_length=1)]] | None = None
+    """The locked judge ensemble: a panel judge on another model is a substitution (named, never silent)."""
 
     @model_validator(mode="after")
     def _by_kind(self) -> RubricFile:
@@ -285,6 +287,7 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         source=source,
         options=options,
         judge_verdict=parsed.judge_verdict,
+        panel_models=None if parsed.panel_models is None else tuple(parsed.panel_models),
     )
     problem = rubric_problem(rubric)
     if problem is not None:
