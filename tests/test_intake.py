@@ -62,6 +62,20 @@ def test_missing_spec_makes_the_entry_unscorable(tmp_path: Path) -> None:
     assert unscorable[0].reason == "no technique specification at specs/lens/historian.md"
 
 
+@pytest.mark.parametrize("text", ["", "  \n\t\n"])
+def test_an_empty_or_blank_spec_is_a_missing_spec_so_the_entry_is_unscorable(tmp_path: Path, text: str) -> None:
+    bundle = write_bundle(tmp_path)
+    (bundle / "specs" / "lens" / "historian.md").write_text(text, encoding="utf-8")
+
+    plan = intake(bundle)
+
+    unscorable = [p for p in plan.captures if p.status == "unscorable"]
+    assert {p.capture.capture_id for p in unscorable} == {"lens:historian/optimum", "lens:historian/big-1"}
+    assert unscorable[0].reason == (
+        "the technique specification at specs/lens/historian.md is empty (a blank specification is a missing one)"
+    )
+
+
 def test_missing_artifact_makes_the_capture_unscorable(tmp_path: Path) -> None:
     def point_at_nothing(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for item in items:
@@ -322,3 +336,44 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     plan = intake(root)
 
     assert len(plan.captures) == 12
+
+
+def test_a_scored_set_may_name_required_entries_and_a_missing_one_stops_intake(tmp_path: Path) -> None:
+    manifest = {"scored_set": {"mode": 2, "visual": 1, "lens": 1, "required": ["mode:argument-audit", "mode:passion-exploration"]}}
+
+    with pytest.raises(IntakeError) as caught:
+        intake(write_bundle(tmp_path, manifest=manifest))
+
+    problem = next(p for p in caught.value.problems if p.field == "scored_set.required")
+    assert problem.message == "scored set lacks the required entry mode:passion-exploration"
+
+
+def test_required_entries_present_pass_intake(tmp_path: Path) -> None:
+    manifest = {"scored_set": {"mode": 2, "visual": 1, "lens": 1, "required": ["mode:argument-audit"]}}
+
+    plan = intake(write_bundle(tmp_path, manifest=manifest))
+
+    assert plan.scored_set_captures == 8
+
+
+def test_the_full_ora_counts_without_its_two_modes_stop_intake(tmp_path: Path) -> None:
+    """60 / 21 / 115 that match while passion-exploration and structured-output are absent: not the method's set."""
+    manifest = {"scored_set": {"mode": 2, "visual": 1, "lens": 1}}
+    root = write_bundle(tmp_path, manifest=manifest)
+    text = (root / "bundle.yaml").read_text(encoding="utf-8").replace("mode: 2", "mode: 60").replace(
+        "visual: 1", "visual: 21").replace("lens: 1", "lens: 115")
+    (root / "bundle.yaml").write_text(text, encoding="utf-8")
+
+    with pytest.raises(IntakeError) as caught:
+        intake(root)
+
+    messages = [p.message for p in caught.value.problems]
+    assert ("scored set lacks the required entries mode:passion-exploration, mode:structured-output "
+            "(the full campaign's scored set names them)") in messages
+
+
+def test_required_must_list_entry_keys(tmp_path: Path) -> None:
+    with pytest.raises(IntakeError) as caught:
+        intake(write_bundle(tmp_path, manifest={"scored_set": {"mode": 2, "visual": 1, "lens": 1, "required": ["argument-audit"]}}))
+
+    assert "scored_set.required must list entry keys" in str(caught.value)

@@ -25,7 +25,7 @@ from pytest_ora.judges.panel import Judging, judge_packet
 from pytest_ora.judges.transport import RetryPolicy
 from pytest_ora.reports.filewriter import CaptureFiles
 from pytest_ora.reports.methodology import RunFacts, methodology_markdown
-from pytest_ora.testing.server import INVALID_FAULTS, QUIRK_FAULTS, Fault, ReferenceJudge
+from pytest_ora.testing.server import BLANK_FAULTS, INVALID_FAULTS, QUIRK_FAULTS, Fault, ReferenceJudge
 
 FAST = RetryPolicy(base_delay=0.01, max_delay=0.05, max_total_wait=5, timeout=httpx.Timeout(2.0))
 CAPTURE_ID = "mode:argument-audit/optimum"
@@ -229,6 +229,36 @@ def test_a_reply_invalid_twice_fails_naming_the_judge_field_value_and_raw_reply(
     # And nothing was recorded as this judge's reply
     assert len(rig.bodies("anthropic")) == 2
     assert not list(rig.out.rglob("*.big-1.json"))
+
+
+@pytest.mark.parametrize("kind", BLANK_FAULTS)
+def test_a_blank_note_or_impression_is_invalid_and_asked_again(rig: Rig, kind: str) -> None:
+    """The Ora method's notes and impression are text: a blank one is re-asked, never recorded."""
+    plain = rig.run()
+    rig.judge.reset()
+    rig.judge.inject(Fault(kind, times=1, provider="anthropic", criterion="soundness"))
+
+    # When Judge A's first reply has a blank note (or impression)
+    record = rig.run()
+
+    # Then it was asked again, naming the blank field, and its second reply is the one recorded
+    judge_a, judge_b = record["judges"]
+    assert (judge_a["asks"], judge_b["asks"]) == (2, 1)
+    assert verdict(judge_a) == verdict(plain["judges"][0])
+    field = b"notes.soundness" if kind == "blank_note" else b"impression"
+    second = rig.bodies("anthropic")[-1]
+    assert b"Your previous reply to this packet was rejected" in second and field in second and b"is blank" in second
+
+
+def test_a_blank_note_twice_fails_the_capture(make_rig: MakeRig) -> None:
+    """Twice blank: InvalidReplyError naming the note, never a default text."""
+    rig = make_rig(reasks=0)
+    rig.judge.inject(Fault("blank_note", provider="openai"))
+
+    with pytest.raises(InvalidReplyError) as caught:
+        rig.run()
+
+    assert caught.value.field == "notes.fidelity" and caught.value.reason.startswith("is blank")
 
 
 EXPECTED_PROBLEMS = {

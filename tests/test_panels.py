@@ -195,7 +195,7 @@ def test_the_trio_example_replays_identically_at_n0_and_n2(replayed: Callable[..
     for row in rows:
         assert [j["label"] for j in row["judges"]] == ["A", "B", "C"]
         assert [j["role"] for j in row["judges"]] == ["judge-opus", "judge-gpt", "judge-minimax"]
-        assert row["rubric"] == "trio-likert-1.0" and row["rubric_digest"] == TRIO.digest
+        assert row["rubric"] == "trio-likert-1.1" and row["rubric_digest"] == get_rubric("trio-likert-1.1").digest
         assert row["failure"] == row["fail"]
 
 
@@ -217,7 +217,7 @@ def test_a_rubric_edited_without_a_version_bump_stops_the_run(pytester: pytest.P
 
 
 def test_three_judges_are_called_live_through_real_http_and_recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Given the trio example routed to a reference judge on a free port, with a Gemini third judge
+    # Given the trio example routed to a reference judge on a free port, with a Gemini third judge substituted
     copy_example(pytester)
     shutil.rmtree(pytester.path / "cassettes")
     from pytest_ora.testing.server import ReferenceJudge
@@ -226,16 +226,14 @@ def test_three_judges_are_called_live_through_real_http_and_recorded(pytester: p
         optimum = pytester.path / "bundle" / "optimum.yaml"
         text = optimum.read_text().replace("http://127.0.0.1:8766/v1/messages", judge.route("anthropic"))
         text = text.replace("http://127.0.0.1:8766/v1/chat/completions", judge.route("openai"))
-        text = text.replace(
-            '{model: minimax-m2.7, provider: openai-compatible, route: "' + judge.route("openai") + '", api_key_env: MINIMAX_API_KEY}',
-            '{model: gemini-2.5-pro, provider: google, route: "' + judge.route("google", "gemini-2.5-pro") + '"}',
-        )
         optimum.write_text(text)
         for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
             monkeypatch.setenv(name, "reference-judge-test-key")
 
-        # When it is judged live and recorded
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-record", "all", "-k", "board-memo")
+        # When it is judged live and recorded, the third judge substituted (the rubric locks its panel's models)
+        gemini = "judge-minimax=google:gemini-2.5-pro@" + judge.route("google", "gemini-2.5-pro")
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-record", "all", "-k", "board-memo",
+                                               "--ora-substitute", gemini, "--ora-panel-label", "trio with Gemini")
 
         # Then each capture took one call per judge, on three wire formats, and every reply validated
         result.assert_outcomes(passed=2)

@@ -86,14 +86,14 @@ def test_a_new_version_needs_its_own_history_line(tmp_path: Path) -> None:
 
 
 def test_a_bumped_version_with_its_history_line_loads(tmp_path: Path) -> None:
-    text = edited("trio-likert-1.0", "rubric: trio-likert-1.0", "rubric: trio-likert-1.1")
+    text = edited("trio-likert-1.0", "rubric: trio-likert-1.0", "rubric: trio-likert-local-1.1")
     text = text.replace("below: 3.0}", "below: 3.5}", 1)
     digest = digest_of(yaml.safe_load(text))
-    text += f'  - {{version: trio-likert-1.1, date: 2026-05-01, change: "fail below 3.5", digest: "{digest}"}}\n'
+    text += f'  - {{version: trio-likert-local-1.1, date: 2026-05-01, change: "fail below 3.5", digest: "{digest}"}}\n'
 
     rubric = load_rubric(write_rubric(tmp_path / "b.yaml", text))
 
-    assert rubric.version == "trio-likert-1.1" and len(rubric.history) == 2
+    assert rubric.version == "trio-likert-local-1.1" and len(rubric.history) == 2
     assert dict((v.name, v.below) for v in rubric.votes)["fail"] == Fraction("3.5")
 
 

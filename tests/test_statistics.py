@@ -150,7 +150,10 @@ def test_the_trio_example_hypothesis_table_and_verdict_by_hand(pytester: pytest.
     assert [r["capture_id"] for r in ledger if r["critical"]] == critical
     verdict = data["verdict"]
     assert verdict["critical_captures"] == critical
-    assert verdict["result"] == ("PASS" if directional >= 6 and not critical else "FAIL")
-    # As recorded: every delta points the right way (9 of 9), but two Qwen-solo cells are critical
+    # The pilot's rule is per hypothesis: each directional in at least 2 of the 3 tasks, and no critical cell
+    per_hypothesis = {row["id"]: row["directional"] for row in data["hypotheses"]}
+    assert verdict["result"] == ("PASS" if min(per_hypothesis.values()) >= 2 and not critical else "FAIL")
+    # As recorded: every delta points the right way (3 of 3 in each), but two Qwen-solo cells are critical
     assert (directional, critical, verdict["result"]) == (9, ["task:board-memo/cell-c", "task:pricing-review/cell-c"], "FAIL")
-    assert "Verdict: **FAIL** (9 of 9 deltas directional, 6 required; 2 captures with the critical vote:" in read(pytester, "summary.md", "out")
+    assert ("Verdict: **FAIL** (H2 3/3, H3 3/3, H4 3/3 directional, 2 required in every hypothesis; 2 captures with the "
+            "critical vote:") in read(pytester, "summary.md", "out")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..core.bundle import Bundle, CaptureLine
 from ..core.errors import IntakeError, Problem, show_value
-from ..core.models import Capture, RoleSpec, default_collisions, default_scored_set
+from ..core.models import REQUIRED_ENTRIES, Capture, RoleSpec, default_collisions, default_scored_set
 from ..core.paths import BundlePathError, inside
 from ..core.plan import DEFAULT_PANEL, JudgeSlot, Panel, Plan, PlannedCapture, Substitution
 from ..core.rubric import Rubric, RubricError
@@ -257,6 +257,16 @@ def _panel(
             )
     if len(judges) != len(panel):
         return None
+    locked = rubric.panel_models
+    for judge in judges:
+        if locked is not None and not judge.substituted and judge.spec.model not in locked:
+            problems.append(Problem(
+                "optimum.yaml", f"role {judge.slot!r} ({judge.label}) is model {judge.spec.model!r}, not one of rubric "
+                f"{rubric.version}'s locked panel ({', '.join(locked)}): another model is a judge substitution",
+                field=f"roles.{judge.slot}.model",
+                fix=f"restore the locked model, or substitute explicitly with --ora-substitute {judge.slot}=... and "
+                    "--ora-panel-label (recorded as a different judging panel)",
+            ))
     default = "Optimum Big 1 / Big 2" if panel == DEFAULT_PANEL else "Optimum " + " / ".join(panel)
     return Panel(tuple(judges), label or default)
 
@@ -329,6 +339,21 @@ def _check_scored_set(
     if given is None and rubric.families is None:
         return  # other rubrics check the scored set only where the bundle gives one
     expected_set: dict[str, int | list[str]] = {str(k): v for k, v in (default_scored_set() if given is None else given).items()}
+    default = default_scored_set()
+    if rubric.families is not None and REQUIRED_ENTRIES not in expected_set and all(
+        expected_set.get(family) == default[family] for family in rubric.families
+    ):
+        expected_set[REQUIRED_ENTRIES] = default[REQUIRED_ENTRIES]  # the Ora method's full set names its two modes
+    required = expected_set.pop(REQUIRED_ENTRIES, [])
+    absent = [key for key in required if key not in entries.get(key.partition(":")[0], ())] if isinstance(required, list) else []
+    if absent:
+        lacks = f"scored set lacks the required {'entry' if len(absent) == 1 else 'entries'} {', '.join(absent)}"
+        if given is None or REQUIRED_ENTRIES not in given:
+            problems.append(Problem("bundle.yaml", f"{lacks} (the full campaign's scored set names them)",
+                                    fix="capture the required entries, or declare the scored_set this bundle holds"))
+        else:
+            problems.append(Problem("bundle.yaml", lacks, field=f"scored_set.{REQUIRED_ENTRIES}",
+                                    fix="capture the required entries, or correct scored_set.required"))
     if rubric.families is not None:
         expected_set = {family: expected_set.get(family, 0) for family in rubric.families}
     if given is None:
@@ -461,6 +486,11 @@ def _plan_capture(
     return PlannedCapture(capture, item.line, "judge")
 
 
+def _blank(path: Path) -> bool:
+    """A file holding only whitespace (one over 1 MiB is never read for this)."""
+    return path.stat().st_size <= 1 << 20 and not path.read_bytes().strip()
+
+
 def _unscorable(where: _Resolved, capture: Capture, needs_spec: bool) -> str | None:
     try:
         spec = where.inside(capture.spec_path)
@@ -468,6 +498,8 @@ def _unscorable(where: _Resolved, capture: Capture, needs_spec: bool) -> str | N
         return f"specification {capture.spec_path} {error}"
     if needs_spec and not spec.is_file():
         return f"no technique specification at {capture.spec_path}"
+    if needs_spec and _blank(spec):
+        return f"the technique specification at {capture.spec_path} is empty (a blank specification is a missing one)"
     if capture.visual_artifact is None:
         return None
     try:

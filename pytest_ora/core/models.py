@@ -55,6 +55,7 @@ __all__ = [
     "Status",
     "capture_json_schema",
     "default_collisions",
+    "REQUIRED_ENTRIES",
     "default_scored_set",
 ]
 
@@ -63,6 +64,10 @@ MAX_CONFIGURATIONS = 1000
 """Most configurations a bundle lists (its table's rows)."""
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
+EntryKey = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*:[a-z0-9][a-z0-9-]*$")]
+"""family:technique."""
+REQUIRED_ENTRIES = "required"
+"""The scored_set key naming entries that must be in the scored set, whatever the counts."""
 
 CONFIGURATION_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$"
 """A configuration's name as its user gives it (gpt4_1106_preview, Qwen1.5-7B-Chat): a label, a file name and a
@@ -106,8 +111,8 @@ class _Record(BaseModel):
 
 
 def default_scored_set() -> dict[str, int | list[str]]:
-    """Seed 000's scored set (with ora-1.0 when bundle.yaml gives none)."""
-    return {"mode": 60, "visual": 21, "lens": 115}
+    """The Ora method's scored set (with ora-1.0 when bundle.yaml gives none): its counts and the two modes it names."""
+    return {"mode": 60, "visual": 21, "lens": 115, REQUIRED_ENTRIES: ["mode:passion-exploration", "mode:structured-output"]}
 
 
 def default_collisions() -> dict[str, str]:
@@ -123,6 +128,8 @@ class Hypothesis(_Record):
     worse: ConfigurationName
     margin: ExactNumber = Decimal(0)
     """On the overall score's scale; delta >= margin meets it."""
+    label: Slug | None = None
+    """A short name for the pilot summary's fields (`h2_delta_opus`: id H2, label opus)."""
 
 
 class VerdictRule(_Record):
@@ -142,17 +149,64 @@ class VerdictRule(_Record):
         return self
 
 
+class PilotCell(_Record):
+    """One cell of a pilot: the bundle's configuration that holds its answers, its model and its setting."""
+
+    configuration: Slug
+    model: str = Field(min_length=1)
+    setting: str = Field(min_length=1)
+    """What the cell varies (`solo`, `memory-harness`): the pilot records' `configuration`."""
+
+
+class Pilot(_Record):
+    """bundle.yaml `pilot:` (the trio pilot): its id, manifest anchor, cells and tasks; cells.jsonl and pilot-summary.json."""
+
+    id: str = Field(min_length=1)
+    manifest_anchor: str = Field(min_length=1)
+    cells: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9]+$")], PilotCell] = Field(min_length=1)
+    tasks: dict[Slug, list[EntryKey]] = Field(min_length=1)
+    """Task id -> the entries it is judged on (one record per cell and task; several entries are averaged)."""
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Pilot:
+        configurations = [cell.configuration for cell in self.cells.values()]
+        if len(set(configurations)) != len(configurations):
+            raise ValueError("two pilot cells name the same configuration")
+        if any(not entries for entries in self.tasks.values()):
+            raise ValueError("every pilot task names at least one entry")
+        return self
+
+
 class BundleManifest(_Record):
     """bundle.yaml: the bundle's id and its lanes, in table order."""
 
     bundle: Slug
     created: dt.date | str
     configurations: list[ConfigurationName] = Field(min_length=1, max_length=MAX_CONFIGURATIONS)
-    scored_set: dict[Slug, Annotated[StrictInt, Field(ge=0, le=100_000)] | list[Slug]] | None = None
-    """Entries expected in the scored set after collision resolution: a count (an integer, never
-    true or 2.0), or the techniques. Absent: seed 000's counts with ora-1.0, no check with other rubrics."""
+    scored_set: dict[Slug, Annotated[StrictInt, Field(ge=0, le=100_000)] | list[Slug] | list[EntryKey]] | None = None
+    """Entries expected in the scored set after collision resolution: per family a count (an integer, never
+    true or 2.0) or the techniques; `required: [family:technique, ...]` names entries that must be there.
+    Absent: seed 000's counts and required modes with ora-1.0, no check with other rubrics."""
     collisions: dict[Slug, Slug] | None = None
     """Technique ids present in two families, and the family that keeps each (absent: seed 000's with ora-1.0)."""
+
+    @model_validator(mode="after")
+    def _pilot_cells(self) -> BundleManifest:
+        if self.pilot is not None:
+            unknown = [c.configuration for c in self.pilot.cells.values() if c.configuration not in self.configurations]
+            if unknown:
+                raise ValueError(f"pilot cells name configurations not in configurations: {', '.join(unknown)}")
+        return self
+
+    @model_validator(mode="after")
+    def _required_entries(self) -> BundleManifest:
+        for family, expected in (self.scored_set or {}).items():
+            keyed = isinstance(expected, list) and any(":" in name for name in expected)
+            if family == REQUIRED_ENTRIES and not (isinstance(expected, list) and all(":" in n for n in expected)):
+                raise ValueError(f"scored_set.{REQUIRED_ENTRIES} must list entry keys (family:technique)")
+            if family != REQUIRED_ENTRIES and keyed:
+                raise ValueError(f"scored_set.{family} lists techniques without their family (e.g. argument-audit)")
+        return self
     rubric: str | None = None
     """The rubric (a built-in id or a path under the bundle) when --ora-rubric does not name one; default ora-1.0."""
     panel: list[str] | None = Field(default=None, min_length=1)
@@ -162,6 +216,8 @@ class BundleManifest(_Record):
     hypotheses: list[Hypothesis] | None = None
     """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
     verdict: VerdictRule | None = None
+    pilot: Pilot | None = None
+    """The trio pilot's cells and tasks: cells.jsonl and pilot-summary.json are written when given."""
     labels: str | None = Field(default=None, min_length=1)
     """Human labels (SPEC section 16): a JSONL file inside the bundle; --ora-labels overrides."""
     cluster: str | None = Field(default=None, pattern=r"^(metadata\.)?[A-Za-z_][A-Za-z0-9_-]*$")
@@ -486,6 +542,10 @@ class JudgeReply(BaseModel):
     scores: dict[str, ExactNumber]
     notes: dict[str, str]
     impression: str
+    rationale: str | None = None
+    """Its lowest dimension in 1-2 sentences (a rubric with `judge_verdict: true`, the trio rubric 1.1)."""
+    overall_verdict: str | None = None
+    """The verdict band the judge states (a rubric with `judge_verdict: true`); pytest-ora computes its own."""
 
     @model_validator(mode="before")
     @classmethod

@@ -45,6 +45,12 @@ class JudgeRecord(TypedDict):
     """The kind's per-item answers beside the scores (checklist: findings, novel, false positives)."""
     samples: NotRequired[list[dict[str, str]]]
     """With judge samples (K > 1): each sample's scores, sample order; `scores` is their reduction."""
+    rationale: NotRequired[str]
+    """A judge_verdict rubric's: the judge's lowest dimension in 1-2 sentences."""
+    overall_verdict: NotRequired[str]
+    """A judge_verdict rubric's: the verdict band the judge states."""
+    computed_verdict: NotRequired[str | None]
+    """A judge_verdict rubric's: the band pytest-ora computes from that judge's own scores."""
 
 
 class CaptureRecord(TypedDict):

@@ -137,6 +137,11 @@ class Rubric:
     prompt_format: str = "prompt-1"
     """How the judge request is worded (judges.packet): prompt-1 shows weights and the version; prompt-2
     shows only what the judge scores by, so weights, cap, failure, verdicts and votes can change offline."""
+    panel_models: tuple[str, ...] | None = None
+    """The locked judge ensemble (model ids); None: any models."""
+    judge_verdict: bool = False
+    """The judge also returns `rationale` and `overall_verdict` (one of the verdict bands), checked against the band
+    its own scores give."""
     shown_version: str | None = None
     """prompt-1: the version the request names, when replies recorded under an earlier version with the
     same judge view are rescored (judges.recordings); None: this version."""

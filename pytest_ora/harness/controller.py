@@ -26,6 +26,7 @@ from ..reports.tables import SummaryRow, summarize
 from .gates import GateContext, GateResult, any_set, evaluate, gate_reports
 from .outcomes import drop_record, junit_lowscore, junit_only
 from .progress import LiveProgress
+from .provenance import run_moment
 from .reporter import RunReporter
 from .reportwriting import ReportWriting, written_baseline_comparison, written_calibration
 from .runfacts import run_facts
@@ -52,6 +53,8 @@ class OraController:
         self.run = run
         self.config = run.config
         self.options = run.options
+        self.started = run_moment()
+        """When the run started (UTC; the reproducible-build moment when SOURCE_DATE_EPOCH is set)."""
         self._output: OutputDir | None = None
         self.records = RecordStore()
         """Every finished capture's record, compressed until the report reads them."""

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import signal
+from pathlib import Path
 
 import pytest
 
 from ..judges.budget import PRICES_AS_OF
 from ..reports.methodology import RunFacts
 from ..reports.notes import notices
+from .provenance import run_moment, suite_commit, tool_version
 from .reporter import RunReporter
 from .runstate import RunState
 
@@ -62,6 +64,8 @@ def run_facts(run: RunState, reporter: RunReporter, exitstatus: int) -> RunFacts
         cluster=options.cluster,
         reference=options.reference,
         pairs=options.pairs,
+        run={"pytest_ora_version": tool_version(), "suite_commit": suite_commit(Path(run.config.rootpath)),
+             "started_utc": run.started, "ended_utc": run_moment()},
     )
     return dataclasses.replace(facts, notices=tuple(notices(run.plan(), facts)))
 

@@ -36,6 +36,7 @@ class RunState(Protocol):
     estimates: dict[str, dict[str, Any]]
     unjudged: list[str]
     report_error: str | None
+    started: str
     kept_last: bool
     journal_error: str | None
     progress: LiveProgress | None

@@ -196,6 +196,10 @@ def _record(
     )
     if "answers" in fields:
         record["answers"] = _redact_all(fields["answers"], secrets)
+    if "overall_verdict" in fields:  # a judge_verdict rubric (the trio rubric 1.1)
+        record["rationale"] = redact(fields["rationale"], secrets)
+        record["overall_verdict"] = fields["overall_verdict"]
+        record["computed_verdict"] = fields["computed_verdict"]
     return record
 
 

@@ -147,6 +147,10 @@ class RubricFile(_Model):
     """kind scorecard: the configuration paired ratios compare against."""
     scorer: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$")] | None = None
     """kind python: module:function, imported from the eval suite's directory."""
+    judge_verdict: bool = False
+    """kind scores with verdict bands: the judge also returns a rationale and its overall_verdict."""
+    panel_models: list[Annotated[str, Field(min_length=1)]] | None = None
+    """The locked judge ensemble: a panel judge on another model is a substitution (named, never silent)."""
 
     @model_validator(mode="after")
     def _by_kind(self) -> RubricFile:
@@ -168,6 +172,12 @@ class RubricFile(_Model):
             raise ValueError(f"kind {self.kind} needs {', '.join(missing)}")
         if (self.kind == "python") != (self.scorer is not None):
             raise ValueError("scorer (module:function) goes with kind python, and kind python needs one")
+        return self
+
+    @model_validator(mode="after")
+    def _verdict_reply(self) -> RubricFile:
+        if self.judge_verdict and (self.kind != "scores" or not self.verdicts):
+            raise ValueError("judge_verdict needs kind scores and verdict bands (the judge names one of them)")
         return self
 
     @model_validator(mode="after")
@@ -278,6 +288,8 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         digest=digest,
         source=source,
         options=options,
+        judge_verdict=parsed.judge_verdict,
+        panel_models=None if parsed.panel_models is None else tuple(parsed.panel_models),
     )
     problem = rubric_problem(rubric)
     if problem is not None:

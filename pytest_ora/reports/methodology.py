@@ -55,6 +55,8 @@ class RunFacts:
     """--ora-pairs."""
     design: dict[str, Any] = field(default_factory=dict)
     """Filled at the report: entry -> cluster label ("clusters") and configuration -> models ("snapshots")."""
+    run: dict[str, str | None] = field(default_factory=dict)
+    """run.json's own facts: pytest_ora_version, suite_commit, started_utc, ended_utc (SOURCE_DATE_EPOCH's when set)."""
 
 
 def _all_local(plan: Plan) -> bool:
@@ -130,7 +132,20 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         **({"recorded_under": rubric.recorded_under} if rubric.recorded_under else {}),
         # Only with judge samples: runs with one judgment per judge keep their run.json as before.
         **({"judge_samples": {"samples": plan.panel.samples, "reducer": plan.panel.reducer}} if plan.panel.samples > 1 else {}),
+        **({"verdict_disagreements": verdict_disagreements(records)} if rubric.judge_verdict else {}),
     }
+
+
+def verdict_disagreements(records: Iterable[CaptureRecord]) -> list[str]:
+    """Each judge whose stated overall_verdict is not the band its own scores give, one line per judge and capture."""
+    lines = []
+    for record in records:
+        for judge in record["judges"]:
+            stated, computed = judge.get("overall_verdict"), judge.get("computed_verdict")
+            if stated is not None and stated != computed:
+                lines.append(f"{record['capture_id']}: {judge['label']} ({judge['model']}) stated {stated}; "
+                             f"its scores give {computed}")
+    return lines
 
 
 def _listed(records: Iterable[CaptureRecord]) -> list[list[str | None]]:
@@ -224,6 +239,9 @@ def methodology_text(data: dict[str, Any]) -> str:
     lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
     if data["collision_losers"]:
         lines += ["", "## Collisions", *(f"- {key}: excluded, scored in the winning family" for key in data["collision_losers"])]
+    if "verdict_disagreements" in data:
+        lines += ["", "## Stated verdicts that disagree with the judge's own scores"]
+        lines += [f"- {text}" for text in data["verdict_disagreements"]] or ["- none"]
     lines += ["", "## Deviations"]
     lines += [f"- {text}" for text in data["deviations"]] or ["- none"]
     lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric["history"]), ""]

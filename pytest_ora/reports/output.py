@@ -33,6 +33,7 @@ from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR
 from .filewriter import write_all as _write_all
 from .methodology import RunFacts, methodology_data
 from .notes import scored_share, summary_appendix, summary_preface
+from .pilot import CELLS, cells_jsonl, pilot_run
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
 from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statistics import disagreements_csv, stable_json
@@ -264,7 +265,11 @@ class OutputDir:
         # The data files first; every report is then rendered from them by the registry `verify` runs.
         data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
         methodology = methodology_data(plan, ordered, facts)
-        data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes)
+        run: dict[str, Any] = dict(facts.run)
+        if plan.bundle.manifest.pilot is not None:
+            data[CELLS] = cells_jsonl(plan, ordered, facts.run.get("suite_commit"))
+            run["pilot"] = pilot_run(plan, ordered, facts.run)
+        data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes, run)
         data[TEXTS_NAME] = texts_json(capture_texts(plan, (record["capture_id"] for record in ordered)))
         data[RUNS_NAME] = runs_json(earlier_runs(self.path))
         data.update(report_files(plan, ordered))

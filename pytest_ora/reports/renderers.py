@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import glob
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -22,11 +22,12 @@ from ..core.filenames import capture_relpath
 from ..core.rubric import Rubric, RubricError
 from ..method.kinds import get_kind
 from ..method.kinds.compare.report import compare_json, compare_markdown
-from ..method.kinds.scorecard.render import scorecard_markdown
+from ..method.kinds.scorecard.render import INTERPRETATION, result_markdown, scorecard_markdown
 from ..method.rubric import builtin_text, check_not_builtin
 from ..method.rubric_file import parse_rubric
 from .methodology import methodology_text
 from .page import report_page
+from .pilot import pilot_summary
 from .rows import ledger_model, summary_model
 from .statistics import statistics_sections
 from .tables import ledger_csv_lines, public_row, summary_csv, summary_markdown
@@ -61,6 +62,9 @@ class Renderer:
     pieces: Callable[[Path], Iterator[str]] | None = None
     """The report in pieces, for one as long as the ledger (ledger.csv): the session end writes it without
     holding it whole; `render` joins the same pieces."""
+    person_section: str | None = None
+    """The heading after which the report is a person's (RESULT.md's interpretation): verify checks what
+    comes before it and that the files it links exist, never what a person wrote below it."""
 
     def stream(self, directory: Path) -> Iterator[str]:
         """The report's text in the pieces the session end writes (one piece unless `pieces` is set)."""
@@ -76,19 +80,19 @@ class Renderer:
 RENDERERS: list[Renderer] = []
 ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 """Every run writes these (output.REPORT_FILES is this tuple): one missing was deleted."""
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json")
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json", "cells.jsonl")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
 
 def register(
     report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False,
-    optional: bool = False, pieces: Callable[[Path], Iterator[str]] | None = None,
+    optional: bool = False, pieces: Callable[[Path], Iterator[str]] | None = None, person_section: str | None = None,
 ) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
     """Decorator: add a renderer of `report` from `inputs` (names inside the output directory)."""
 
     def add(render: Callable[[Path], str]) -> Callable[[Path], str]:
-        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, optional, pieces))
+        RENDERERS.append(Renderer(report, inputs, render, kind, statistics, last, optional, pieces, person_section))
         return render
 
     return add
@@ -103,14 +107,18 @@ def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> list[Re
     return chosen
 
 
-def run_data(bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_notes: dict[str, list[str]]) -> str:
-    """run.json: the bundle id, the rubric file's text (its digest is checked when verify re-reads it), the
-    methodology facts, and what summary.md says around its table (selection, judges, per-family breakdown)."""
+def run_data(
+    bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_notes: dict[str, list[str]],
+    run: Mapping[str, Any] | None = None,
+) -> str:
+    """run.json: pytest-ora's version, the suite's commit and the run's start and end (`run`), the bundle id, the
+    rubric file's text (its digest is checked when verify re-reads it), the methodology facts, and what summary.md
+    says around its table (selection, judges, per-family breakdown)."""
     if rubric.source.startswith("builtin:"):
         text = builtin_text(rubric.version)
     else:
         text = Path(rubric.source).read_text(encoding="utf-8")
-    return json.dumps({"bundle": bundle, "rubric": rubric.version, "rubric_digest": rubric.digest,
+    return json.dumps({**(run or {}), "bundle": bundle, "rubric": rubric.version, "rubric_digest": rubric.digest,
                        "rubric_text": text, "methodology": methodology, "summary_notes": summary_notes},
                       indent=2, ensure_ascii=False) + "\n"
 
@@ -323,3 +331,21 @@ def _judge_answers(folder: Path, configuration: str, judges: list[dict[str, Any]
         return [by_role[judge["role"]] for judge in judges]
     except KeyError as error:
         raise VerifyError(f"{folder}: no answers of judge role {error} for configuration {configuration}") from None
+
+
+@register("RESULT.md", ("scorecard.json",), kind="scorecard", person_section=INTERPRETATION)
+def _result(directory: Path) -> str:
+    try:
+        return result_markdown(_json(directory, "scorecard.json"))
+    except (KeyError, TypeError) as error:
+        raise VerifyError(f"{directory / 'scorecard.json'}: not a scorecard ({error})") from None
+
+
+@register("pilot-summary.json", ("cells.jsonl", RUN_DATA), optional=True)
+def _pilot_summary(directory: Path) -> str:
+    try:
+        pilot = _json(directory, RUN_DATA)["pilot"]
+        lines = (directory / "cells.jsonl").read_text(encoding="utf-8").splitlines()
+        return pilot_summary([json.loads(line) for line in lines if line.strip()], pilot)
+    except (KeyError, TypeError, ValueError, OSError) as error:
+        raise VerifyError(f"{directory / 'cells.jsonl'}: not a pilot's cells and run.json pilot block ({error})") from None

@@ -21,12 +21,15 @@ from typing import Any
 from ..bundle.secrets import secret_in
 from ..core.plan import Plan
 from ..core.vocabulary import SECRET_REASON
+from ..method.kinds import forwards_texts
 from .pagedata import Strings
 
 __all__ = ["TEXTS_NAME", "TEXTS_SCHEMA", "capture_texts", "read_texts", "texts_json"]
 
 TEXTS_NAME = "texts.json"
 TEXTS_SCHEMA = "ora-texts-1"
+WITHHELD_TEXT = "(withheld: this rubric's kind never writes a capture's texts to an output)"
+"""What stands for a text of a capture whose kind forwards none: the fact that it was there, not the text."""
 TEXT_COLUMNS = ("capture_id", "prompt", "context", "answer", "second_answer")
 """One row per capture of the ledger; strings are indices into `strings` (-1: none). `second_answer`
 is the second contestant's answer of a compare item (kind compare), else -1."""
@@ -37,6 +40,7 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
     planned = {p.capture.capture_id: p for p in plan.captures}
     strings = Strings()
     rows: list[list[Any]] = []
+    forwards = forwards_texts(plan.rubric.kind)
     scanned: dict[str, bool] = {}  # an entry's prompt and context repeat for each of its captures: scanned once
 
     def secret(text: str | None) -> bool:
@@ -54,6 +58,10 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
         capture = item.capture.loaded()  # one read of its line for the prompt and the answer
         second = item.partner.answer if item.partner is not None else None
         texts = (capture.prompt, capture.context, capture.answer, second)
+        if not forwards:
+            withheld = [None if not text else WITHHELD_TEXT for text in texts]
+            rows.append([capture_id, *(strings(text) for text in withheld)])
+            continue
         if any(secret(text) for text in texts):
             continue
         # The entry's prompt and context first: they are shared, so they land early in the table.

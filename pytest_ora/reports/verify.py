@@ -8,6 +8,7 @@ the file and the first line that differs.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from .renderers import (
@@ -33,6 +34,19 @@ def _first_difference(written: str, rendered: str) -> int:
     return min(len(written.splitlines()), len(rendered.splitlines())) + 1
 
 
+_LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _links_problem(directory: Path, report: str, written: str, section: str) -> str | None:
+    """Why a report with a person's section fails verify: that section's heading gone, or a link to no file."""
+    if section not in written.splitlines():
+        return f"{report}: its {section.lstrip('# ')} section heading is missing"
+    for target in _LINK.findall(written.partition(section)[0]):
+        if "/" in target or target.startswith(".") or not (directory / target).is_file():
+            return f"{report}: links {target}, which is not a file beside it"
+    return None
+
+
 def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
     """(reports that match their rendering, problems naming each edited report, reports not checked)."""
     if not directory.is_dir():
@@ -49,6 +63,12 @@ def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
             continue
         rendered = renderer.render(directory)
         written = target.read_bytes().decode("utf-8", errors="replace")
+        if renderer.person_section is not None:
+            problem = _links_problem(directory, renderer.report, written, renderer.person_section)
+            if problem is not None:
+                edited.append(problem)
+                continue
+            written, rendered = (text.partition(renderer.person_section)[0] for text in (written, rendered))
         if written == rendered:
             matched.append(f"{renderer.report} (from {', '.join(renderer.inputs)})")
         else:

@@ -250,6 +250,8 @@ class Shape:
     """The schema asks for per-behaviour answers (kind behavior)."""
     coherence: bool = False
     """The schema asks for a chain rating (kind coherence)."""
+    bands: tuple[tuple[str, float | None], ...] = ()
+    """The schema asks for a rationale and an overall_verdict among these bands (name, least mean), highest first."""
 
 
 ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
@@ -271,7 +273,20 @@ def reply_shape(body: Any) -> Shape:
     low, high = float(first.get("minimum", 0)), float(first.get("maximum", 10))
     echo, checklist = "configuration" in schema["properties"], "findings" in schema["properties"]
     compare = _find_schema(body, "contestants") is not None
-    return Shape(names or CRITERIA, low, high, step, echo, checklist, compare, "behaviors" in schema["properties"])
+    return Shape(names or CRITERIA, low, high, step, echo, checklist, compare, "behaviors" in schema["properties"],
+                 bands=_bands(schema["properties"].get("overall_verdict")))
+
+
+def _bands(verdict: Any) -> tuple[tuple[str, float | None], ...]:
+    """The verdict bands an overall_verdict property names ("PASS_STRONG: mean >= 4; ..."), else none."""
+    if not isinstance(verdict, dict):
+        return ()
+    bands: list[tuple[str, float | None]] = []
+    for part in str(verdict.get("description", "")).split(";"):
+        name, _, rule = part.strip().partition(": ")
+        least = rule.partition(">= ")[2]
+        bands.append((name, float(least) if least else None))
+    return tuple(bands)
 
 
 def _find_schema(node: Any, key: str = "scores") -> dict[str, Any] | None:
@@ -377,6 +392,11 @@ def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -
                      assessment=seed000["impression"])
         return reply
     reply.update(judge_model=model, scores=scores, notes=notes, impression=seed000["impression"])
+    if shape.bands:
+        lowest = min(shape.criteria, key=lambda name: (scores[name], name))
+        mean = sum(float(value) for value in scores.values()) / len(scores)
+        reply["rationale"] = f"{lowest} is the lowest dimension at {scores[lowest]}: {notes[lowest]}"
+        reply["overall_verdict"] = next(name for name, least in shape.bands if least is None or mean >= least)
     return reply
 
 

@@ -58,6 +58,7 @@ from .wire import (
 __all__ = [
     "FAULT_KINDS",
     "HOSTILE_FAULTS",
+    "BLANK_FAULTS",
     "INVALID_FAULTS",
     "PROVIDERS",
     "QUIRK_FAULTS",
@@ -82,11 +83,13 @@ INVALID_FAULTS: tuple[str, ...] = (
     "empty",
     "prose",
 )
+BLANK_FAULTS: tuple[str, ...] = ("blank_note", "blank_impression")
+"""A valid-looking reply whose criterion note (Fault.criterion) or impression is only whitespace: invalid."""
 QUIRK_FAULTS: tuple[str, ...] = ("gzip", "leading_whitespace", "thinking_first", "text_before_tool", "fenced", "pretty")
 HOSTILE_FAULTS: tuple[str, ...] = ("rewrite", "trickle", "bogus_gzip")
 """A mutating proxy's faults: a 2xx body rewritten by `Fault.rewrite`, a body sent one byte per
 `Fault.delay` seconds, a `content-encoding: gzip` header on a body that is not gzip."""
-FAULT_KINDS: tuple[str, ...] = STATUS_FAULTS + TRANSPORT_FAULTS + INVALID_FAULTS + QUIRK_FAULTS + HOSTILE_FAULTS
+FAULT_KINDS: tuple[str, ...] = STATUS_FAULTS + TRANSPORT_FAULTS + INVALID_FAULTS + BLANK_FAULTS + QUIRK_FAULTS + HOSTILE_FAULTS
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,10 @@ def _spoil(reply: dict[str, Any], fault: Fault | None) -> dict[str, Any]:
         scores[fault.criterion] = "seven"
     elif fault.kind == "wrong_echo":
         return {**reply, "entry_key": f"{reply['entry_key']}-other"}
+    elif fault.kind == "blank_note":
+        return {**reply, "notes": {**reply["notes"], fault.criterion: "  "}}
+    elif fault.kind == "blank_impression":
+        return {**reply, "impression": ""}
     else:
         return reply
     return {**reply, "scores": scores}
@@ -671,7 +678,7 @@ class ReferenceJudge:
             return None
         if fault is not None and fault.kind == "slow":
             self._stopping.wait(fault.delay)
-        spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS else None
+        spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS + BLANK_FAULTS else None
         use = self.cache.account(call.provider, body, call.input_tokens)
         call = replace(call, cache_read=use.read, cache_write=use.written)
         shape = reply_shape(body)

@@ -32,7 +32,7 @@ from .capabilities import (
 
 __all__ = [
     "KINDS", "JudgedKind", "Kind", "MechanicalKind", "PanelScores", "ReplyProblem", "bundle_problems", "calls_judges",
-    "combined", "formula", "get_kind", "graded", "item_shape", "judged_kind", "kind_files", "ledger_extra",
+    "combined", "formula", "forwards_texts", "get_kind", "graded", "item_shape", "judged_kind", "kind_files", "ledger_extra",
     "material_of", "mechanical_kind", "panel_kind", "report_files", "rubric_options", "rubric_problem",
     "terminal_lines",
 ]
@@ -110,6 +110,11 @@ def item_shape(name: str) -> ItemShape:
     """How captures become items and packets: the kind's own, else one item and one packet per capture."""
     kind = get_kind(name)
     return cast(ItemShape, kind) if _has(kind, ItemShape) else ONE_ANSWER
+
+
+def forwards_texts(name: str) -> bool:
+    """Whether a capture's prompt, context and answer may be written to an output (an advisory record's never are)."""
+    return bool(getattr(get_kind(name), "forwards_texts", True))
 
 
 def material_of(name: str) -> Material | None:

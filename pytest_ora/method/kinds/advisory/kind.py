@@ -65,6 +65,8 @@ class AdvisoryKind(MechanicalKind, BundleFile, Graded, LedgerExtra, Terminal):
 
     name = "advisory"
     files = (ADVISORY_JSON, ADVISORY_RESULT)
+    forwards_texts = False
+    """The evaluator never receives or forwards a prompt or an output: no output holds them, only that they were there."""
 
     def check_bundle(self, root: Path, problems: list[Problem]) -> None:
         """Intake's check of this kind's own bundle file: binding.yaml exists and is well formed."""

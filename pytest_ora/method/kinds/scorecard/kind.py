@@ -13,7 +13,7 @@ from ..base import MechanicalKind
 from ..capabilities import Graded, LedgerExtra, RubricOptions
 from .axes import Card, card_of, parse_axes
 from .card import SCORECARD_JSON, capture_cells, scorecard_data
-from .render import SCORECARD_RESULT
+from .render import RESULT, SCORECARD_RESULT
 
 __all__ = ["KIND", "ScorecardKind"]
 
@@ -22,7 +22,7 @@ class ScorecardKind(MechanicalKind, Graded, LedgerExtra, RubricOptions):
     """PASS / PARTIAL / FAIL / N/A / UNKNOWN per axis; scorecard.json and SCORECARD-RESULT.md."""
 
     name = "scorecard"
-    files = (SCORECARD_JSON, SCORECARD_RESULT)
+    files = (SCORECARD_JSON, SCORECARD_RESULT, RESULT)
 
     def options(self, section: Mapping[str, Any]) -> Card:
         try:

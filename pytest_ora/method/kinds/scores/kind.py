@@ -13,7 +13,8 @@ from ....core.errors import show_value
 from ....core.models import JudgeReply
 from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
-from ...scoring import Scores, combine
+from ...scoring import Scores, combine, judge_overall
+from ...votes import verdict
 from ..base import JudgedKind, ReplyProblem, first_error
 
 __all__ = ["KIND", "ScoresKind", "check_scale", "scale_values"]
@@ -36,7 +37,7 @@ class ScoresKind(JudgedKind):
         return (
             f"Reply with one JSON object and nothing else, matching the reply schema: {echo}, judge_model "
             "set to your model id, a number for every criterion under scores, a concise note for every criterion under "
-            "notes, and a one-sentence impression."
+            "notes, and a one-sentence impression." + (_verdict_instructions(rubric) if rubric.judge_verdict else "")
         )
 
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
@@ -55,6 +56,10 @@ class ScoresKind(JudgedKind):
             "notes": _object_of(names, {"type": "string"}),
             "impression": {"type": "string"},
         }
+        if rubric.judge_verdict:
+            properties["rationale"] = {"type": "string"}
+            properties["overall_verdict"] = {"type": "string", "enum": [band.name for band in rubric.verdicts],
+                                             "description": _bands(rubric)}
         if rubric.blind:
             del properties["configuration"]
         return {
@@ -72,6 +77,10 @@ class ScoresKind(JudgedKind):
             return ReplyProblem("configuration", show_value(payload["configuration"]), "is not a field of a blind reply")
         if rubric.blind and isinstance(payload, dict):
             payload = {**payload, "configuration": ""}
+        if not rubric.judge_verdict and isinstance(payload, dict):
+            for name in ("rationale", "overall_verdict"):
+                if name in payload:
+                    return ReplyProblem(name, show_value(payload[name]), f"is not a field of rubric {rubric.version}'s reply")
         try:
             parsed = JudgeReply.model_validate(payload)
         except ValidationError as error:
@@ -79,11 +88,15 @@ class ScoresKind(JudgedKind):
         return _check_against(parsed, rubric, entry_key, None if rubric.blind else configuration)
 
     def record_fields(self, reply: JudgeReply, rubric: Rubric) -> dict[str, Any]:
-        return {
+        fields: dict[str, Any] = {
             "scores": {name: str(reply.scores[name]) for name in rubric.names},
             "notes": {name: reply.notes[name] for name in rubric.names},
             "impression": reply.impression,
         }
+        if rubric.judge_verdict:
+            fields.update(rationale=reply.rationale, overall_verdict=reply.overall_verdict,
+                          computed_verdict=verdict(rubric, judge_overall(fields["scores"], rubric)))
+        return fields
 
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         return combine([judge["scores"] for judge in record["judges"]], rubric)
@@ -96,6 +109,17 @@ class ScoresKind(JudgedKind):
 
 
 KIND = ScoresKind()
+
+
+def _bands(rubric: Rubric) -> str:
+    """The verdict bands as the judge is told them: each band's least mean of the scores, highest first."""
+    return "; ".join(f"{band.name}: mean >= {float(band.min):g}" if band.min is not None else f"{band.name}: below"
+                     for band in rubric.verdicts)
+
+
+def _verdict_instructions(rubric: Rubric) -> str:
+    return (" Also give rationale: one or two sentences on your lowest-scored dimension, and overall_verdict: the band "
+            f"the mean of your scores falls in, one of {', '.join(band.name for band in rubric.verdicts)} ({_bands(rubric)}).")
 
 
 def _object_of(names: list[str], item: dict[str, Any]) -> dict[str, Any]:
@@ -117,7 +141,7 @@ def _check_against(
         for name in values:
             if name not in rubric.names:
                 return ReplyProblem(f"{group}.{name}", show_value(values[name]), f"is not a criterion of rubric {rubric.version}")
-    problem = check_scale(reply.scores, rubric)
+    problem = check_scale(reply.scores, rubric) or _blank_text(reply, rubric) or _verdict_problem(reply, rubric)
     if problem is not None:
         return problem
     if reply.entry_key != entry_key:
@@ -138,6 +162,28 @@ def scale_values(rubric: Rubric, limit: int) -> list[Fraction]:
     if first > high or (high - first) / step + 1 > limit:
         return []
     return [first + step * k for k in range(math.floor((high - first) / step) + 1)]
+
+
+def _blank_text(reply: JudgeReply, rubric: Rubric) -> ReplyProblem | None:
+    """Every criterion's note and the impression are text (the Ora method's reply schema), never blank."""
+    for name in rubric.names:
+        if not reply.notes[name].strip():
+            return ReplyProblem(f"notes.{name}", show_value(reply.notes[name]), "is blank: every criterion needs a note")
+    if not reply.impression.strip():
+        return ReplyProblem("impression", show_value(reply.impression), "is blank: the reply needs an impression")
+    return None
+
+
+def _verdict_problem(reply: JudgeReply, rubric: Rubric) -> ReplyProblem | None:
+    """A rubric with judge_verdict: a non-blank rationale and one of its bands; never guessed when absent."""
+    if not rubric.judge_verdict:
+        return None
+    if reply.rationale is None or not reply.rationale.strip():
+        return ReplyProblem("rationale", show_value(reply.rationale), "is missing or blank")
+    names = [band.name for band in rubric.verdicts]
+    if reply.overall_verdict not in names:
+        return ReplyProblem("overall_verdict", show_value(reply.overall_verdict), f"is not one of {', '.join(names)}")
+    return None
 
 
 def check_scale(scores: Mapping[str, Any], rubric: Rubric) -> ReplyProblem | None:
