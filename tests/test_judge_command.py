@@ -155,17 +155,17 @@ def test_a_replay_without_a_recording_says_how_to_record(tmp_path: Path) -> None
     assert code == 1 and "no recorded judge call in none.json: record it with --record once" in result["error"]
 
 
-@pytest.mark.parametrize(("mode", "written", "total"), [("swebench", "swebench_judge_flask-5014.json", 100),
-                                                         ("ground-truth", "gt_judge_flask-5014.json", 100)])
+@pytest.mark.parametrize(("mode", "written", "total"), [("swebench", "swebench_judge_tinyqueue-12.json", 100),
+                                                         ("ground-truth", "gt_judge_tinyqueue-12.json", 100)])
 def test_the_deterministic_modes_score_a_response_file_and_write_the_detail_beside_it(
     tmp_path: Path, mode: str, written: str, total: int
 ) -> None:
-    (tmp_path / "run_flask-5014.json").write_bytes((SHIPPED / "run_flask-5014.json").read_bytes())
-    data = json.dumps({"scenario": "pallets__flask-5014", "response_file": "run_flask-5014.json"})
-    code, result, stderr = _run(["--mode", mode, "--data", data, "--scenarios", str(SHIPPED / "flask-scenarios.jsonl")],
+    (tmp_path / "run_tinyqueue-12.json").write_bytes((SHIPPED / "run_tinyqueue-12.json").read_bytes())
+    data = json.dumps({"scenario": "ora-demo__tinyqueue-12", "response_file": "run_tinyqueue-12.json"})
+    code, result, stderr = _run(["--mode", mode, "--data", data, "--scenarios", str(SHIPPED / "scenarios.jsonl")],
                                 tmp_path, keys=False)
     assert code == 0, stderr
-    assert result["scores"] == {"pallets__flask-5014": total} and result["token_usage"] == {"input": 0, "output": 0}
+    assert result["scores"] == {"ora-demo__tinyqueue-12": total} and result["token_usage"] == {"input": 0, "output": 0}
     detail = json.loads((tmp_path / written).read_text(encoding="utf-8"))
     assert detail["total"] == total and detail["mode"] == mode and result["evaluation"]["detail_file"] == written
 

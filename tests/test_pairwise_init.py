@@ -1,6 +1,5 @@
 """`init --from` with pairwise rows: the bundle, the generic pairwise rubric, the compare pair and the
-labels file; a public benchmark's sample (LLMBar Natural, MIT) judged by the reference judge with its
-gold labels fed back."""
+labels file; the shipped example pairs judged by the reference judge with their gold labels fed back."""
 
 from __future__ import annotations
 
@@ -12,7 +11,8 @@ import yaml
 
 from pytest_ora.__main__ import main
 
-SAMPLE = Path(__file__).parent.parent / "evals" / "examples" / "pairwise-llmbar" / "llmbar-natural-24.jsonl"
+SAMPLE = Path(__file__).parent.parent / "evals" / "examples" / "pairwise" / "pairs.jsonl"
+WINNER = {1: "first", 2: "second", "tie": "tie"}
 
 
 def test_init_from_pairwise_rows_writes_the_compare_suite_with_its_labels(tmp_path: Path) -> None:
@@ -26,8 +26,8 @@ def test_init_from_pairwise_rows_writes_the_compare_suite_with_its_labels(tmp_pa
     assert len(captures) == 2 * len(rows)
     assert [c["answer"] for c in captures[:2]] == [rows[0]["answer_1"], rows[0]["answer_2"]]  # as written
     labels = [json.loads(line) for line in (bundle / "labels.jsonl").read_text().splitlines()]
-    assert labels[0] == {"capture_id": "eval:natural-001/answer-1+answer-2", "rater": "gold",
-                         "winner": {1: "first", 2: "second"}[rows[0]["label"]]}
+    assert labels[0] == {"capture_id": "eval:pair-01/answer-1+answer-2", "rater": "gold", "winner": WINNER[rows[0]["winner"]]}
+    assert [label["winner"] for label in labels] == [WINNER[row["winner"]] for row in rows]
     readme = (tmp_path / "suite" / "README.md").read_text()
     assert "--ora-fail-under" not in readme.replace("--ora-fail-under does not apply", "")
     assert "--ora-fail-calibration 0.4" in readme
@@ -51,14 +51,14 @@ def test_pairwise_rows_name_their_configurations_and_a_bad_winner_writes_nothing
     assert label == {"capture_id": "eval:q1/gpt+claude", "rater": "gold", "winner": "second"}
 
 
-def test_a_public_benchmark_imported_judged_and_measured_against_its_gold_labels(
+def test_the_example_pairs_imported_judged_and_measured_against_their_gold_labels(
     tmp_path: Path, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from sklearn.metrics import accuracy_score, cohen_kappa_score
 
     from pytest_ora.testing.server import ReferenceJudge
 
-    # Given LLMBar Natural's first 24 pairs imported with init --from
+    # Given the 24 example pairs (a few gold ties among them) imported with init --from
     suite = pytester.path / "suite"
     assert main(["init", str(suite), "--from", str(SAMPLE)]) == 0
     with ReferenceJudge() as judge:
@@ -74,7 +74,7 @@ def test_a_public_benchmark_imported_judged_and_measured_against_its_gold_labels
     out = suite / "ora-results"
     stats = json.loads((out / "stats.json").read_text())["calibration"]
     ledger = {row["capture_id"]: row for row in map(json.loads, (out / "ledger.jsonl").read_text().splitlines())}
-    gold = {f"eval:{row['id']}/answer-1+answer-2": {1: "first", 2: "second"}[row["label"]]
+    gold = {f"eval:{row['id']}/answer-1+answer-2": WINNER[row["winner"]]
             for row in map(json.loads, SAMPLE.read_text().splitlines())}
     side = {"answer-1": "first", "answer-2": "second", "tie": "tie"}
 
@@ -85,7 +85,7 @@ def test_a_public_benchmark_imported_judged_and_measured_against_its_gold_labels
         verdicts = [side[ledger[c]["winner"]] if row["judge"] == "panel" else
                     side[next(j["winner"] for j in ledger[c]["compare_judges"] if j["label"] == row["judge"])] for c in gold]
         humans = list(gold.values())
-        untied = [(h, v) for h, v in zip(humans, verdicts) if v != "tie"]
+        untied = [(h, v) for h, v in zip(humans, verdicts) if v != "tie" and h != "tie"]
         assert row["accuracy_with_ties"] == pytest.approx(accuracy_score(humans, verdicts))
         assert row["kappa_with_ties"] == pytest.approx(cohen_kappa_score(humans, verdicts))
         assert row["n_without_ties"] == len(untied)
@@ -93,4 +93,4 @@ def test_a_public_benchmark_imported_judged_and_measured_against_its_gold_labels
         assert row["kappa_without_ties"] == pytest.approx(cohen_kappa_score(*zip(*untied)))
         figures[row["judge"]] = (row["accuracy_with_ties"], row["accuracy_without_ties"], row["kappa_with_ties"],
                                  (row.get("position_disagreement") or {}).get("share"))
-    print("LLMBar figures (accuracy with ties, without ties, kappa, position disagreement):", figures)
+    print("Example pairs figures (accuracy with ties, without ties, kappa, position disagreement):", figures)

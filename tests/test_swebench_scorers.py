@@ -1,4 +1,4 @@
-"""The deterministic `swebench` and `ground-truth` scorers on real upstream fixes and invented edge cases."""
+"""The deterministic `swebench` and `ground-truth` scorers on scenarios of an invented package and invented edge cases."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pytest_ora.method.swebench.scenario import ScenarioError, find_scenario, re
 from pytest_ora.method.swebench.scorers import ground_truth, swebench
 
 SHIPPED = Path(__file__).parent.parent / "evals" / "swebench"
-SCENARIOS = read_scenarios(SHIPPED / "flask-scenarios.jsonl")
+SCENARIOS = read_scenarios(SHIPPED / "scenarios.jsonl")
 
 
 def _scores(instance: str, run: str) -> tuple[dict[str, float], dict[str, float]]:
@@ -28,42 +28,45 @@ def _scores(instance: str, run: str) -> tuple[dict[str, float], dict[str, float]
             {name: round(float(two.component(name)), 2) for name in two.weights} | {"total": round(float(two.total), 2)})
 
 
-def test_the_shipped_scenarios_are_upstream_fixes_in_swe_bench_fields() -> None:
-    assert list(SCENARIOS) == ["pallets__flask-5014", "pallets__flask-has-context", "pallets__flask-4485"]
-    flask = SCENARIOS["pallets__flask-5014"]
-    assert flask.base_commit == "7ee9ceb71e868944a46e1ff00b506772a53a4f1d"
-    assert parse_patch(flask.patch).files == ["src/flask/blueprints.py"]
-    assert flask.FAIL_TO_PASS == ["tests/test_blueprints.py::test_empty_name_not_allowed"]
+def test_the_shipped_scenarios_are_invented_fixes_in_swe_bench_fields() -> None:
+    assert list(SCENARIOS) == ["ora-demo__tinyqueue-12", "ora-demo__tinyqueue-swapped-peek", "ora-demo__tinyqueue-31"]
+    queue = SCENARIOS["ora-demo__tinyqueue-12"]
+    assert queue.repo == "ora-demo/tinyqueue" and queue.base_commit == "4c1e9a7b2d0f3e6a8b5c9d1e7f2a4b6c8d0e1f3a"
+    assert parse_patch(queue.patch).files == ["src/tinyqueue/queue.py"] and parse_patch(queue.patch).locations == ["TinyQueue"]
+    assert parse_patch(SCENARIOS["ora-demo__tinyqueue-31"].patch).locations == ["put"]
+    assert queue.FAIL_TO_PASS == ["tests/test_queue.py::test_get_from_empty_queue_raises_queue_empty"]
 
 
-def test_when_the_response_proposes_the_upstream_fix_with_a_test_then_both_scorers_give_100() -> None:
-    swe, truth = _scores("pallets__flask-5014", "run_flask-5014.json")
+def test_when_the_response_proposes_the_gold_fix_with_a_test_then_both_scorers_give_100() -> None:
+    swe, truth = _scores("ora-demo__tinyqueue-12", "run_tinyqueue-12.json")
     assert swe == {"root_cause": 30, "fix_quality": 40, "completeness": 20, "persona": 10, "total": 100}
     assert truth == {"file_identification": 20, "location_identification": 20, "fix_logic_match": 40, "completeness": 20,
                      "total": 100}
 
 
-def test_the_swapped_context_helpers_fix_matches_the_gold_lines_without_tests_or_persona() -> None:
-    swe, truth = _scores("pallets__flask-has-context", "run_flask-has-context.json")
+def test_the_swapped_peek_fix_matches_the_gold_lines_without_tests_or_persona() -> None:
+    swe, truth = _scores("ora-demo__tinyqueue-swapped-peek", "run_tinyqueue-swapped-peek.json")
     assert swe == {"root_cause": 30, "fix_quality": 40, "completeness": 5, "persona": 0, "total": 75}
     assert truth == {"file_identification": 20, "location_identification": 20, "fix_logic_match": 40, "completeness": 15,
                      "total": 95}
 
 
-def test_a_partial_rewrite_of_the_cookie_fix_earns_partial_fix_logic() -> None:
-    swe, truth = _scores("pallets__flask-4485", "run_flask-4485.json")
-    assert swe["root_cause"] == 22.5 and swe["persona"] == 5 and swe["completeness"] == 0
-    assert 0 < truth["fix_logic_match"] < 20 and truth["file_identification"] == 20
+def test_a_fix_that_moves_the_append_but_keeps_the_off_by_one_earns_partial_fix_logic() -> None:
+    swe, truth = _scores("ora-demo__tinyqueue-31", "run_tinyqueue-31.json")
+    # one of the two gold lines proposed exactly (the append after the check), the `>=` bound missed
+    assert swe == {"root_cause": 30, "fix_quality": 33.12, "completeness": 0, "persona": 5, "total": 68.12}
+    assert truth == {"file_identification": 20, "location_identification": 20, "fix_logic_match": 26.23, "completeness": 15,
+                     "total": 81.23}
 
 
 def test_when_the_response_names_the_wrong_file_then_no_location_and_no_fix_points() -> None:
-    swe, truth = _scores("pallets__flask-5014", "run_invented-wrong-file.json")
+    swe, truth = _scores("ora-demo__tinyqueue-12", "run_invented-wrong-file.json")
     assert truth["file_identification"] == 0 and truth["location_identification"] == 0 and truth["fix_logic_match"] == 0
     assert swe["fix_quality"] == 0
 
 
 def test_when_the_proposed_python_does_not_parse_then_syntax_earns_nothing() -> None:
-    scenario, response = SCENARIOS["pallets__flask-5014"], read_response(SHIPPED / "run_invented-broken-syntax.json")
+    scenario, response = SCENARIOS["ora-demo__tinyqueue-12"], read_response(SHIPPED / "run_invented-broken-syntax.json")
     checks = swebench(scenario, response).checks["fix_quality"]
     assert checks["syntax_correct"].points == 0 and "does not parse" in checks["syntax_correct"].seen
 
@@ -77,15 +80,15 @@ def test_a_diff_hunk_is_a_fragment_whose_bracket_balance_must_hold() -> None:
 
 
 def test_scores_are_exact_and_the_same_on_every_run() -> None:
-    scenario, response = SCENARIOS["pallets__flask-4485"], read_response(SHIPPED / "run_flask-4485.json")
+    scenario, response = SCENARIOS["ora-demo__tinyqueue-31"], read_response(SHIPPED / "run_tinyqueue-31.json")
     first, second = ground_truth(scenario, response), ground_truth(scenario, response)
     assert isinstance(first.total, Fraction) and first.detail() == second.detail()
 
 
 def test_the_dataset_s_json_text_lists_are_read(tmp_path: Path) -> None:
-    row = {**SCENARIOS["pallets__flask-5014"].model_dump(), "FAIL_TO_PASS": '["tests/t.py::test_a"]', "hints_text": ""}
+    row = {**SCENARIOS["ora-demo__tinyqueue-12"].model_dump(), "FAIL_TO_PASS": '["tests/t.py::test_a"]', "hints_text": ""}
     (tmp_path / "s.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
-    assert find_scenario(tmp_path / "s.jsonl", "pallets__flask-5014").FAIL_TO_PASS == ["tests/t.py::test_a"]
+    assert find_scenario(tmp_path / "s.jsonl", "ora-demo__tinyqueue-12").FAIL_TO_PASS == ["tests/t.py::test_a"]
 
 
 @pytest.mark.parametrize(
@@ -96,15 +99,15 @@ def test_the_dataset_s_json_text_lists_are_read(tmp_path: Path) -> None:
     ],
 )
 def test_a_bad_scenario_line_is_named_by_file_line_and_field(tmp_path: Path, line: str, message: str) -> None:
-    good = json.dumps(SCENARIOS["pallets__flask-5014"].model_dump())
+    good = json.dumps(SCENARIOS["ora-demo__tinyqueue-12"].model_dump())
     (tmp_path / "s.jsonl").write_text(good + "\n" + line + "\n", encoding="utf-8")
     with pytest.raises(ScenarioError, match=message):
         read_scenarios(tmp_path / "s.jsonl")
 
 
 def test_an_unknown_scenario_lists_the_ones_there_are() -> None:
-    with pytest.raises(ScenarioError, match="no scenario 'django-1'; it holds pallets__flask-4485"):
-        find_scenario(SHIPPED / "flask-scenarios.jsonl", "django-1")
+    with pytest.raises(ScenarioError, match="no scenario 'django-1'; it holds ora-demo__tinyqueue-12, ora-demo__tinyqueue-31"):
+        find_scenario(SHIPPED / "scenarios.jsonl", "django-1")
 
 
 def test_a_response_file_needs_result_or_response_text(tmp_path: Path) -> None:
@@ -122,19 +125,19 @@ def test_the_detailed_json_goes_beside_the_response_with_run_replaced(tmp_path: 
 @pytest.mark.parametrize(("rubric", "total"), [("swebench-1.0", 100), ("ground-truth-1.0", 100)])
 def test_the_built_in_python_rubrics_score_a_capture_holding_the_instance(rubric: str, total: int) -> None:
     found = get_rubric(rubric)
-    scenario = SCENARIOS["pallets__flask-5014"]
-    capture = Capture(entry_key="swe:flask-5014", configuration="agent", prompt=scenario.problem_statement,
-                      answer=read_response(SHIPPED / "run_flask-5014.json"), metadata=scenario.model_dump())
+    scenario = SCENARIOS["ora-demo__tinyqueue-12"]
+    capture = Capture(entry_key="swe:tinyqueue-12", configuration="agent", prompt=scenario.problem_statement,
+                      answer=read_response(SHIPPED / "run_tinyqueue-12.json"), metadata=scenario.model_dump())
     result = check_scores(load_scorer(found.options.reference, Path("/nowhere"))(capture), found)  # type: ignore[attr-defined]
     assert not isinstance(result, ReplyProblem)
     assert sum(c.weight * Fraction(result[c.name]) for c in found.criteria) == total
 
 
 def test_an_invented_scenario_without_a_named_location_falls_back_to_the_file() -> None:
-    patch = "diff --git a/setup.cfg b/setup.cfg\n--- a/setup.cfg\n+++ b/setup.cfg\n@@ -1,2 +1,2 @@\n [metadata]\n-name = flsk\n+name = flask\n"
-    scenario = SCENARIOS["pallets__flask-5014"].model_copy(update={"instance_id": "invented__typo", "patch": patch})
+    patch = "diff --git a/setup.cfg b/setup.cfg\n--- a/setup.cfg\n+++ b/setup.cfg\n@@ -1,2 +1,2 @@\n [metadata]\n-name = tinyqeue\n+name = tinyqueue\n"
+    scenario = SCENARIOS["ora-demo__tinyqueue-12"].model_copy(update={"instance_id": "invented__typo", "patch": patch})
     response = "The package name in setup.cfg is misspelt because of a typo.\n\n```diff\n--- a/setup.cfg\n+++ b/setup.cfg\n" \
-               "@@ -1,2 +1,2 @@\n [metadata]\n-name = flsk\n+name = flask\n```\n"
+               "@@ -1,2 +1,2 @@\n [metadata]\n-name = tinyqeue\n+name = tinyqueue\n```\n"
     truth = ground_truth(scenario, response)
     assert truth.component("location_identification") == 20 and truth.component("fix_logic_match") == 40
     swe = swebench(scenario, response)
@@ -143,15 +146,15 @@ def test_an_invented_scenario_without_a_named_location_falls_back_to_the_file() 
 
 
 def test_a_bundle_scored_with_the_built_in_swebench_rubric(pytester: pytest.Pytester) -> None:
-    runs = {"pallets__flask-5014": "run_flask-5014.json", "pallets__flask-has-context": "run_flask-has-context.json",
-            "pallets__flask-4485": "run_flask-4485.json"}
+    runs = {"ora-demo__tinyqueue-12": "run_tinyqueue-12.json", "ora-demo__tinyqueue-swapped-peek": "run_tinyqueue-swapped-peek.json",
+            "ora-demo__tinyqueue-31": "run_tinyqueue-31.json"}
     lines = [json.dumps({"entry_key": "swe:" + name.replace("_", "-").lower(), "configuration": "agent",
                          "prompt": scenario.problem_statement, "answer": read_response(SHIPPED / runs[name]),
                          "metadata": scenario.model_dump()}) for name, scenario in SCENARIOS.items()]
     bundle = pytester.path / "bundle"
     bundle.mkdir()
     (bundle / "captures.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (bundle / "bundle.yaml").write_text("bundle: swebench-flask\ncreated: 2026-12-06\nconfigurations: [agent]\n"
+    (bundle / "bundle.yaml").write_text("bundle: swebench-tinyqueue\ncreated: 2026-12-06\nconfigurations: [agent]\n"
                                         "rubric: swebench-1.0\n", encoding="utf-8")
     (bundle / "optimum.yaml").write_text('snapshot: none\nfrozen_at: "2026-12-06T00:00:00Z"\nroles: {}\n', encoding="utf-8")
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
@@ -160,5 +163,5 @@ def test_a_bundle_scored_with_the_built_in_swebench_rubric(pytester: pytest.Pyte
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
     rows = [json.loads(line) for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text().splitlines()]
-    assert sorted(row["overall"] for row in rows) == [pytest.approx(55.639, abs=0.001), 75, 100]
+    assert sorted(row["overall"] for row in rows) == [pytest.approx(68.117, abs=0.001), 75, 100]
     assert {row["rubric"] for row in rows} == {"swebench-1.0"}
