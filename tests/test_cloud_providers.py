@@ -86,8 +86,9 @@ def _found(root: Path, texts: list[str], values: dict[str, str]) -> list[str]:
 
 @pytest.mark.parametrize("provider", ["azure-openai", "bedrock", "vertex"])
 def test_a_live_run_records_and_replays_a_day_later_with_other_credentials_and_no_credential_is_written(
-    pytester: pytest.Pytester, provider: str
+    pytester: pytest.Pytester, provider: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)  # the clock moves a day: no fixed scoring date
     keys = {"bedrock": A["AWS_ACCESS_KEY_ID"], "vertex": A["VERTEX_ACCESS_TOKEN"]}
     with ReferenceJudge(keys={k: v for k, v in keys.items() if k == provider}) as judge:
         project = _project(pytester, judge, provider)

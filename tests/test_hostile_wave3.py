@@ -374,14 +374,14 @@ def test_when_a_rater_or_an_option_is_the_api_key_then_the_run_is_refused_and_no
 
 # --- names that merge or split lanes ------------------------------------------------------------------
 
-LONG_CONFIGURATION = "c" + "-long" * 50  # 251 characters
+LONG_CONFIGURATION = "c" + "-long" * 39 + "-abc"  # 200 characters: the longest name intake takes
 LONG_TECHNIQUE = "t" * 300
 
 
 def test_when_names_are_too_long_for_a_file_name_then_files_get_safe_distinct_names_and_outputs_keep_the_names(
     pytester: pytest.Pytester, judge: ReferenceJudge,
 ) -> None:
-    """A 251-character configuration and a 300-character technique: judged (no `File name too long`), the ledger and
+    """A 200-character configuration and a 300-character technique: judged (no `File name too long`), the ledger and
     tables name them as given, their cassettes and packets under short digested names."""
     from e2e import record
 
@@ -409,6 +409,19 @@ def test_when_names_are_too_long_for_a_file_name_then_files_get_safe_distinct_na
     for tree in ("cassettes", "ora-results/packets", "ora-results/judges"):
         names = [p.name for p in (pytester.path / tree).rglob("*")]
         assert names and max(len(name.encode()) for name in names) < 120, tree
+
+
+def test_when_a_configuration_name_is_longer_than_intake_takes_then_the_bundle_is_refused_naming_it(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+    write_bundle(pytester.path / "bundle", routes=routes, configurations=("optimum", LONG_CONFIGURATION + "-x"))
+    pytester.makepyfile(test_ora=EVAL_TEST)
+    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*bundle.yaml:*: field 'configurations.1': string should have at most 200 characters*"])
+    assert "Traceback" not in result.stderr.str() and "File name too long" not in result.stderr.str()
 
 
 def test_the_name_to_file_name_key_is_distinct_bounded_and_one_for_composed_and_decomposed_text() -> None:

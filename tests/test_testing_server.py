@@ -674,7 +674,7 @@ def test_quirks_show_on_the_wire(judge: ReferenceJudge, executed: JudgePrompt) -
 
 
 def test_faults_are_checked_when_made() -> None:
-    assert len(FAULT_KINDS) == len(set(FAULT_KINDS)) == 26
+    assert len(FAULT_KINDS) == len(set(FAULT_KINDS)) == 28
     bad: list[dict[str, Any]] = [
         {"kind": "418"},
         {"kind": "429", "times": 0},

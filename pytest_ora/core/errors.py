@@ -36,7 +36,8 @@ OraError
  ├── BundlePathError (core.paths) + ValueError  a path the bundle names leads outside it, or is not a regular file
  ├── RubricError (core.rubric) + ValueError     a rubric file is invalid
  ├── PngTextError (core.pngtext) + ValueError   a PNG's text chunks cannot be read
- └── StrictJsonError (core.strictjson) + ValueError  JSON outside strict JSON (NaN, duplicate keys, ...)
+ ├── StrictJsonError (core.strictjson) + ValueError  JSON outside strict JSON (NaN, duplicate keys, ...)
+ └── UnsafeWriteError (core.safewrite) + OSError  a file that cannot be written safely (a symbolic link on its way)
 
 Outside the base, because a library's protocol needs its own base class:
  ├── CallTimeout (judges.transport)   an httpx.TimeoutException: the retry loop and httpx read it as one

@@ -13,12 +13,13 @@ import tempfile
 from collections.abc import Collection, Mapping
 from pathlib import Path
 
+from .errors import OraError
 from .fileio import file_mode
 
 __all__ = ["UnsafeWriteError", "check_target", "write_files"]
 
 
-class UnsafeWriteError(OSError):
+class UnsafeWriteError(OraError, OSError):
     """A file that cannot be written safely under its target: a symbolic link, or not a directory on the way."""
 
 

@@ -210,7 +210,10 @@ class OraController:
                 self._warm_up.wait()
                 self.facts = run_facts(self, self.reporter, exitstatus)
                 # Nothing scored and no judge call failed (an empty selection, only skips): the last report stays.
-                self.kept_last = not any(record["status"] in ("scored", "error") for record in self.records)
+                # An interrupted or stopped run still writes its (incomplete) report.
+                self.kept_last = self.facts.complete and not any(
+                    record["status"] in ("scored", "error") for record in self.records
+                )
                 if self.kept_last:
                     self._output.keep_last_report()
                 else:

@@ -19,9 +19,15 @@ Providers' keys are 39 characters or more; a keyless local judge needs no key at
 
 
 def configured_keys(panel: Any, environ: Mapping[str, str]) -> tuple[str, ...]:
-    """Every API key the panel's judges would send, as set in `environ`: user text holding one is refused."""
-    keys = (api_key_for(judge.spec, environ) for judge in panel.judges)
-    return tuple(dict.fromkeys(str.__str__(key) for key in keys if key))
+    """Every API key the panel's judges would send, as set in `environ`: user text holding one is refused.
+
+    A key shorter than MIN_KEY_LENGTH is left out: it would match ordinary text, and a live run refuses it
+    on its own (check_keys) before any call.
+    Only credentials set in `environ` are read (a cloud credential chain may refresh a token over the
+    network, which a replay never does).
+    """
+    keys = (key for judge in panel.judges for key in secrets_for(judge.spec, environ, chains=False))
+    return tuple(dict.fromkeys(str.__str__(key) for key in keys if key and len(key) >= MIN_KEY_LENGTH))
 
 
 def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:
