@@ -197,3 +197,20 @@ def test_a_compare_run_reports_wins_ties_losses_and_agreement_not_scores(pyteste
     terminal = result.stdout.str()
     assert "Fail %" not in terminal and "Overall" not in terminal
     assert "Judges agree on the winner" in terminal
+
+
+def test_a_preference_line_holding_a_configured_key_is_refused_without_showing_it(tmp_path: Path) -> None:
+    from pytest_ora.bundle.preferences import read_preferences
+    from pytest_ora.core.errors import IntakeError
+    from pytest_ora.core.plan import Pair
+
+    key = "sk-preference-test-key-0123456789"
+    path = tmp_path / "labels.jsonl"
+    lines = [{"capture_id": "mode:x/a+b", "rater": "ann", "winner": "first"},
+             {"capture_id": "mode:x/a+b", "rater": key, "winner": "tie"}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with pytest.raises(IntakeError) as raised:
+        read_preferences(path, "labels.jsonl", [("mode:x/a+b", Pair("a", "b"))], [key])
+    message = str(raised.value)
+    assert "labels.jsonl:2" in message and "rater" in message and "configured API key" in message
+    assert key not in message

@@ -10,7 +10,7 @@ rounded onto the scale.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -21,7 +21,7 @@ from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, strict_loads
 from ..method.kinds.scores.kind import check_scale
 
-__all__ = ["LABEL_FIELDS", "HumanLabel", "LabelSet", "check_label", "labels_path", "read_labels"]
+__all__ = ["LABEL_FIELDS", "HumanLabel", "LabelSet", "check_label", "json_lines", "labels_path", "read_labels"]
 
 LABEL_FIELDS = ("capture_id", "rater", "scores", "notes")
 MAX_LABEL_LINE = 1 << 20
@@ -123,33 +123,26 @@ def _lines(path: Path, name: str) -> Iterable[tuple[int, bytes]]:
         yield from enumerate(stream, start=1)
 
 
-def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str], secrets: Collection[str] = ()) -> LabelSet:
-    """Every label of the file, checked; IntakeError listing each bad line (file, line, field).
+def json_lines(
+    path: Path, name: str, problems: list[Problem], *, max_line: int, what: str, secrets: Collection[str] = (),
+) -> Iterator[tuple[int, Any]]:
+    """Each JSON line of a labels file as (line number, value); a bad line is added to `problems`, never yielded.
 
-    A line holding the value of a configured API key (`secrets`: a rater named by the key) is refused,
-    the key never shown: a rater's name reaches stats.json and the report.
+    A line is bad when it is too long, not UTF-8, not strict JSON, or holds the value of a configured
+    API key (the key never shown: a rater's name or a note reaches stats.json and the report).
     """
     needles = [str.__str__(secret).encode("utf-8") for secret in secrets if secret]
-    if not path.is_file():
-        what = "does not exist" if not path.exists() else "is not a regular file"
-        raise IntakeError([Problem(name, what, fix="--ora-labels names a JSONL file of human labels")])
-    if getattr(rubric, "kind", "scores") != "scores":
-        raise IntakeError([Problem(name, f"human labels calibrate judges' scores; rubric {rubric.version} is kind "
-                                         f"{rubric.kind}", fix="use labels with a kind: scores rubric")])
-    problems: list[Problem] = []
-    labels: list[HumanLabel] = []
-    seen: dict[tuple[str, str], int] = {}
     for number, data in _lines(path, name):
         if number == 1 and data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
         if not data.strip():
             continue
 
-        def problem(message: str, field: str | None = None, capture_id: str | None = None, line: int = number) -> None:
-            problems.append(Problem(name, message, line=line, field=field, capture_id=capture_id))
+        def problem(message: str, field: str | None = None, line: int = number) -> None:
+            problems.append(Problem(name, message, line=line, field=field))
 
-        if len(data) > MAX_LABEL_LINE:
-            problem(f"is {len(data)} bytes long (more than {MAX_LABEL_LINE}): not a label")
+        if len(data) > max_line:
+            problem(f"is {len(data)} bytes long (more than {max_line}): not {what}")
             continue
         try:
             parsed = strict_loads(data.decode("utf-8"))
@@ -166,6 +159,29 @@ def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str], s
             problem("holds the value of a configured API key, which would be written to the report; remove it "
                     "(and rotate the key)", _field_holding(parsed, needles))
             continue
+        yield number, parsed
+
+
+def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str], secrets: Collection[str] = ()) -> LabelSet:
+    """Every label of the file, checked; IntakeError listing each bad line (file, line, field).
+
+    A line holding the value of a configured API key (`secrets`: a rater named by the key) is refused,
+    the key never shown: a rater's name reaches stats.json and the report.
+    """
+    if not path.is_file():
+        what = "does not exist" if not path.exists() else "is not a regular file"
+        raise IntakeError([Problem(name, what, fix="--ora-labels names a JSONL file of human labels")])
+    if getattr(rubric, "kind", "scores") != "scores":
+        raise IntakeError([Problem(name, f"human labels calibrate judges' scores; rubric {rubric.version} is kind "
+                                         f"{rubric.kind}", fix="use labels with a kind: scores rubric")])
+    problems: list[Problem] = []
+    labels: list[HumanLabel] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, parsed in json_lines(path, name, problems, max_line=MAX_LABEL_LINE, what="a label", secrets=secrets):
+
+        def problem(message: str, field: str | None = None, capture_id: str | None = None, line: int = number) -> None:
+            problems.append(Problem(name, message, line=line, field=field, capture_id=capture_id))
+
         label, field, why = check_label(parsed, rubric, captures)
         if label is None:
             capture = parsed.get("capture_id") if isinstance(parsed, dict) and isinstance(parsed.get("capture_id"), str) else None

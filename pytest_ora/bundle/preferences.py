@@ -10,15 +10,14 @@ error naming the file, the line and the field: a preference is never guessed.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from ..core.errors import IntakeError, Problem, show_value
 from ..core.plan import Pair
-from ..core.strictjson import StrictJsonError, strict_loads
+from .labels import json_lines
 
 __all__ = ["PREFERENCE_FIELDS", "WINNERS", "Preference", "PreferenceSet", "check_preference", "read_preferences"]
 
@@ -111,16 +110,7 @@ def check_preference(data: Any, items: dict[str, Pair]) -> tuple[Preference | No
     return Preference(capture_id, rater.strip(), side, 0), None, None
 
 
-def _lines(path: Path, name: str) -> Iterable[tuple[int, bytes]]:
-    try:
-        stream = path.open("rb")
-    except OSError as error:
-        raise IntakeError([Problem(name, f"cannot be read ({error.strerror or error})")]) from None
-    with stream:
-        yield from enumerate(stream, start=1)
-
-
-def read_preferences(path: Path, name: str, pairs: Sequence[tuple[str, Pair]]) -> PreferenceSet:
+def read_preferences(path: Path, name: str, pairs: Sequence[tuple[str, Pair]], secrets: Collection[str] = ()) -> PreferenceSet:
     """Every preference of the file, checked; IntakeError listing each bad line (file, line, field)."""
     if not path.is_file():
         what = "does not exist" if not path.exists() else "is not a regular file"
@@ -129,29 +119,11 @@ def read_preferences(path: Path, name: str, pairs: Sequence[tuple[str, Pair]]) -
     problems: list[Problem] = []
     labels: list[Preference] = []
     seen: dict[tuple[str, str], int] = {}
-    for number, data in _lines(path, name):
-        if number == 1 and data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
-        if not data.strip():
-            continue
+    for number, parsed in json_lines(path, name, problems, max_line=MAX_LINE, what="a preference label", secrets=secrets):
 
         def problem(message: str, field: str | None = None, capture_id: str | None = None, line: int = number) -> None:
             problems.append(Problem(name, message, line=line, field=field, capture_id=capture_id))
 
-        if len(data) > MAX_LINE:
-            problem(f"is {len(data)} bytes long (more than {MAX_LINE}): not a preference label")
-            continue
-        try:
-            parsed = strict_loads(data.decode("utf-8"))
-        except UnicodeDecodeError as error:
-            problem(f"is not UTF-8 at byte {error.start} of the line")
-            continue
-        except StrictJsonError as error:
-            problem(f"is not valid JSON: {error}", error.field)
-            continue
-        except json.JSONDecodeError as error:
-            problem(f"is not valid JSON: {error.msg} at column {error.colno}")
-            continue
         label, field, why = check_preference(parsed, items)
         if label is None:
             problem(str(why), field)

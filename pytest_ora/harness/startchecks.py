@@ -169,7 +169,7 @@ def _labels(plan: Plan, options: Options) -> LabelSet | PreferenceSet | None:
             from ..bundle.preferences import read_preferences
 
             pairs = [(p.capture.capture_id, p.pair) for p in plan.captures if p.pair is not None]
-            return read_preferences(found[0], found[1], pairs)
+            return read_preferences(found[0], found[1], pairs, configured_keys(plan.panel, os.environ))
         return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures},
                            configured_keys(plan.panel, os.environ))
     except IntakeError as error:
