@@ -19,7 +19,7 @@ from typing import Any
 import pydantic
 import typing_extensions
 
-__all__ = ["request_problems", "response_problems"]
+__all__ = ["GEMINI_FIELDS", "gemini_request_problems", "request_problems", "response_problems"]
 
 _WRAPPERS = {typing.Required, typing.NotRequired, typing_extensions.Required, typing_extensions.NotRequired,
              typing.ReadOnly if hasattr(typing, "ReadOnly") else typing.Required}
@@ -130,3 +130,24 @@ def _extras(node: Any, path: str) -> list[str]:
     if isinstance(node, dict):
         return [problem for key, item in node.items() for problem in _extras(item, f"{path}.{key}")]
     return []
+
+
+GEMINI_FIELDS = ("systemInstruction", "contents", "generationConfig", "tools", "toolConfig")
+"""The GenerateContentRequest fields pytest-ora may send."""
+
+
+def gemini_request_problems(body: dict[str, Any], fields: tuple[str, ...] = GEMINI_FIELDS) -> list[str]:
+    """google-genai's models forbid unknown fields: each part of the body must validate as the SDK's type."""
+    from google.genai import types as genai_types
+
+    problems = []
+    checks: list[tuple[str, Any, Any]] = [("systemInstruction", genai_types.Content, body["systemInstruction"]),
+                                          ("generationConfig", genai_types.GenerationConfig, body["generationConfig"])]
+    checks += [(f"contents[{i}]", genai_types.Content, c) for i, c in enumerate(body["contents"])]
+    for where, model, value in checks:
+        try:
+            model.model_validate(value)
+        except Exception as error:  # noqa: BLE001 - pydantic's error names the field
+            problems.append(f"{where}: {error}")
+    problems += [f"{key}: not a field of GenerateContentRequest" for key in sorted(set(body) - set(fields))]
+    return problems

@@ -38,7 +38,7 @@ from openai.types.responses import Response as ResponsesResponse
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sdk_types import request_problems, response_problems  # noqa: E402
+from sdk_types import gemini_request_problems, request_problems, response_problems  # noqa: E402
 
 from pytest_ora.core.models import RoleSpec  # noqa: E402
 from pytest_ora.judges.batch import anthropic as anthropic_batch  # noqa: E402
@@ -106,20 +106,6 @@ ROUTES = {
 }
 
 
-def _gemini_request_problems(body: dict[str, Any]) -> list[str]:
-    """google-genai's models forbid unknown fields: each part of our body must validate as the SDK's type."""
-    problems = []
-    checks: list[tuple[str, Any, Any]] = [("systemInstruction", genai_types.Content, body["systemInstruction"]),
-                                          ("generationConfig", genai_types.GenerationConfig, body["generationConfig"])]
-    checks += [(f"contents[{i}]", genai_types.Content, c) for i, c in enumerate(body["contents"])]
-    for where, model, value in checks:
-        try:
-            model.model_validate(value)
-        except Exception as error:  # noqa: BLE001 - pydantic's error names the field
-            problems.append(f"{where}: {error}")
-    extra = set(body) - {"systemInstruction", "contents", "generationConfig", "tools", "toolConfig"}
-    problems += [f"{key}: not a field of GenerateContentRequest" for key in sorted(extra)]
-    return problems
 
 
 # --- checks: each returns the problems found (empty: the check passed) --------------------------------
@@ -130,7 +116,7 @@ def check_request_type(judge: ReferenceJudge, route: Route) -> list[str]:
     for cache in (True, False):
         for image in (True, False):
             body = route.body(judge, _prompt(cache, image))
-            found = _gemini_request_problems(body) if route.request_type is None else request_problems(body, route.request_type)
+            found = gemini_request_problems(body) if route.request_type is None else request_problems(body, route.request_type)
             problems += [f"(cache {'on' if cache else 'off'}, image {image}) {p}" for p in found]
     return problems
 

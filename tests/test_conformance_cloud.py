@@ -39,7 +39,7 @@ from openai.types.responses import Response as ResponsesResponse
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sdk_types import request_problems, response_problems  # noqa: E402
+from sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems, response_problems  # noqa: E402
 
 from pytest_ora.core.models import RoleSpec  # noqa: E402
 from pytest_ora.judges.packet import Artifact, Packet, judge_prompt  # noqa: E402
@@ -116,17 +116,6 @@ def _converse_params(body: dict[str, Any], model: str) -> dict[str, Any]:
     return {"modelId": model, **params}
 
 
-def _gemini_problems(body: dict[str, Any]) -> list[str]:
-    problems = []
-    checks: list[tuple[str, Any, Any]] = [("systemInstruction", genai_types.Content, body["systemInstruction"]),
-                                          ("generationConfig", genai_types.GenerationConfig, body["generationConfig"])]
-    checks += [(f"contents[{i}]", genai_types.Content, c) for i, c in enumerate(body["contents"])]
-    for where, model, value in checks:
-        try:
-            model.model_validate(value)
-        except Exception as error:  # noqa: BLE001 - pydantic's error names the field
-            problems.append(f"{where}: {error}")
-    return problems + [f"{key}: not a field" for key in set(body) - {"systemInstruction", "contents", "generationConfig"}]
 
 
 def body_problems(route: Route, body: dict[str, Any]) -> list[str]:
@@ -142,7 +131,7 @@ def body_problems(route: Route, body: dict[str, Any]) -> list[str]:
             return ["not Vertex's rawPredict body (anthropic_version, no model)"]
         native = {"model": route.model, **{k: v for k, v in body.items() if k != "anthropic_version"}}
         return request_problems(native, MessageCreateParamsNonStreaming)
-    return _gemini_problems(body)
+    return gemini_request_problems(body, GEMINI_FIELDS[:3])
 
 
 def check_request_type(judge: ReferenceJudge, route: Route) -> list[str]:

@@ -6,12 +6,10 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
-from google.genai import types as genai_types
 from provider_support import PNG, fixture_response, make_prompt, sent_body
 
 from pytest_ora.core.models import RoleSpec
@@ -20,7 +18,7 @@ from pytest_ora.judges.providers import gcp as gcp_module
 from pytest_ora.judges.providers.vertex import ANTHROPIC_VERSION, VertexClient
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sdk_types import request_problems  # noqa: E402
+from sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems  # noqa: E402
 
 BASE = "https://us-east5-aiplatform.googleapis.com/v1/projects/acme/locations/us-east5/publishers"
 GEMINI = RoleSpec(model="gemini-2.5-pro", provider="vertex", route=f"{BASE}/google/models/gemini-2.5-pro:generateContent")
@@ -29,19 +27,6 @@ CLAUDE = RoleSpec(model="claude-sonnet-4-5@20250929", provider="vertex",
 TOKEN = "ya29.a0AfH6SMB-vertex-access-token-0123456789"
 
 
-def gemini_problems(body: dict[str, Any]) -> list[str]:
-    """google-genai's models (they forbid unknown fields) accept each part of the body."""
-    problems = []
-    checks: list[tuple[str, Any, Any]] = [("systemInstruction", genai_types.Content, body["systemInstruction"]),
-                                          ("generationConfig", genai_types.GenerationConfig, body["generationConfig"])]
-    checks += [(f"contents[{i}]", genai_types.Content, c) for i, c in enumerate(body["contents"])]
-    for where, model, value in checks:
-        try:
-            model.model_validate(value)
-        except Exception as error:  # noqa: BLE001 - pydantic's error names the field
-            problems.append(f"{where}: {error}")
-    problems += [f"{key}: not a field" for key in set(body) - {"systemInstruction", "contents", "generationConfig"}]
-    return problems
 
 
 @pytest.mark.parametrize("image", [True, False], ids=["image", "text"])
@@ -49,7 +34,7 @@ def test_a_gemini_route_sends_a_generate_content_body_google_genai_accepts(image
     request = VertexClient().build_request(GEMINI, make_prompt(image=PNG if image else None), TOKEN)
 
     body = sent_body(request)
-    assert gemini_problems(body) == []
+    assert gemini_request_problems(body, GEMINI_FIELDS[:3]) == []
     assert body["generationConfig"]["responseJsonSchema"]["type"] == "object"
     assert request.headers["authorization"] == f"Bearer {TOKEN}"
 

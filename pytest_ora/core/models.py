@@ -186,7 +186,7 @@ class BundleManifest(_Record):
     scored_set: dict[Slug, Annotated[StrictInt, Field(ge=0, le=100_000)] | list[Slug] | list[EntryKey]] | None = None
     """Entries expected in the scored set after collision resolution: per family a count (an integer, never
     true or 2.0) or the techniques; `required: [family:technique, ...]` names entries that must be there.
-    Absent: seed 000's counts and required modes with ora-1.0, no check with other rubrics."""
+    Absent: the Ora method's counts and required modes with ora-1.0, no check with other rubrics."""
     collisions: dict[Slug, Slug] | None = None
     """Technique ids present in two families, and the family that keeps each (absent: seed 000's with ora-1.0)."""
 

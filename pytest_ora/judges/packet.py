@@ -414,7 +414,7 @@ def overall_scale(rubric: Rubric) -> str:
 
 
 def _gold(gold: GoldStandard, nonce: str, rubric: Rubric) -> str:
-    """Seed 002's gold standard calibration, its score on the rubric's overall scale, the expert response fenced."""
+    """The judge skill's gold-standard calibration, its score on the rubric's overall scale, the expert response fenced."""
     notes = f"\nNotes on it: {json.dumps(gold.notes)}" if gold.notes else ""
     return (
         f"Gold standard calibration: an expert-level response for this prompt scored {gold.score}/{overall_scale(rubric)}.{notes}\n"
