@@ -25,7 +25,7 @@ from .cassettes import CaptureCassette
 from .packet import Packet, judge_prompt
 from .providers import api_key_for, client_for, secrets_for
 from .providers.base import JudgePrompt, ProviderReply
-from .reply import ReplyProblem, check_reply, check_usage
+from .reply import CheckedReply, ReplyProblem, check_reply, check_usage
 from .samples import reduce_scores
 from .transport import RetryPolicy, send
 
@@ -176,7 +176,7 @@ def _body_text(response: httpx.Response) -> str:
 def _record(
     judge: JudgeSlot,
     rubric: Rubric,
-    reply: ProviderReply, parsed: Any, asks: int, attempts: int, usage: Usage, secrets: tuple[str, ...]
+    reply: ProviderReply, parsed: CheckedReply, asks: int, attempts: int, usage: Usage, secrets: tuple[str, ...]
 ) -> JudgeRecord:
     fields = judged_kind(rubric.kind).record_fields(parsed, rubric)
     record = JudgeRecord(

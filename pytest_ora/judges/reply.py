@@ -8,10 +8,10 @@ from typing import Any
 
 from ..core.errors import show_value
 from ..core.rubric import Rubric
-from ..method.kinds import ReplyProblem, judged_kind, mechanical_kind
+from ..method.kinds import CheckedReply, ReplyProblem, judged_kind, mechanical_kind
 from .providers.base import ProviderReply, loads_body
 
-__all__ = ["ReplyProblem", "check_reply", "check_usage", "reply_schema"]
+__all__ = ["CheckedReply", "ReplyProblem", "check_reply", "check_usage", "reply_schema"]
 
 _FENCED = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*?)\n?```\Z", re.DOTALL)
 
@@ -26,8 +26,8 @@ def reply_schema(rubric: Rubric) -> dict[str, Any]:
 def check_reply(
     reply: ProviderReply, rubric: Rubric, entry_key: str, configuration: str | None,
     material: Mapping[str, Any] | None = None,
-) -> Any:
-    """The validated reply, or the first problem that makes it invalid."""
+) -> CheckedReply | ReplyProblem:
+    """The validated reply (its kind's model), or the first problem that makes it invalid."""
     if reply.stop == "truncated":
         return ReplyProblem("(reply)", show_value(reply.detail), "was cut off at the output token limit")
     if reply.stop == "refused":
@@ -47,7 +47,7 @@ def check_usage(reply: ProviderReply) -> ReplyProblem | None:
     return ReplyProblem("usage", seen, "has no token usage: not estimated")
 
 
-def _parse_text(text: str | None) -> Any:
+def _parse_text(text: str | None) -> object:
     if text is None or not text.strip():
         return ReplyProblem("(reply)", show_value(text or ""), "is empty")
     body = text.strip()

@@ -16,7 +16,7 @@ from ...core.plan import Plan
 from ...core.record import CaptureRecord
 from ...core.rubric import Rubric
 from ..scoring import Scores
-from .base import JudgedKind, Kind, MechanicalKind, PanelScores, ReplyProblem
+from .base import CheckedReply, JudgedKind, Kind, MechanicalKind, PanelScores, ReplyProblem
 from .capabilities import (
     ONE_ANSWER,
     BundleFile,
@@ -31,7 +31,7 @@ from .capabilities import (
 )
 
 __all__ = [
-    "KINDS", "JudgedKind", "Kind", "MechanicalKind", "PanelScores", "ReplyProblem", "bundle_problems", "calls_judges",
+    "KINDS", "CheckedReply", "JudgedKind", "Kind", "MechanicalKind", "PanelScores", "ReplyProblem", "bundle_problems", "calls_judges",
     "combined", "formula", "forwards_texts", "get_kind", "graded", "item_shape", "judged_kind", "kind_files", "ledger_extra",
     "material_of", "mechanical_kind", "panel_kind", "report_files", "rubric_options", "rubric_problem",
     "terminal_lines",
@@ -63,13 +63,13 @@ def _has(kind: object, capability: type) -> bool:
     return found
 
 
-def get_kind(name: str) -> JudgedKind | MechanicalKind:
+def get_kind(name: str) -> JudgedKind[CheckedReply] | MechanicalKind:
     """The kind of that name; ValueError naming the known ones otherwise."""
     try:
         module = KINDS[name]
     except KeyError:
         raise ValueError(f"unknown rubric kind {name!r}; known: {', '.join(sorted(KINDS))}") from None
-    kind: JudgedKind | MechanicalKind = importlib.import_module(module).KIND
+    kind: JudgedKind[CheckedReply] | MechanicalKind = importlib.import_module(module).KIND
     return kind
 
 
@@ -84,12 +84,13 @@ def calls_judges(name: str) -> bool:
     return mechanical_kind(name) is None
 
 
-def judged_kind(name: str) -> JudgedKind:
+def judged_kind(name: str) -> JudgedKind[CheckedReply]:
     """The kind as a judged one; TypeError for a kind that calls no judge."""
     kind = get_kind(name)
     if _has(kind, MechanicalKind):
         raise TypeError(f"rubric kind {name} calls no judge")
-    return cast(JudgedKind, kind)
+    # A kind's check gives the reply model its record_fields takes: the pair is one kind's, never mixed.
+    return cast(JudgedKind[CheckedReply], kind)
 
 
 def panel_kind(name: str) -> PanelScores:
@@ -195,7 +196,7 @@ def kind_files() -> tuple[str, ...]:
     return tuple(name for kind in KINDS for name in _files(get_kind(kind)))
 
 
-def _files(kind: JudgedKind | MechanicalKind) -> tuple[str, ...]:
+def _files(kind: JudgedKind[CheckedReply] | MechanicalKind) -> tuple[str, ...]:
     if isinstance(kind, (MechanicalKind, OwnReports)):
         return kind.files
     return ()

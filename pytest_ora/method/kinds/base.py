@@ -19,11 +19,24 @@ from ...core.record import CaptureRecord
 from ...core.rubric import Rubric
 from ..scoring import Scores
 
+
+class CheckedReply(Protocol):
+    """A judge's reply once its kind has checked it: the kind's closed, frozen reply model (JudgeReply for scores)."""
+
+    @property
+    def judge_model(self) -> str:
+        """The model id the judge says it is (recorded beside the one the provider reports)."""
+        ...
+
+
+ReplyT = TypeVar("ReplyT", bound=CheckedReply)
+"""A kind's reply model."""
+
 PacketT = TypeVar("PacketT", bound=BaseModel)
 PacketBuilder = Callable[[Capture, Path, Rubric], tuple[PacketT, bytes | None]]
 """How the judges build one packet (judges/packet.py: build_packet): passed in, so the method never imports them."""
 
-__all__ = ["JudgedKind", "Kind", "MechanicalKind", "PacketBuilder", "PanelScores", "PacketT", "ReplyObject", "ReplyProblem", "Strict", "check_echo", "first_error", "parse_reply"]
+__all__ = ["CheckedReply", "JudgedKind", "Kind", "MechanicalKind", "PacketBuilder", "PanelScores", "PacketT", "ReplyObject", "ReplyProblem", "ReplyT", "Strict", "check_echo", "first_error", "parse_reply"]
 
 
 @dataclass(frozen=True)
@@ -66,7 +79,7 @@ class PanelScores(Protocol):
         ...
 
 
-class JudgedKind(Kind, PanelScores, Protocol):
+class JudgedKind(Kind, PanelScores, Protocol[ReplyT]):
     """A kind whose captures the judges score: what to ask, how to check a reply, how to combine the panel.
 
     Optional capabilities (kinds/capabilities.py) change the rest: several packets per item (ItemShape),
@@ -81,13 +94,13 @@ class JudgedKind(Kind, PanelScores, Protocol):
         ...
 
     def check(
-        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
-    ) -> Any:
-        """The validated reply (a model), or the first ReplyProblem; never repaired."""
+    ) -> ReplyT | ReplyProblem:
+        """The validated reply (the kind's model), or the first ReplyProblem; never repaired."""
         ...
 
-    def record_fields(self, reply: Any, rubric: Rubric) -> dict[str, Any]:
+    def record_fields(self, reply: ReplyT, rubric: Rubric) -> dict[str, Any]:
         """A validated reply as plain builtins: scores, notes, impression, and `answers` when the kind has more."""
         ...
 

@@ -21,7 +21,8 @@ from ...scoring import Scores, is_failure
 from ...votes import verdict, votes
 from ..base import JudgedKind, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
 from ..capabilities import LedgerExtra, Material, OwnRubric
-from ..checklist.kind import array, check_ids, closed, reply_object
+from ..checklist.kind import check_ids
+from ..replyschema import asked, closed_model, strict_schema, whole_score
 from ..scores.kind import check_scale
 
 __all__ = ["KIND", "METRICS", "BehaviorKind", "BehaviorReply", "judge_behavior"]
@@ -59,7 +60,7 @@ def judge_behavior(baseline: int, bonus: int, scores: Mapping[str, Fraction], ru
     return {"execution": execution, "quality": quality, "persona": persona, "total": execution + quality + persona}
 
 
-class BehaviorKind(JudgedKind, Material, OwnRubric, LedgerExtra):
+class BehaviorKind(JudgedKind[BehaviorReply], Material, OwnRubric, LedgerExtra):
     """Behaviours demonstrated, capped; quality and persona from the first and second pair of criteria."""
 
     name = "behavior"
@@ -107,21 +108,12 @@ class BehaviorKind(JudgedKind, Material, OwnRubric, LedgerExtra):
         )
 
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
-        score = {"type": "integer", "minimum": int(rubric.scale_min), "maximum": int(rubric.scale_max)}
-        shown = {"id": {"type": "string"}, "demonstrated": {"type": "boolean"}, "evidence": {"type": "string"}}
-        properties: dict[str, Any] = {
-            "entry_key": {"type": "string"},
-            "configuration": {"type": "string"},
-            "judge_model": {"type": "string"},
-            "behaviors": array(shown),
-            "bonus": array(shown),
-            "scores": closed({name: dict(score) for name in rubric.names}),
-            "assessment": {"type": "string"},
-        }
-        return reply_object(properties, rubric)
+        score = whole_score(int(rubric.scale_min), int(rubric.scale_max))
+        scores = closed_model("Scores", dict.fromkeys(rubric.names, score))
+        return strict_schema(asked(BehaviorReply, {"scores": scores}, {"configuration"} if rubric.blind else ()))
 
     def check(
-        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> BehaviorReply | ReplyProblem:
         reply = parse_reply(BehaviorReply, payload, rubric)

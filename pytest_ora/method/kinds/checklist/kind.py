@@ -22,10 +22,11 @@ from ...scoring import Scores, is_failure
 from ...votes import verdict, votes
 from ..base import JudgedKind, ReplyObject, ReplyProblem, Strict, check_echo, parse_reply
 from ..capabilities import LedgerExtra, Material, OwnReports, OwnRubric, Terminal
+from ..replyschema import asked, closed_model, strict_schema, whole_score
 from ..scores.kind import check_scale
 from .results import issue_disagreements, judge_results
 
-__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "array", "check_ids", "closed", "reply_object"]
+__all__ = ["KIND", "ChecklistKind", "ChecklistReply", "check_ids"]
 
 _DETECTION = ("recall", "precision", "novel_each", "novel_cap")
 
@@ -67,7 +68,7 @@ class ChecklistReply(ReplyObject):
 
 
 
-class ChecklistKind(JudgedKind, Material, OwnRubric, LedgerExtra, OwnReports, Terminal):
+class ChecklistKind(JudgedKind[ChecklistReply], Material, OwnRubric, LedgerExtra, OwnReports, Terminal):
     """Expected findings weighted by severity; the weights and the detection formula come from the rubric."""
 
     name = "checklist"
@@ -124,22 +125,12 @@ class ChecklistKind(JudgedKind, Material, OwnRubric, LedgerExtra, OwnReports, Te
         )
 
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
-        names = list(rubric.names)
-        score = {"type": "integer", "minimum": int(rubric.scale_min), "maximum": int(rubric.scale_max)}
-        properties: dict[str, Any] = {
-            "entry_key": {"type": "string"},
-            "configuration": {"type": "string"},
-            "judge_model": {"type": "string"},
-            "findings": array({"id": {"type": "string"}, "found": {"type": "boolean"}, "evidence": {"type": "string"}}),
-            "novel": array({"description": {"type": "string"}, "valid": {"type": "boolean"}, "reasoning": {"type": "string"}}),
-            "false_positives": array({"claim": {"type": "string"}, "why_invalid": {"type": "string"}}),
-            "scores": closed({name: dict(score) for name in names}),
-            "assessment": {"type": "string"},
-        }
-        return reply_object(properties, rubric)
+        score = whole_score(int(rubric.scale_min), int(rubric.scale_max))
+        scores = closed_model("Scores", dict.fromkeys(rubric.names, score))
+        return strict_schema(asked(ChecklistReply, {"scores": scores}, {"configuration"} if rubric.blind else ()))
 
     def check(
-        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> ChecklistReply | ReplyProblem:
         reply = parse_reply(ChecklistReply, payload, rubric)
@@ -234,20 +225,3 @@ def check_ids(field: str, answered: Sequence[str], listed: Sequence[str], verdic
         if name not in seen:
             return ReplyProblem(f"{field}[{name}]", "nothing", f"is missing: every listed id needs {verdict} and evidence")
     return None
-
-
-def array(properties: dict[str, Any]) -> dict[str, Any]:
-    """A JSON Schema array of closed objects."""
-    return {"type": "array", "items": closed(properties)}
-
-
-def reply_object(properties: dict[str, Any], rubric: Rubric) -> dict[str, Any]:
-    """The reply's schema: closed, without configuration when the rubric is blind."""
-    if rubric.blind:
-        properties = {name: value for name, value in properties.items() if name != "configuration"}
-    return closed(properties)
-
-
-def closed(properties: dict[str, Any]) -> dict[str, Any]:
-    """A JSON Schema object with exactly these properties, all required."""
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}

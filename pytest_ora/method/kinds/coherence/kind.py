@@ -17,7 +17,7 @@ from ....core.rubric import Rubric
 from ...scoring import Scores, is_failure
 from ..base import JudgedKind, ReplyObject, ReplyProblem, check_echo, parse_reply
 from ..capabilities import LedgerExtra, Material, OwnRubric
-from ..checklist.kind import reply_object
+from ..replyschema import asked, strict_schema
 
 __all__ = ["KIND", "PHASES", "RATINGS", "CoherenceKind", "CoherenceReply", "panel_rating"]
 
@@ -43,7 +43,7 @@ def panel_rating(ratings: Sequence[str]) -> str:
     return next((r for r in RATINGS if ratings.count(r) * 2 > len(ratings)), FALLBACK)
 
 
-class CoherenceKind(JudgedKind, Material, OwnRubric, LedgerExtra):
+class CoherenceKind(JudgedKind[CoherenceReply], Material, OwnRubric, LedgerExtra):
     """A chain's coherence as a multiplier; no criterion scores."""
 
     name = "coherence"
@@ -91,17 +91,10 @@ class CoherenceKind(JudgedKind, Material, OwnRubric, LedgerExtra):
         )
 
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
-        properties: dict[str, Any] = {
-            "entry_key": {"type": "string"},
-            "configuration": {"type": "string"},
-            "judge_model": {"type": "string"},
-            "rating": {"type": "string", "enum": list(RATINGS)},
-            "reasoning": {"type": "string"},
-        }
-        return reply_object(properties, rubric)
+        return strict_schema(asked(CoherenceReply, {}, {"configuration"} if rubric.blind else ()))
 
     def check(
-        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> CoherenceReply | ReplyProblem:
         reply = parse_reply(CoherenceReply, payload, rubric)

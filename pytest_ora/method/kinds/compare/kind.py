@@ -25,7 +25,7 @@ from ....core.usage import Usage, add_usage
 from ...scoring import Scores, is_failure
 from ..base import JudgedKind, PacketBuilder, PacketT, ReplyObject, ReplyProblem, parse_reply
 from ..capabilities import ItemShape, LedgerExtra, Material, OwnReports, OwnRubric, Terminal
-from ..checklist.kind import closed
+from ..replyschema import asked, closed_model, strict_schema, whole_score
 from ..scores.kind import check_scale
 from .report import compare_files, compare_table
 
@@ -56,7 +56,7 @@ class CompareReply(ReplyObject):
 
 
 
-class CompareKind(JudgedKind, ItemShape, Material, OwnRubric, LedgerExtra, OwnReports, Terminal):
+class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, LedgerExtra, OwnReports, Terminal):
     """Pairwise comparison on the rubric's criteria; the result, never a score, is what counts."""
 
     name = "compare"
@@ -170,20 +170,13 @@ class CompareKind(JudgedKind, ItemShape, Material, OwnRubric, LedgerExtra, OwnRe
         )
 
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
-        names = list(rubric.names)
-        score = {"type": "integer", "minimum": int(rubric.scale_min), "maximum": int(rubric.scale_max)}
-        contestant = closed({"scores": closed({n: dict(score) for n in names}),
-                              "notes": closed({n: {"type": "string"} for n in names})})
-        return closed({
-            "entry_key": {"type": "string"},
-            "judge_model": {"type": "string"},
-            "contestants": closed({label: contestant for label in LABELS}),
-            "winner": {"type": "string", "enum": [*LABELS, "tie"]},
-            "justification": {"type": "string"},
-        })
+        score = whole_score(int(rubric.scale_min), int(rubric.scale_max))
+        contestant = asked(_Contestant, {"scores": closed_model("Scores", dict.fromkeys(rubric.names, score)),
+                                         "notes": closed_model("Notes", dict.fromkeys(rubric.names, str))})
+        return strict_schema(asked(CompareReply, {"contestants": closed_model("Contestants", dict.fromkeys(LABELS, contestant))}))
 
     def check(
-        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> CompareReply | ReplyProblem:
         reply = parse_reply(CompareReply, payload, rubric)

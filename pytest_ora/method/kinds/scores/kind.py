@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from ....core.errors import show_value
 from ....core.models import JudgeReply
@@ -16,11 +16,12 @@ from ....core.rubric import Rubric
 from ...scoring import Scores, combine, judge_overall
 from ...votes import verdict
 from ..base import JudgedKind, ReplyProblem, first_error
+from ..replyschema import asked, closed_model, one_of, strict_schema, whole_score
 
 __all__ = ["KIND", "ScoresKind", "check_scale", "scale_values"]
 
 
-class ScoresKind(JudgedKind):
+class ScoresKind(JudgedKind[JudgeReply]):
     """Per-criterion scores, weighted; the cap, votes and verdicts come from the rubric."""
 
     name = "scores"
@@ -41,36 +42,19 @@ class ScoresKind(JudgedKind):
         )
 
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
-        low, high = float(rubric.scale_min), float(rubric.scale_max)
-        score: dict[str, Any] = {"type": "number", "minimum": low, "maximum": high}
-        if rubric.scale_step == 1 and rubric.scale_min.denominator == 1:
-            score = {"type": "integer", "minimum": int(low), "maximum": int(high)}
-        elif rubric.scale_step is not None:
-            score["multipleOf"] = float(rubric.scale_step)
-        names = list(rubric.names)
-        properties: dict[str, Any] = {
-            "entry_key": {"type": "string"},
-            "configuration": {"type": "string"},
-            "judge_model": {"type": "string"},
-            "scores": _object_of(names, score),
-            "notes": _object_of(names, {"type": "string"}),
-            "impression": {"type": "string"},
-        }
+        names = rubric.names
+        score = _score(rubric)
+        fields: dict[str, Any] = {"scores": closed_model("Scores", dict.fromkeys(names, score)),
+                                  "notes": closed_model("Notes", dict.fromkeys(names, str))}
+        omit = {"configuration"} if rubric.blind else set()
         if rubric.judge_verdict:
-            properties["rationale"] = {"type": "string"}
-            properties["overall_verdict"] = {"type": "string", "enum": [band.name for band in rubric.verdicts],
-                                             "description": _bands(rubric)}
-        if rubric.blind:
-            del properties["configuration"]
-        return {
-            "type": "object",
-            "properties": properties,
-            "required": list(properties),
-            "additionalProperties": False,
-        }
+            fields.update(rationale=str, overall_verdict=one_of([band.name for band in rubric.verdicts], _bands(rubric)))
+        else:
+            omit |= {"rationale", "overall_verdict"}
+        return strict_schema(asked(JudgeReply, fields, omit))
 
     def check(
-        self, payload: Any, rubric: Rubric, entry_key: str, configuration: str | None,
+        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> JudgeReply | ReplyProblem:
         if rubric.blind and isinstance(payload, dict) and "configuration" in payload:
@@ -122,13 +106,12 @@ def _verdict_instructions(rubric: Rubric) -> str:
             f"the mean of your scores falls in, one of {', '.join(band.name for band in rubric.verdicts)} ({_bands(rubric)}).")
 
 
-def _object_of(names: list[str], item: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {name: dict(item) for name in names},
-        "required": names,
-        "additionalProperties": False,
-    }
+def _score(rubric: Rubric) -> Any:
+    """A score as the judge is asked for it: a whole number on a scale of whole steps, else a number (of the step)."""
+    if rubric.scale_step == 1 and rubric.scale_min.denominator == 1:
+        return whole_score(int(rubric.scale_min), int(rubric.scale_max))
+    step = float(rubric.scale_step) if rubric.scale_step is not None else None
+    return Annotated[float, Field(ge=float(rubric.scale_min), le=float(rubric.scale_max), multiple_of=step)]
 
 
 def _check_against(
