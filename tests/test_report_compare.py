@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from test_baseline import comparison, configuration_row, run_side
 from test_report_page import full_page_data
 
 from pytest_ora.bundle.intake import intake
@@ -68,13 +69,12 @@ def test_earlier_runs_are_listed_in_number_order_and_an_unreadable_one_says_so(t
 
 
 def test_since_baseline_escapes_what_the_files_hold() -> None:
-    html = since_baseline_html({
-        "baseline": {"path": "<b>old</b>", "scoring_date": "d", "rubric": "r"}, "current": {"scoring_date": "d", "rubric": "r"},
-        "shared": 1, "only_in_baseline": 0, "only_in_current": 0,
-        "changed": [{"what": "judges", "baseline": ["A: x:<script>"], "current": ["A: x:y"]}],
-        "configurations": [{"configuration": "<img src=x>", "n": 1, "regressed": True, "interval": [-2, -1]}],
-        "changes": [{"capture_id": 'm:a/"><script>', "baseline": 5, "current": 1, "change": -4}],
-    })
+    html = since_baseline_html(comparison(
+        baseline=run_side(path="<b>old</b>", rubric="r"), current=run_side(rubric="r"), shared=1,
+        changed=[{"what": "judges", "baseline": ["A: x:<script>"], "current": ["A: x:y"]}],
+        configurations=[configuration_row(configuration="<img src=x>", regressed=True, interval=[-2, -1])],
+        changes=[{"capture_id": 'm:a/"><script>', "configuration": "a", "baseline": 5, "current": 1, "change": -4}],
+    ))
     assert "<script>" not in html and "<img" not in html and "<b>" not in html
     assert "&lt;img src=x&gt;" in html and 'data-capture="m:a/&quot;&gt;&lt;script&gt;"' in html
 

@@ -20,6 +20,7 @@ import pytest
 from ..core.numbers import round_half_away
 from ..core.rubric import Rubric
 from ..reports.baseline import regressed
+from ..reports.baselinedata import BaselineComparison
 from ..reports.calibration import gate_message, held_message
 
 __all__ = ["GateContext", "GateResult", "evaluate", "gate", "gate_reports", "registered", "validate"]
@@ -37,7 +38,7 @@ class GateContext:
     """(configuration, values) with values' exact `overall` and `failure_rate` (None: nothing scored)."""
     calibration: Mapping[str, Any] | None = None
     """stats.json's `calibration` (SPEC 16) when the run had human labels and its report was written."""
-    baseline: Mapping[str, Any] | None = None
+    baseline: BaselineComparison | None = None
     """baseline.json (SPEC 18) when the run was compared with a baseline and its report was written."""
 
 

@@ -6,7 +6,10 @@ import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..reports.baselinedata import BaselineComparison
 
 __all__ = ["ReportWriting", "written_baseline_comparison", "written_calibration"]
 
@@ -56,15 +59,15 @@ class ReportWriting:
         self._write(exitstatus)
 
 
-def written_baseline_comparison(out: Path) -> dict[str, Any] | None:
+def written_baseline_comparison(out: Path) -> BaselineComparison | None:
     """baseline.json as the report wrote it, for --ora-fail-regression; None when unreadable."""
     from ..reports.baseline import BASELINE_JSON
+    from ..reports.baselinedata import BaselineDataError, read_baseline_comparison
 
     try:
-        data = json.loads((out / BASELINE_JSON).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return read_baseline_comparison(out / BASELINE_JSON)
+    except BaselineDataError:
         return None
-    return data if isinstance(data, dict) else None
 
 
 def written_calibration(out: Path) -> dict[str, Any] | None:

@@ -163,15 +163,14 @@ def _bound(plan: Plan, options: Options) -> Plan:
 
 def _run_rubric(out: Path) -> tuple[Any, ...]:
     """The rubric version and digest the last run in the output directory recorded (run.json), if readable."""
-    import json
-
     from ..judges.recordings import Recorded
+    from ..reports.runfile import RunFileError, read_run_file
 
     try:
-        data = json.loads((out / "run.json").read_text(encoding="utf-8"))
-        return (Recorded(str(data["rubric"]), str(data["rubric_digest"]), ""),)
-    except (OSError, ValueError, KeyError, TypeError):
+        data = read_run_file(out / "run.json")
+    except RunFileError:
         return ()
+    return (Recorded(data.rubric, data.rubric_digest, ""),)
 
 
 def _rubric_file(option: tuple[str, Path] | None) -> Path | None:

@@ -27,8 +27,23 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..core.errors import OraError
+from ..core.rubric import Rubric
 from ..core.strictjson import StrictJsonError, bounded_fraction, unique_pairs
+from .baselinedata import (
+    BaselineComparison,
+    CaptureChange,
+    Change,
+    ConfigurationDifference,
+    Flip,
+    RunSide,
+    State,
+    TextChanges,
+    first_problem,
+)
+from .runfile import RunFileError, parse_run_file, read_run_file
 
 __all__ = [
     "BASELINE_FILES", "BASELINE_JSON", "BASELINE_MD", "DEFAULT_REGRESSION_MIN", "BaselineError", "BaselineRun",
@@ -123,12 +138,15 @@ def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> 
             raise BaselineError(f"--ora-baseline {label}: no {name}: not a pytest-ora output directory (give an "
                                 "earlier --ora-out or one of its runs/NNNN)")
     try:
-        run = json.loads(_inside(directory, "run.json").read_text(encoding="utf-8"))
-        if not isinstance(run, dict) or not isinstance(run["methodology"], dict):
+        run = parse_run_file(json.loads(_inside(directory, "run.json").read_text(encoding="utf-8")))
+        if run.methodology is None:
             raise TypeError("not an object with a methodology object")
-        facts = dict(run["methodology"])
-        result = BaselineRun(label, str(run["bundle"]), str(run["rubric"]), str(run.get("rubric_digest")), facts)
+        facts = dict(run.methodology)
+        result = BaselineRun(label, run.bundle, run.rubric, run.rubric_digest, facts)
         _run_facts(result.bundle, result.rubric, result.rubric_digest, facts, label)  # its shape, checked now
+    except (RunFileError, ValidationError) as error:
+        shown = first_problem(error) if isinstance(error, ValidationError) else str(error)
+        raise BaselineError(f"--ora-baseline {label}: run.json is unreadable ({shown})") from None
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
         raise BaselineError(f"--ora-baseline {label}: run.json is unreadable ({type(error).__name__}: {error})") from None
     lines: dict[str, int] = {}
@@ -170,22 +188,22 @@ def _interval(value: tuple[float, float] | None) -> list[float] | None:
     return None if value is None else [value[0], value[1]]
 
 
-def _run_facts(bundle: str, rubric: str, digest: str, facts: Mapping[str, Any], path: str | None) -> dict[str, Any]:
+def _run_facts(bundle: str, rubric: str, digest: str, facts: Mapping[str, Any], path: str | None) -> RunSide:
     judges = [f"{j.get('label')}: {j.get('provider')}:{j.get('model')}" for j in facts.get("judges") or []]
-    return {"path": path, "bundle": bundle, "rubric": rubric, "rubric_digest": digest,
-            "scoring_date": facts.get("scoring_date"), "record_mode": facts.get("record_mode"),
-            "snapshot": facts.get("snapshot"), "panel": facts.get("panel"), "judges": judges,
-            "selected": facts.get("selected")}
+    return RunSide(path=path, bundle=bundle, rubric=rubric, rubric_digest=digest,
+                   scoring_date=facts.get("scoring_date"), record_mode=facts.get("record_mode"),
+                   snapshot=facts.get("snapshot"), panel=facts.get("panel"), judges=judges,
+                   selected=facts.get("selected"))
 
 
-def _changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _changes(before: RunSide, after: RunSide) -> list[Change]:
     named = (("rubric", "rubric version"), ("rubric_digest", "rubric digest"), ("judges", "judges"),
              ("panel", "panel"), ("bundle", "bundle"), ("snapshot", "Optimum snapshot"), ("record_mode", "record mode"))
-    return [{"what": label, "baseline": before[key], "current": after[key]}
-            for key, label in named if before[key] != after[key]]
+    return [Change(what=label, baseline=getattr(before, key), current=getattr(after, key))
+            for key, label in named if getattr(before, key) != getattr(after, key)]
 
 
-def _text_changes(baseline: BaselineRun, texts: Mapping[str, Any] | None, shared: Sequence[str]) -> dict[str, Any] | None:
+def _text_changes(baseline: BaselineRun, texts: Mapping[str, Any] | None, shared: Sequence[str]) -> TextChanges | None:
     if baseline.texts is None or texts is None:
         return None
     digests = [_digest(s) for s in texts["strings"]]
@@ -202,19 +220,19 @@ def _text_changes(baseline: BaselineRun, texts: Mapping[str, Any] | None, shared
         if left[2:] != right[2:]:
             counts["answer"] += 1
             answers.append(capture_id)
-    return {**counts, "answer_changed": answers}
+    return TextChanges(**counts, answer_changed=answers)
 
 
 def compare_with_baseline(
-    baseline: BaselineRun, directory: Path, rubric: Any, minimum_text: str, seed: int,
-) -> dict[str, Any]:
+    baseline: BaselineRun, directory: Path, rubric: Rubric, minimum_text: str, seed: int,
+) -> BaselineComparison:
     """baseline.json's data: this run (the files just written in `directory`) against the baseline."""
     import numpy as np
 
     from ..stats.baseline import SMALL_N, baseline_difference
     from .texts import read_texts
 
-    run = json.loads((directory / "run.json").read_text(encoding="utf-8"))
+    run = read_run_file(directory / "run.json")
     current: dict[str, Capture] = {}
     order: list[str] = []
     for _, row in _lines(directory / "ledger.jsonl", str(directory)):
@@ -225,22 +243,22 @@ def compare_with_baseline(
     shared = [cid for cid in order if cid in baseline.captures]
     minimum = regression_min(minimum_text, (float(rubric.scale_min), float(rubric.scale_max)))
     configurations: dict[str, list[tuple[float, float]]] = {}
-    changes: list[dict[str, Any]] = []
-    flips: list[dict[str, Any]] = []
+    changes: list[CaptureChange] = []
+    flips: list[Flip] = []
     for capture_id in shared:
         now, then = current[capture_id], baseline.captures[capture_id]
         if now.status == "scored" and then.status == "scored" and now.overall is not None and then.overall is not None:
             configurations.setdefault(now.configuration, []).append((now.overall, then.overall))
             change = Fraction(repr(now.overall)) - Fraction(repr(then.overall))
             if abs(change) >= minimum:
-                changes.append({"capture_id": capture_id, "configuration": now.configuration,
-                                "baseline": then.overall, "current": now.overall, "change": float(change)})
+                changes.append(CaptureChange(capture_id=capture_id, configuration=now.configuration,
+                                             baseline=then.overall, current=now.overall, change=float(change)))
         if now.status != then.status or now.failure != then.failure:
-            flips.append({"capture_id": capture_id, "configuration": now.configuration,
-                          "baseline": {"status": then.status, "failure": then.failure},
-                          "current": {"status": now.status, "failure": now.failure}})
+            flips.append(Flip(capture_id=capture_id, configuration=now.configuration,
+                              baseline=State(status=then.status, failure=then.failure),
+                              current=State(status=now.status, failure=now.failure)))
     position = {capture_id: index for index, capture_id in enumerate(shared)}
-    changes.sort(key=lambda c: (c["change"], position[c["capture_id"]]))  # the largest drop first
+    changes.sort(key=lambda c: (c.change, position[c.capture_id]))  # the largest drop first
     rows = []
     names = list(dict.fromkeys(current[cid].configuration for cid in order))
     for name in names:
@@ -249,51 +267,51 @@ def compare_with_baseline(
         then_values = np.array([p[1] for p in pairs], dtype=np.float64)
         result = baseline_difference(now_values, then_values, seed, name)
         interval = result.interval
-        rows.append({
-            "configuration": name, "n": result.n,
-            "baseline_mean": float(then_values.mean()) if result.n else None,
-            "current_mean": float(now_values.mean()) if result.n else None,
-            "mean_difference": result.mean_difference,
-            "t_interval": _interval(result.t_interval), "bootstrap_interval": _interval(result.bootstrap_interval),
-            "interval_method": result.interval_method, "interval": _interval(interval), "p_value": result.p_value,
-            "p_floor": result.p_floor, "p_min": result.p_min,
-            "regressed": interval is not None and interval[1] < 0,
-            "improved": interval is not None and interval[0] > 0,
-        })
+        rows.append(ConfigurationDifference(
+            configuration=name, n=result.n,
+            baseline_mean=float(then_values.mean()) if result.n else None,
+            current_mean=float(now_values.mean()) if result.n else None,
+            mean_difference=result.mean_difference,
+            t_interval=_interval(result.t_interval), bootstrap_interval=_interval(result.bootstrap_interval),
+            interval_method=result.interval_method, interval=_interval(interval), p_value=result.p_value,
+            p_floor=result.p_floor, p_min=result.p_min,
+            regressed=interval is not None and interval[1] < 0,
+            improved=interval is not None and interval[0] > 0,
+        ))
     before = _run_facts(baseline.bundle, baseline.rubric, baseline.rubric_digest, baseline.facts, baseline.path)
-    after = _run_facts(str(run["bundle"]), str(run["rubric"]), str(run.get("rubric_digest")), run["methodology"], None)
+    after = _run_facts(run.bundle, run.rubric, run.rubric_digest, run.methodology or {}, None)
     texts, _ = read_texts(directory)
-    return {
-        "schema": BASELINE_SCHEMA,
-        "rubric": rubric.version,
-        "baseline": before,
-        "current": after,
-        "changed": _changes(before, after),
-        "texts": _text_changes(baseline, texts, shared),
-        "shared": len(shared),
-        "only_in_baseline": sum(1 for cid in baseline.captures if cid not in current),
-        "only_in_current": len(order) - len(shared),
-        "regression_min": float(minimum),
-        "regression_min_given": minimum_text,
-        "interval_rule": f"t at every n (the BCa bootstrap beside it); fewer than {SMALL_N} shared captures is small n",
-        "configurations": rows,
-        "changes": changes,
-        "flips": flips,
-    }
+    return BaselineComparison(
+        schema=BASELINE_SCHEMA,
+        rubric=rubric.version,
+        baseline=before,
+        current=after,
+        changed=_changes(before, after),
+        texts=_text_changes(baseline, texts, shared),
+        shared=len(shared),
+        only_in_baseline=sum(1 for cid in baseline.captures if cid not in current),
+        only_in_current=len(order) - len(shared),
+        regression_min=float(minimum),
+        regression_min_given=minimum_text,
+        interval_rule=f"t at every n (the BCa bootstrap beside it); fewer than {SMALL_N} shared captures is small n",
+        configurations=rows,
+        changes=changes,
+        flips=flips,
+    )
 
 
-def regressed(data: Mapping[str, Any]) -> list[str]:
+def regressed(data: BaselineComparison) -> list[str]:
     """The --ora-fail-regression messages: one per configuration whose paired interval lies below 0."""
     messages = []
-    rubric = [c for c in data.get("changed") or [] if c.get("what") in ("rubric version", "rubric digest")]
-    caveat = (f"; the rubric changed between the runs ({rubric[0]['what']} {rubric[0]['baseline']} -> "
-              f"{rubric[0]['current']}): the difference may be the rubric's" if rubric else "")
-    for row in data.get("configurations") or []:
-        if row.get("regressed"):
-            low, high = row["interval"]
+    rubric = [c for c in data.changed if c.what in ("rubric version", "rubric digest")]
+    caveat = (f"; the rubric changed between the runs ({rubric[0].what} {rubric[0].baseline} -> "
+              f"{rubric[0].current}): the difference may be the rubric's" if rubric else "")
+    for row in data.configurations:
+        if row.regressed and row.interval is not None and row.mean_difference is not None:
+            low, high = row.interval
             messages.append(
-                f"--ora-fail-regression: {row['configuration']} mean overall fell by {_amount(-row['mean_difference'])} "
-                f"since the baseline over {row['n']} shared captures (95% {row['interval_method']} interval "
+                f"--ora-fail-regression: {row.configuration} mean overall fell by {_amount(-row.mean_difference)} "
+                f"since the baseline over {row.n} shared captures (95% {row.interval_method} interval "
                 f"[{_amount(low)}, {_amount(high)}] lies below 0{caveat})"
             )
     return messages
@@ -304,80 +322,79 @@ def _amount(value: float) -> str:
     return f"{value:.2f}" if value == 0 or abs(value) >= 0.01 else f"{value:.2g}"
 
 
-def _num(value: Any, digits: int = 2) -> str:
+def _num(value: float | None, digits: int = 2) -> str:
     return "" if value is None else f"{value:.{digits}f}"
 
 
-def _p(row: Mapping[str, Any]) -> str:
-    if row.get("p_floor"):
-        return f"< {row['p_min']:.2g}"
-    return _num(row.get("p_value"), 4)
+def _p(row: ConfigurationDifference) -> str:
+    if row.p_floor and row.p_min is not None:
+        return f"< {row.p_min:.2g}"
+    return _num(row.p_value, 4)
 
 
-def _range(value: Any) -> str:
+def _range(value: Sequence[float] | None) -> str:
     return "" if not value else f"[{_amount(value[0])}, {_amount(value[1])}]"
 
 
-def _cell(value: Any) -> str:
+def _cell(value: str | list[str] | None) -> str:
     text = ", ".join(value) if isinstance(value, list) else str(value)
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def baseline_markdown(data: Mapping[str, Any]) -> str:
+def baseline_markdown(data: BaselineComparison) -> str:
     """baseline.md, rendered from baseline.json's data alone."""
-    before, after = data["baseline"], data["current"]
+    before, after = data.baseline, data.current
     lines = [
-        f"# Since baseline: {after['bundle']}", "",
-        f"Machine-written by pytest-ora from {BASELINE_JSON}; rubric {data['rubric']}. Baseline "
-        f"`{before['path']}` (scored {before['scoring_date']}, rubric {before['rubric']}) against this run (scored "
-        f"{after['scoring_date']}, rubric {after['rubric']}).", "",
-        f"{data['shared']} capture ids in both runs; {data['only_in_baseline']} only in the baseline, "
-        f"{data['only_in_current']} only in this run.", "",
+        f"# Since baseline: {after.bundle}", "",
+        f"Machine-written by pytest-ora from {BASELINE_JSON}; rubric {data.rubric}. Baseline "
+        f"`{before.path}` (scored {before.scoring_date}, rubric {before.rubric}) against this run (scored "
+        f"{after.scoring_date}, rubric {after.rubric}).", "",
+        f"{data.shared} capture ids in both runs; {data.only_in_baseline} only in the baseline, "
+        f"{data.only_in_current} only in this run.", "",
         "## What changed between the runs", "",
     ]
-    if data["changed"]:
+    if data.changed:
         lines += ["| what | baseline | this run |", "| --- | --- | --- |"]
-        lines += [f"| {c['what']} | {_cell(c['baseline'])} | {_cell(c['current'])} |" for c in data["changed"]]
+        lines += [f"| {c.what} | {_cell(c.baseline)} | {_cell(c.current)} |" for c in data.changed]
     else:
         lines.append("Nothing: the same rubric version and digest, judges, panel, bundle and snapshot.")
-    texts = data.get("texts")
+    texts = data.texts
     if texts is None:
         lines += ["", "Prompts and answers were not compared: a run without texts.json is one of the two."]
     else:
-        lines += ["", f"Of {texts['compared']} shared captures, {texts['prompt']} have a different prompt, "
-                  f"{texts['context']} a different context and {texts['answer']} a different answer."]
+        lines += ["", f"Of {texts.compared} shared captures, {texts.prompt} have a different prompt, "
+                  f"{texts.context} a different context and {texts.answer} a different answer."]
     lines += [
         "", "## Per configuration", "",
         f"Paired difference of mean overall (this run minus the baseline) over the captures both runs scored; "
-        f"interval: {data['interval_rule']}. A configuration regressed when its interval lies below 0.", "",
+        f"interval: {data.interval_rule}. A configuration regressed when its interval lies below 0.", "",
         "| configuration | n | baseline | this run | difference | 95% interval | method | p | regressed |",
         "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | --- |",
     ]
-    for row in data["configurations"]:
-        flag = "yes" if row["regressed"] else ("improved" if row["improved"] else "no")
+    for row in data.configurations:
+        flag = "yes" if row.regressed else ("improved" if row.improved else "no")
         lines.append(
-            f"| {row['configuration']} | {row['n']} | {_num(row['baseline_mean'])} | {_num(row['current_mean'])} | "
-            f"{'' if row['mean_difference'] is None else _amount(row['mean_difference'])} | {_range(row['interval'])} | {row['interval_method']} | "
+            f"| {row.configuration} | {row.n} | {_num(row.baseline_mean)} | {_num(row.current_mean)} | "
+            f"{'' if row.mean_difference is None else _amount(row.mean_difference)} | {_range(row.interval)} | {row.interval_method} | "
             f"{_p(row)} | {flag} |"
         )
-    lines += ["", f"## Captures whose overall changed by at least {data['regression_min']:g} "
-              f"(--ora-regression-min {data['regression_min_given']})", ""]
-    if data["changes"]:
+    lines += ["", f"## Captures whose overall changed by at least {data.regression_min:g} "
+              f"(--ora-regression-min {data.regression_min_given})", ""]
+    if data.changes:
         lines += ["| capture | baseline | this run | change |", "| --- | ---: | ---: | ---: |"]
-        lines += [f"| {c['capture_id']} | {_num(c['baseline'])} | {_num(c['current'])} | {c['change']:+.2f} |"
-                  for c in data["changes"]]
+        lines += [f"| {c.capture_id} | {_num(c.baseline)} | {_num(c.current)} | {c.change:+.2f} |"
+                  for c in data.changes]
     else:
         lines.append("None.")
-    if data["flips"]:
+    if data.flips:
         lines += ["", "## Captures whose status or failure flag changed", "",
                   "| capture | baseline | this run |", "| --- | --- | --- |"]
-        for flip in data["flips"]:
-            then, now = flip["baseline"], flip["current"]
-            lines.append(f"| {flip['capture_id']} | {_state(then)} | {_state(now)} |")
+        for flip in data.flips:
+            lines.append(f"| {flip.capture_id} | {_state(flip.baseline)} | {_state(flip.current)} |")
     return "\n".join(lines) + "\n"
 
 
-def _state(value: Mapping[str, Any]) -> str:
-    if value["status"] != "scored":
-        return str(value["status"])
-    return "scored, a failure" if value["failure"] else "scored, not a failure"
+def _state(value: State) -> str:
+    if value.status != "scored":
+        return str(value.status)
+    return "scored, a failure" if value.failure else "scored, not a failure"

@@ -15,6 +15,7 @@ from string import Template
 from typing import Any
 
 from . import charts
+from .baselinedata import BaselineComparison
 from .cache import cached
 
 __all__ = ["REPORT_NAME", "render_html"]
@@ -223,8 +224,9 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
     # at 10x they are most of the page's bytes, and the first paint never waits for them.
     texts = data.get("texts")
     sections = _compare_sections(data)
-    # The earlier runs are static HTML already (the script never reads them).
-    data = {key: value for key, value in data.items() if key not in ("texts", "runs")}
+    # The earlier runs are static HTML already (the script never reads them); the page's script data is JSON.
+    data = {key: value.model_dump(by_alias=True) if isinstance(value, BaselineComparison) else value
+            for key, value in data.items() if key not in ("texts", "runs")}
     rubric = data["rubric"]
     judges = "; ".join(f"{j['label']} = {j['model']} ({j['provider']})" for j in data["judges"]) or "none"
     return Template(_asset("report.html")).substitute(

@@ -355,7 +355,7 @@ def _finish_report(
         from .baseline import BASELINE_JSON, compare_with_baseline
 
         compared = compare_with_baseline(baseline, directory, rubric, regression_min, facts.seed)
-        write_atomic(directory / BASELINE_JSON, json.dumps(compared, indent=1, ensure_ascii=False) + "\n")
+        write_atomic(directory / BASELINE_JSON, compared.dumps())
     _write_reports(directory, rubric, statistics=True)
 
 

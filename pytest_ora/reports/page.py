@@ -143,6 +143,7 @@ def compare_sections(directory: Path) -> dict[str, Any]:
     """SPEC 18's parts of the page, from the files beside the ledger: texts.json (the capture view's prompt,
     context and answer), runs.json (the earlier runs), baseline.json (Since baseline)."""
     from .baseline import BASELINE_JSON
+    from .baselinedata import BaselineDataError, parse_baseline_comparison
     from .runs import RUNS_NAME
     from .texts import read_texts
 
@@ -151,14 +152,17 @@ def compare_sections(directory: Path) -> dict[str, Any]:
     if texts is not None:
         sections["texts"] = texts
     problems = [note] if note else []
-    for key, name in (("runs", RUNS_NAME), ("baseline", BASELINE_JSON)):
-        path = directory / name
-        if path.is_file():
-            try:
-                value = json.loads(path.read_text(encoding="utf-8"))
-                sections[key] = value["runs"] if key == "runs" else value
-            except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
-                problems.append(f"{name} is not shown: {error}")
+    path = directory / RUNS_NAME
+    if path.is_file():
+        try:
+            sections["runs"] = json.loads(path.read_text(encoding="utf-8"))["runs"]
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+            problems.append(f"{RUNS_NAME} is not shown: {error}")
+    if (directory / BASELINE_JSON).is_file():
+        try:
+            sections["baseline"] = parse_baseline_comparison((directory / BASELINE_JSON).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, BaselineDataError) as error:
+            problems.append(f"{BASELINE_JSON} is not shown: {error}")
     if problems:
         sections["compare_notes"] = problems
     return sections

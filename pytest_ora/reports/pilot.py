@@ -18,6 +18,7 @@ from ..core.record import CaptureRecord
 from ..judges.budget import DEFAULT_PRICES, cost, price_for
 from ..method.kinds import combined
 from ..method.scoring import judge_overall
+from .runfile import PilotBlock, PilotHypothesis
 
 __all__ = ["CELLS", "PILOT_SUMMARY", "cells_jsonl", "judge_key", "pilot_run", "pilot_summary"]
 
@@ -104,7 +105,7 @@ def _judge_cost(records: Sequence[CaptureRecord]) -> Fraction | None:
     return total
 
 
-def pilot_run(plan: Plan, records: Sequence[CaptureRecord], run: Mapping[str, str | None]) -> dict[str, Any]:
+def pilot_run(plan: Plan, records: Sequence[CaptureRecord], run: Mapping[str, str | None]) -> PilotBlock:
     """run.json's `pilot` block: what pilot-summary.json is rendered from beside cells.jsonl."""
     manifest = plan.bundle.manifest
     pilot = manifest.pilot
@@ -115,52 +116,52 @@ def pilot_run(plan: Plan, records: Sequence[CaptureRecord], run: Mapping[str, st
     candidate_costs = [getattr(c, "candidate_cost_usd", None) for c in captures]
     candidate_cost = sum((Fraction(str(c)) for c in candidate_costs if c is not None), Fraction(0))
     judges = _judge_cost(records)
-    return {
-        "id": pilot.id,
-        "cells": {cell_id: cell.configuration for cell_id, cell in pilot.cells.items()},
-        "hypotheses": [{"id": h.id, "label": h.label, "better": h.better, "worse": h.worse, "margin": str(h.margin)}
-                       for h in manifest.hypotheses or ()],
-        "verdict": None if manifest.verdict is None else manifest.verdict.model_dump(),
-        "execution_window_utc": f"{run.get('started_utc')} to {run.get('ended_utc')}",
-        "total_cost_usd": None if judges is None else float(candidate_cost + judges),
-        "total_judge_calls": sum(judge["asks"] for record in records for judge in record["judges"]),
-        "total_candidate_calls": sum(1 for c in captures if getattr(c, "candidate_model", None) is not None),
-    }
+    return PilotBlock(
+        id=pilot.id,
+        cells={cell_id: cell.configuration for cell_id, cell in pilot.cells.items()},
+        hypotheses=[PilotHypothesis(id=h.id, label=h.label, better=h.better, worse=h.worse, margin=str(h.margin))
+                    for h in manifest.hypotheses or ()],
+        verdict=None if manifest.verdict is None else manifest.verdict.model_dump(),
+        execution_window_utc=f"{run.get('started_utc')} to {run.get('ended_utc')}",
+        total_cost_usd=None if judges is None else float(candidate_cost + judges),
+        total_judge_calls=sum(judge["asks"] for record in records for judge in record["judges"]),
+        total_candidate_calls=sum(1 for c in captures if getattr(c, "candidate_model", None) is not None),
+    )
 
 
 def _exact(value: float) -> Fraction:
     return Fraction(repr(value))
 
 
-def pilot_summary(cells: Sequence[Mapping[str, Any]], pilot: Mapping[str, Any]) -> str:
+def pilot_summary(cells: Sequence[Mapping[str, Any]], pilot: PilotBlock) -> str:
     """pilot-summary.json from cells.jsonl and run.json's pilot block."""
-    cell_of = {configuration: cell_id for cell_id, configuration in pilot["cells"].items()}
+    cell_of = {configuration: cell_id for cell_id, configuration in pilot.cells.items()}
     means: dict[str, dict[str, float | None]] = {}
     for record in cells:
         means.setdefault(record["task_id"], {})[record["cell_id"]] = record["trio_mean"]
     per_task: dict[str, dict[str, Any]] = {}
-    passes = {h["id"]: 0 for h in pilot["hypotheses"]}
+    passes = {h.id: 0 for h in pilot.hypotheses}
     for task, cell_means in means.items():
         row: dict[str, Any] = {f"cell_{cell_id}_trio_mean": mean for cell_id, mean in cell_means.items()}
         directional: dict[str, bool | None] = {}
-        for h in pilot["hypotheses"]:
-            name = h["id"].lower()
-            better, worse = cell_means.get(cell_of.get(h["better"], "")), cell_means.get(cell_of.get(h["worse"], ""))
+        for h in pilot.hypotheses:
+            name = h.id.lower()
+            better, worse = cell_means.get(cell_of.get(h.better, "")), cell_means.get(cell_of.get(h.worse, ""))
             delta = None if better is None or worse is None else _exact(better) - _exact(worse)
-            row[f"{name}_delta_{h['label']}" if h["label"] else f"{name}_delta"] = None if delta is None else float(delta)
-            margin = Fraction(h["margin"])
+            row[f"{name}_delta_{h.label}" if h.label else f"{name}_delta"] = None if delta is None else float(delta)
+            margin = Fraction(h.margin)
             directional[name] = None if delta is None else bool(delta >= 0 if margin == 0 else delta > 0)
-            passes[h["id"]] += bool(directional[name])
+            passes[h.id] += bool(directional[name])
         row.update({f"{name}_directional_pass": value for name, value in directional.items()})
         per_task[task] = row
     critical = sum(1 for record in cells if record["trio_critical_fail"])
     aggregate: dict[str, Any] = {f"{h_id.lower()}_pass_count": count for h_id, count in passes.items()}
     aggregate["critical_failures"] = critical
-    aggregate["pilot_verdict"] = _verdict(pilot["verdict"], passes, critical)
+    aggregate["pilot_verdict"] = _verdict(pilot.verdict, passes, critical)
     summary = {
-        "pilot_id": pilot["id"], "execution_window_utc": pilot["execution_window_utc"],
-        "total_cost_usd": pilot["total_cost_usd"], "total_judge_calls": pilot["total_judge_calls"],
-        "total_candidate_calls": pilot["total_candidate_calls"], "results_per_task": per_task, "aggregate": aggregate,
+        "pilot_id": pilot.id, "execution_window_utc": pilot.execution_window_utc,
+        "total_cost_usd": pilot.total_cost_usd, "total_judge_calls": pilot.total_judge_calls,
+        "total_candidate_calls": pilot.total_candidate_calls, "results_per_task": per_task, "aggregate": aggregate,
     }
     return json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
 

@@ -29,6 +29,7 @@ from .methodology import methodology_text
 from .page import report_page
 from .pilot import pilot_summary
 from .rows import ledger_model, summary_model
+from .runfile import RunFile, RunFileError, SummaryNotes, read_run_file
 from .statistics import statistics_sections
 from .tables import ledger_csv_lines, public_row, summary_csv, summary_markdown
 
@@ -118,9 +119,15 @@ def run_data(
         text = builtin_text(rubric.version)
     else:
         text = Path(rubric.source).read_text(encoding="utf-8")
-    return json.dumps({**(run or {}), "bundle": bundle, "rubric": rubric.version, "rubric_digest": rubric.digest,
-                       "rubric_text": text, "methodology": methodology, "summary_notes": summary_notes},
-                      indent=2, ensure_ascii=False) + "\n"
+    return RunFile(**(run or {}), bundle=bundle, rubric=rubric.version, rubric_digest=rubric.digest, rubric_text=text,
+                   methodology=methodology, summary_notes=SummaryNotes(**summary_notes)).dumps()
+
+
+def _run_file(directory: Path) -> RunFile:
+    try:
+        return read_run_file(directory / RUN_DATA)
+    except RunFileError as error:
+        raise VerifyError(str(error)) from None
 
 
 def _json(directory: Path, name: str) -> Any:
@@ -131,17 +138,19 @@ def _json(directory: Path, name: str) -> Any:
 
 
 def _run(directory: Path) -> tuple[str, Rubric]:
-    data = _json(directory, RUN_DATA)
+    data = _run_file(directory)
+    if data.rubric_text is None:
+        raise VerifyError(f"{directory / RUN_DATA}: not a run's data: field rubric_text: Field required")
     try:
-        rubric = parse_rubric(data["rubric_text"], f"{RUN_DATA} rubric", str(directory / RUN_DATA))
-        bundle = str(data["bundle"])
-    except (RubricError, KeyError, TypeError) as error:
+        rubric = parse_rubric(data.rubric_text, f"{RUN_DATA} rubric", str(directory / RUN_DATA))
+        bundle = data.bundle
+    except RubricError as error:
         raise VerifyError(f"{directory / RUN_DATA}: {error}") from None
     try:
         check_not_builtin(rubric, f"{directory / RUN_DATA} rubric")
     except RubricError as error:
         raise VerifyError(str(error)) from None
-    if rubric.digest != data.get("rubric_digest"):
+    if rubric.digest != data.rubric_digest:
         raise VerifyError(f"{directory / RUN_DATA}: the rubric text does not match its recorded digest (edited by hand)")
     return bundle, rubric
 
@@ -176,8 +185,8 @@ def _summary_table(directory: Path) -> tuple[str, Rubric, list[list[str]]]:
 @register("summary.md", ("summary.json", RUN_DATA), statistics=True)
 def _summary_md(directory: Path) -> str:
     bundle, rubric, table = _summary_table(directory)
-    notes = _json(directory, RUN_DATA).get("summary_notes") or {}
-    text = summary_markdown(table, rubric, bundle, notes.get("preface", ()), notes.get("appendix", ()))
+    notes = _run_file(directory).summary_notes
+    text = summary_markdown(table, rubric, bundle, notes.preface, notes.appendix)
     return text + _statistics(directory)[0]
 
 
@@ -224,11 +233,12 @@ def _ledger_csv(directory: Path) -> str:
 @register("baseline.md", ("baseline.json",), last=True, optional=True)
 def _baseline(directory: Path) -> str:
     from .baseline import baseline_markdown
+    from .baselinedata import BaselineDataError, read_baseline_comparison
 
     try:
-        return baseline_markdown(_json(directory, "baseline.json"))
-    except (KeyError, TypeError, ValueError) as error:
-        raise VerifyError(f"{directory / 'baseline.json'}: not a baseline comparison ({error})") from None
+        return baseline_markdown(read_baseline_comparison(directory / "baseline.json"))
+    except BaselineDataError as error:
+        raise VerifyError(str(error)) from None
 
 
 @register("report.html", ("ledger.jsonl", "summary.json", RUN_DATA), last=True)
@@ -236,17 +246,24 @@ def _report_html(directory: Path) -> str:
     bundle, rubric, table = _summary_table(directory)
     summary = [summary_model(rubric).model_validate(data) for data in _json(directory, "summary.json")]
     try:
-        methodology = _json(directory, RUN_DATA)["methodology"]
+        methodology = _methodology_facts(directory)
         return report_page(bundle, rubric, _ledger_rows(directory, rubric), summary, table, methodology, directory)
     except (KeyError, TypeError) as error:
         raise VerifyError(f"{directory / RUN_DATA}: no methodology facts ({error})") from None
+
+
+def _methodology_facts(directory: Path) -> dict[str, Any]:
+    methodology = _run_file(directory).methodology
+    if methodology is None:
+        raise KeyError("methodology")
+    return methodology
 
 
 @register("methodology.md", (RUN_DATA,), statistics=True)
 def _methodology(directory: Path) -> str:
     _run(directory)  # the rubric text still matches its digest
     try:
-        text = methodology_text(_json(directory, RUN_DATA)["methodology"])
+        text = methodology_text(_methodology_facts(directory))
     except (KeyError, TypeError, ValueError) as error:
         raise VerifyError(f"{directory / RUN_DATA}: no methodology facts ({error})") from None
     return text + _statistics(directory)[1]
@@ -344,7 +361,9 @@ def _result(directory: Path) -> str:
 @register("pilot-summary.json", ("cells.jsonl", RUN_DATA), optional=True)
 def _pilot_summary(directory: Path) -> str:
     try:
-        pilot = _json(directory, RUN_DATA)["pilot"]
+        pilot = _run_file(directory).pilot
+        if pilot is None:
+            raise KeyError("pilot")
         lines = (directory / "cells.jsonl").read_text(encoding="utf-8").splitlines()
         return pilot_summary([json.loads(line) for line in lines if line.strip()], pilot)
     except (KeyError, TypeError, ValueError, OSError) as error:

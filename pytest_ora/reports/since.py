@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
+from .baselinedata import BaselineComparison
+
 __all__ = ["MAX_RUNS_SHOWN", "earlier_runs_html", "since_baseline_html"]
 
 MAX_RUNS_SHOWN = 50
@@ -50,61 +52,59 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequ
     return f'<div class="table-wrap"><table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def since_baseline_html(data: Mapping[str, Any]) -> str:
+def since_baseline_html(data: BaselineComparison) -> str:
     """The section's body for baseline.json's data."""
-    before, after = data.get("baseline") or {}, data.get("current") or {}
+    before, after = data.baseline, data.current
     parts = [
-        f'<p>Baseline <code>{_text(before.get("path"))}</code>, scored {_text(before.get("scoring_date"))} under rubric '
-        f'{_text(before.get("rubric"))}; this run scored {_text(after.get("scoring_date"))} under rubric '
-        f'{_text(after.get("rubric"))}. {_text(data.get("shared"))} capture ids in both runs, '
-        f'{_text(data.get("only_in_baseline"))} only in the baseline, {_text(data.get("only_in_current"))} only in this run.</p>',
+        f'<p>Baseline <code>{_text(before.path)}</code>, scored {_text(before.scoring_date)} under rubric '
+        f'{_text(before.rubric)}; this run scored {_text(after.scoring_date)} under rubric '
+        f'{_text(after.rubric)}. {_text(data.shared)} capture ids in both runs, '
+        f'{_text(data.only_in_baseline)} only in the baseline, {_text(data.only_in_current)} only in this run.</p>',
         "<h3>What changed between the runs</h3>",
     ]
-    changed = data.get("changed") or []
-    if changed:
+    if data.changed:
         parts.append(_table(("what", "baseline", "this run"),
-                            [[_text(c.get("what")), _text(c.get("baseline")), _text(c.get("current"))] for c in changed],
+                            [[_text(c.what), _text(c.baseline), _text(c.current)] for c in data.changed],
                             cls="changed"))
     else:
         parts.append('<p class="same">Nothing: the same rubric version and digest, judges, panel, bundle and snapshot.</p>')
-    texts = data.get("texts")
+    texts = data.texts
     if texts:
-        parts.append(f'<p>Of {_text(texts.get("compared"))} shared captures, {_text(texts.get("prompt"))} have a '
-                     f'different prompt, {_text(texts.get("context"))} a different context and '
-                     f'{_text(texts.get("answer"))} a different answer.</p>')
+        parts.append(f'<p>Of {_text(texts.compared)} shared captures, {_text(texts.prompt)} have a '
+                     f'different prompt, {_text(texts.context)} a different context and '
+                     f'{_text(texts.answer)} a different answer.</p>')
     else:
         parts.append('<p class="note">Prompts and answers were not compared: one of the runs kept no texts.json.</p>')
     rows = []
-    for row in data.get("configurations") or []:
-        state = "regressed" if row.get("regressed") else ("improved" if row.get("improved") else "no change shown")
+    for row in data.configurations:
+        state = "regressed" if row.regressed else ("improved" if row.improved else "no change shown")
         rows.append([
-            _text(row.get("configuration")), _text(row.get("n")), _num(row.get("baseline_mean")),
-            _num(row.get("current_mean")), _num(row.get("mean_difference")), _range(row.get("interval")),
-            _text(row.get("interval_method")), f'<span class="since-{escape(state.split()[0])}">{escape(state)}</span>',
+            _text(row.configuration), _text(row.n), _num(row.baseline_mean),
+            _num(row.current_mean), _num(row.mean_difference), _range(row.interval),
+            _text(row.interval_method), f'<span class="since-{escape(state.split()[0])}">{escape(state)}</span>',
         ])
     parts.append("<h3>Per configuration</h3>")
     parts.append(f'<p class="note">Paired difference of mean overall, this run minus the baseline, over the captures both '
-                 f'scored; 95% interval: {_text(data.get("interval_rule"))}. Regressed: the interval lies '
+                 f'scored; 95% interval: {_text(data.interval_rule)}. Regressed: the interval lies '
                  "entirely below 0.</p>")
     parts.append(_table(("configuration", "n", "baseline", "this run", "difference", "95% interval", "method", ""),
                         rows, numeric=(1, 2, 3, 4), cls="since-configurations"))
-    changes = data.get("changes") or []
-    parts.append(f"<h3>Captures whose overall changed by at least {_num(data.get('regression_min'), 3).rstrip('0').rstrip('.')}"
+    changes = data.changes
+    parts.append(f"<h3>Captures whose overall changed by at least {_num(data.regression_min, 3).rstrip('0').rstrip('.')}"
                  f" ({len(changes)})</h3>")
     if changes:
         shown = changes[:MAX_CHANGES]
         parts.append(_table(("capture", "baseline", "this run", "change"),
-                            [[f'<a href="#" class="open-capture" data-capture="{escape(str(c.get("capture_id")), quote=True)}">'
-                              f'{_text(c.get("capture_id"))}</a>', _num(c.get("baseline")), _num(c.get("current")),
-                              f'<span class="{"low" if (c.get("change") or 0) < 0 else "up"}">{_num(c.get("change"))}</span>']
+                            [[f'<a href="#" class="open-capture" data-capture="{escape(c.capture_id, quote=True)}">'
+                              f'{_text(c.capture_id)}</a>', _num(c.baseline), _num(c.current),
+                              f'<span class="{"low" if c.change < 0 else "up"}">{_num(c.change)}</span>']
                              for c in shown], numeric=(1, 2, 3), cls="since-changes"))
         if len(changes) > MAX_CHANGES:
             parts.append(f'<p class="note">The {MAX_CHANGES} largest drops first; baseline.md lists all {len(changes)}.</p>')
     else:
         parts.append("<p>None.</p>")
-    flips = data.get("flips") or []
-    if flips:
-        parts.append(f'<p>{len(flips)} captures changed status or failure flag (listed in baseline.md).</p>')
+    if data.flips:
+        parts.append(f'<p>{len(data.flips)} captures changed status or failure flag (listed in baseline.md).</p>')
     return "".join(parts)
 
 

@@ -25,7 +25,7 @@ _DROPPED = ("title", "default")
 _CLOSED = ConfigDict(extra="forbid", frozen=True)
 
 
-def closed_model(name: str, fields: Mapping[str, Any]) -> type[BaseModel]:
+def closed_model(name: str, fields: Mapping[str, object]) -> type[BaseModel]:
     """A closed model with exactly these fields, by any name (criterion names, contestant labels), all required."""
     definitions: dict[str, Any] = {
         f"field_{index}": (annotation, Field(alias=key)) for index, (key, annotation) in enumerate(fields.items())
@@ -33,7 +33,7 @@ def closed_model(name: str, fields: Mapping[str, Any]) -> type[BaseModel]:
     return create_model(name, __config__=_CLOSED, **definitions)
 
 
-def asked(model: type[BaseModel], overrides: Mapping[str, Any], omit: Collection[str] = ()) -> type[BaseModel]:
+def asked(model: type[BaseModel], overrides: Mapping[str, object], omit: Collection[str] = ()) -> type[BaseModel]:
     """The reply model as one rubric asks for it: its fields in order, some given the rubric's types, some left out."""
     fields: dict[str, Any] = {
         name: (overrides.get(name, field.annotation), ...)
@@ -42,12 +42,12 @@ def asked(model: type[BaseModel], overrides: Mapping[str, Any], omit: Collection
     return create_model(model.__name__, __config__=_CLOSED, **fields)
 
 
-def whole_score(low: int, high: int) -> Any:
+def whole_score(low: int, high: int) -> object:
     """A score on a scale of whole numbers."""
     return Annotated[int, Field(ge=low, le=high)]
 
 
-def one_of(values: Sequence[str], description: str | None = None) -> Any:
+def one_of(values: Sequence[str], description: str | None = None) -> object:
     """One of these strings (a verdict band, a rating, a winner)."""
     choice = Literal.__getitem__(tuple(values))
     return Annotated[choice, Field(description=description)] if description is not None else choice

@@ -44,7 +44,7 @@ class ScoresKind(JudgedKind[JudgeReply]):
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
         names = rubric.names
         score = _score(rubric)
-        fields: dict[str, Any] = {"scores": closed_model("Scores", dict.fromkeys(names, score)),
+        fields: dict[str, object] = {"scores": closed_model("Scores", dict.fromkeys(names, score)),
                                   "notes": closed_model("Notes", dict.fromkeys(names, str))}
         omit = {"configuration"} if rubric.blind else set()
         if rubric.judge_verdict:
@@ -106,7 +106,7 @@ def _verdict_instructions(rubric: Rubric) -> str:
             f"the mean of your scores falls in, one of {', '.join(band.name for band in rubric.verdicts)} ({_bands(rubric)}).")
 
 
-def _score(rubric: Rubric) -> Any:
+def _score(rubric: Rubric) -> object:
     """A score as the judge is asked for it: a whole number on a scale of whole steps, else a number (of the step)."""
     if rubric.scale_step == 1 and rubric.scale_min.denominator == 1:
         return whole_score(int(rubric.scale_min), int(rubric.scale_max))
