@@ -24,6 +24,8 @@ OraError
  ├── _Missing (method.kinds.scorecard.grade)  a scorecard field is not measured
  ├── _Malformed (method.kinds.scorecard.grade)  a scorecard field has the wrong type
  ├── BaselineError (reports.baseline)         --ora-baseline's run cannot be read
+ ├── BaselineDataError (reports.baselinedata)  baseline.json cannot be read as a baseline comparison
+ ├── RunFileError (reports.runfile)           run.json cannot be read as a run's data
  ├── BadRequest (testing.wire)                the reference judge refuses a request as its provider would
  ├── JudgmentFailed (harness.judgment.result)  one judgment (`judge` command, pytest_ora.judge) failed its validation
  ├── ScenarioError (method.swebench.scenario)  a SWE-bench scenarios or response file cannot be read as given
