@@ -17,7 +17,7 @@ from pytest_ora.method.kinds import mechanical_kind
 from pytest_ora.method.rubric import builtin_ids, get_rubric
 
 SENT = Path(__file__).parent / "fixtures" / "reply_schemas.json"
-"""The schemas the hand-written reply_schema functions returned for the cases below, in the bytes sent."""
+"""The schemas the hand-written reply_schema functions returned for the cases below (one case a line)."""
 
 
 def schema_cases() -> dict[str, Rubric]:
