@@ -64,3 +64,13 @@ def test_when_run_json_is_not_json_then_the_error_says_so(tmp_path: Path) -> Non
 
     with pytest.raises(RunFileError, match=r"run.json: cannot read the machine-written data"):
         read_run_file(tmp_path / "run.json")
+
+
+def test_when_a_run_fact_has_no_field_then_writing_run_json_refuses_it_rather_than_dropping_it() -> None:
+    from pytest_ora.method.rubric import get_rubric
+    from pytest_ora.reports.renderers import run_data
+
+    notes = {"preface": [], "appendix": []}
+    assert '"suite_commit": null' in run_data("b", get_rubric("ora-1.0"), {}, notes, {"suite_commit": None})
+    with pytest.raises(TypeError, match="run.json has no field candidates_note: add it to RunFile"):
+        run_data("b", get_rubric("ora-1.0"), {}, notes, {"candidates_note": "x"})

@@ -119,6 +119,9 @@ def run_data(
         text = builtin_text(rubric.version)
     else:
         text = Path(rubric.source).read_text(encoding="utf-8")
+    unknown = sorted(set(run or {}) - set(RunFile.model_fields))
+    if unknown:  # RunFile passes over keys it does not know when reading; a writer never drops one
+        raise TypeError(f"run.json has no field {', '.join(unknown)}: add it to RunFile (reports/runfile.py)")
     return RunFile(**(run or {}), bundle=bundle, rubric=rubric.version, rubric_digest=rubric.digest, rubric_text=text,
                    methodology=methodology, summary_notes=SummaryNotes(**summary_notes)).dumps()
 
