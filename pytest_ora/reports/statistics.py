@@ -113,7 +113,7 @@ def ranking(row: dict[str, Any], alpha: float) -> str:
     leader, other = (first, second) if difference > 0 else (second, first)
     adjusted = row.get("p_holm")
     if adjusted is not None and adjusted < alpha:
-        surely = f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted)})"
+        surely = f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted, bound=bool(row.get('p_holm_bound')))})"
     elif interval[0] > 0 or interval[1] < 0:
         surely = "the interval excludes 0 but the sign-flip test after Holm does not confirm it: likely, not established"
     else:
