@@ -148,7 +148,8 @@
       fragment.appendChild(tr);
     });
     $("matrix-rows").replaceChildren(fragment);
-    $("m-count").textContent = shown.length + " of " + entries.length + " entries · " + columns.length + " configurations";
+    $("m-count").textContent = shown.length + " of " + entries.length + " entries · " + columns.length +
+      (pairwise ? " compared pair" : " configuration") + (columns.length === 1 ? "" : "s");
     $("m-page").textContent = "page " + (page + 1) + " of " + pages;
     $("m-prev").disabled = page === 0;
     $("m-next").disabled = page >= pages - 1;
