@@ -144,6 +144,13 @@ def test_preference_labels_calibrate_the_judges_with_and_without_ties(pytester: 
     assert between["raters"] == ["ann", "bob"] and between["n"] == 6 and between["accuracy_with_ties"] == pytest.approx(5 / 6)
     assert "## Calibration against human preferences" in (out / "summary.md").read_text()
     assert "Calibration against human preferences" in (out / "report.html").read_text()
+    # and the terminal says the same figures, a line a judge
+    terminal = result.stdout.str()
+    assert f"ora: calibration against human preferences: {len(PAIRS)} labelled pairs judged (raters: ann, bob)" in terminal
+    panel = next(judge for judge in stats["judges"] if judge["judge"] == "panel")
+    assert (f"  panel: accuracy {panel['accuracy_with_ties'] * 100:.0f}% with ties (Cohen's kappa "
+            f"{panel['kappa_with_ties']:.3f})") in terminal
+    assert "  people ann & bob: agreement 83% with ties" in terminal
 
 
 def test_a_position_biased_judge_disagrees_with_itself_on_every_pair(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
