@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from ..core.csvtext import csv_line
+from ..core.numbers import whole_percent
 from .fewunits import SMALL_ROWS, TOO_FEW
 
 if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no numpy
@@ -155,7 +156,7 @@ def _fmt(value: float | None, places: int = 3) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "" if value is None else f"{100 * value:.0f}%"
+    return "" if value is None else whole_percent(value)
 
 
 def _range(pair: Sequence[float] | None, places: int = 2, scale: float = 1) -> str:
