@@ -147,6 +147,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("ora_capture", params)
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    # `-k helpful_base` selects the captures of a dataset imported as family helpful-base: names as given match too
+    callspec = getattr(item, "callspec", None)
+    planned = callspec.params.get("ora_capture") if callspec is not None else None
+    if planned is not None:
+        from .harness.selection import given_names
+
+        item.extra_keyword_matches.update(given_names(planned.capture.metadata))
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     if not _run(session.config).active:
         return

@@ -101,6 +101,12 @@ def test_two_people_label_pairs_side_by_side_and_the_run_measures_the_judges_aga
     try:
         report = viewer.open(pytester.path / "ora-results" / "report.html")
         assert "Calibration against human preferences" in report.locator("section#calibration").inner_text()
+        cells = report.locator("#matrix-rows td[data-index]").all_inner_texts()
+        assert len(cells) == len(PAIRS) and all(" wins · A " in c or c.startswith("tie · A ") for c in cells)
+        assert "Spread" not in report.locator("#matrix-head").inner_text()
+        assert report.locator("#capture-table thead").inner_text().split("\t")[4] == "Winner"
+        assert report.locator("#capture-rows tr td:nth-child(5)").first.inner_text() in ("model-a", "model-b", "tie")
+        assert viewer.errors == [] and viewer.blocked == []
         _screenshot(report, "compare-report.png")
     finally:
         viewer.context.close()

@@ -144,6 +144,13 @@ def test_preference_labels_calibrate_the_judges_with_and_without_ties(pytester: 
     assert between["raters"] == ["ann", "bob"] and between["n"] == 6 and between["accuracy_with_ties"] == pytest.approx(5 / 6)
     assert "## Calibration against human preferences" in (out / "summary.md").read_text()
     assert "Calibration against human preferences" in (out / "report.html").read_text()
+    # and the terminal says the same figures, a line a judge
+    terminal = result.stdout.str()
+    assert f"ora: calibration against human preferences: {len(PAIRS)} labelled pairs judged (raters: ann, bob)" in terminal
+    panel = next(judge for judge in stats["judges"] if judge["judge"] == "panel")
+    assert (f"  panel: accuracy {panel['accuracy_with_ties'] * 100:.0f}% with ties (Cohen's kappa "
+            f"{panel['kappa_with_ties']:.3f})") in terminal
+    assert "  people ann & bob: agreement 83% with ties" in terminal
 
 
 def test_a_position_biased_judge_disagrees_with_itself_on_every_pair(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -197,6 +204,66 @@ def test_a_compare_run_reports_wins_ties_losses_and_agreement_not_scores(pyteste
     terminal = result.stdout.str()
     assert "Fail %" not in terminal and "Overall" not in terminal
     assert "Judges agree on the winner" in terminal
+
+
+def _page_data(page: str) -> dict[str, Any]:
+    raw = page.split('id="ora-data">')[1].split("</script>")[0]
+    return json.loads(raw.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&"))
+
+
+def test_when_a_compare_run_writes_its_page_then_no_item_carries_an_overall_a_failure_or_a_mean(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Given a compare run of PAIRS judged by the reference judge
+    judged_live(pytester, monkeypatch).assert_outcomes(passed=len(PAIRS))
+    out = pytester.path / "ora-results"
+    page = (out / "report.html").read_text(encoding="utf-8")
+    data = _page_data(page)
+    # Then the matrix and the captures table get winners and verdicts, never an overall or a failure
+    rows = data["captures"]["rows"]
+    assert len(rows) == len(PAIRS)
+    assert all(row[5] is None and row[6] is None and row[7] is None for row in rows)  # overall, failure, means
+    assert all(mean["overall"] is None and mean["failure_rate"] is None and mean["criteria"] == {}
+               for mean in data["means"].values())
+    assert data["by_family"] == {}
+    ledger = {row["capture_id"]: row for row in map(json.loads, (out / "ledger.jsonl").read_text().splitlines())}
+    for index, row in enumerate(rows):
+        extra = data["extras"][str(index)]["compare"]
+        kept = ledger[data["captures"]["strings"][row[0]]]
+        assert extra["winner"] == kept["winner"]
+        assert extra["judges"] == [[f"Judge {j['label']}", j["winner"], j["consistent"]] for j in kept["compare_judges"]]
+    matrix = page.split('<section id="matrix">')[1].split("</section>")[0]
+    assert "each cell names the pair's winner" in matrix and "Spread" not in matrix and "overall below" not in matrix
+    captures = page.split('<section id="captures">')[1].split("</section>")[0]
+    assert ">Winner</th>" in captures and ">Overall</th>" not in captures and "a failure" not in captures
+    assert "has no mean overall" in page.split('<section id="earlier-runs">')[1]
+
+
+def test_when_compare_files_are_another_runs_then_verify_and_the_page_say_so(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pytest_ora.__main__ import main
+    from pytest_ora.reports.renderers import _report_html
+
+    judged_live(pytester, monkeypatch).assert_outcomes(passed=len(PAIRS))
+    out = pytester.path / "ora-results"
+    # Given compare.jsonl and compare.json of another bundle (its items renamed, one item fewer)
+    rows = [json.loads(line) for line in (out / "compare.jsonl").read_text().splitlines()][1:]
+    (out / "compare.jsonl").write_text("".join(json.dumps({**row, "capture_id": "other:" + row["capture_id"]}) + "\n"
+                                               for row in rows), encoding="utf-8")
+    (pair,) = json.loads((out / "compare.json").read_text())
+    (out / "compare.json").write_text(json.dumps([{**pair, "wins": pair["wins"] + 5}]), encoding="utf-8")
+    # Then verify names the stale data file
+    assert main(["verify", str(out)]) == 1
+    said = capsys.readouterr().out
+    assert (f"compare.jsonl: does not match the other data: {len(PAIRS) - 1} of its {len(PAIRS) - 1} items are no scored "
+            "compare item of ledger.jsonl") in said
+    assert f"{len(PAIRS)} scored compare items of ledger.jsonl are not in it" in said
+    # And the page, rendered from those files, shows no head-to-head of another run and says why
+    page = _report_html(out)
+    summary = page.split('<section id="summary">')[1].split("</section>")[0]
+    assert "compare.json is not shown: its pair model-a vs model-b" in summary and "is not this run" in summary
+    assert "<th>Wins</th>" not in summary
 
 
 def test_a_preference_line_holding_a_configured_key_is_refused_without_showing_it(tmp_path: Path) -> None:

@@ -94,3 +94,33 @@ def test_the_example_pairs_imported_judged_and_measured_against_their_gold_label
         figures[row["judge"]] = (row["accuracy_with_ties"], row["accuracy_without_ties"], row["kappa_with_ties"],
                                  (row.get("position_disagreement") or {}).get("share"))
     print("Example pairs figures (accuracy with ties, without ties, kappa, position disagreement):", figures)
+
+
+@pytest.mark.parametrize(("configurations", "pairs"), [
+    (["old", "new"], [["old", "new"]]),
+    (["a", "b", "c"], [["a", "b"], ["a", "c"], ["b", "c"]]),
+])
+def test_when_answer_rows_are_imported_with_a_compare_rubric_then_compare_pairs_and_no_fail_under_are_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], configurations: list[str], pairs: list[list[str]],
+) -> None:
+    # Given answer rows (one answer a row) of some configurations, imported with the generic pairwise rubric
+    source = tmp_path / "rows.csv"
+    source.write_text("id,configuration,prompt,answer\n" + "".join(
+        f"q{i},{name},Question {i}?,Answer {i} of {name}.\n" for i in range(3) for name in configurations), encoding="utf-8")
+    assert main(["init", str(tmp_path / "suite"), "--from", str(source), "--rubric", "pairwise-1.0"]) == 0
+    # Then bundle.yaml compares every pair, the init says so, and the README gates on no overall
+    manifest = yaml.safe_load((tmp_path / "suite" / "bundle" / "bundle.yaml").read_text())
+    assert manifest["rubric"] == "pairwise-1.0" and manifest["compare"] == pairs
+    assert f"compare: {len(pairs)} pair" in capsys.readouterr().out
+    readme = (tmp_path / "suite" / "README.md").read_text()
+    assert "--ora-fail-under 6" not in readme and "--ora-fail-under does not apply" in readme
+
+
+def test_when_one_configuration_is_imported_with_a_compare_rubric_then_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    source = tmp_path / "rows.csv"
+    source.write_text("id,configuration,prompt,answer\nq1,solo,Why?,Because.\n", encoding="utf-8")
+    assert main(["init", str(tmp_path / "suite"), "--from", str(source), "--rubric", "pairwise-1.0"]) == 4
+    assert "a compare rubric compares two configurations" in capsys.readouterr().err
+    assert not (tmp_path / "suite").exists()

@@ -117,3 +117,12 @@ def test_ledger_rows_carry_both_judges_means_and_the_capped_overall() -> None:
     csv_text = ledger_csv([row], ORA_V1)
     assert "a_fidelity" in csv_text.splitlines()[0]
     assert csv_text.splitlines()[1].endswith(",6.9,3,true,ora-1.0") or ",3.0,true,ora-1.0" in csv_text
+
+
+def test_a_failure_rate_reads_the_same_in_the_summary_the_statistics_table_and_the_chart() -> None:
+    from pytest_ora.core.numbers import whole_percent
+    from pytest_ora.reports.statistics import _pct
+
+    # 18 of 80 (0.225): half away from zero everywhere, never 23% in one table and 22% in the next
+    assert whole_percent(18 / 80) == _pct(18 / 80) == "23%"
+    assert [whole_percent(share) for share in (0.145, 0.15, 1 / 3, 0.0, 1.0)] == ["15%", "15%", "33%", "0%", "100%"]

@@ -232,9 +232,11 @@ def test_every_kind_renders_in_the_matrix_and_opens_its_capture(kinds: dict[str,
         cells = {cell.get_attribute("title"): cell.inner_text() for cell in page.locator("#matrix-rows td[data-index]").all()}
         first = ledger[0]
         if name == "compare":
-            # a column per pair; the cell gives the first response's score and the winner
+            # a column per pair; the cell names the winner and each judge's verdict, never a score
             assert first["configuration"] == "team-1+team-2"
-            assert cells[first["capture_id"]].endswith(" · " + (first["winner"] or "tie"))
+            winner = first["winner"] if first["winner"] in ("team-1", "team-2") else None
+            assert cells[first["capture_id"]].startswith(f"{winner} wins · A " if winner else "tie · A ")
+            assert f"{first['overall']:.2f}" not in cells[first["capture_id"]]
         elif name == "scorecard":
             # no overall: the grades counted
             assert first["overall"] is None

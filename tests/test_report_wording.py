@@ -106,3 +106,5 @@ def test_each_comparison_gets_one_ranking_sentence() -> None:
     assert ranking(_pair(-0.2, [-0.5, 0.1], 0.4), 0.05).startswith("Qwen1.5-7B-Chat leads gpt4_1106_preview by 0.20 (")
     assert ranking(_pair(-0.2, [-0.5, 0.1], 0.4), 0.05).endswith("the interval includes 0: neither leads surely.")
     assert ranking(_pair(0.53, [0.31, 0.75], 0.09), 0.05).endswith("likely, not established.")
+    bounded = {**_pair(0.53, [0.31, 0.75], 0.002), "p_holm_bound": True}  # Holm from a p on the resampling floor
+    assert ranking(bounded, 0.05).endswith("a lead the sign-flip test confirms after Holm (p <= 0.0020).")

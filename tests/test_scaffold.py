@@ -80,7 +80,7 @@ def test_jsonl_import_keeps_other_fields_under_metadata_and_slugs_ids(tmp_path: 
     source.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
     imported = import_rows(source)
     assert imported[0].capture == {"entry_key": "eval:q-1", "configuration": "GPT-4o", "prompt": "p", "answer": "",
-                                   "reference": "r", "metadata": {"tags": ["x"], "id": "Q 1"}}
+                                   "reference": "r", "metadata": {"tags": ["x"], "id": "Q 1", "configuration": "GPT 4o"}}
     assert imported[1].capture["entry_key"] == "qa:two"
     assert imported[1].capture["wall_clock_minutes"] == 2.0
 
@@ -130,6 +130,35 @@ def test_names_are_kept_as_given_and_a_name_that_must_change_is_said_and_written
     assert plan.bundle.manifest.configurations == ["gpt4_1106_preview", "Qwen1.5-7B-Chat", "claude-3-opus"]
     assert sorted({c.capture.entry_key for c in plan.captures}) == ["helpful-base:q1", "koala:q2"]
     assert plan.captures[0].capture.metadata == {"dataset": "helpful_base"}
+    assert plan.captures[2].capture.metadata == {"dataset": "koala", "configuration": "claude 3/opus"}
+
+
+@pytest.mark.parametrize(("expression", "selected"), [
+    ("helpful_base", ["helpful-base:q1/gpt4_1106_preview", "helpful-base:q1/Qwen1.5-7B-Chat"]),
+    ("gpt4_1106_preview", ["helpful-base:q1/gpt4_1106_preview"]),
+    ("claude and opus", ["koala:q2/claude-3-opus"]),
+    ("koala and not helpful_base", ["koala:q2/claude-3-opus"]),
+    ("nosuchmodel", []),
+])
+def test_when_k_names_a_dataset_or_configuration_as_given_then_its_captures_are_selected(
+    pytester: pytest.Pytester, expression: str, selected: list[str],
+) -> None:
+    # Given a suite imported from rows whose dataset and one configuration had to change at import
+    source = pytester.path / "answers.csv"
+    source.write_text(
+        "id,dataset,configuration,prompt,answer\n"
+        "q1,helpful_base,gpt4_1106_preview,Why?,Because.\n"
+        "q1,helpful_base,Qwen1.5-7B-Chat,Why?,So.\n"
+        "q2,koala,claude 3/opus,How?,Thus.\n",
+        encoding="utf-8",
+    )
+    assert main(["init", str(pytester.path / "suite"), "--from", str(source)]) == 0
+    # When -k names them as the rows gave them
+    result = pytester.runpytest_subprocess(str(pytester.path / "suite"), "-p", "no:cacheprovider", "--collect-only", "-q",
+                                           "-k", expression)
+    # Then the captures they name are selected, and no other
+    ids = [line.split("[", 1)[1].rstrip("]") for line in result.outlines if line.startswith("test_eval.py::")]
+    assert ids == selected, result.stdout.str()
 
 
 def test_a_family_column_wins_over_dataset_and_an_id_family_over_both(tmp_path: Path) -> None:

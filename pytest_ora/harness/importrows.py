@@ -232,6 +232,8 @@ def _row(path: Path, line: int, data: dict[str, Any], problems: list[str]) -> Ro
     metadata = {k: v for k, v in data.items() if k not in _KNOWN}
     if "id" in data and "entry_key" not in data and str(data["id"]) != entry_key.partition(":")[2]:
         metadata["id"] = data["id"]  # the id as given, when it had to be made a slug
+    if configuration != data["configuration"]:
+        metadata["configuration"] = str(data["configuration"])  # as given, when it had to change (-k matches it)
     if metadata:
         capture["metadata"] = metadata
     renamed = []

@@ -39,9 +39,10 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
     ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
     ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
-    ("labels", "JSONL file of human labels (capture_id, rater, scores, notes): calibrates the judges against people", None),
-    ("fail-calibration", "exit non-zero when the panel's alpha vs the human labels on overall is below this "
-     "(or fewer than 10 captures are labelled)", None),
+    ("labels", "JSONL file of human labels (capture_id, rater, scores, notes; or capture_id, rater, winner for a "
+     "compare rubric): calibrates the judges against people", None),
+    ("fail-calibration", "exit non-zero when the panel's alpha vs the human labels on overall (its Cohen's kappa vs "
+     "the preferences on a compare run) is below this (or fewer than 10 captures are labelled)", None),
     ("batch-max", "most requests in one provider batch with --ora-batch (batches also split at each provider's limits)", None),
     ("prompt-cache", "prompt caching: on (repeated prefix first, cache breakpoints, an entry's captures judged together) or off", "on"),
     ("baseline", "an earlier --ora-out (or one of its runs/NNNN) to compare this run with: baseline.json, baseline.md", None),
@@ -252,7 +253,8 @@ def _alpha_gate(source: _Source) -> Decimal | None:
     """--ora-fail-calibration: an alpha between 0 and 1."""
     value = source.amount("fail-calibration", allow_zero=True)
     if value is not None and value > 1:
-        raise pytest.UsageError(f"{source.name('fail-calibration')} takes a Krippendorff alpha between 0 and 1, got {value}")
+        raise pytest.UsageError(f"{source.name('fail-calibration')} takes a Krippendorff alpha (a Cohen's kappa on a "
+                                f"compare run) between 0 and 1, got {value}")
     return value
 
 

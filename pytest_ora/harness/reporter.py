@@ -6,6 +6,8 @@ module says them.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ..core.numbers import round_half_away
@@ -99,6 +101,17 @@ class RunReporter:
         if run.kept_last and run.report_error is None:
             written = f"ora: nothing scored in this run: the last report in {options.out} is left as it was"
         lines += terminal_lines(run.records, plan.rubric)
+        if plan.rubric.kind == "compare" and run.report_error is None and not run.kept_last:
+            lines += _preference_lines(options.out)
         stopped = [] if run.journal_error is None else [f"ora: STOPPED: {run.journal_error}"]
         progress = [run.progress.line(final=True), ""] if run.progress is not None else []
         return [*progress, *lines, "", *secret_lines(run.records), *stopped, written]
+
+
+def _preference_lines(out: Path | None) -> list[str]:
+    """A compare run's calibration against people's preferences, from the stats.json it just wrote (none without labels)."""
+    from ..reports.preference import preference_terminal
+    from .reportwriting import written_calibration
+
+    data = written_calibration(out) if out is not None else None
+    return ["", *preference_terminal(data)] if data is not None and data.get("kind") == "preference" else []

@@ -159,7 +159,7 @@ def init_suite(
         if is_pairwise(source):
             pairwise = pairwise_import(source)
             rubric = rubric or PAIRWISE_RUBRIC
-            kind = (get_rubric(rubric) if rubric in builtin_ids() else load_rubric(Path(rubric))).kind
+            kind = _kind(rubric)
             if kind != "compare":
                 raise InitError([f"--rubric {rubric}: kind {kind}; pairwise rows need a kind: compare rubric "
                                  f"(the built-in {PAIRWISE_RUBRIC} is the default)"])
@@ -199,6 +199,21 @@ def init_suite(
             say(f"families: from column {column} (entry keys are <{column}>:<id>)")
         for change in changes:
             say(f"name changed to fit the bundle's format: {change}")
+    if pairwise is None and rubric is not None and _kind(rubric) == "compare":
+        # Answers of several configurations judged with a compare rubric: every pair compared, in table order.
+        from .pairwise_rows import readme_gate
+
+        if len(configurations) < 2:
+            raise InitError([f"--rubric {rubric}: a compare rubric compares two configurations; "
+                             f"{source or 'the rows'} names {len(configurations)}"])
+        pairs = [[a, b] for i, a in enumerate(configurations) for b in configurations[i + 1 :]]
+        files["bundle/bundle.yaml"] += (f"compare: {json.dumps(pairs)}   # first vs second, both orders "
+                                        "(every pair of the configurations, in table order)\n")
+        files["README.md"] = re.sub(r"5\. CI gate:.*?\n\n(?=Results:)", lambda _: readme_gate(False) + "\n",
+                                    files["README.md"], flags=re.S)
+        if say is not None:
+            say(f"compare: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} of configurations, "
+                + "; ".join(f"{a} vs {b}" for a, b in pairs[:3]) + ("; ..." if len(pairs) > 3 else ""))
     if pairwise is not None:
         from .pairwise_rows import labels_text, readme_gate
 
@@ -217,6 +232,11 @@ def init_suite(
 
 GITIGNORE_LINES = ("ora-results/", "ora-results-reference/")
 """What init keeps out of version control; appended to a .gitignore already there, never over it."""
+
+
+def _kind(rubric: str) -> str:
+    """The kind of a built-in rubric id or a rubric file (already read once by _rubric_choice)."""
+    return (get_rubric(rubric) if rubric in builtin_ids() else load_rubric(Path(rubric))).kind
 
 
 def _gitignore(path: Path) -> str:

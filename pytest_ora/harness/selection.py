@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
-__all__ = ["Selection", "selection_for"]
+__all__ = ["GIVEN_NAME_KEYS", "Selection", "given_names", "selection_for"]
+
+
+GIVEN_NAME_KEYS = ("family", "dataset", "id", "configuration")
+"""Capture metadata that keeps a name as given where `init --from` had to change it (helpful_base -> helpful-base)."""
+
+
+def given_names(metadata: Mapping[str, Any] | None) -> set[str]:
+    """The names as given that `-k` matches beside the capture's id: the imported row's family, dataset, id or configuration."""
+    if not metadata:
+        return set()
+    return {value for key in GIVEN_NAME_KEYS if isinstance(value := metadata.get(key), str) and value.strip()}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..core.numbers import whole_percent
+
 __all__ = ["CHART_TITLES", "charts_available", "render_charts"]
 
 CHART_TITLES: dict[str, str] = {
@@ -97,14 +99,16 @@ def _errors(values: Sequence[float], intervals: Sequence[tuple[float, float] | N
     return [lows, highs]
 
 
-def _bars(names: Sequence[str], values: Sequence[float], errors: Any, color: str, label: str, gap: float) -> Any:
+def _bars(names: Sequence[str], values: Sequence[float], errors: Any, color: str, label: str, gap: float,
+          texts: Sequence[str] | None = None) -> Any:
     """One horizontal bar per configuration, top to bottom in table order, each labelled with its value."""
     figure = _figure(_rows_height(len(names)))
     axes = figure.add_subplot()
     positions = list(range(len(names)))[::-1]
     axes.barh(positions, values, color=color, height=0.6, xerr=errors, error_kw={"ecolor": "#29323c", "capsize": 3})
-    for position, value in zip(positions, values):
-        axes.text(value + gap, position + 0.3 if errors else position, label.format(value), va="center",
+    for k, (position, value) in enumerate(zip(positions, values)):
+        text = texts[k] if texts is not None else label.format(value)
+        axes.text(value + gap, position + 0.3 if errors else position, text, va="center",
                   fontsize=_label_size(len(names)) - 1)
     axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
     return figure, axes
@@ -173,7 +177,9 @@ def _failures(data: Mapping[str, Any]) -> Any:
     intervals = [_interval(stats, n, "failure_interval") for n in names]
     scaled = [(100 * i[0], 100 * i[1]) if i else None for i in intervals]
     errors = _errors(values, scaled)
-    figure, axes = _bars(names, values, errors, _WARN, "{:.0f}%", 1.0)
+    # Labelled as the summary table rounds (half away from zero: 18 of 80 is 23%, never 22%).
+    texts = [whole_percent(data["means"][n]["failure_rate"]) for n in names]
+    figure, axes = _bars(names, values, errors, _WARN, "{:.0f}%", 1.0, texts)
     axes.set_xlim(0, 100)
     axes.set_xlabel(f"% of scored captures failing ({data['rubric']['failure']})" + (" (95% Wilson)" if errors else ""))
     axes.grid(axis="y", visible=False)

@@ -33,6 +33,9 @@ def compare_summary(data: Mapping[str, Any]) -> str:
     """Per pair: items, wins, ties, losses, win rate, 95% Wilson interval, position consistency, judges' agreement."""
     pairs = data.get("compare") or []
     if not pairs:
+        unshown = [note for note in data.get("notes", ()) if str(note).startswith("compare.json")]
+        if unshown:  # an unreadable or stale compare.json: said, not passed off as an empty run
+            return "".join(f'<p class="note">{escape(note)}</p>' for note in unshown)
         return '<p class="note">No pair was judged in this run: nothing to compare.</p>'
     rows = []
     for pair in pairs:
@@ -54,6 +57,7 @@ def compare_summary(data: Mapping[str, Any]) -> str:
 
 def compare_statistics(data: Mapping[str, Any]) -> str:
     """The Statistics section of a compare run: where its figures are, and no table of scores it does not have."""
+    notes = "".join(f'<p class="note">{escape(note)}</p>' for note in data.get("notes", ()))
     return ('<p class="note">A compare run\'s statistics are the Summary\'s: the win rate\'s Wilson interval, each '
             "judge's position consistency and the judges' agreement on the winner (Cohen's kappa with two judges, "
-            "Fleiss' kappa with more), and, with preference labels, the Calibration section below.</p>")
+            "Fleiss' kappa with more), and, with preference labels, the Calibration section below.</p>" + notes)

@@ -8,7 +8,7 @@ summary.json mean with summary.md re-rendered from it matches. So the data is ch
 - each scored ledger row's weighted and overall from its own judges' scores (the kind's
   combination), and those scores from the judges' replies kept under judges/ when present;
 - scorecard.json's cells against the ledger's grades, its pairs and aggregate against its cells;
-- compare.json from compare.jsonl.
+- compare.json from compare.jsonl, and compare.jsonl's items from ledger.jsonl's scored compare items.
 
 Costs and minutes are not in the ledger, so they are not checked here.
 """
@@ -199,6 +199,28 @@ def _compare(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> I
     rows = [json.loads(line) for line in (directory / "compare.jsonl").read_text(encoding="utf-8").splitlines() if line]
     if json.loads(json.dumps(_pairs(rows, rubric))) != _load(directory / "compare.json"):
         yield "its pairs differ from what compare.jsonl's rows give"
+
+
+@_check("compare.jsonl")
+def _compare_items(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> Iterator[str]:
+    """compare.jsonl holds this run's compare items, no other: one from an earlier run or another bundle is said."""
+    rows = [json.loads(line) for line in (directory / "compare.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    if rubric.kind != "compare":
+        yield f"this run's rubric {rubric.version} is not a compare rubric: the file is from another run"
+        return
+    scored = {row["capture_id"]: row for row in ledger if row.get("status") == "scored" and row.get("first")}
+    held = {row.get("capture_id"): row for row in rows}
+    foreign = [capture for capture in held if capture not in scored]
+    if foreign:
+        yield (f"{len(foreign)} of its {len(held)} items are no scored compare item of ledger.jsonl "
+               f"(first: {foreign[0]}): it is from an earlier run or another bundle")
+    missing = [capture for capture in scored if capture not in held]
+    if missing:
+        yield f"{len(missing)} scored compare items of ledger.jsonl are not in it (first: {missing[0]})"
+    changed = [capture for capture, row in held.items() if capture in scored
+               and (row.get("first"), row.get("second")) != (scored[capture]["first"], scored[capture]["second"])]
+    if changed:
+        yield f"{len(changed)} items compare other configurations than ledger.jsonl says (first: {changed[0]})"
 
 
 def cross_check(directory: Path, rubric: Rubric, ledger: Sequence[dict[str, Any]]) -> list[str]:

@@ -213,9 +213,50 @@ def _compare_sections(data: Mapping[str, Any]) -> dict[str, str]:
     return {
         "since_baseline": since,
         "since_nav": '<a href="#since-baseline">Since baseline</a> ' if baseline else "",
-        "earlier_runs": earlier_runs_html(data.get("runs") or [], data["configurations"]),
+        "earlier_runs": earlier_runs_html(data.get("runs") or [], data["configurations"],
+                                          means=data["rubric"].get("kind") != "compare"),
         "compare_notes": notes,
     }
+
+
+SCORES_PARTS = {
+    "matrix_note": (
+        '<p class="note">One row per entry, one column per configuration: each cell is the capture\'s overall, red where '
+        "it is a failure ($failure_rule), green where it is not, grey where the capture was not scored. Click a heading "
+        "to sort by it (again to reverse); Spread is the highest overall of the row minus the lowest. A cell opens its "
+        "capture.</p>"
+    ),
+    "failure_option": '<option value="failure">scored, a failure</option>',
+    "result_heading": '<th data-sort="5" class="num">Overall</th>',
+    "earlier_note": (
+        '<p class="note">The reports kept under runs/ beside this one when it was written, newest first, with each '
+        "configuration's mean overall.</p>"
+    ),
+}
+"""The parts of the page that speak of overall scores and failures, for every kind that has them."""
+
+COMPARE_PARTS = {
+    "matrix_note": (
+        '<p class="note">One row per entry, one column per compared pair: each cell names the pair\'s winner (the '
+        "panel majority, else a tie) and each judge's verdict; a judge whose two orders named different winners counts "
+        "as a tie and is marked \"orders disagree\". Grey where the item was not scored. Click a heading to sort by it "
+        "(first wins, then ties, then second wins; again to reverse). A cell opens its item. A compare run has no overall "
+        "score and no failure.</p>"
+    ),
+    "failure_option": "",
+    "result_heading": '<th data-sort="5">Winner</th>',
+    "earlier_note": (
+        '<p class="note">The reports kept under runs/ beside this one when it was written, newest first. A compare run '
+        "has no mean overall: each earlier report's head-to-head table is in its compare.md.</p>"
+    ),
+}
+"""The same parts for a compare run: winners and verdicts, never an overall or a failure."""
+
+
+def _parts(data: Mapping[str, Any]) -> dict[str, str]:
+    rubric = data["rubric"]
+    parts = COMPARE_PARTS if rubric.get("kind") == "compare" else SCORES_PARTS
+    return {name: text.replace("$failure_rule", escape(rubric["failure"])) for name, text in parts.items()}
 
 
 def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
@@ -251,4 +292,5 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         data=_script_json(data),
         texts=_script_json(texts) if texts is not None else "null",
         **sections,
+        **_parts(data),
     )

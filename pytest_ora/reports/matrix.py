@@ -3,7 +3,7 @@
 The matrix itself (one row per entry, one column per configuration) is laid out by the page's
 script from the capture rows it already carries; this adds, per capture row index, what some kinds
 record instead of (or beside) a number: a scorecard's grades (its overall is empty), a compare
-item's contestants, their scores and the winner.
+item's contestants, their scores, the winner and each judge's verdict (whether its two orders agreed).
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ class Extras:
         if first and second:
             extra["compare"] = {"first": first, "second": second, "winner": getattr(row, "winner", None),
                                 "first_score": getattr(row, "first_score", None),
-                                "second_score": getattr(row, "second_score", None)}
+                                "second_score": getattr(row, "second_score", None),
+                                "judges": [[f"Judge {j.get('label')}", j.get("winner"), bool(j.get("consistent"))]
+                                           for j in getattr(row, "compare_judges", None) or []]}
         if extra:
             self.rows[str(index)] = extra
 

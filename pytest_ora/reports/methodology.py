@@ -198,8 +198,9 @@ def methodology_text(data: dict[str, Any]) -> str:
         *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
           if rubric["blind"] else []),
         *([f"- Blind texts: judged as written; {data['names_itself']} judged "
-           f"capture{'s name' if data['names_itself'] != 1 else ' names'} its own configuration or model in its text "
-           "(ledger field names_itself)"] if "names_itself" in data and "withheld" not in data else []),
+           + ("capture names its own configuration or model in its text " if data["names_itself"] == 1 else
+              "captures name their own configuration or model in their text ")
+           + "(ledger field names_itself)"] if "names_itself" in data and "withheld" not in data else []),
         *([f"- Blind texts (strict): {data['withheld']} configuration or model "
            f"name{'s' if data['withheld'] != 1 else ''} replaced by [withheld] in the captures' texts "
            "(ledger field withheld)"] if "withheld" in data else []),

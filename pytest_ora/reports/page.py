@@ -13,7 +13,7 @@ from ..core.rubric import Rubric
 from .html import render_html
 from .pagedata import optional_section, page_data
 
-__all__ = ["OPTIONAL_FILES", "read_optional", "report_page"]
+__all__ = ["OPTIONAL_FILES", "read_optional", "report_page", "stale_compare"]
 
 OPTIONAL_FILES = {"statistics": "stats.json", "compare": "compare.json"}
 """Results other parts of a run may write beside the tables; the page shows them when present."""
@@ -110,6 +110,10 @@ def report_page(
     """report.html from a run's ledger and summary rows, its methodology facts (run.json) and any
     optional results in `directory`: what the run wrote, so `verify` renders the same bytes."""
     optional, notes = read_optional(directory)
+    stale = stale_compare(optional.get("compare"), rubric, summary)
+    if stale:
+        optional.pop("compare")
+        notes.append(stale)
     data = page_data(
         bundle=bundle,
         rubric=rubric,
@@ -126,6 +130,22 @@ def report_page(
         data["notices"] = list(methodology["notices"])  # incomplete run, local judge: at the top of the page
     data.update(compare_sections(directory))
     return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
+
+
+def stale_compare(compare: Sequence[Mapping[str, Any]] | None, rubric: Rubric, summary: Sequence[BaseModel]) -> str | None:
+    """Why compare.json is not this run's (an earlier run's or another bundle's), or None when it is."""
+    if not compare:
+        return None
+    if rubric.kind != "compare":
+        return f"compare.json is not shown: this run's rubric {rubric.version} is not a compare rubric (the file is another run's)"
+    judged = {str(getattr(row, "configuration", "")): getattr(row, "judged", None) for row in summary}
+    for pair in compare:
+        name = f"{pair['a']}+{pair['b']}"
+        items = int(pair["wins"]) + int(pair["ties"]) + int(pair["losses"])
+        if name not in judged or judged[name] != items or pair.get("items", items) != items:
+            return (f"compare.json is not shown: its pair {pair['a']} vs {pair['b']} ({items} items) is not this run's "
+                    f"(judged here: {judged.get(name, 'no such pair')}); it is from an earlier run or another bundle")
+    return None
 
 
 def _calibration(directory: Path, scale: Sequence[float]) -> str:

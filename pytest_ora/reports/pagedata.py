@@ -229,11 +229,13 @@ class _Captures:
     def add(self, row: Any) -> None:
         strings, names = self.strings, self.names
         scored = row.status == "scored"
+        # A compare item has a winner, not an overall or a failure: its verdicts travel in the extras.
+        scores = self.rubric.kind != "compare"
         self.rows.append([
             strings(row.capture_id), strings(row.family), strings(row.configuration),
-            strings(row.status), strings(row.reason), row.overall,
-            None if row.failure is None else int(row.failure),
-            [getattr(row, name) for name in names] if scored else None,
+            strings(row.status), strings(row.reason), row.overall if scores else None,
+            None if row.failure is None or not scores else int(row.failure),
+            [getattr(row, name) for name in names] if scored and scores else None,
             _judges(row, names, strings),
             [strings(flag) for flag in _flags(row, self.rubric)],
         ])
@@ -283,12 +285,13 @@ def agreement_from_ledger(rows: Iterable[Any], names: Sequence[str]) -> dict[str
 class _ByFamily:
     """Family (in order of appearance) -> configuration -> the overalls of its scored captures."""
 
-    def __init__(self) -> None:
+    def __init__(self, scores: bool = True) -> None:
         self.overalls: dict[str, dict[str, list[float]]] = {}
+        self.scores = scores
 
     def add(self, row: Any) -> None:
         family = self.overalls.setdefault(row.family, {})
-        if row.status == "scored" and row.overall is not None:
+        if self.scores and row.status == "scored" and row.overall is not None:
             family.setdefault(row.configuration, []).append(row.overall)
 
     def data(self, configurations: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -326,7 +329,8 @@ def page_data(
     """
     names = list(get_kind(rubric.kind).summary_columns(rubric))
     configurations = [row.configuration for row in summary]
-    captures, agreement, by_family = _Captures(names, rubric), _Agreement(names), _ByFamily()
+    compare_run = rubric.kind == "compare"
+    captures, agreement, by_family = _Captures(names, rubric), _Agreement(names), _ByFamily(scores=not compare_run)
     extras = Extras()
     for row in rows:
         captures.add(row)
@@ -354,9 +358,9 @@ def page_data(
         "means": {
             row.configuration: {
                 "judged": row.judged,
-                "overall": row.mean_overall,
-                "criteria": {name: getattr(row, f"mean_{name}", None) for name in names},
-                "failure_rate": row.failure_rate,
+                "overall": None if compare_run else row.mean_overall,
+                "criteria": {} if compare_run else {name: getattr(row, f"mean_{name}", None) for name in names},
+                "failure_rate": None if compare_run else row.failure_rate,
             }
             for row in summary
         },

@@ -8,7 +8,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-__all__ = ["preference_gate", "preference_held", "preference_html", "preference_markdown"]
+__all__ = ["preference_gate", "preference_held", "preference_html", "preference_markdown", "preference_terminal"]
 
 _HEADERS = ("Judge", "n", "Accuracy with ties", "Cohen's kappa", "n without ties", "Accuracy without ties",
             "Kappa without ties", "Position disagreement")
@@ -77,6 +77,23 @@ def preference_markdown(data: Mapping[str, Any]) -> str:
     else:
         lines += ["Human vs human: not computed (no pair labelled by two raters).", ""]
     return "\n".join(lines)
+
+
+def preference_terminal(data: Mapping[str, Any]) -> list[str]:
+    """The terminal's Calibration lines of a compare run: each judge and the panel against the people, in one line each."""
+    lines = [f"ora: calibration against human preferences: {data['captures']} labelled pairs judged "
+             f"(raters: {', '.join(data['raters'])}); summary.md has the table by family"]
+    for row in data["judges"]:
+        flips = row.get("position_disagreement")
+        position = "" if flips is None else f"; position disagreement {_share(flips['share'])} ({flips['count']} of {flips['items']})"
+        lines.append(f"  {_name(row['judge'])}: accuracy {_share(row['accuracy_with_ties'])} with ties (Cohen's kappa "
+                     f"{_kappa(row['kappa_with_ties'])}), {_share(row['accuracy_without_ties'])} without ties over "
+                     f"{row['n_without_ties']} pairs (kappa {_kappa(row['kappa_without_ties'])}){position}"
+                     + (" (small n)" if row.get("small_n") else ""))
+    for row in data["human_vs_human"]:
+        lines.append(f"  people {' & '.join(row['raters'])}: agreement {_share(row['accuracy_with_ties'])} with ties "
+                     f"(Cohen's kappa {_kappa(row['kappa_with_ties'])}) over {row['n']} pairs both labelled")
+    return lines
 
 
 def _html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

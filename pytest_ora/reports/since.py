@@ -108,27 +108,29 @@ def since_baseline_html(data: BaselineComparison) -> str:
     return "".join(parts)
 
 
-def earlier_runs_html(runs: Sequence[Mapping[str, Any]], configurations: Sequence[str]) -> str:
-    """The earlier runs under runs/, newest first: date, selection, mean overall per configuration."""
+def earlier_runs_html(runs: Sequence[Mapping[str, Any]], configurations: Sequence[str], means: bool = True) -> str:
+    """The earlier runs under runs/, newest first: date, selection, mean overall per configuration (when `means`)."""
     if not runs:
         return '<p class="note">No earlier runs: each new run into this output directory moves the last report to runs/NNNN.</p>'
     runs = list(runs)
     left_out = max(0, len(runs) - MAX_RUNS_SHOWN)
     runs = runs[left_out:]  # a page that lists 1,500 runs (and every configuration they had) is too big to open
-    names = list(configurations)
-    for run in runs:
+    names = list(configurations) if means else []
+    for run in runs if means else ():
         for name, _ in run.get("configurations") or []:
             if name not in names:
                 names.append(name)
     rows = []
     for run in reversed(list(runs)):
         if run.get("unreadable"):
-            rows.append([f"runs/{_text(run.get('run'))}", "", "", "", f"unreadable: {_text(run['unreadable'])}",
-                         *[""] * (len(names) - 1)])
+            # Said in the first mean column, or in the selection column when the page has none (a compare run).
+            said = f"unreadable: {_text(run['unreadable'])}"
+            cells = ["", "", "", said, *[""] * (len(names) - 1)] if names else ["", "", said]
+            rows.append([f"runs/{_text(run.get('run'))}", *cells])
             continue
-        means = {name: value for name, value in run.get("configurations") or []}
+        overall = {name: value for name, value in run.get("configurations") or []}
         rows.append([f"runs/{_text(run.get('run'))}", _text(run.get("scoring_date")), _text(run.get("rubric")),
-                     _text(run.get("selection")), *[_num(means.get(name)) for name in names]])
+                     _text(run.get("selection")), *[_num(overall.get(name)) for name in names]])
     table = _table(("run", "date", "rubric", "selection", *names), rows,
                    numeric=tuple(range(4, 4 + len(names))), cls="earlier-runs")
     if left_out:

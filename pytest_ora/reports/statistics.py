@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from ..core.csvtext import csv_line
+from ..core.numbers import whole_percent
 from .fewunits import SMALL_ROWS, TOO_FEW
 
 if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no numpy
@@ -113,7 +114,7 @@ def ranking(row: dict[str, Any], alpha: float) -> str:
     leader, other = (first, second) if difference > 0 else (second, first)
     adjusted = row.get("p_holm")
     if adjusted is not None and adjusted < alpha:
-        surely = f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted)})"
+        surely = f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted, bound=bool(row.get('p_holm_bound')))})"
     elif interval[0] > 0 or interval[1] < 0:
         surely = "the interval excludes 0 but the sign-flip test after Holm does not confirm it: likely, not established"
     else:
@@ -155,7 +156,7 @@ def _fmt(value: float | None, places: int = 3) -> str:
 
 
 def _pct(value: float | None) -> str:
-    return "" if value is None else f"{100 * value:.0f}%"
+    return "" if value is None else whole_percent(value)
 
 
 def _range(pair: Sequence[float] | None, places: int = 2, scale: float = 1) -> str:

@@ -10,6 +10,8 @@
   var PAGE = 50, LONG = 1200;
   var $ = function (id) { return document.getElementById(id); };
   var threshold = data.rubric.failure_below, scale = data.rubric.scale, range = scale[1] - scale[0];
+  // A compare run's items have a winner, not an overall: no Spread column, no failure colours.
+  var pairwise = data.rubric.kind === "compare";
 
   // Columns: the summary's configurations in table order, then any other a capture names.
   var columns = data.configurations.slice(), column = {};
@@ -36,6 +38,8 @@
   // The value a column sorts by: the overall; a scorecard (no overall) by its PASS and PARTIAL axes.
   function sortValue(r) {
     if (!r || r.status !== "scored") return null;
+    var v = extras[r.i];
+    if (pairwise) return v && v.compare ? (v.compare.winner === v.compare.first ? 1 : v.compare.winner === v.compare.second ? 0 : 0.5) : null;
     if (r.overall !== null && r.overall !== undefined) return r.overall;
     var g = grades(r);
     if (!g) return null;
@@ -78,6 +82,7 @@
   function shade(r) {
     if (!r) return "cell-none";
     if (r.status !== "scored") return "cell-skip";
+    if (pairwise) return "cell-none";
     if (r.failure === 1) {
       return threshold !== null && r.overall !== null && r.overall < threshold - 0.2 * range ? "cell-fail-strong" : "cell-fail";
     }
@@ -97,8 +102,16 @@
       return words.join(" · ");
     }
     var x = extras[r.i];
-    if (x && x.compare) return two(r.overall) + " · " + (x.compare.winner ? x.compare.winner : "tie");
+    if (x && x.compare) return winnerText(x.compare) + " · " + verdicts(x.compare);
     return two(r.overall);
+  }
+
+  // Each judge's verdict on a compare item: its winner when both orders agree, else a tie.
+  function winnerText(c) { return c.winner === c.first || c.winner === c.second ? c.winner + " wins" : "tie"; }
+  function verdicts(c) {
+    return (c.judges || []).map(function (j) {
+      return j[0].replace("Judge ", "") + " " + (j[2] ? (j[1] || "tie") : "tie (orders disagree)");
+    }).join(", ");
   }
 
   function header() {
@@ -112,7 +125,7 @@
       tr.appendChild(cell);
     }
     th("Entry", "entry");
-    th("Spread", "spread", "highest overall of the row minus the lowest");
+    if (!pairwise) th("Spread", "spread", "highest overall of the row minus the lowest");
     columns.forEach(function (name, k) { th(name, k, name); });
     $("matrix-head").replaceChildren(tr);
   }
@@ -124,7 +137,7 @@
     shown.slice(page * PAGE, (page + 1) * PAGE).forEach(function (e) {
       var tr = el("tr");
       tr.appendChild(el("th", { "class": "entry", scope: "row" }, e.key));
-      tr.appendChild(el("td", { "class": "num spread" }, two(e.spread)));
+      if (!pairwise) tr.appendChild(el("td", { "class": "num spread" }, two(e.spread)));
       columns.forEach(function (name, k) {
         var r = e.cells[k];
         var td = el("td", { "class": "num cell " + shade(r) }, cellText(r));
@@ -135,7 +148,8 @@
       fragment.appendChild(tr);
     });
     $("matrix-rows").replaceChildren(fragment);
-    $("m-count").textContent = shown.length + " of " + entries.length + " entries · " + columns.length + " configurations";
+    $("m-count").textContent = shown.length + " of " + entries.length + " entries · " + columns.length +
+      (pairwise ? " compared pair" : " configuration") + (columns.length === 1 ? "" : "s");
     $("m-page").textContent = "page " + (page + 1) + " of " + pages;
     $("m-prev").disabled = page === 0;
     $("m-next").disabled = page >= pages - 1;
@@ -186,8 +200,8 @@
     }
     if (x.compare) {
       var c = x.compare;
-      box.appendChild(el("p", { "class": "winner" }, "response " + c.first + " (" + fmt(c.first_score) + ") against " +
-        c.second + " (" + fmt(c.second_score) + "): " + (c.winner ? "winner " + c.winner : "a tie")));
+      box.appendChild(el("p", { "class": "winner" }, c.first + " against " + c.second + ": " +
+        winnerText(c) + " (" + verdicts(c) + ")"));
     }
     var t = textsOf(r.id);
     if (t === null) { box.appendChild(el("p", { "class": "note" }, "This report holds no prompts or answers (the run wrote no texts.json).")); return; }

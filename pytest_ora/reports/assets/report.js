@@ -3,13 +3,20 @@
 // stays quick at tens of thousands of captures. No network, no library.
 (function () {
   var data = JSON.parse(document.getElementById("ora-data").textContent);
-  var cap = data.captures, S = cap.strings, criteria = data.rubric.criteria;
+  var cap = data.captures, S = cap.strings, criteria = data.rubric.criteria, extras = data.extras || {};
+  // A compare run's items have a winner where other runs have an overall, and no criteria scores.
+  var pairwise = data.rubric.kind === "compare";
   var PAGE = 50;
   var rows = cap.rows.map(function (r, i) {
     return { i: i, id: S[r[0]], family: S[r[1]], configuration: S[r[2]], status: S[r[3]],
              reason: r[4] < 0 ? "" : S[r[4]], overall: r[5], failure: r[6], means: r[7], judges: r[8],
-             flags: r[9].map(function (k) { return S[k]; }) };
+             flags: r[9].map(function (k) { return S[k]; }), winner: winnerOf(i) };
   });
+  function winnerOf(i) {
+    var x = extras[i];
+    if (!pairwise || !x || !x.compare) return null;
+    return x.compare.winner === x.compare.first || x.compare.winner === x.compare.second ? x.compare.winner : "tie";
+  }
   var shown = rows, page = 0, sortKey = null, sortDir = 1;
   var $ = function (id) { return document.getElementById(id); };
   var body = $("capture-rows"), count = $("count");
@@ -55,7 +62,8 @@
       tr.appendChild(el("td", {}, r.family));
       tr.appendChild(el("td", {}, r.configuration));
       var td = el("td"); td.appendChild(el("span", { "class": "status status-" + r.status }, r.status)); tr.appendChild(td);
-      tr.appendChild(el("td", { "class": "num" + (r.failure === 1 ? " low" : "") }, fmt(r.overall)));
+      if (pairwise) tr.appendChild(el("td", {}, r.winner));
+      else tr.appendChild(el("td", { "class": "num" + (r.failure === 1 ? " low" : "") }, fmt(r.overall)));
       tr.appendChild(el("td", {}, r.reason));
       fragment.appendChild(tr);
     });
@@ -79,7 +87,7 @@
     if (r.reason) box.appendChild(el("p", { "class": "note" }, r.reason));
     // What the capture asked and answered (SPEC 18): matrix.js adds it, from the page's texts.
     if (window.ORA && window.ORA.captureBody) window.ORA.captureBody(box, r);
-    if (r.judges.length) {
+    if (r.judges.length && !pairwise) {
       var table = el("table", { "class": "scores" }), head = el("tr");
       head.appendChild(el("th", {}, "criterion"));
       r.judges.forEach(function (j) { head.appendChild(el("th", { "class": "num" }, S[j[0]])); });
@@ -94,9 +102,10 @@
       box.appendChild(table);
     }
     r.judges.forEach(function (j) {
-      box.appendChild(el("h4", {}, S[j[0]] + ": " + S[j[1]] + " · own overall " + fmt(j[6]) +
+      box.appendChild(el("h4", {}, S[j[0]] + ": " + S[j[1]] + (pairwise ? "" : " · own overall " + fmt(j[6])) +
         (j[5] > 1 ? " (" + j[5] + " asks)" : "")));
       box.appendChild(el("div", { "class": "impression" }, j[4] < 0 ? "" : S[j[4]]));
+      if (pairwise) return;
       var list = el("dl");
       criteria.forEach(function (name, k) {
         list.appendChild(el("dt", {}, name + " " + fmt(j[2][k])));
@@ -119,7 +128,7 @@
     var tr = event.target.closest("tr"); if (tr && event.key === "Enter") open(Number(tr.getAttribute("data-index")));
   });
   document.addEventListener("keydown", function (event) { if (event.key === "Escape") $("detail").hidden = true; });
-  var keys = ["id", "family", "configuration", "status", null, "overall"];
+  var keys = ["id", "family", "configuration", "status", null, pairwise ? "winner" : "overall"];
   document.querySelectorAll("th[data-sort]").forEach(function (th) {
     th.addEventListener("click", function () {
       var key = keys[Number(th.getAttribute("data-sort"))];
