@@ -247,7 +247,7 @@ def hypotheses_data(
 
 def run_statistics(
     data: RunArrays, configurations: Sequence[str], manifest: Any, *, seed: int, disagreement: str,
-    resamples: int = RESAMPLES, design: Design | None = None, labels: Any = None,
+    resamples: int = RESAMPLES, design: Design | None = None, labels: Any = None, recorded: Any = None,
 ) -> RunStatistics:
     """Agreement, per-configuration intervals, paired comparisons, judges, disagreements and hypotheses of one run."""
     design = design or Design()
@@ -288,6 +288,10 @@ def run_statistics(
         from .calibration import calibration
 
         stats["calibration"] = calibration(data, labels, seed, resamples)
+    if recorded is not None:  # the rubric's recorded agreement (a core.rubric.RecordedCalibration): stats/recorded.py
+        from .recorded import recorded_calibration
+
+        stats["recorded_calibration"] = recorded_calibration(data, recorded, seed)
     hypotheses = hypotheses_data(data, manifest, seed, resamples, design)
     if hypotheses is not None:
         hypotheses["method"] = {"seed": seed, "resamples": resamples, "permutations": resamples, "confidence_level": CONFIDENCE,
