@@ -127,3 +127,5 @@ def test_a_live_judgment_in_a_run_counts_against_its_budget(
     # Then the first judgment is charged to the run's spend and the second is never sent
     result.assert_outcomes(passed=1)
     assert judge.calls == 1
+    # And the spend was the run's alone: nothing of it is left for the next run to count
+    assert not (pytester.path / "ora-results" / ".ora-spend").exists()

@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from ...core.vocabulary import is_live
+from ...judges.budget import SpendLog
 from ...judges.ratelimit import SharedLimiter
+from ...reports.filewriter import SPEND_DIR
 from ..session import OraRun
 from ..steps.spend import Budget
+from ..xdist import worker_id
 from .api import judge_in_run
 from .result import JudgmentResult
 
@@ -58,6 +61,13 @@ def for_test(request: pytest.FixtureRequest, run: OraRun) -> OraJudge:
     module, _, name = request.node.nodeid.partition("::")
     folder = options.cassettes / FOLDER / Path(module).with_suffix("")
     live = is_live(options.record)
-    budget = None if options.budget_usd is None else Budget(options.budget_usd, run.prices(), run.spend_log())
+    budget = None if options.budget_usd is None else Budget(options.budget_usd, run.prices(), _spend_log(run))
     limiter = run.limits.limiter(options.rpm, options.tpm) if live else None
     return OraJudge(folder / _UNSAFE.sub("-", name.replace("::", ".")), options.record, budget, limiter)
+
+
+def _spend_log(run: OraRun) -> SpendLog:
+    """The run's spend: beside its captures' in a bundle run; else in the run's own shared directory, gone after it."""
+    if run.active:
+        return run.spend_log()
+    return SpendLog(run.limits.directory() / SPEND_DIR, worker_id(run.config))
