@@ -2,8 +2,8 @@
 
 The statistic is Fleiss' kappa over every (capture, criterion) rating of the panel's judges, the
 scale's points as categories (agreement.fleiss, statsmodels). Its interval is a percentile
-bootstrap resampling captures (a capture's criteria stay together), RESAMPLES resamples from the
-run's seed: kappa is a ratio of sums over subjects, so each resample follows from how often each
+bootstrap resampling captures (a capture's criteria stay together), the run's resamples from its
+seed: kappa is a ratio of sums over subjects, so each resample follows from how often each
 capture is drawn (one matrix product a batch). The rule: the recorded value outside the run's 95%
 interval says "recalibrate"; inside it, nothing contradicts the record (which a small run's wide
 interval cannot confirm either); no interval (fewer than two complete captures, too fine a scale,
@@ -24,7 +24,7 @@ from .intervals import CONFIDENCE, generator
 
 __all__ = ["RESAMPLES", "kappa_terms", "recorded_calibration"]
 
-RESAMPLES = 1_000
+RESAMPLES = 10_000
 _BATCH = 100
 
 FloatArray = npt.NDArray[np.float64]
