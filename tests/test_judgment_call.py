@@ -51,7 +51,7 @@ def test_a_judgment_past_the_run_s_budget_is_not_started(judge: ReferenceJudge, 
                      environ={"ANTHROPIC_API_KEY": KEY_A}, budget=budget)
     # Then no judge is called, and the failure says why (never an estimate)
     assert failed.value.failure.error == (
-        "Judge not called: not judged: judge spend $0.50 reached --ora-budget-usd 0.50")
+        "Judge not called: judge spend $0.50 reached --ora-budget-usd 0.50")
     assert judge.calls == 0 and not (tmp_path / "c.json").exists()
 
 

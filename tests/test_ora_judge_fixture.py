@@ -110,7 +110,7 @@ def test_the_second_judgment_past_the_run_s_budget_is_not_started(ora_judge):
     ora_judge("solo", SOLO, judges=JUDGES)
     with pytest.raises(JudgmentFailed) as failed:
         ora_judge("solo", SOLO, judges=JUDGES)
-    assert failed.value.failure.error.startswith("Judge not called: not judged: judge spend $")
+    assert failed.value.failure.error.startswith("Judge not called: judge spend $")
     assert failed.value.failure.error.endswith("reached --ora-budget-usd 0.000001")
 '''
 

@@ -76,7 +76,8 @@ def judge_in_run(
     try:
         judged = _run(judge_items(judging, judgment.items, library, budget, limiter))
     except NotJudged as error:  # the run's budget reached, or a packet over a judge's context window
-        raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge not called: {error.reason}")) from None
+        reason = error.reason.removeprefix("not judged: ")
+        raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge not called: {reason}")) from None
     except InvalidReplyError as error:
         raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge validation failed: {error}")) from None
     except (MissingCassette, PacketDrift) as error:
