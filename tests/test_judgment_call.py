@@ -5,15 +5,17 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
+import httpx
 import pytest
 from e2e import KEY_A
 from judge_modes import MODES
 
+from pytest_ora.harness.judgment import call
 from pytest_ora.harness.judgment.api import judge_in_run
 from pytest_ora.harness.judgment.result import JudgmentFailed
 from pytest_ora.harness.steps.spend import Budget
 from pytest_ora.judges.budget import SpendLog, load_prices
-from pytest_ora.judges.ratelimit import SharedLimiter
+from pytest_ora.judges.ratelimit import PacedTransport, SharedLimiter
 from pytest_ora.testing.server import ReferenceJudge
 
 
@@ -65,3 +67,23 @@ def test_a_packet_over_a_judge_s_context_window_is_never_sent(judge: ReferenceJu
     assert failed.value.failure.error.startswith("Judge not called: ")
     assert "context window" in failed.value.failure.error
     assert judge.calls == 0
+
+
+def test_outside_a_run_a_live_judgment_is_paced_by_a_limiter_of_its_own_and_a_replay_by_none(
+    judge: ReferenceJudge, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given the pacing transport a live run's calls go through, watched
+    paced: list[str] = []
+
+    class Watched(PacedTransport):
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            paced.append(request.url.path)
+            return await super().handle_async_request(request)
+
+    monkeypatch.setattr(call, "PacedTransport", Watched)
+    # When a judgment is made live with the Python call (no run), then replayed
+    judge_in_run("solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "once", environ={"ANTHROPIC_API_KEY": KEY_A})
+    live = list(paced)
+    judge_in_run("solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "none", environ={})
+    # Then the live call was paced, as a run's is; the replay sent nothing to pace
+    assert live == ["/v1/messages"] and paced == live

@@ -6,6 +6,7 @@ import asyncio
 import concurrent.futures
 import json
 import os
+import tempfile
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -21,7 +22,7 @@ from ..steps.spend import Budget, NotJudged
 from .call import Judged, OneCassette, judge_items
 from .data import CompareData, DataError, FileData, PhaseData, parse_data
 from .evaluation import evaluate, number
-from .items import judgment_of
+from .items import Item, judgment_of
 from .panel import panel_note, panel_of
 from .result import JudgmentFailed, JudgmentFailure, JudgmentResult, TokenUsage, timestamp, validate
 
@@ -74,7 +75,7 @@ def judge_in_run(
     judging = Judging(panel=panel_of(judges, environ, rubric.panel_size), rubric=rubric, environ=environ)
     library = None if cassette is None else OneCassette(Path(cassette), record, judging.secrets())
     try:
-        judged = _run(judge_items(judging, judgment.items, library, budget, limiter))
+        judged = _paced(judging, judgment.items, library, budget, limiter, record)
     except NotJudged as error:  # the run's budget reached, or a packet over a judge's context window
         reason = error.reason.removeprefix("not judged: ")
         raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge not called: {reason}")) from None
@@ -108,6 +109,16 @@ def judge_in_run(
     if problem is not None:
         raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge validation failed: {problem}"))
     return result
+
+
+def _paced(judging: Judging, items: Sequence[Item], library: OneCassette | None, budget: Budget | None,
+           limiter: SharedLimiter | None, record: str) -> list[Judged]:
+    """The items judged under the run's limiter, or outside a run under one of the judgment's own (the same pacing
+    transport as a live run's, learning from the providers' rate-limit headers and refusals for the call's length)."""
+    if limiter is not None or record == "none":  # a replay sends nothing: nothing to pace
+        return _run(judge_items(judging, items, library, budget, limiter))
+    with tempfile.TemporaryDirectory(prefix="ora-limits-") as directory:
+        return _run(judge_items(judging, items, library, budget, SharedLimiter(Path(directory), {})))
 
 
 def _replies(judged: Sequence[Judged]) -> dict[str, list[str]]:
