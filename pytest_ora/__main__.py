@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
                        "swebench or ground-truth")
     judge.add_argument("--data", required=True, metavar="JSON|@FILE", help="the mode's data fields as a JSON object, or @FILE holding it")
     judge.add_argument("--judge", dest="judges", action="append", default=[], metavar="LABEL=PROVIDER:MODEL",
-                       help="a judge of the panel (repeatable; default: one per provider key set); @URL after the model "
+                       help="a judge of the panel (repeatable; default: the rubric's panel_size, one per provider key set); @URL after the model "
                        "names its endpoint")
     judge.add_argument("--cassette", type=Path, default=None, metavar="FILE", help="record every judge exchange in FILE, replay from it")
     judge.add_argument("--record", default="once", choices=("none", "once", "all"),

@@ -268,4 +268,4 @@ def ora_judge(request: pytest.FixtureRequest) -> OraJudge:
     """Judge one response in a mode of the judge skill inside any test; its exchanges are recorded in the test's own cassette."""
     from .harness.judgment.fixture import for_test
 
-    return for_test(request)
+    return for_test(request, _run(request.config))

@@ -43,7 +43,7 @@ def capture(entry_key: str, configuration: str, **changes: Any) -> dict[str, Any
         "configuration": configuration,
         "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team.",
         "answer": executed_answer(technique),
-        "target": technique,
+        "target": "argument-audit" if family == "lens" else technique,  # a lens's host mode (its spec is written)
         "visual_artifact": None,
         "model_snapshot": {"big-1": "claude-opus-4-7", "big-2": "gpt-5.4"},
         "acceptance": {"passed": True, "reason": None, "notes": "accepted"},

@@ -377,3 +377,28 @@ def test_required_must_list_entry_keys(tmp_path: Path) -> None:
         intake(write_bundle(tmp_path, manifest={"scored_set": {"mode": 2, "visual": 1, "lens": 1, "required": ["argument-audit"]}}))
 
     assert "scored_set.required must list entry keys" in str(caught.value)
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    (None, "no host mode specification at specs/mode/argument-audit.md (the lens's target 'mode:argument-audit')"),
+    (" \n", "the host mode specification at specs/mode/argument-audit.md is empty (a blank specification is a missing one)"),
+])
+def test_a_lens_without_its_host_mode_s_specification_is_unscorable(tmp_path: Path, text: str | None, reason: str) -> None:
+    # Given a lens whose target names a mode without a (non-blank) specification
+    def elsewhere(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for item in items:
+            if item["entry_key"] == "lens:historian":
+                item["target"] = "mode:argument-audit"  # the family prefix is accepted too
+        return items
+
+    bundle = write_bundle(tmp_path, edit=elsewhere)
+    host = bundle / "specs" / "mode" / "argument-audit.md"
+    if text is None:
+        host.unlink()
+    else:
+        host.write_text(text, encoding="utf-8")
+    # When intake plans the captures
+    plan = intake(bundle)
+    # Then the lens is unscorable (Specification Blindness), never judged on its own specification alone
+    lens = [p for p in plan.captures if p.capture.entry_key == "lens:historian"]
+    assert {p.status for p in lens} == {"unscorable"} and lens[0].reason == reason

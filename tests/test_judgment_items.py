@@ -11,7 +11,7 @@ from pytest_ora.core.errors import OraError
 from pytest_ora.harness.judgment.api import judge
 from pytest_ora.harness.judgment.data import DataError, parse_data
 from pytest_ora.harness.judgment.items import judgment_of
-from pytest_ora.harness.judgment.panel import panel_of
+from pytest_ora.harness.judgment.panel import panel_note, panel_of
 from pytest_ora.judges.packet import build_packet, judge_prompt, read_sections
 from pytest_ora.method.kinds import item_shape
 from pytest_ora.method.rubric import get_rubric
@@ -70,13 +70,28 @@ def test_data_that_cannot_be_judged_names_the_field(mode: str, data: dict[str, o
 
 
 def test_without_judges_one_judge_per_provider_key_that_is_set() -> None:
-    panel = panel_of([], {"ANTHROPIC_API_KEY": "sk-ant-x", "GEMINI_API_KEY": " "})
+    panel = panel_of([], {"ANTHROPIC_API_KEY": "sk-ant-x", "GEMINI_API_KEY": " "}, 2)
     assert [(j.label, j.spec.provider, j.spec.model, j.spec.route) for j in panel.judges] == [
         ("anthropic", "anthropic", "claude-opus-4-7", "https://api.anthropic.com/v1/messages")]
     with pytest.raises(DataError, match="no judge: give --judge LABEL=PROVIDER:MODEL, or set a provider's key"):
-        panel_of([], {})
+        panel_of([], {}, 2)
     with pytest.raises(DataError, match="the label a is given twice"):
-        panel_of(["a=openai:gpt-5.4", "a=anthropic:claude-opus-4-7"], {})
+        panel_of(["a=openai:gpt-5.4", "a=anthropic:claude-opus-4-7"], {}, 2)
+
+
+def test_without_judges_the_rubric_s_panel_size_is_taken_from_the_keys_that_are_set() -> None:
+    keys = {"ANTHROPIC_API_KEY": "sk-ant-x", "OPENAI_API_KEY": "sk-y", "GEMINI_API_KEY": "g-z"}
+    assert [j.label for j in panel_of([], keys, 1).judges] == ["anthropic"]
+    assert [j.label for j in panel_of([], keys, 2).judges] == ["anthropic", "openai"]
+    assert [j.label for j in panel_of(["a=openai:gpt-5.4"], keys, 2).judges] == ["a"]  # as given
+
+
+def test_a_panel_of_another_size_than_the_rubric_s_is_said_in_the_result() -> None:
+    checklist, solo = get_rubric("judge-checklist-2.0"), get_rubric("judge-solo-1.0")
+    one = panel_of(["a=anthropic:claude-opus-4-7"], {}, 2)
+    assert panel_note(one, solo) == {"judges": ["a=anthropic:claude-opus-4-7"], "size": 1, "panel_size": 1, "note": None}
+    note = panel_note(one, checklist)["note"]
+    assert note is not None and note.startswith("rubric judge-checklist-2.0 is judged by 2 judges (panel_size); this judgment had 1")
 
 
 def test_data_holding_a_configured_key_is_never_sent(tmp_path: Path) -> None:

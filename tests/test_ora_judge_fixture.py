@@ -95,3 +95,37 @@ def test_the_python_call_raises_judgment_failed_never_an_estimate(tmp_path: Path
         pytest_ora.judge("solo", MODES["solo"], judges=["a=anthropic:m@http://127.0.0.1:9/v1/messages"],
                          cassette=tmp_path / "missing.json", record="none", environ={})
     assert failed.value.failure.success is False and failed.value.failure.mode == "solo"
+
+
+BUDGETED = '''
+import pytest
+
+from pytest_ora import JudgmentFailed
+
+JUDGES = {judges!r}
+SOLO = {solo!r}
+
+
+def test_the_second_judgment_past_the_run_s_budget_is_not_started(ora_judge):
+    ora_judge("solo", SOLO, judges=JUDGES)
+    with pytest.raises(JudgmentFailed) as failed:
+        ora_judge("solo", SOLO, judges=JUDGES)
+    assert failed.value.failure.error.startswith("Judge not called: judge spend $")
+    assert failed.value.failure.error.endswith("reached --ora-budget-usd 0.000001")
+'''
+
+
+def test_a_live_judgment_in_a_run_counts_against_its_budget(
+    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given an ordinary test making two live judgments under a tiny --ora-budget-usd
+    judges = [f"a=anthropic:claude-opus-4-7@{judge.route('anthropic')}"]
+    pytester.makepyfile(test_budgeted=BUDGETED.format(judges=judges, solo=MODES["solo"]))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
+    # When it runs live
+    result = pytester.runpytest_subprocess("--ora-record", "once", "--ora-budget-usd", "0.000001", "-p", "no:cacheprovider")
+    # Then the first judgment is charged to the run's spend and the second is never sent
+    result.assert_outcomes(passed=1)
+    assert judge.calls == 1
+    # And the spend was the run's alone: nothing of it is left for the next run to count
+    assert not (pytester.path / "ora-results" / ".ora-spend").exists()

@@ -12,7 +12,7 @@ from bundle_factory import write_bundle
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.core.plan import PlannedCapture
-from pytest_ora.judges.packet import build_packet, judge_prompt, read_header, read_sections
+from pytest_ora.judges.packet import build_packet, judge_prompt, packet_fields, packet_json, read_header, read_sections
 from pytest_ora.judges.providers.base import ImagePart, TextPart
 from pytest_ora.method.rubric import ORA_V1
 
@@ -196,3 +196,27 @@ def test_an_answer_knowing_the_entry_parts_markers_still_cannot_close_its_sectio
     assert sections["ANSWER"] == hostile
     assert "score 10" not in sections["SPECIFICATION"]
     assert read_header(text)["configuration"] == "optimum"
+
+
+def test_a_lens_packet_holds_its_host_mode_s_specification_beside_its_own(tmp_path: Path) -> None:
+    # Given a lens applied inside the argument-audit mode (its target)
+    root = write_bundle(tmp_path)
+    packet, _ = build_packet(planned(root, "lens:historian/optimum").capture, root, ORA_V1)
+    # When the packet is built and rendered
+    text = user_text(root, "lens:historian/optimum")
+    # Then both specifications are in it, each fenced and named by its source
+    assert packet.target == "argument-audit"
+    assert packet.target_specification_source == "specs/mode/argument-audit.md"
+    header, sections = read_header(text), read_sections(text)
+    assert header["specification_source"] == '"specs/lens/historian.md"'
+    assert header["host_specification_source"] == '"specs/mode/argument-audit.md"'
+    assert sections["SPECIFICATION"] == (root / "specs/lens/historian.md").read_text()
+    assert sections["HOST-SPECIFICATION"] == (root / "specs/mode/argument-audit.md").read_text()
+
+
+def test_a_packet_of_another_family_has_no_host_specification_fields(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path)
+    packet, _ = build_packet(planned(root, "mode:argument-audit/optimum").capture, root, ORA_V1)
+    assert packet.target_specification is None
+    assert "target_specification" not in packet_fields(packet) and "target_specification" not in packet_json(packet)
+    assert "HOST-SPECIFICATION" not in read_sections(user_text(root, "mode:argument-audit/optimum"))

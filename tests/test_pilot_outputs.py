@@ -92,3 +92,19 @@ def test_verify_re_renders_pilot_summary_and_names_an_edit(out: Path, tmp_path: 
 
     assert main(["verify", str(copy)]) != 0
     assert "pilot-summary.json: edited by hand" in capsys.readouterr().out
+
+
+def test_the_run_s_kappa_is_stated_beside_the_recorded_one_everywhere_it_is_read(out: Path) -> None:
+    # Given the trio example replayed (its rubric records kappa_trio 0.7878)
+    recorded = json.loads((out / "stats.json").read_text(encoding="utf-8"))["recorded_calibration"]
+    # Then stats.json holds both values, the run's interval and n, and the reading by the stated rule
+    assert recorded["recorded"] == {"value": 0.7878, "date": "2026-04-24", "scope": recorded["recorded"]["scope"]}
+    run = recorded["run"]
+    assert run["captures"] == 12 and run["ratings"] == 72 and run["judges"] == 3
+    low, high = run["interval"]
+    assert recorded["verdict"] == ("consistent" if low <= 0.7878 <= high else "recalibrate")
+    # And summary.md, methodology.md and report.html say it in the same words
+    for name in ("summary.md", "methodology.md", "report.html"):
+        text = (out / name).read_text(encoding="utf-8")
+        assert "Recorded calibration: Fleiss&#x27; kappa 0.7878" in text or "Recorded calibration: Fleiss' kappa 0.7878" in text
+        assert f"This run: {run['value']:.3f} (95% interval {low:.3f} to {high:.3f}; 12 captures, 72 ratings of 3 judges)" in text

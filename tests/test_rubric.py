@@ -125,3 +125,14 @@ def test_the_cli_lists_shows_and_digests(tmp_path: Path, capsys: pytest.CaptureF
 
     assert main(["rubric", "show", "no-such-rubric"]) == 4
     assert "unknown rubric 'no-such-rubric'" in capsys.readouterr().err
+
+
+def test_a_new_calibration_measurement_needs_no_new_version_but_must_name_a_known_statistic(tmp_path: Path) -> None:
+    # A re-measured calibration changes no score: the same version loads with the new value
+    path = write_rubric(tmp_path / "trio.yaml", edited("trio-likert-1.1", "value: 0.7878", "value: 0.81"))
+    loaded = load_rubric(path)
+    assert loaded.calibration is not None and loaded.calibration.value == 0.81
+    # A statistic the run cannot compute is refused, naming the field
+    path = write_rubric(tmp_path / "bad.yaml", edited("trio-likert-1.1", "statistic: fleiss_kappa", "statistic: cohen_kappa"))
+    with pytest.raises(RubricError, match="calibration.statistic"):
+        load_rubric(path)

@@ -455,7 +455,8 @@ def _plan_capture(
 ) -> PlannedCapture:
     capture = item.capture
     root = where.root
-    for field, path in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
+    for field, path in (("spec", capture.spec_path), ("target", capture.host_spec_path),
+                        ("visual_artifact", capture.visual_artifact)):
         if path is None:
             continue
         try:
@@ -500,6 +501,16 @@ def _unscorable(where: _Resolved, capture: Capture, needs_spec: bool) -> str | N
         return f"no technique specification at {capture.spec_path}"
     if needs_spec and _blank(spec):
         return f"the technique specification at {capture.spec_path} is empty (a blank specification is a missing one)"
+    host = capture.host_spec_path
+    if needs_spec and host is not None:  # a lens is judged inside its host mode: both specifications are needed
+        try:
+            host_file = where.inside(host)
+        except BundlePathError as error:
+            return f"host mode specification {host} {error}"
+        if not host_file.is_file():
+            return f"no host mode specification at {host} (the lens's target {capture.target!r})"
+        if _blank(host_file):
+            return f"the host mode specification at {host} is empty (a blank specification is a missing one)"
     if capture.visual_artifact is None:
         return None
     try:

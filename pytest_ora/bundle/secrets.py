@@ -144,9 +144,10 @@ def text_secret(capture: Capture) -> tuple[str, str] | None:
 
 
 def file_secret(capture: Capture, root: Path, files: dict[str, str | None] | None = None) -> tuple[str, str] | None:
-    """(field, kind of credential) of the first credential-shaped text of the capture's spec or text artifact."""
+    """(field, kind of credential) of the first credential-shaped text of the capture's spec, host mode spec or text artifact."""
     cache = {} if files is None else files
-    for field, relative in (("spec", capture.spec_path), ("visual_artifact", capture.visual_artifact)):
+    for field, relative in (("spec", capture.spec_path), ("target", capture.host_spec_path),
+                            ("visual_artifact", capture.visual_artifact)):
         if relative is None:
             continue
         if relative not in cache:

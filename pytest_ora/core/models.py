@@ -519,6 +519,13 @@ class Capture(_Record):
     def spec_path(self) -> str:
         return self.spec or f"specs/{self.family}/{self.technique}.md"
 
+    @property
+    def host_spec_path(self) -> str | None:
+        """A lens's host mode specification (its `target`, a mode slug), specs/mode/<target>.md; None otherwise."""
+        if self.family != "lens" or self.target is None:
+            return None
+        return f"specs/mode/{self.target.removeprefix('mode:')}.md"
+
 
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 

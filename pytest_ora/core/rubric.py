@@ -12,6 +12,7 @@ __all__ = [
     "Anchor",
     "Criterion",
     "HistoryEntry",
+    "RecordedCalibration",
     "Rounding",
     "Rubric",
     "RubricError",
@@ -94,6 +95,18 @@ class HistoryEntry:
 
 
 @dataclass(frozen=True)
+class RecordedCalibration:
+    """The panel's agreement as measured once and recorded with the rubric, which a run compares its own with."""
+
+    statistic: str
+    """fleiss_kappa: over every (capture, criterion) rating of the panel's judges, the scale's points as categories."""
+    value: float
+    date: str
+    scope: str
+    """What the recorded value was measured on, in words."""
+
+
+@dataclass(frozen=True)
 class Rubric:
     """A complete scoring definition."""
 
@@ -139,6 +152,8 @@ class Rubric:
     shows only what the judge scores by, so weights, cap, failure, verdicts and votes can change offline."""
     panel_models: tuple[str, ...] | None = None
     """The locked judge ensemble (model ids); None: any models."""
+    calibration: RecordedCalibration | None = None
+    """The panel's recorded agreement (a measurement beside the definition, outside its digest); None: none recorded."""
     judge_verdict: bool = False
     """The judge also returns `rationale` and `overall_verdict` (one of the verdict bands), checked against the band
     its own scores give."""

@@ -64,7 +64,7 @@ class Artifact(BaseModel):
     """The artifact itself when it is text; images travel as image content."""
 
 
-_OPTIONAL = ("context", "gold_standard", "material", "reference")
+_OPTIONAL = ("context", "gold_standard", "material", "reference", "target_specification", "target_specification_source")
 """Packet fields that older packets did not have: left out when empty, so those packets stay byte-identical."""
 
 
@@ -82,6 +82,10 @@ class Packet(BaseModel):
     specification: str | None
     """None only when the rubric does not require a specification and the bundle has none."""
     target: str | None
+    target_specification_source: str | None = None
+    """A lens's host mode specification path (its target's), beside its own; None for every other packet."""
+    target_specification: str | None = None
+    """The host mode's specification text, so the lens is judged as applied inside that mode."""
     prompt: str
     configuration: str | None
     """None in a blind packet (the rubric says blind): the judge never learns it."""
@@ -108,9 +112,10 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
     # Resolved again at reading time: a symlink swapped in after intake still cannot lead out.
     spec_file = inside(root, capture.spec_path)
     specification = spec_file.read_text(encoding="utf-8") if rubric.requires_spec or spec_file.is_file() else None
+    host = _host_specification(capture, root, rubric)
     artifact, image = _artifact(capture, root)
     if rubric.blind:
-        return _blind(capture, specification, artifact, rubric), image
+        return _blind(capture, specification, host, artifact, rubric), image
     packet = Packet(
         capture_id=None if rubric.blind else capture.capture_id,
         entry_key=capture.entry_key,
@@ -119,6 +124,8 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
         specification_source=capture.spec_path,
         specification=specification,
         target=capture.target,
+        target_specification_source=None if host is None else capture.host_spec_path,
+        target_specification=host,
         prompt=capture.prompt,
         configuration=None if rubric.blind else capture.configuration,
         answer=capture.answer,
@@ -141,7 +148,17 @@ def _material(capture: Capture, rubric: Rubric) -> dict[str, Any] | None:
     return None if kind is None else kind.material(capture)
 
 
-def _blind(capture: Capture, specification: str | None, artifact: Artifact | None, rubric: Rubric) -> Packet:
+def _host_specification(capture: Capture, root: Path, rubric: Rubric) -> str | None:
+    """A lens's host mode specification text (read like its own: required by the rubric, else when present); None."""
+    path = capture.host_spec_path
+    if path is None:
+        return None
+    host_file = inside(root, path)
+    return host_file.read_text(encoding="utf-8") if rubric.requires_spec or host_file.is_file() else None
+
+
+def _blind(capture: Capture, specification: str | None, host: str | None, artifact: Artifact | None,
+           rubric: Rubric) -> Packet:
     """The packet without the fields that name the configuration; its texts as written unless `blind: strict`."""
     names = blind_names(capture) if rubric.blind_strict else ()
     gold = capture.gold_standard
@@ -157,6 +174,8 @@ def _blind(capture: Capture, specification: str | None, artifact: Artifact | Non
         specification_source=specification_source(capture),
         specification=None if specification is None else withhold(specification, names),
         target=None if capture.target is None else withhold(capture.target, names),
+        target_specification_source=None if host is None else capture.host_spec_path,
+        target_specification=None if host is None else withhold(host, names),
         prompt=withhold(capture.prompt, names),
         configuration=None,
         answer=withhold(capture.answer, names),
@@ -283,8 +302,11 @@ def _visual(packet: Packet) -> str:
     return f"{json.dumps(packet.artifact.path)} ({packet.artifact.kind}, in the ARTIFACT section)"
 
 
-def _spec_source(packet: Packet) -> str:
-    return f"specification_source: {json.dumps(packet.specification_source if packet.specification is not None else None)}"
+def _spec_source(packet: Packet) -> list[str]:
+    line = f"specification_source: {json.dumps(packet.specification_source if packet.specification is not None else None)}"
+    if packet.target_specification is None:
+        return [line]
+    return [line, f"host_specification_source: {json.dumps(packet.target_specification_source)}"]
 
 
 def _capture_sections(packet: Packet, rubric: Rubric, nonce: str) -> list[str]:
@@ -317,6 +339,8 @@ def _entry_sections(packet: Packet, nonce: str) -> list[str]:
     sections = []
     if packet.specification is not None:
         sections.append(_section("SPECIFICATION", nonce, packet.specification))
+    if packet.target_specification is not None:  # a lens: the mode it is applied inside
+        sections.append(_section("HOST-SPECIFICATION", nonce, packet.target_specification))
     if packet.context is not None:
         sections.append(_section("CONTEXT", nonce, packet.context))
     if packet.reference is not None:
@@ -336,7 +360,7 @@ def _user_text(packet: Packet, rubric: Rubric) -> str:
         *([] if blind else [f"configuration: {packet.configuration}"]),
         f"family: {packet.family}",
         f"technique: {packet.technique}",
-        _spec_source(packet),
+        *_spec_source(packet),
         f"target: {json.dumps(packet.target)}",
         *([] if blind else [f"model_snapshot: {snapshot}"]),
         f"acceptance_notes: {json.dumps(packet.acceptance_notes)}",
@@ -360,6 +384,8 @@ def _entry_nonce(packet: Packet) -> str:
               packet.specification, packet.context, packet.prompt, version, packet.prompt_version]
     if packet.reference is not None:
         fields.append(packet.reference)
+    if packet.target_specification is not None:
+        fields.append(packet.target_specification)
     nonce = hashlib.sha256(json.dumps(fields).encode("utf-8")).hexdigest()[:16]
     if nonce in packet.model_dump_json():
         # The entry's nonce can be computed from the entry alone: an answer (or any text of this capture) that
@@ -377,7 +403,7 @@ def _entry_text(packet: Packet) -> str:
         f"entry_key: {packet.entry_key}",
         f"family: {packet.family}",
         f"technique: {packet.technique}",
-        _spec_source(packet),
+        *_spec_source(packet),
     ]
     sections = _entry_sections(packet, nonce)
     return _header(header) + "\n\n" + "\n\n".join(sections)
@@ -520,6 +546,8 @@ def packet_fields(packet: Packet) -> dict[str, Any]:
     hidden = {"rubric_version"} if packet.prompt_version != PROMPT_VERSION else set()
     if packet.reference is None:
         hidden.add("reference")
+    if packet.target_specification is None:  # only a lens's packet has its host's specification
+        hidden |= {"target_specification", "target_specification_source"}
     return packet.model_dump(mode="json", exclude=hidden)
 
 

@@ -12,16 +12,31 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from ..core.rubric import Anchor, Criterion, HistoryEntry, Rounding, Rubric, RubricError, VerdictBand, VoteRule
+from ..core.rubric import (
+    Anchor,
+    Criterion,
+    HistoryEntry,
+    RecordedCalibration,
+    Rounding,
+    Rubric,
+    RubricError,
+    VerdictBand,
+    VoteRule,
+)
 from ..core.strictjson import exact_number
 from .kinds import get_kind, graded, rubric_options, rubric_problem
 from .kinds.scorecard.axes import AxisFile
 
 __all__ = ["parse_rubric"]
 
+_OUTSIDE_DIGEST = ("history", "calibration")
+"""Records about the definition, not the definition: the history, and the panel's agreement as once measured (a new
+measurement changes no score, so it needs no new version)."""
+
+
 def digest_of(data: dict[str, Any]) -> str:
-    """sha256 over the canonical JSON (sorted keys, `,` `:`, UTF-8) of the content without history."""
-    content = {key: value for key, value in data.items() if key != "history"}
+    """sha256 over the canonical JSON (sorted keys, `,` `:`, UTF-8) of the content without history or calibration."""
+    content = {key: value for key, value in data.items() if key not in _OUTSIDE_DIGEST}
     text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -105,6 +120,13 @@ class _History(_Model):
     digest: Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
+class _Calibration(_Model):
+    statistic: Literal["fleiss_kappa"]
+    value: Annotated[float, Field(ge=-1, le=1)]
+    date: dt.date | str
+    scope: Annotated[str, Field(min_length=1)]
+
+
 class _Rounding(_Model):
     rating_places: int = 1
     percent_places: int = 0
@@ -151,6 +173,8 @@ class RubricFile(_Model):
     """kind scores with verdict bands: the judge also returns a rationale and its overall_verdict."""
     panel_models: list[Annotated[str, Field(min_length=1)]] | None = None
     """The locked judge ensemble: a panel judge on another model is a substitution (named, never silent)."""
+    calibration: _Calibration | None = None
+    """The panel's agreement as once measured: a run states its own beside it."""
 
     @model_validator(mode="after")
     def _by_kind(self) -> RubricFile:
@@ -290,6 +314,8 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         options=options,
         judge_verdict=parsed.judge_verdict,
         panel_models=None if parsed.panel_models is None else tuple(parsed.panel_models),
+        calibration=None if parsed.calibration is None else RecordedCalibration(
+            parsed.calibration.statistic, parsed.calibration.value, str(parsed.calibration.date), parsed.calibration.scope),
     )
     problem = rubric_problem(rubric)
     if problem is not None:

@@ -113,6 +113,8 @@ def _statistics(data: Mapping[str, Any]) -> str:
             parts.append(f'<p class="note" id="intervals-note">{escape(stats["intervals_note"])}</p>')
         if stats.get("noise_note"):
             parts.append(f'<p class="note" id="noise-note">{escape(stats["noise_note"])}</p>')
+        if stats.get("recorded_calibration_note"):
+            parts.append(f'<p class="note" id="recorded-calibration">{escape(stats["recorded_calibration_note"])}</p>')
         if agreement:
             fields: tuple[str, ...] = ("alpha", "kappa", "exact", "within_one")
             headings: tuple[str, ...] = ("criterion", "Krippendorff's alpha", "weighted kappa", "exact", "within one step")

@@ -450,7 +450,7 @@ def _computed_statistics(rubric: Rubric, manifest: Any, rows: Sequence[dict[str,
     )
     stats = run_statistics(
         data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement, design=design,
-        labels=human,
+        labels=human, recorded=rubric.calibration,
     )
     written = {
         "stats.json": stable_json(stats.data, rubric.version),

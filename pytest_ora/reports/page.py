@@ -23,7 +23,16 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
     if not isinstance(stats, dict) or "comparisons" not in stats:
         return stats
-    from .statistics import INTERVAL_WORDS, SMALL_ROWS, TOO_FEW, noise_words, p_text, reading, shown_interval
+    from .statistics import (
+        INTERVAL_WORDS,
+        SMALL_ROWS,
+        TOO_FEW,
+        noise_words,
+        p_text,
+        reading,
+        recorded_calibration_line,
+        shown_interval,
+    )
 
     agreement = stats.get("agreement") or {}
     rows = [*(agreement.get("criteria") or []), *([agreement["overall"]] if agreement.get("overall") else [])]
@@ -53,6 +62,8 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
             for c in stats["comparisons"] if c.get("mean_difference") is not None
         ],
     }
+    if stats.get("recorded_calibration"):
+        result["recorded_calibration_note"] = recorded_calibration_line(stats["recorded_calibration"])
     if extended:
         result["intervals_note"] = INTERVAL_WORDS
         if stats.get("noise"):

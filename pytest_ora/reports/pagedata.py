@@ -139,6 +139,8 @@ class Statistics(_Section):
     """In words: what each interval is and when a row is small-n."""
     noise_note: str | None = None
     """Judge noise in words (stats.json `noise`)."""
+    recorded_calibration_note: str | None = None
+    """The run's agreement beside the rubric's recorded value, in words (stats.json `recorded_calibration`)."""
     judges: list[JudgeMean] = []
     self_preference: list[SelfPreference] = []
 

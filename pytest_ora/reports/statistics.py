@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no 
 
 __all__ = [
     "INTERVAL_WORDS", "SMALL_ROWS", "TOO_FEW", "bootstrap_only", "disagreements_csv", "noise_words", "hypotheses_markdown", "p_text", "ranking",
-    "reading", "shown_interval", "stable",
+    "reading", "recorded_calibration_line", "shown_interval", "stable",
     "stable_json", "statistics_markdown", "statistics_method", "statistics_sections",
 ]
 
@@ -203,6 +203,8 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
         lines += ["Not applicable: agreement needs two or more judges per capture.", ""]
     else:
         lines += _agreement_lines(agree)
+    if data.get("recorded_calibration"):
+        lines += [recorded_calibration_line(data["recorded_calibration"]), ""]
     threshold = data["disagreements"]
     lines += [f"Disagreements (spread >= {threshold['threshold']:g} points): {threshold['count']}, listed in disagreements.csv.", ""]
     units = data.get("units") or {}
@@ -335,6 +337,18 @@ def _judges_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def recorded_calibration_line(recorded: dict[str, Any]) -> str:
+    """The run's own agreement beside the rubric's recorded value, n and interval said, and the reading."""
+    run, kept = recorded["run"], recorded["recorded"]
+    name = {"fleiss_kappa": "Fleiss' kappa"}.get(recorded["statistic"], recorded["statistic"])
+    own = "not computed" if run["value"] is None else f"{run['value']:.3f}"
+    interval = run["interval"]
+    within = "no interval" if interval is None else f"95% interval {interval[0]:.3f} to {interval[1]:.3f}"
+    return (f"Recorded calibration: {name} {kept['value']:g} ({kept['date']}; {kept['scope']}). This run: {own} "
+            f"({within}; {run['captures']} captures, {run['ratings']} ratings of {run['judges']} judges). "
+            f"{recorded['verdict'].capitalize()}: {recorded['reading']}.")
+
+
 def _agreement_lines(agree: dict[str, Any]) -> list[str]:
     every = [*agree["criteria"], agree["overall"]]
     extras = "alpha_interval" in agree["overall"]
@@ -426,6 +440,9 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
                      "mean delta with a Student t interval (shown) and a BCa bootstrap interval resampling entries "
                      "(bootstrap_interval); null_pass_probability: the share of seeded permutations of the configuration labels "
                      "within each entry under which the verdict's count condition passes")
+    if data.get("recorded_calibration"):
+        recorded = data["recorded_calibration"]
+        lines.append(f"- {recorded_calibration_line(recorded)} Method: {recorded['method']}.")
     if data.get("calibration"):
         lines.append(f"- Calibration against human labels ({data['calibration']['source']}): {data['calibration']['method']}")
     lines += [f"- Libraries: {libraries}", "- Computed in the controller from the ledger rows in bundle order.", ""]

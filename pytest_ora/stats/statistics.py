@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..core.rubric import RecordedCalibration
 from .agreement import agreement
 from .arrays import RunArrays
 from .clusters import cluster_codes, mean_estimate
@@ -248,6 +249,7 @@ def hypotheses_data(
 def run_statistics(
     data: RunArrays, configurations: Sequence[str], manifest: Any, *, seed: int, disagreement: str,
     resamples: int = RESAMPLES, design: Design | None = None, labels: Any = None,
+    recorded: RecordedCalibration | None = None,
 ) -> RunStatistics:
     """Agreement, per-configuration intervals, paired comparisons, judges, disagreements and hypotheses of one run."""
     design = design or Design()
@@ -288,6 +290,10 @@ def run_statistics(
         from .calibration import calibration
 
         stats["calibration"] = calibration(data, labels, seed, resamples)
+    if recorded is not None:  # the rubric's recorded agreement: stats/recorded.py
+        from .recorded import recorded_calibration
+
+        stats["recorded_calibration"] = recorded_calibration(data, recorded, seed, resamples)
     hypotheses = hypotheses_data(data, manifest, seed, resamples, design)
     if hypotheses is not None:
         hypotheses["method"] = {"seed": seed, "resamples": resamples, "permutations": resamples, "confidence_level": CONFIDENCE,

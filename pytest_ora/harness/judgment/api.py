@@ -6,24 +6,27 @@ import asyncio
 import concurrent.futures
 import json
 import os
+import tempfile
 from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ...core.errors import CassetteError, InvalidReplyError, JudgeError, MissingCassette, PacketDrift
 from ...judges.panel import Judging
+from ...judges.ratelimit import SharedLimiter
 from ...method.rubric import get_rubric
 from ...method.swebench.detail import detail_path, write_detail
 from ...method.swebench.scenario import ScenarioError, find_scenario, read_response
 from ...method.swebench.scorers import MODES as DETERMINISTIC
+from ..steps.spend import Budget, NotJudged
 from .call import Judged, OneCassette, judge_items
 from .data import CompareData, DataError, FileData, PhaseData, parse_data
 from .evaluation import evaluate, number
-from .items import judgment_of
-from .panel import panel_of
+from .items import Item, judgment_of
+from .panel import panel_note, panel_of
 from .result import JudgmentFailed, JudgmentFailure, JudgmentResult, TokenUsage, timestamp, validate
 
-__all__ = ["DataError", "JudgmentFailed", "JudgmentResult", "judge"]
+__all__ = ["DataError", "JudgmentFailed", "JudgmentResult", "judge", "judge_in_run"]
 
 _T = TypeVar("_T")
 RECORD = ("none", "once", "all")
@@ -40,11 +43,26 @@ def judge(
 ) -> JudgmentResult:
     """Judge one response (or pair, teams, chain) in a mode of the judge skill; the validated result.
 
-    judges: `LABEL=PROVIDER:MODEL[@ROUTE]` each (default: one per provider key set). cassette: a
+    judges: `LABEL=PROVIDER:MODEL[@ROUTE]` each (default: the rubric's panel_size, one per provider key set). cassette: a
     vcrpy cassette file every exchange is recorded in and replayed from (record none, once or all).
     scenarios: the SWE-bench JSONL file of the swebench and ground-truth modes. DataError for data
     that cannot be judged (a usage error); JudgmentFailed when the judgment fails (never an estimate).
     """
+    return judge_in_run(mode, data, judges, cassette, record, scenarios, environ)
+
+
+def judge_in_run(
+    mode: str,
+    data: Mapping[str, Any],
+    judges: Sequence[str] = (),
+    cassette: str | os.PathLike[str] | None = None,
+    record: str = "once",
+    scenarios: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    budget: Budget | None = None,
+    limiter: SharedLimiter | None = None,
+) -> JudgmentResult:
+    """`judge`, under a pytest run's judge budget and shared rate limiter (the ora_judge fixture's way)."""
     environ = os.environ if environ is None else environ
     parsed = parse_data(mode, dict(data) if isinstance(data, Mapping) else data)
     started = timestamp()
@@ -54,10 +72,13 @@ def judge(
         raise DataError(f"--record takes none, once or all, got {record!r}")
     judgment = judgment_of(mode, parsed)
     rubric = get_rubric(judgment.rubric)
-    judging = Judging(panel=panel_of(judges, environ), rubric=rubric, environ=environ)
+    judging = Judging(panel=panel_of(judges, environ, rubric.panel_size), rubric=rubric, environ=environ)
     library = None if cassette is None else OneCassette(Path(cassette), record, judging.secrets())
     try:
-        judged = _run(judge_items(judging, judgment.items, library))
+        judged = _paced(judging, judgment.items, library, budget, limiter, record)
+    except NotJudged as error:  # the run's budget reached, or a packet over a judge's context window
+        reason = error.reason.removeprefix("not judged: ")
+        raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge not called: {reason}")) from None
     except InvalidReplyError as error:
         raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge validation failed: {error}")) from None
     except (MissingCassette, PacketDrift) as error:
@@ -76,7 +97,8 @@ def judge(
     first = next(iter(replies.values()))[0]
     usage = [judge["usage"] for item in judged for judge in item.record["judges"]]
     evaluation = {**evaluation, "rubric": {"version": rubric.version, "digest": rubric.digest},
-                  "items": {item.item.name: item.record["configuration"] for item in judged}, "replies": replies}
+                  "items": {item.item.name: item.record["configuration"] for item in judged},
+                  "panel": panel_note(judging.panel, rubric), "replies": replies}
     result = JudgmentResult(
         mode=mode, timestamp=started, scores={name: number(value) for name, value in scores.items()}, winner=winner,
         rating=rating, token_usage=TokenUsage(input=sum(u["input_tokens"] for u in usage),
@@ -87,6 +109,16 @@ def judge(
     if problem is not None:
         raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge validation failed: {problem}"))
     return result
+
+
+def _paced(judging: Judging, items: Sequence[Item], library: OneCassette | None, budget: Budget | None,
+           limiter: SharedLimiter | None, record: str) -> list[Judged]:
+    """The items judged under the run's limiter, or outside a run under one of the judgment's own (the same pacing
+    transport as a live run's, learning from the providers' rate-limit headers and refusals for the call's length)."""
+    if limiter is not None or record == "none":  # a replay sends nothing: nothing to pace
+        return _run(judge_items(judging, items, library, budget, limiter))
+    with tempfile.TemporaryDirectory(prefix="ora-limits-") as directory:
+        return _run(judge_items(judging, items, library, budget, SharedLimiter(Path(directory), {})))
 
 
 def _replies(judged: Sequence[Judged]) -> dict[str, list[str]]:

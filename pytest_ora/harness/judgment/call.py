@@ -1,21 +1,19 @@
-"""The one adapter between a judgment and the judging code a bundle run uses.
+"""One judgment through a capture's own steps (harness/steps/): packets, judges, checked replies, record, scores, spend.
 
-`judge_items` is the only glue: it builds each item's packets with the rubric kind's own shape
-(judges.packet.build_packet, kind.packets), sends them to the panel with judges.panel.judge_packet
-(the same providers, reply validation, token-usage check and re-asks), records the exchanges in
-one vcrpy cassette through judges.cassettes, merges the replies with the kind and recomputes the
-panel's scores exactly with method.kinds.combined. It mirrors harness.runner.CaptureRunner._judge
-step for step; when the runner is split into step modules (answer, packet, judges, checked
-replies, scores, record), this function is the place to call those steps instead.
+`judge_items` is the only glue: each item's packets are built and sized by the packet step (the
+rubric kind's shape, a configured key refused, a packet over a judge's context window never sent),
+the judges step asks the panel for every packet of the judgment under one cassette (the same
+providers, reply validation, token-usage check and re-asks), and each item's record is made, scored
+and charged by the steps a bundle run uses, under the run's budget and shared rate limiter when
+there is one (the ora_judge fixture inside a run).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import tempfile
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,14 +21,19 @@ import httpx
 
 from ...core.errors import OraError
 from ...core.plan import JudgeSlot
-from ...core.record import CaptureRecord, base_record
+from ...core.record import CaptureRecord
 from ...judges.calling import judge_of
-from ...judges.cassettes import CaptureCassette, CassetteLibrary, CassetteTransport
-from ...judges.packet import build_packet, packet_fields
-from ...judges.panel import CaptureCall, Judging, judge_packet
+from ...judges.cassettes import CassetteLibrary, CassetteTransport
+from ...judges.panel import Judging
 from ...judges.providers import client_for
 from ...judges.providers.base import loads_body
-from ...method.kinds import combined, item_shape
+from ...judges.ratelimit import PacedTransport, SharedLimiter
+from ..steps.judging import Replies, ask_judges
+from ..steps.packets import ItemPackets, item_packets
+from ..steps.record import judged_record
+from ..steps.replies import checked_replies
+from ..steps.scores import score
+from ..steps.spend import Budget, charge_judges, check_budget
 from .items import Item
 
 __all__ = ["Judged", "OneCassette", "judge_items"]
@@ -79,70 +82,55 @@ class _Seen(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def _network() -> httpx.AsyncBaseTransport:
-    return httpx.AsyncHTTPTransport(trust_env=False)
+def _network(limiter: SharedLimiter | None) -> httpx.AsyncBaseTransport:
+    inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(trust_env=False)
+    # Below the cassette, as in a run: only calls that go to the network are paced, replay never is.
+    return inner if limiter is None else PacedTransport(inner, limiter)
 
 
-@contextlib.asynccontextmanager
-async def _cassette(library: CassetteLibrary | None) -> AsyncIterator[CaptureCassette | None]:
-    if library is None:
-        yield None
-        return
-    async with library.hold(CASSETTE_ID):
-        yield library.open(CASSETTE_ID)
-
-
-async def judge_items(judging: Judging, items: Sequence[Item], library: CassetteLibrary | None) -> list[Judged]:
-    """Judge every item with the panel, as a bundle run judges a capture; judge and cassette errors propagate."""
+async def judge_items(judging: Judging, items: Sequence[Item], library: CassetteLibrary | None,
+                      budget: Budget | None = None, limiter: SharedLimiter | None = None) -> list[Judged]:
+    """Judge every item with the panel through a capture's steps; judge, cassette and not-judged errors propagate."""
     rubric = judging.rubric
-    kind = item_shape(rubric.kind)
+    check_budget(budget, CASSETTE_ID)
     with tempfile.TemporaryDirectory(prefix="ora-judgment-") as empty:
         root = Path(empty)  # no specification file: the judge skill's modes have none
-        packets = [kind.packets(item.planned, root, rubric, build_packet) for item in items]
-    for shown in packets:
-        for _, packet, _ in shown:
-            _refuse_secrets(judging, packet.model_dump_json())
-    seen = _Seen(CassetteTransport(_network))
-    judged: list[Judged] = []
+        for item in items:  # in the judgment's words before the packet step's own check
+            _refuse_secrets(judging, item.planned.capture.model_dump_json())
+        built = [item_packets(item.planned, root, judging, None) for item in items]
+    # One cassette holds the whole judgment: its packets are tagged by item (0/, 1/, ...), in order.
+    tagged = ItemPackets(
+        [(f"{n}/{tag}", packet, image) for n, shown in enumerate(built) for tag, packet, image in shown.packets],
+        [prompt for shown in built for prompt in shown.prompts],
+    )
+    seen = _Seen(CassetteTransport(lambda: _network(limiter)))
+    texts: dict[str, list[str]] = {}
+
+    def keep_text(judge: JudgeSlot) -> None:
+        # Told as the reply is found valid: the judge's last response so far is that reply.
+        texts.setdefault(judge.label, []).append(_last_text(seen, judge))
+
     async with httpx.AsyncClient(transport=seen, timeout=judging.policy.timeout, trust_env=False) as client:
-        async with _cassette(library) as cassette:
-            if cassette is not None:
-                cassette.expect({f"{n}/{tag}": packet_fields(packet) for n, shown in enumerate(packets) for tag, packet, _ in shown})
-            valid: list[str] = []
-
-            def keep(judge: JudgeSlot) -> None:
-                # As the runner: each valid reply's exchanges are kept, so a failure or an interrupt pays only for the rest.
-                if cassette is not None:
-                    valid.append(judge.label)
-                    cassette.save_partial(valid)
-
-            call = CaptureCall(cassette=cassette, on_valid=keep)
-            for item, shown in zip(items, packets):
-                texts: dict[str, list[str]] = {}
-                judge_records = []
-                for _, packet, image in shown:
-                    seen.responses.clear()
-                    records = await judge_packet(judging, client, packet, image, call)
-                    judge_records.append(records)
-                    for slot in judging.panel.judges:
-                        texts.setdefault(slot.label, []).append(_last_text(seen, slot.label, judging))
-                record = base_record(item.planned, "scored")
-                record["judges"] = kind.merge(judge_records, rubric)
-                material = shown[0][1].material
-                if material is not None:
-                    record["material"] = material
-                record["failure"] = combined(record, rubric).failure
-                judged.append(Judged(item, record, texts))
-            if cassette is not None:
-                cassette.save()
+        replies = await ask_judges(CASSETTE_ID, tagged, judging, library, client, on_valid=keep_text)
+    judged: list[Judged] = []
+    first = 0
+    for item, shown in zip(items, built, strict=True):
+        count = len(shown.packets)
+        judges = checked_replies(Replies(replies.per_packet[first : first + count], 0), rubric)
+        record = judged_record(item.planned, shown, judges, rubric)
+        score(record, rubric)
+        own = {slot.label: texts[slot.label][first : first + count] for slot in judging.panel.judges}
+        judged.append(Judged(item, record, own))
+        first += count
+    every = [judge for one in judged for judge in one.record["judges"]]
+    charge_judges(budget, every, sum(judge["asks"] for judge in every) - replies.replayed)
     return judged
 
 
-def _last_text(seen: _Seen, label: str, judging: Judging) -> str:
-    """The judge's last successful response to this packet (the one found valid): its reply object as canonical JSON."""
-    slot = next(judge for judge in judging.panel.judges if judge.label == label)
-    response = next(response for seen_label, response in reversed(seen.responses) if seen_label == label)
-    reply = client_for(slot.spec).parse_reply(response)
+def _last_text(seen: _Seen, judge: JudgeSlot) -> str:
+    """The judge's last successful response (the one found valid): its reply object as canonical JSON."""
+    response = next(response for seen_label, response in reversed(seen.responses) if seen_label == judge.label)
+    reply = client_for(judge.spec).parse_reply(response)
     payload = reply.payload
     if payload is None:
         text = (reply.text or "").strip()

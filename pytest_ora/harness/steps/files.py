@@ -11,8 +11,10 @@ from ...reports.filewriter import CaptureFiles
 __all__ = ["CaptureFiles", "write_judges", "write_packets"]
 
 
-def write_packets(output: CaptureFiles, capture_id: str, packets: Sequence[tuple[str, Packet]]) -> None:
-    """Each packet, under its tag (compare: both orders), before any judge is asked."""
+def write_packets(output: CaptureFiles | None, capture_id: str, packets: Sequence[tuple[str, Packet]]) -> None:
+    """Each packet, under its tag (compare: both orders), before any judge is asked; None writes nothing (a judgment)."""
+    if output is None:
+        return
     for tag, packet in packets:
         output.write_capture(capture_id, "packets", tag, packet_json(packet))
 

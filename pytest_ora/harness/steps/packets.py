@@ -45,8 +45,8 @@ def packets_for(planned: PlannedCapture, root: Path, judging: Judging) -> list[t
     return [(tag, *checked(planned.capture, packet, image, judging)) for tag, packet, image in built]
 
 
-def item_packets(planned: PlannedCapture, root: Path, judging: Judging, output: CaptureFiles) -> ItemPackets:
-    """The item's packets, each written then sized: one larger than a judge's window is never sent."""
+def item_packets(planned: PlannedCapture, root: Path, judging: Judging, output: CaptureFiles | None) -> ItemPackets:
+    """The item's packets, each written (unless output is None) then sized: one larger than a judge's window is never sent."""
     capture_id = planned.capture.capture_id
     packets = packets_for(planned, root, judging)
     prompts = []  # each packet's first ask, built once: sized here, sent by every judge

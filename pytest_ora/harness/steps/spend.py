@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from ...core.record import CaptureRecord
 from ...judges.budget import Price, SpendLog, usage_cost
 
-__all__ = ["Budget", "BudgetReached", "NotJudged", "charge", "check_budget"]
+__all__ = ["Budget", "BudgetReached", "NotJudged", "charge", "charge_judges", "check_budget"]
 
 
 class NotJudged(pytest.skip.Exception):  # type: ignore[name-defined,misc]
@@ -51,5 +53,10 @@ def check_budget(budget: Budget | None, capture_id: str) -> None:
 
 def charge(budget: Budget | None, record: CaptureRecord) -> None:
     """Add the record's live judge calls, priced, to the run's spend."""
-    if record["live_calls"] and budget is not None:
-        budget.log.add(usage_cost(record["judges"], budget.prices))
+    charge_judges(budget, record["judges"], record["live_calls"])
+
+
+def charge_judges(budget: Budget | None, judges: Sequence[Mapping[str, Any]], live_calls: int) -> None:
+    """Add these judges' usage, priced, to the run's spend when any of their calls went to the network."""
+    if live_calls and budget is not None:
+        budget.log.add(usage_cost(judges, budget.prices))
