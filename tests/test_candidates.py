@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from bundle_factory import ENTRIES, write_bundle
-from e2e import EVAL_TEST, outcomes, record, tables
+from e2e import EVAL_TEST, KEY_A, KEY_B, outcomes, record, tables
 
 from pytest_ora.bundle.read import load_bundle
 from pytest_ora.core.candidates import CandidateSpec
@@ -21,7 +21,8 @@ from pytest_ora.core.errors import IntakeError
 from pytest_ora.harness.candidates.answer import CandidateFailure
 from pytest_ora.harness.candidates.command import call_command
 from pytest_ora.harness.candidates.python import call_python
-from pytest_ora.testing.server import ReferenceJudge
+from pytest_ora.testing.answers import asks_plain_text
+from pytest_ora.testing.server import Fault, ReferenceJudge
 
 AGENT = """
 import json, sys
@@ -249,3 +250,120 @@ def test_when_a_python_candidate_fails_then_the_failure_says_why(tmp_path: Path,
     (tmp_path / f"{target.partition(':')[0]}.py").write_text(source, encoding="utf-8")
     with pytest.raises(CandidateFailure, match=re.escape(reason)):
         asyncio.run(call_python(CandidateSpec(python=target), _request(), tmp_path))
+
+
+# --- role candidates ---------------------------------------------------------------------------------
+
+
+def _role_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Path:
+    """A bundle whose `big-1` answers through role writer-a (Anthropic) and `cmd` through writer-b (OpenAI Responses)."""
+    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+    manifest = {"candidates": {"big-1": {"role": "writer-a", "system": "You are a careful analyst. Answer in numbered steps."},
+                               "cmd": {"role": "writer-b", "params": {"temperature": 0, "max_tokens": 2048}}}}
+
+    def own_answers_only(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [item for item in items if item["configuration"] == "optimum"]
+
+    root = write_bundle(pytester.path / "bundle", configurations=("optimum", "big-1", "cmd"), routes=routes,
+                        edit=own_answers_only, manifest=manifest)
+    optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
+    optimum["roles"]["writer-a"] = {"model": "claude-sonnet-4-6", "provider": "anthropic", "route": judge.route("anthropic")}
+    optimum["roles"]["writer-b"] = {"model": "gpt-5.4-mini", "provider": "openai", "route": judge.route("openai", api="responses")}
+    (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
+    entries = [{"entry_key": f"{family}:{technique}", "context": "The team runs two warehouses; rent rises 30% next year.",
+                "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team. What should they do?"}
+               for family, techniques in ENTRIES.items() for technique in techniques]
+    (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    pytester.makepyfile(test_ora=EVAL_TEST)
+    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+    return root
+
+
+def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_offline_identically(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    live = record(pytester, "--ora-out", "live")
+    counts = outcomes(live)
+    assert counts["failed"] == 0 and counts["errors"] == 0, live.stdout.str()
+    posts = [request for request in judge.requests if request.method == "POST"]
+    plain = [request.json() for request in posts if asks_plain_text(request.json())]
+    # 4 entries of the scored set x 2 role candidates, each asked once, with no schema and no tool
+    assert len(plain) == 8, [request.path for request in posts]
+    first = next(body for body in plain if body["model"] == "claude-sonnet-4-6")
+    # The judges' prompt caching: the system prompt and the entry's context are cache breakpoints.
+    assert first["system"] == [{"type": "text", "text": "You are a careful analyst. Answer in numbered steps.",
+                                "cache_control": {"type": "ephemeral"}}] and "temperature" not in first
+    assert first["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    responses = next(body for body in plain if body["model"] == "gpt-5.4-mini")
+    assert (responses["temperature"], responses["max_output_tokens"], "instructions" in responses) == (0, 2048, False)
+    ledger = {row["capture_id"]: row for row in _ledger(pytester, "live")}
+    row = ledger["mode:argument-audit/big-1"]
+    assert row["status"] == "scored" and row["candidate_model"] == "claude-sonnet-4-6-20260101"
+    assert row["candidate_tokens_in"] > 0 and row["candidate_tokens_out"] > 0 and row["candidate_cost_usd"] is not None
+    packets = "".join(path.read_text(encoding="utf-8") for path in sorted((pytester.path / "live" / "packets").rglob("*.json")))
+    assert "(claude-sonnet-4-6, reference answer)" in packets and "(gpt-5.4-mini, reference answer)" in packets
+    exchanges = sorted((pytester.path / "cassettes" / "_candidate_calls").rglob("*.json"))
+    assert len(exchanges) == 8
+    assert all(KEY_A not in path.read_text(encoding="utf-8") and KEY_B not in path.read_text(encoding="utf-8")
+               for path in exchanges)
+
+    judge.stop()  # offline: nothing can be called
+    serial = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "serial", "-p", "no:cacheprovider")
+    spread = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "spread", "-n", "2", "-p", "no:cacheprovider")
+    assert outcomes(serial) == counts == outcomes(spread), serial.stdout.str()
+    for out in ("serial", "spread"):
+        assert (pytester.path / out / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
+
+
+def test_when_a_role_candidates_system_prompt_changes_then_the_replay_names_the_drift(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    root = _role_project(pytester, judge)
+    assert outcomes(record(pytester))["failed"] == 0
+    manifest = yaml.safe_load((root / "bundle.yaml").read_text(encoding="utf-8"))
+    manifest["candidates"]["big-1"]["system"] = "You are a terse analyst."
+    (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
+    judge.stop()
+    result = pytester.runpytest("--ora-record", "none")
+    result.stdout.fnmatch_lines(["mode:argument-audit/big-1: recorded for a different candidate request (candidate field 'system')*"])
+    assert outcomes(result)["failed"] == 4  # big-1's four captures; cmd and the bundle's own answers replay
+
+
+def test_when_a_role_candidate_fails_past_its_retries_then_the_capture_is_excluded_and_counted_never_judged(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    judge.inject(Fault("401", model="gpt-5.4-mini", times=1))
+    live = record(pytester, "--ora-out", "live")
+    counts = outcomes(live)
+    assert counts["failed"] == 0 and counts["errors"] == 0 and counts["skipped"] == 7, live.stdout.str()  # 6 collisions + 1
+    ledger = {row["capture_id"]: row for row in _ledger(pytester, "live")}
+    failed = [row for row in ledger.values() if row["reason"] and row["reason"].startswith("candidate failed: ")]
+    assert len(failed) == 1 and failed[0]["configuration"] == "cmd" and failed[0]["status"] == "unscorable"
+    assert not failed[0]["judges"] and failed[0].get("overall") is None and "401" in failed[0]["reason"]
+    live.stdout.fnmatch_lines(["ora: candidates answered 7 judged captures*; 1 candidate failed (unscorable, never judged): *"])
+    # The failure is recorded: the replay says it again without calling anything.
+    judge.stop()
+    replay = pytester.runpytest("--ora-record", "none", "--ora-out", "replay")
+    assert outcomes(replay) == counts
+    assert (pytester.path / "replay" / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
+
+
+def test_when_a_role_candidate_names_an_unknown_role_then_intake_names_the_file_line_and_field(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
+                       edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+                       manifest={"candidates": {"big-1": {"role": "nobody"}}})
+    (root / "entries.jsonl").write_text('{"entry_key": "mode:argument-audit", "prompt": "Audit it."}\n', encoding="utf-8")
+    with pytest.raises(IntakeError) as raised:
+        load_bundle(root)
+    problems = [problem for problem in raised.value.problems if problem.field == "candidates.big-1.role"]
+    assert len(problems) == 1 and problems[0].line is not None and "optimum.yaml does not define" in problems[0].message
+
+
+def test_when_role_params_name_an_unknown_parameter_then_intake_refuses_it(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
+                        manifest={"candidates": {"big-1": {"role": "big-2", "params": {"temprature": 0}}}})
+    with pytest.raises(IntakeError) as raised:
+        load_bundle(root)
+    assert any(problem.field == "candidates.big-1.params.temprature" for problem in raised.value.problems)

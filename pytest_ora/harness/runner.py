@@ -171,7 +171,7 @@ class CaptureRunner:
         rubric = self.judging.rubric
         check_budget(self.budget, capture_id)
         if self.answering is not None:
-            planned = await self.answering.answer(planned)
+            planned = await self.answering.answer(planned, client)
         item = item_packets(planned, self.root, self.judging, self.output)
         replies = await ask_judges(capture_id, item, self.judging, self.cassettes, client)
         judges = checked_replies(replies, rubric)
