@@ -367,3 +367,18 @@ def test_when_role_params_name_an_unknown_parameter_then_intake_refuses_it(tmp_p
     with pytest.raises(IntakeError) as raised:
         load_bundle(root)
     assert any(problem.field == "candidates.big-1.params.temprature" for problem in raised.value.problems)
+
+
+def test_when_a_role_candidates_model_takes_no_temperature_then_the_run_stops_before_any_call(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    root = _role_project(pytester, judge)
+    manifest = yaml.safe_load((root / "bundle.yaml").read_text(encoding="utf-8"))
+    optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
+    optimum["roles"]["writer-a"]["model"] = "claude-opus-4-7"  # from Opus 4.7 on, Claude refuses any temperature
+    manifest["candidates"]["big-1"]["params"] = {"temperature": 0.3}
+    (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
+    (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
+    result = record(pytester)
+    assert result.ret == 4 and not [request for request in judge.requests if request.method == "POST"]
+    result.stderr.fnmatch_lines(["*bundle.yaml: candidates.big-1.params: model claude-opus-4-7 (anthropic) takes no temperature*"])

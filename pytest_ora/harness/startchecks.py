@@ -92,6 +92,20 @@ def _check_options(run: OraRun, plan: Plan) -> None:
     if options.prices is not None:
         run.prices()  # a bad price file is one usage error now, not one failure per capture later
     _check_roles(plan, options)
+    _check_candidates(plan)
+
+
+def _check_candidates(plan: Plan) -> None:
+    """A role candidate's params are ones its model takes: nothing the run sends is silently dropped."""
+    if not any(spec.params is not None for spec in (plan.bundle.manifest.candidates or {}).values()):
+        return
+    from .candidates.role import sampling_refused
+
+    roles = plan.bundle.optimum.roles
+    for name, spec in (plan.bundle.manifest.candidates or {}).items():
+        refused = sampling_refused(roles[spec.role], spec) if spec.role is not None and spec.role in roles else None
+        if refused:
+            raise pytest.UsageError(f"bundle.yaml: candidates.{name}.params: {refused}")
 
 
 def _check_live(plan: Plan, options: Options) -> None:

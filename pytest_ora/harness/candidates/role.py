@@ -23,10 +23,13 @@ from ...judges.calling import CASSETTE_EXTENSION, JUDGE_EXTENSION
 from ...judges.cassettes import CaptureCassette
 from ...judges.providers import api_key_for, client_for, secrets_for
 from ...judges.providers.base import JudgePrompt, Part, Sampling, TextPart
+from ...judges.providers.vertex import is_claude_route
 from ...judges.transport import RetryPolicy, send
 from .answer import CandidateAnswer, CandidateFailure
 
-__all__ = ["RoleCall", "call_role", "candidate_prompt", "candidate_roles", "candidate_secrets", "candidate_slot"]
+__all__ = [
+    "RoleCall", "call_role", "candidate_prompt", "candidate_roles", "candidate_secrets", "candidate_slot", "sampling_refused",
+]
 
 
 def candidate_roles(candidates: Mapping[str, CandidateSpec] | None, roles: Mapping[str, RoleSpec]) -> tuple[JudgeSlot, ...]:
@@ -39,6 +42,31 @@ def candidate_secrets(candidates: Mapping[str, CandidateSpec] | None, roles: Map
                       environ: Mapping[str, str], *, live: bool) -> tuple[str, ...]:
     """Every credential the role candidates' calls carry, each to be redacted wherever text is written."""
     return tuple(secret for slot in candidate_roles(candidates, roles) for secret in secrets_for(slot.spec, environ, chains=live))
+
+
+def sampling_refused(role: RoleSpec, spec: CandidateSpec) -> str | None:
+    """Why the role's model would refuse the candidate's temperature or top_p (as judges send none to it), else None."""
+    params = spec.params
+    if params is None or (params.temperature is None and params.top_p is None):
+        return None
+    if role.provider == "anthropic" or (role.provider == "vertex" and is_claude_route(role.route)):
+        from ...judges.providers.anthropic import takes_temperature as claude
+
+        takes = claude(role.model.partition("@")[0])
+    elif role.provider == "bedrock":
+        from ...judges.providers.bedrock import takes_temperature as bedrock
+
+        takes = bedrock(role.model)
+    elif role.provider in ("openai", "azure-openai", "openai-compatible"):
+        from ...judges.providers.openai import takes_temperature as openai
+
+        takes = openai(role.model)
+    else:
+        takes = True
+    if takes:
+        return None
+    return (f"model {role.model} ({role.provider}) takes no temperature or top_p (its API refuses them): "
+            "remove them from params, or answer with a model that takes them")
 
 
 def candidate_slot(configuration: str, role: str, spec: RoleSpec) -> JudgeSlot:
