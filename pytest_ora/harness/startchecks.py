@@ -15,7 +15,7 @@ import pytest
 
 from ..bundle.design import option_problems
 from ..core.errors import IntakeError, OraError
-from ..core.plan import Panel, Plan
+from ..core.plan import JudgeSlot, Panel, Plan
 from ..core.vocabulary import is_live
 from ..judges.budget import price_for
 from ..judges.keyguard import configured_keys
@@ -85,7 +85,11 @@ def _check_options(run: OraRun, plan: Plan) -> None:
     if options.substitutes and not options.panel_label:
         raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
     if options.budget_usd is not None:
-        unpriced = [j for j in plan.panel.judges if price_for(j.spec.model, run.prices()) is None]
+        roles = plan.bundle.optimum.roles
+        candidates = [JudgeSlot(f"candidate {name}", "candidate", spec.role, roles[spec.role])
+                      for name, spec in (plan.bundle.manifest.candidates or {}).items()
+                      if spec.role is not None and spec.role in roles]
+        unpriced = [j for j in (*plan.panel.judges, *candidates) if price_for(j.spec.model, run.prices()) is None]
         if unpriced:
             names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
             raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
