@@ -149,7 +149,7 @@ def test_when_candidates_answer_then_they_are_judged_recorded_and_replayed_offli
     assert ledger["mode:argument-audit/cmd"]["candidate_model"] == "agent-7"
     assert "candidate_model" not in ledger["mode:argument-audit/optimum"]
     live.stdout.fnmatch_lines([
-        "ora: candidates answered 7 judged captures (candidate spend $0.0080 as reported for 4 of them); "
+        "ora: candidates answered 7 judged captures (cost as recorded with the answers: $0.0080 for 4 of them); "
         "1 candidate failed (unscorable, never judged): lens:historian/cmd",
     ])
     packets = sorted((pytester.path / "live" / "packets").rglob("*.json"))
@@ -268,7 +268,7 @@ def _role_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Path:
                         edit=own_answers_only, manifest=manifest)
     optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
     optimum["roles"]["writer-a"] = {"model": "claude-sonnet-4-6", "provider": "anthropic", "route": judge.route("anthropic")}
-    optimum["roles"]["writer-b"] = {"model": "gpt-5.4-mini", "provider": "openai", "route": judge.route("openai", api="responses")}
+    optimum["roles"]["writer-b"] = {"model": "gpt-4.1-mini", "provider": "openai", "route": judge.route("openai", api="responses")}
     (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
     entries = [{"entry_key": f"{family}:{technique}", "context": "The team runs two warehouses; rent rises 30% next year.",
                 "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team. What should they do?"}
@@ -295,14 +295,23 @@ def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_o
     assert first["system"] == [{"type": "text", "text": "You are a careful analyst. Answer in numbered steps.",
                                 "cache_control": {"type": "ephemeral"}}] and "temperature" not in first
     assert first["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
-    responses = next(body for body in plain if body["model"] == "gpt-5.4-mini")
+    responses = next(body for body in plain if body["model"] == "gpt-4.1-mini")
     assert (responses["temperature"], responses["max_output_tokens"], "instructions" in responses) == (0, 2048, False)
     ledger = {row["capture_id"]: row for row in _ledger(pytester, "live")}
     row = ledger["mode:argument-audit/big-1"]
     assert row["status"] == "scored" and row["candidate_model"] == "claude-sonnet-4-6-20260101"
     assert row["candidate_tokens_in"] > 0 and row["candidate_tokens_out"] > 0 and row["candidate_cost_usd"] is not None
     packets = "".join(path.read_text(encoding="utf-8") for path in sorted((pytester.path / "live" / "packets").rglob("*.json")))
-    assert "(claude-sonnet-4-6, reference answer)" in packets and "(gpt-5.4-mini, reference answer)" in packets
+    assert "(claude-sonnet-4-6, reference answer)" in packets and "(gpt-4.1-mini, reference answer)" in packets
+    # Candidate spend apart from the judges', on the terminal and in the methodology note; both together once.
+    live.stdout.fnmatch_lines([
+        "ora: candidate spend (answers made live this run, apart from the judges'*): candidate big-1 claude-sonnet-4-6*: "
+        "$0.0* (4 answers, * input / * output tokens); candidate cmd gpt-4.1-mini*: $0.0* (4 answers, *); "
+        "candidates total: $0.0*; judges and candidates together: $0.*",
+    ])
+    methodology = (pytester.path / "live" / "methodology.md").read_text(encoding="utf-8")
+    assert "## Candidate spend (answers made live this run" in methodology and "- candidates total: $" in methodology
+    assert "## Judge spend: nothing paid" in methodology
     exchanges = sorted((pytester.path / "cassettes" / "_candidate_calls").rglob("*.json"))
     assert len(exchanges) == 8
     assert all(KEY_A not in path.read_text(encoding="utf-8") and KEY_B not in path.read_text(encoding="utf-8")
@@ -314,6 +323,36 @@ def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_o
     assert outcomes(serial) == counts == outcomes(spread), serial.stdout.str()
     for out in ("serial", "spread"):
         assert (pytester.path / out / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
+    assert "candidate spend" not in serial.stdout.str()  # replayed answers are free
+    assert "Candidate spend" not in (pytester.path / "serial" / "methodology.md").read_text(encoding="utf-8")
+
+
+def test_when_a_run_with_role_candidates_is_dry_then_the_estimate_sizes_candidates_and_judges_apart(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    result = pytester.runpytest("--ora-dry-run", "--ora-out", "dry")
+    assert result.ret == 0, result.stdout.str()
+    assert not [request for request in judge.requests if request.method == "POST"]
+    estimate = json.loads((pytester.path / "dry" / "estimate.json").read_text(encoding="utf-8"))
+    made = {row["configuration"]: row for row in estimate["candidates"]}
+    assert made["big-1"]["model"] == "claude-sonnet-4-6" and made["big-1"]["captures"] == 4
+    assert made["big-1"]["output_tokens"] == 4 * 800 and made["big-1"]["input_tokens"] > 0 and made["big-1"]["usd"]
+    text = (pytester.path / "dry" / "estimate.md").read_text(encoding="utf-8")
+    assert "each answer is assumed 800 tokens long" in text and "Judges and candidates together: $" in text
+    by_capture = {row["capture_id"]: row for row in estimate["captures"]}
+    own, made_here = by_capture["mode:argument-audit/optimum"], by_capture["mode:argument-audit/big-1"]
+    assert "candidate" not in own and made_here["candidate"]["output_tokens"] == 800
+
+
+def test_when_the_budget_is_reached_by_candidate_spend_then_no_further_capture_is_started(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    result = record(pytester, "--ora-budget-usd", "0.0005", "--ora-out", "capped")
+    ledger = _ledger(pytester, "capped")
+    stopped = [row for row in ledger if row["status"] == "budget"]
+    assert stopped and all("spend (judges and candidates) $" in row["reason"] for row in stopped), result.stdout.str()
 
 
 def test_when_a_role_candidates_system_prompt_changes_then_the_replay_names_the_drift(
@@ -334,7 +373,7 @@ def test_when_a_role_candidate_fails_past_its_retries_then_the_capture_is_exclud
     pytester: pytest.Pytester, judge: ReferenceJudge,
 ) -> None:
     _role_project(pytester, judge)
-    judge.inject(Fault("401", model="gpt-5.4-mini", times=1))
+    judge.inject(Fault("401", model="gpt-4.1-mini", times=1))
     live = record(pytester, "--ora-out", "live")
     counts = outcomes(live)
     assert counts["failed"] == 0 and counts["errors"] == 0 and counts["skipped"] == 7, live.stdout.str()  # 6 collisions + 1

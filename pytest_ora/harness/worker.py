@@ -145,7 +145,10 @@ class OraWorker:
         if planned.status != "judge":
             return base_record(planned, planned.status, planned.reason)
         if excinfo is not None and isinstance(excinfo.value, NotJudged):
-            return base_record(planned, excinfo.value.status, excinfo.value.reason)
+            record = base_record(planned, excinfo.value.status, excinfo.value.reason)
+            if getattr(excinfo.value, "live", False):  # a candidate called this run made no answer
+                record["candidate_live"] = True
+            return record
         reason = describe(excinfo.value) if excinfo is not None else "the test ended without a record"
         return base_record(planned, "error", reason)
 
@@ -161,7 +164,7 @@ class OraWorker:
             library = CassetteLibrary(options.cassettes, options.record, secrets=secrets)
             budget = None
             if options.budget_usd is not None:
-                budget = Budget(options.budget_usd, run.prices(), run.spend_log())
+                budget = Budget(options.budget_usd, run.prices(), run.spend_log(), candidates=bool(plan.bundle.manifest.candidates))
             workers = worker_count(self.config)
             ahead = lookahead(options.concurrency, options.record, workers, budget is not None)
             limiter = run.limits.limiter(options.rpm, options.tpm) if is_live(options.record) else None

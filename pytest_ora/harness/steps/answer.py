@@ -22,7 +22,15 @@ from ..candidates.recording import CANDIDATE_CALLS_DIR, CandidateRecording, requ
 from ..candidates.role import RoleCall, call_role, candidate_slot
 from ..candidates.summary import FAILED
 
-__all__ = ["Answering", "RoleCandidates", "answering"]
+__all__ = ["Answered", "Answering", "RoleCandidates", "answering"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Answered:
+    """A capture with its answer, and whether its candidate was called this run (not replayed)."""
+
+    planned: PlannedCapture
+    live: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,12 +63,12 @@ class Answering:
             return None
         return candidate_slot(configuration, spec.role, self.roles.roles[spec.role])
 
-    async def answer(self, planned: PlannedCapture, client: httpx.AsyncClient | None = None) -> PlannedCapture:
+    async def answer(self, planned: PlannedCapture, client: httpx.AsyncClient | None = None) -> Answered:
         """The capture with its candidate's answer; CandidateFailed when the candidate made none."""
         capture = planned.capture
         spec = self.candidates.get(capture.configuration)
         if spec is None:
-            return planned
+            return Answered(planned)
         recording = CandidateRecording(self.cassettes, capture.capture_id)
         slot = self.slot(capture.configuration)
         digests = request_digests(capture, spec, None if slot is None else slot.spec)
@@ -83,8 +91,8 @@ class Answering:
         if not replayed:
             recording.write(digests, made, self.secrets)
         if made.failure is not None:
-            raise CandidateFailed(capture.capture_id, f"{FAILED}{made.failure}")
-        return dataclasses.replace(planned, capture=made.applied(capture))
+            raise CandidateFailed(capture.capture_id, f"{FAILED}{made.failure}", live=not replayed)
+        return Answered(dataclasses.replace(planned, capture=made.applied(capture)), live=not replayed)
 
     async def _make(self, spec: CandidateSpec, planned: PlannedCapture, client: httpx.AsyncClient | None,
                     slot: JudgeSlot | None, recorded: CandidateAnswer | None = None) -> CandidateAnswer:
