@@ -421,3 +421,15 @@ def test_when_a_role_candidates_model_takes_no_temperature_then_the_run_stops_be
     result = record(pytester)
     assert result.ret == 4 and not [request for request in judge.requests if request.method == "POST"]
     result.stderr.fnmatch_lines(["*bundle.yaml: candidates.big-1.params: model claude-opus-4-7 (anthropic) takes no temperature*"])
+
+
+def test_when_an_entry_is_a_conversation_and_a_role_candidate_answers_then_intake_refuses_the_line(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
+                        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+                        manifest={"candidates": {"big-1": {"role": "big-2"}}})
+    entries = [{"entry_key": "mode:argument-audit", "prompt": "Audit it."},
+               {"entry_key": "mode:causal-dag", "prompt": "And now?", "messages": [{"role": "user", "content": "Draw it."}]}]
+    (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    with pytest.raises(IntakeError) as raised:
+        load_bundle(root)
+    assert [(p.file, p.line, p.field) for p in raised.value.problems] == [("entries.jsonl", 2, "messages")]

@@ -36,6 +36,8 @@ def test_the_pilot_example_replays_its_candidates_and_judges_identically_at_n0_a
     assert all(row["candidate_tokens_in"] and row["candidate_tokens_out"] and row["candidate_latency_ms"] >= 0 for row in rows)
     cells = [json.loads(line) for line in (serial / "cells.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(cells) == 12 and all(cell["candidate_response"] and cell["candidate_tokens_in"] for cell in cells)
+    summary = json.loads((serial / "pilot-summary.json").read_text(encoding="utf-8"))
+    assert (summary["total_candidate_calls"], summary["total_judge_calls"]) == (12, 36)
 
 
 def _command_fails(project: Path) -> None:
