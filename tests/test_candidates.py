@@ -369,18 +369,23 @@ def test_when_a_role_candidates_system_prompt_changes_then_the_replay_names_the_
     assert outcomes(result)["failed"] == 4  # big-1's four captures; cmd and the bundle's own answers replay
 
 
+@pytest.mark.parametrize(
+    ("fault", "model", "configuration", "said"),
+    [("401", "gpt-4.1-mini", "cmd", "401"), ("refusal", "claude-sonnet-4-6", "big-1", "refused to answer")],
+    ids=["http-error", "refusal"],
+)
 def test_when_a_role_candidate_fails_past_its_retries_then_the_capture_is_excluded_and_counted_never_judged(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester, judge: ReferenceJudge, fault: str, model: str, configuration: str, said: str,
 ) -> None:
     _role_project(pytester, judge)
-    judge.inject(Fault("401", model="gpt-4.1-mini", times=1))
+    judge.inject(Fault(fault, model=model, times=1))
     live = record(pytester, "--ora-out", "live")
     counts = outcomes(live)
     assert counts["failed"] == 0 and counts["errors"] == 0 and counts["skipped"] == 7, live.stdout.str()  # 6 collisions + 1
     ledger = {row["capture_id"]: row for row in _ledger(pytester, "live")}
     failed = [row for row in ledger.values() if row["reason"] and row["reason"].startswith("candidate failed: ")]
-    assert len(failed) == 1 and failed[0]["configuration"] == "cmd" and failed[0]["status"] == "unscorable"
-    assert not failed[0]["judges"] and failed[0].get("overall") is None and "401" in failed[0]["reason"]
+    assert len(failed) == 1 and failed[0]["configuration"] == configuration and failed[0]["status"] == "unscorable"
+    assert not failed[0]["judges"] and failed[0].get("overall") is None and said in failed[0]["reason"]
     live.stdout.fnmatch_lines(["ora: candidates answered 7 judged captures*; 1 candidate failed (unscorable, never judged): *"])
     # The failure is recorded: the replay says it again without calling anything.
     judge.stop()
