@@ -55,6 +55,8 @@ class Answering:
         self.roles = roles
         self.calls = CassetteLibrary(cassettes / CANDIDATE_CALLS_DIR, mode, secrets=self.secrets)
         """The role candidates' HTTP exchanges, one vcrpy cassette per capture, as a judge's are."""
+        self._played: set[str] = set()
+        """Captures whose role candidate's exchange its cassette served (nothing sent, nothing spent)."""
 
     def slot(self, configuration: str) -> JudgeSlot | None:
         """The role candidate of a configuration as a caller of its provider; None for any other."""
@@ -90,9 +92,11 @@ class Answering:
             made = await self._make(spec, planned, client, slot)
         if not replayed:
             recording.write(digests, made, self.secrets)
+        live = not replayed and capture.capture_id not in self._played
+        self._played.discard(capture.capture_id)
         if made.failure is not None:
-            raise CandidateFailed(capture.capture_id, f"{FAILED}{made.failure}", live=not replayed)
-        return Answered(dataclasses.replace(planned, capture=made.applied(capture)), live=not replayed)
+            raise CandidateFailed(capture.capture_id, f"{FAILED}{made.failure}", live=live)
+        return Answered(dataclasses.replace(planned, capture=made.applied(capture)), live=live)
 
     async def _make(self, spec: CandidateSpec, planned: PlannedCapture, client: httpx.AsyncClient | None,
                     slot: JudgeSlot | None, recorded: CandidateAnswer | None = None) -> CandidateAnswer:
@@ -125,7 +129,11 @@ class Answering:
         capture_id = planned.capture.capture_id
         async with self.calls.hold(capture_id):
             cassette = self.calls.open(capture_id)
-            made = await call_role(self.roles.call, slot, planned.capture, spec, client, cassette)
+            try:
+                made = await call_role(self.roles.call, slot, planned.capture, spec, client, cassette)
+            finally:
+                if cassette.play_count:  # served by the cassette: not a call of this run
+                    self._played.add(capture_id)
             cassette.save()
         return made
 
