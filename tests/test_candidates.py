@@ -438,3 +438,19 @@ def test_when_an_entry_is_a_conversation_and_a_role_candidate_answers_then_intak
     with pytest.raises(IntakeError) as raised:
         load_bundle(root)
     assert [(p.file, p.line, p.field) for p in raised.value.problems] == [("entries.jsonl", 2, "messages")]
+
+
+def test_when_judging_through_batches_then_candidate_captures_are_judged_live_once_answered_never_batched_empty(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    result = record(pytester, "--ora-batch")
+    assert outcomes(result)["failed"] == 0 and outcomes(result)["errors"] == 0, result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "*ora: batch: 8 captures whose answers candidates make in the run are judged live, each once its answer exists*",
+        "*ora: batch msgbatch_* of Judge A (big-1) submitted: 4 requests*",
+    ])
+    batched = "".join(request.body.decode("utf-8", "replace") for request in judge.requests if "batches" in request.path)
+    assert "(claude-sonnet-4-6, reference answer)" not in batched  # no candidate answer went into a batch
+    packets = "".join(path.read_text(encoding="utf-8") for path in (pytester.path / "ora-results" / "packets").rglob("*.json"))
+    assert "(claude-sonnet-4-6, reference answer)" in packets
