@@ -303,6 +303,7 @@ def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_o
     assert row["candidate_tokens_in"] > 0 and row["candidate_tokens_out"] > 0 and row["candidate_cost_usd"] is not None
     packets = "".join(path.read_text(encoding="utf-8") for path in sorted((pytester.path / "live" / "packets").rglob("*.json")))
     assert "(claude-sonnet-4-6, reference answer)" in packets and "(gpt-4.1-mini, reference answer)" in packets
+    live.stdout.fnmatch_lines(["ora live: 18/18 captures, 0 calls (candidates and judges) in flight, *, done in *"])
     # Candidate spend apart from the judges', on the terminal and in the methodology note; both together once.
     live.stdout.fnmatch_lines([
         "ora: candidate spend (answers made live this run, apart from the judges'*): candidate big-1 claude-sonnet-4-6*: "
