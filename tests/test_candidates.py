@@ -356,18 +356,28 @@ def test_when_the_budget_is_reached_by_candidate_spend_then_no_further_capture_i
     assert stopped and all("spend (judges and candidates) $" in row["reason"] for row in stopped), result.stdout.str()
 
 
-def test_when_a_role_candidates_system_prompt_changes_then_the_replay_names_the_drift(
+def test_when_a_role_candidates_system_prompt_or_model_changes_then_the_replay_names_the_drift(
     pytester: pytest.Pytester, judge: ReferenceJudge,
 ) -> None:
     root = _role_project(pytester, judge)
     assert outcomes(record(pytester))["failed"] == 0
-    manifest = yaml.safe_load((root / "bundle.yaml").read_text(encoding="utf-8"))
+    judge.stop()
+    manifest_text = (root / "bundle.yaml").read_text(encoding="utf-8")
+    manifest = yaml.safe_load(manifest_text)
     manifest["candidates"]["big-1"]["system"] = "You are a terse analyst."
     (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
-    judge.stop()
     result = pytester.runpytest("--ora-record", "none")
     result.stdout.fnmatch_lines(["mode:argument-audit/big-1: recorded for a different candidate request (candidate field 'system')*"])
     assert outcomes(result)["failed"] == 4  # big-1's four captures; cmd and the bundle's own answers replay
+
+    # The role's model in optimum.yaml is the candidate's definition too.
+    (root / "bundle.yaml").write_text(manifest_text, encoding="utf-8")
+    optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
+    optimum["roles"]["writer-b"]["model"] = "gpt-4.1"
+    (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
+    result = pytester.runpytest("--ora-record", "none")
+    result.stdout.fnmatch_lines(["mode:argument-audit/cmd: recorded for a different candidate request (candidate field 'role')*"])
+    assert outcomes(result)["failed"] == 4
 
 
 @pytest.mark.parametrize(
