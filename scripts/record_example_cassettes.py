@@ -1,6 +1,7 @@
-"""Re-record the example bundles' cassettes (evals/examples/trio, solo, checklist, compare).
+"""Re-record the example bundles' cassettes (evals/examples/trio, solo, checklist, compare, pilot).
 
-Each example's optimum.yaml routes its judges to a fixed loopback port (trio 8766, solo 8767, checklist 8769, compare 8770),
+Each example's optimum.yaml routes its judges to a fixed loopback port (trio 8766, solo 8767, checklist 8769, compare 8770,
+pilot 8771; the pilot's candidate models too),
 where this script starts the reference judge (a deterministic test double, not a real model).
 Every judge call goes through the real HTTP path: provider clients, httpx, retries, vcrpy.
 
@@ -21,12 +22,13 @@ from pathlib import Path
 from pytest_ora.testing.server import ReferenceJudge
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = {"trio": 8766, "solo": 8767, "checklist": 8769, "compare": 8770}
+EXAMPLES = {"trio": 8766, "solo": 8767, "checklist": 8769, "compare": 8770, "pilot": 8771}
 # The reference judge accepts any non-empty key; these placeholders never leave this machine.
 PLACEHOLDER_KEYS = {
     "ANTHROPIC_API_KEY": "reference-judge-placeholder-a",
     "OPENAI_API_KEY": "reference-judge-placeholder-b",
     "MINIMAX_API_KEY": "reference-judge-placeholder-c",
+    "QWEN_API_KEY": "reference-judge-placeholder-d",
 }
 
 

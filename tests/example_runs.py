@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,13 +41,15 @@ def shared_replay(name: str, tmp_path_factory: pytest.TempPathFactory, workers: 
     return directory / "project" / "out"
 
 
-def replay_example(name: str, project: Path, workers: int = 0) -> Path:
+def replay_example(name: str, project: Path, workers: int = 0, edit: Callable[[Path], None] | None = None) -> Path:
     """Copy the example `name` into `project` and replay it in a process of its own (under `workers` xdist
     workers, if any); return its output directory, with the run's terminal output beside it in `stdout.txt`.
 
     A process of its own, because the examples' test files (test_compare.py, ...) share their names
     with this suite's modules, and an in-process run would find those already imported."""
     shutil.copytree(EXAMPLES / name, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+    if edit is not None:  # the copy changed before its replay (a candidate made unavailable, say)
+        edit(project)
     out = project / "out"
     environment = {**os.environ, "PYTEST_ORA_CACHE": "off", "SOURCE_DATE_EPOCH": SCORING_EPOCH}
     environment.pop("PYTEST_XDIST_WORKER", None)

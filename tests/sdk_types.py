@@ -141,8 +141,9 @@ def gemini_request_problems(body: dict[str, Any], fields: tuple[str, ...] = GEMI
     from google.genai import types as genai_types
 
     problems = []
-    checks: list[tuple[str, Any, Any]] = [("systemInstruction", genai_types.Content, body["systemInstruction"]),
-                                          ("generationConfig", genai_types.GenerationConfig, body["generationConfig"])]
+    checks: list[tuple[str, Any, Any]] = [("generationConfig", genai_types.GenerationConfig, body["generationConfig"])]
+    if "systemInstruction" in body:  # a candidate without a system prompt sends none
+        checks.insert(0, ("systemInstruction", genai_types.Content, body["systemInstruction"]))
     checks += [(f"contents[{i}]", genai_types.Content, c) for i, c in enumerate(body["contents"])]
     for where, model, value in checks:
         try:

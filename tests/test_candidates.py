@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from bundle_factory import ENTRIES, write_bundle
-from e2e import EVAL_TEST, outcomes, record, tables
+from e2e import EVAL_TEST, KEY_A, KEY_B, outcomes, record, tables
 
 from pytest_ora.bundle.read import load_bundle
 from pytest_ora.core.candidates import CandidateSpec
@@ -21,7 +21,8 @@ from pytest_ora.core.errors import IntakeError
 from pytest_ora.harness.candidates.answer import CandidateFailure
 from pytest_ora.harness.candidates.command import call_command
 from pytest_ora.harness.candidates.python import call_python
-from pytest_ora.testing.server import ReferenceJudge
+from pytest_ora.testing.answers import asks_plain_text
+from pytest_ora.testing.server import Fault, ReferenceJudge
 
 AGENT = """
 import json, sys
@@ -148,7 +149,7 @@ def test_when_candidates_answer_then_they_are_judged_recorded_and_replayed_offli
     assert ledger["mode:argument-audit/cmd"]["candidate_model"] == "agent-7"
     assert "candidate_model" not in ledger["mode:argument-audit/optimum"]
     live.stdout.fnmatch_lines([
-        "ora: candidates answered 7 judged captures (candidate spend $0.0080 as reported for 4 of them); "
+        "ora: candidates answered 7 judged captures (cost as recorded with the answers: $0.0080 for 4 of them); "
         "1 candidate failed (unscorable, never judged): lens:historian/cmd",
     ])
     packets = sorted((pytester.path / "live" / "packets").rglob("*.json"))
@@ -249,3 +250,218 @@ def test_when_a_python_candidate_fails_then_the_failure_says_why(tmp_path: Path,
     (tmp_path / f"{target.partition(':')[0]}.py").write_text(source, encoding="utf-8")
     with pytest.raises(CandidateFailure, match=re.escape(reason)):
         asyncio.run(call_python(CandidateSpec(python=target), _request(), tmp_path))
+
+
+# --- role candidates ---------------------------------------------------------------------------------
+
+
+def _role_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Path:
+    """A bundle whose `big-1` answers through role writer-a (Anthropic) and `cmd` through writer-b (OpenAI Responses)."""
+    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+    manifest = {"candidates": {"big-1": {"role": "writer-a", "system": "You are a careful analyst. Answer in numbered steps."},
+                               "cmd": {"role": "writer-b", "params": {"temperature": 0, "max_tokens": 2048}}}}
+
+    def own_answers_only(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [item for item in items if item["configuration"] == "optimum"]
+
+    root = write_bundle(pytester.path / "bundle", configurations=("optimum", "big-1", "cmd"), routes=routes,
+                        edit=own_answers_only, manifest=manifest)
+    optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
+    optimum["roles"]["writer-a"] = {"model": "claude-sonnet-4-6", "provider": "anthropic", "route": judge.route("anthropic")}
+    optimum["roles"]["writer-b"] = {"model": "gpt-4.1-mini", "provider": "openai", "route": judge.route("openai", api="responses")}
+    (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
+    entries = [{"entry_key": f"{family}:{technique}", "context": "The team runs two warehouses; rent rises 30% next year.",
+                "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team. What should they do?"}
+               for family, techniques in ENTRIES.items() for technique in techniques]
+    (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    pytester.makepyfile(test_ora=EVAL_TEST)
+    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+    return root
+
+
+def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_offline_identically(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    live = record(pytester, "--ora-out", "live")
+    counts = outcomes(live)
+    assert counts["failed"] == 0 and counts["errors"] == 0, live.stdout.str()
+    posts = [request for request in judge.requests if request.method == "POST"]
+    plain = [request.json() for request in posts if asks_plain_text(request.json())]
+    # 4 entries of the scored set x 2 role candidates, each asked once, with no schema and no tool
+    assert len(plain) == 8, [request.path for request in posts]
+    first = next(body for body in plain if body["model"] == "claude-sonnet-4-6")
+    # The judges' prompt caching: the system prompt and the entry's context are cache breakpoints.
+    assert first["system"] == [{"type": "text", "text": "You are a careful analyst. Answer in numbered steps.",
+                                "cache_control": {"type": "ephemeral"}}] and "temperature" not in first
+    assert first["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    responses = next(body for body in plain if body["model"] == "gpt-4.1-mini")
+    assert (responses["temperature"], responses["max_output_tokens"], "instructions" in responses) == (0, 2048, False)
+    ledger = {row["capture_id"]: row for row in _ledger(pytester, "live")}
+    row = ledger["mode:argument-audit/big-1"]
+    assert row["status"] == "scored" and row["candidate_model"] == "claude-sonnet-4-6-20260101"
+    assert row["candidate_tokens_in"] > 0 and row["candidate_tokens_out"] > 0 and row["candidate_cost_usd"] is not None
+    packets = "".join(path.read_text(encoding="utf-8") for path in sorted((pytester.path / "live" / "packets").rglob("*.json")))
+    assert "(claude-sonnet-4-6, reference answer)" in packets and "(gpt-4.1-mini, reference answer)" in packets
+    live.stdout.fnmatch_lines(["ora live: 18/18 captures, 0 calls (candidates and judges) in flight, *, done in *"])
+    # Candidate spend apart from the judges', on the terminal and in the methodology note; both together once.
+    live.stdout.fnmatch_lines([
+        "ora: candidate spend (answers made live this run, apart from the judges'*): candidate big-1 claude-sonnet-4-6*: "
+        "$0.0* (4 answers, * input / * output tokens); candidate cmd gpt-4.1-mini*: $0.0* (4 answers, *); "
+        "candidates total: $0.0*; judges and candidates together: $0.*",
+    ])
+    methodology = (pytester.path / "live" / "methodology.md").read_text(encoding="utf-8")
+    assert "## Candidate spend (answers made live this run" in methodology and "- candidates total: $" in methodology
+    assert "## Judge spend: nothing paid" in methodology
+    exchanges = sorted((pytester.path / "cassettes" / "_candidate_calls").rglob("*.json"))
+    assert len(exchanges) == 8
+    assert all(KEY_A not in path.read_text(encoding="utf-8") and KEY_B not in path.read_text(encoding="utf-8")
+               for path in exchanges)
+
+    judge.stop()  # offline: nothing can be called
+    serial = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "serial", "-p", "no:cacheprovider")
+    spread = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "spread", "-n", "2", "-p", "no:cacheprovider")
+    assert outcomes(serial) == counts == outcomes(spread), serial.stdout.str()
+    for out in ("serial", "spread"):
+        assert (pytester.path / out / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
+    assert "candidate spend" not in serial.stdout.str()  # replayed answers are free
+    assert "Candidate spend" not in (pytester.path / "serial" / "methodology.md").read_text(encoding="utf-8")
+
+
+def test_when_a_run_with_role_candidates_is_dry_then_the_estimate_sizes_candidates_and_judges_apart(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    result = pytester.runpytest("--ora-dry-run", "--ora-out", "dry")
+    assert result.ret == 0, result.stdout.str()
+    assert not [request for request in judge.requests if request.method == "POST"]
+    estimate = json.loads((pytester.path / "dry" / "estimate.json").read_text(encoding="utf-8"))
+    made = {row["configuration"]: row for row in estimate["candidates"]}
+    assert made["big-1"]["model"] == "claude-sonnet-4-6" and made["big-1"]["captures"] == 4
+    assert made["big-1"]["output_tokens"] == 4 * 800 and made["big-1"]["input_tokens"] > 0 and made["big-1"]["usd"]
+    text = (pytester.path / "dry" / "estimate.md").read_text(encoding="utf-8")
+    assert "each answer is assumed 800 tokens long" in text and "Judges and candidates together: $" in text
+    by_capture = {row["capture_id"]: row for row in estimate["captures"]}
+    own, made_here = by_capture["mode:argument-audit/optimum"], by_capture["mode:argument-audit/big-1"]
+    assert "candidate" not in own and made_here["candidate"]["output_tokens"] == 800
+
+
+def test_when_the_budget_is_reached_by_candidate_spend_then_no_further_capture_is_started(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    result = record(pytester, "--ora-budget-usd", "0.0005", "--ora-out", "capped")
+    ledger = _ledger(pytester, "capped")
+    stopped = [row for row in ledger if row["status"] == "budget"]
+    assert stopped and all("spend (judges and candidates) $" in row["reason"] for row in stopped), result.stdout.str()
+
+
+def test_when_a_role_candidates_system_prompt_or_model_changes_then_the_replay_names_the_drift(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    root = _role_project(pytester, judge)
+    assert outcomes(record(pytester))["failed"] == 0
+    judge.stop()
+    manifest_text = (root / "bundle.yaml").read_text(encoding="utf-8")
+    manifest = yaml.safe_load(manifest_text)
+    manifest["candidates"]["big-1"]["system"] = "You are a terse analyst."
+    (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
+    result = pytester.runpytest("--ora-record", "none")
+    result.stdout.fnmatch_lines(["mode:argument-audit/big-1: recorded for a different candidate request (candidate field 'system')*"])
+    assert outcomes(result)["failed"] == 4  # big-1's four captures; cmd and the bundle's own answers replay
+
+    # The role's model in optimum.yaml is the candidate's definition too.
+    (root / "bundle.yaml").write_text(manifest_text, encoding="utf-8")
+    optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
+    optimum["roles"]["writer-b"]["model"] = "gpt-4.1"
+    (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
+    result = pytester.runpytest("--ora-record", "none")
+    result.stdout.fnmatch_lines(["mode:argument-audit/cmd: recorded for a different candidate request (candidate field 'role')*"])
+    assert outcomes(result)["failed"] == 4
+
+
+@pytest.mark.parametrize(
+    ("fault", "model", "configuration", "said"),
+    [("401", "gpt-4.1-mini", "cmd", "401"), ("refusal", "claude-sonnet-4-6", "big-1", "refused to answer")],
+    ids=["http-error", "refusal"],
+)
+def test_when_a_role_candidate_fails_past_its_retries_then_the_capture_is_excluded_and_counted_never_judged(
+    pytester: pytest.Pytester, judge: ReferenceJudge, fault: str, model: str, configuration: str, said: str,
+) -> None:
+    _role_project(pytester, judge)
+    judge.inject(Fault(fault, model=model, times=1))
+    live = record(pytester, "--ora-out", "live")
+    counts = outcomes(live)
+    assert counts["failed"] == 0 and counts["errors"] == 0 and counts["skipped"] == 7, live.stdout.str()  # 6 collisions + 1
+    ledger = {row["capture_id"]: row for row in _ledger(pytester, "live")}
+    failed = [row for row in ledger.values() if row["reason"] and row["reason"].startswith("candidate failed: ")]
+    assert len(failed) == 1 and failed[0]["configuration"] == configuration and failed[0]["status"] == "unscorable"
+    assert not failed[0]["judges"] and failed[0].get("overall") is None and said in failed[0]["reason"]
+    live.stdout.fnmatch_lines(["ora: candidates answered 7 judged captures*; 1 candidate failed (unscorable, never judged): *"])
+    # The failure is recorded: the replay says it again without calling anything.
+    judge.stop()
+    replay = pytester.runpytest("--ora-record", "none", "--ora-out", "replay")
+    assert outcomes(replay) == counts
+    assert (pytester.path / "replay" / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
+
+
+def test_when_a_role_candidate_names_an_unknown_role_then_intake_names_the_file_line_and_field(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
+                       edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+                       manifest={"candidates": {"big-1": {"role": "nobody"}}})
+    (root / "entries.jsonl").write_text('{"entry_key": "mode:argument-audit", "prompt": "Audit it."}\n', encoding="utf-8")
+    with pytest.raises(IntakeError) as raised:
+        load_bundle(root)
+    problems = [problem for problem in raised.value.problems if problem.field == "candidates.big-1.role"]
+    assert len(problems) == 1 and problems[0].line is not None and "optimum.yaml does not define" in problems[0].message
+
+
+def test_when_role_params_name_an_unknown_parameter_then_intake_refuses_it(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
+                        manifest={"candidates": {"big-1": {"role": "big-2", "params": {"temprature": 0}}}})
+    with pytest.raises(IntakeError) as raised:
+        load_bundle(root)
+    assert any(problem.field == "candidates.big-1.params.temprature" for problem in raised.value.problems)
+
+
+def test_when_a_role_candidates_model_takes_no_temperature_then_the_run_stops_before_any_call(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    root = _role_project(pytester, judge)
+    manifest = yaml.safe_load((root / "bundle.yaml").read_text(encoding="utf-8"))
+    optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
+    optimum["roles"]["writer-a"]["model"] = "claude-opus-4-7"  # from Opus 4.7 on, Claude refuses any temperature
+    manifest["candidates"]["big-1"]["params"] = {"temperature": 0.3}
+    (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
+    (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
+    result = record(pytester)
+    assert result.ret == 4 and not [request for request in judge.requests if request.method == "POST"]
+    result.stderr.fnmatch_lines(["*bundle.yaml: candidates.big-1.params: model claude-opus-4-7 (anthropic) takes no temperature*"])
+
+
+def test_when_an_entry_is_a_conversation_and_a_role_candidate_answers_then_intake_refuses_the_line(tmp_path: Path) -> None:
+    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
+                        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+                        manifest={"candidates": {"big-1": {"role": "big-2"}}})
+    entries = [{"entry_key": "mode:argument-audit", "prompt": "Audit it."},
+               {"entry_key": "mode:causal-dag", "prompt": "And now?", "messages": [{"role": "user", "content": "Draw it."}]}]
+    (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    with pytest.raises(IntakeError) as raised:
+        load_bundle(root)
+    assert [(p.file, p.line, p.field) for p in raised.value.problems] == [("entries.jsonl", 2, "messages")]
+
+
+def test_when_judging_through_batches_then_candidate_captures_are_judged_live_once_answered_never_batched_empty(
+    pytester: pytest.Pytester, judge: ReferenceJudge,
+) -> None:
+    _role_project(pytester, judge)
+    result = record(pytester, "--ora-batch")
+    assert outcomes(result)["failed"] == 0 and outcomes(result)["errors"] == 0, result.stdout.str()
+    result.stdout.fnmatch_lines([
+        "*ora: batch: 8 captures whose answers candidates make in the run are judged live, each once its answer exists*",
+        "*ora: batch msgbatch_* of Judge A (big-1) submitted: 4 requests*",
+    ])
+    batched = "".join(request.body.decode("utf-8", "replace") for request in judge.requests if "batches" in request.path)
+    assert "(claude-sonnet-4-6, reference answer)" not in batched  # no candidate answer went into a batch
+    packets = "".join(path.read_text(encoding="utf-8") for path in (pytester.path / "ora-results" / "packets").rglob("*.json"))
+    assert "(claude-sonnet-4-6, reference answer)" in packets

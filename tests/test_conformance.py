@@ -47,7 +47,7 @@ from pytest_ora.judges.batch.base import Pending  # noqa: E402
 from pytest_ora.judges.batch.http import Caller  # noqa: E402
 from pytest_ora.judges.packet import Packet, judge_prompt  # noqa: E402
 from pytest_ora.judges.providers.anthropic import AnthropicClient  # noqa: E402
-from pytest_ora.judges.providers.base import JudgePrompt, ProviderClient  # noqa: E402
+from pytest_ora.judges.providers.base import JudgePrompt, ProviderClient, Sampling, TextPart  # noqa: E402
 from pytest_ora.judges.providers.gemini import GeminiClient  # noqa: E402
 from pytest_ora.judges.providers.openai import OpenAIClient  # noqa: E402
 from pytest_ora.method.rubric import ORA_V1  # noqa: E402
@@ -351,12 +351,54 @@ def check_batch_error_file(judge: ReferenceJudge, route: Route) -> list[str]:
     return problems
 
 
+def candidate_prompt(cache: bool, system: str, claude: bool = False) -> JudgePrompt:
+    """A role candidate's call: no reply schema, no tool, its own sampling parameters (Claude's Messages API takes none)."""
+    parts = (TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
+             TextPart("Should they consolidate? Answer in numbered steps."))
+    return JudgePrompt(system=system, parts=parts, reply_schema=None, max_tokens=2048,
+                       cache_key="ora-candidate-solo" if cache else None, sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9))
+
+
+def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
+    """A candidate's plain-text call: its body in the SDK's request type, and the reply (a plain answer, with usage)
+    strictly in the SDK's model; ours reads its text."""
+    problems = []
+    for cache, system in ((True, "You are a careful analyst."), (False, "")):
+        body = route.body(judge, candidate_prompt(cache, system, claude=route.provider == "anthropic"))
+        found = gemini_request_problems(body) if route.request_type is None else request_problems(body, route.request_type)
+        problems += [f"(request, cache {'on' if cache else 'off'}) {p}" for p in found]
+        response = _post(judge, route, body)
+        if response.status_code != 200:
+            return [f"HTTP {response.status_code}: {response.text[:200]}"]
+        found = _strict(response.text, _REPLY_MODELS[route.name])
+        if route.provider == "openai-compatible":
+            found = [p for p in found if p.split(":")[0].rsplit(".", 1)[-1] not in OPENROUTER_FIELDS]
+        problems += found
+        reply = route.client.parse_reply(response)
+        if reply.stop != "complete" or not reply.text or "reference answer" not in reply.text or reply.payload is not None:
+            problems.append(f"not a plain-text answer: {reply.stop} {reply.text!r:.120}")
+        if not reply.usage["input_tokens"] or not reply.usage["output_tokens"]:
+            problems.append(f"no usage: {reply.usage}")
+    if route.provider == "google":
+        client = _gemini(judge)  # kept: google-genai closes a client once it is collected
+        reply = client.models.generate_content(model=MODELS["google"], contents="Should they consolidate?")
+        if not (reply.text or "").endswith("reference answer)"):
+            problems.append(f"google-genai read no plain answer: {reply.text!r:.120}")
+    elif route.provider == "anthropic":
+        message = anthropic.Anthropic(api_key=KEY, base_url=judge.url, max_retries=0).messages.create(
+            model=MODELS["anthropic"], max_tokens=512, messages=[{"role": "user", "content": "Should they consolidate?"}])
+        if message.content[0].type != "text" or message.stop_reason != "end_turn":
+            problems.append(f"the Anthropic SDK read {message.content[0].type}, {message.stop_reason}")
+    return problems
+
+
 CHECKS: dict[str, tuple[Callable[[ReferenceJudge, Route], list[str]], tuple[str, ...]]] = {
     "request type": (check_request_type, tuple(ROUTES)),
     "SDK sends the same body": (check_sdk_sends_same_body, tuple(r for r in ROUTES if ROUTES[r].provider != "google")),
     "live reply (strict)": (check_live_reply, tuple(ROUTES)),
     "error reply": (check_error_reply, tuple(ROUTES)),
     "models endpoint": (check_models_endpoint, tuple(ROUTES)),
+    "candidate plain-text reply (strict)": (check_candidate_reply, tuple(ROUTES)),
     "batch + upload requests": (check_batch_requests, ("anthropic messages", "openai chat.completions", "openai responses")),
     "batch replies (strict)": (check_batch_replies, ("anthropic messages", "openai chat.completions", "openai responses")),
     "batch error file": (check_batch_error_file, ("openai chat.completions", "openai responses")),

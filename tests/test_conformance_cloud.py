@@ -44,7 +44,7 @@ from sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems, 
 from pytest_ora.core.models import RoleSpec  # noqa: E402
 from pytest_ora.judges.packet import Artifact, Packet, judge_prompt  # noqa: E402
 from pytest_ora.judges.providers import client_for  # noqa: E402
-from pytest_ora.judges.providers.base import JudgePrompt  # noqa: E402
+from pytest_ora.judges.providers.base import JudgePrompt, Sampling, TextPart  # noqa: E402
 from pytest_ora.method.rubric import ORA_V1  # noqa: E402
 from pytest_ora.testing.server import ReferenceJudge  # noqa: E402
 
@@ -331,12 +331,58 @@ def check_models_endpoint(judge: ReferenceJudge, route: Route) -> list[str]:
     return [] if response.json()["name"] == f"publishers/anthropic/models/{route.model}" else [response.text[:200]]
 
 
+def candidate_prompt(cache: bool, system: str, claude: bool = False) -> JudgePrompt:
+    """A role candidate's call: no reply schema, no tool, its own sampling parameters (Claude's Messages API takes none)."""
+    parts = (TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
+             TextPart("Should they consolidate? Answer in numbered steps."))
+    return JudgePrompt(system=system, parts=parts, reply_schema=None, max_tokens=2048,
+                       cache_key="ora-candidate-solo" if cache else None, sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9))
+
+
+def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
+    """A candidate's plain-text call: its body in the official client's types, the reply (a plain answer, with usage)
+    strictly in its reply model; ours reads its text."""
+    problems = []
+    for cache, system in ((True, "You are a careful analyst."), (False, "")):
+        prompt = candidate_prompt(cache, system, claude=route.name == "vertex claude")
+        problems += [f"(request, cache {'on' if cache else 'off'}) {p}" for p in body_problems(route, route.body(judge, prompt))]
+        response = _send(route.request(judge, prompt))
+        if response.status_code != 200:
+            return [f"HTTP {response.status_code}: {response.text[:200]}"]
+        reply_body = json.loads(response.text)
+        if route.provider == "azure-openai":
+            found = response_problems(reply_body, ResponsesResponse if route.api == "responses" else ChatCompletion)
+            problems += [p for p in found if p.split(":")[0].rsplit(".", 1)[-1] not in AZURE_FIELDS]
+        elif route.provider == "bedrock":
+            problems += _shape_problems(reply_body, CONVERSE.output_shape)
+        elif route.name == "vertex claude":
+            problems += response_problems(reply_body, Message)
+        else:
+            timeless = {key: value for key, value in reply_body.items() if key != "createTime"}
+            try:
+                genai_types.GenerateContentResponse.model_validate_json(json.dumps(timeless), strict=True)
+            except Exception as error:  # noqa: BLE001
+                problems.append(str(error)[:300])
+        reply = client_for(route.role(judge)).parse_reply(response)
+        if reply.stop != "complete" or not reply.text or "reference answer" not in reply.text or reply.payload is not None:
+            problems.append(f"not a plain-text answer: {reply.stop} {reply.text!r:.120}")
+        if not reply.usage["input_tokens"] or not reply.usage["output_tokens"]:
+            problems.append(f"no usage: {reply.usage}")
+    if route.provider == "bedrock":
+        params = _converse_params(route.body(judge, candidate_prompt(False, "Be brief.")), route.model)
+        output = _bedrock(judge).converse(**params)
+        if "reference answer" not in output["output"]["message"]["content"][0]["text"]:
+            problems.append(f"botocore read no plain answer: {output['output']}")
+    return problems
+
+
 CHECKS: dict[str, Callable[[ReferenceJudge, Route], list[str]]] = {
     "request type": check_request_type,
     "SDK sends the same body": check_sdk_sends_same_body,
     "live reply (strict)": check_live_reply,
     "error reply": check_error_reply,
     "models endpoint": check_models_endpoint,
+    "candidate plain-text reply (strict)": check_candidate_reply,
 }
 SAME_BODY = ("azure chat (deployment)", "azure chat (v1)", "azure responses (v1)", "bedrock converse", "vertex claude")
 """google-genai builds Gemini's body from its own types (checked above), so it cannot be handed ours."""

@@ -244,7 +244,7 @@ def test_each_provider_returns_a_schema_valid_reply_echoing_the_packet(
     assert set(reply.notes) == set(ORA_V1.names) and all(reply.notes.values()) and reply.impression
 
 
-def test_anthropic_answers_a_forced_tool_with_tool_use_and_otherwise_with_text(
+def test_anthropic_answers_a_forced_tool_with_tool_use_and_a_request_without_tools_with_a_plain_answer(
     judge: ReferenceJudge, executed: JudgePrompt
 ) -> None:
 
@@ -257,7 +257,9 @@ def test_anthropic_answers_a_forced_tool_with_tool_use_and_otherwise_with_text(
     usage = tool["usage"]
     assert {"input_tokens", "output_tokens", "cache_creation_input_tokens"} <= set(usage)
     assert usage["cache_read_input_tokens"] == 0
-    assert text["stop_reason"] == "end_turn" and json.loads(text["content"][0]["text"]) == tool["content"][0]["input"]
+    # No tool and no schema: a candidate's call, answered in plain text built from the prompt (testing/answers.py).
+    assert text["stop_reason"] == "end_turn" and [b["type"] for b in text["content"]] == ["text"]
+    assert text["content"][0]["text"].endswith("(claude-opus-4-7, reference answer)") and text["usage"]["output_tokens"] > 0
 
 
 def test_openai_answers_json_schema_as_content_with_usage_details(judge: ReferenceJudge, executed: JudgePrompt) -> None:
@@ -757,3 +759,32 @@ def test_the_responses_api_answers_in_output_items_and_refuses_an_image_without_
     body["input"][0]["content"].append({"type": "input_image", "image_url": "data:image/png;base64,iVBORw=="})  # type: ignore[index]
     refused = httpx.post(judge.route("openai", api="responses"), content=json.dumps(body), headers=headers)
     assert refused.status_code == 400 and refused.json()["error"]["param"].endswith(".detail")
+
+
+@pytest.mark.parametrize(
+    ("body", "plain"),
+    [
+        ({"messages": [{"role": "user", "content": "Hi"}]}, True),
+        ({"messages": [], "tools": [{"name": "ora_judge_reply"}]}, False),
+        ({"messages": [], "output_config": {"format": {"type": "json_schema"}}}, False),
+        ({"messages": [], "response_format": {"type": "json_object"}}, False),
+        ({"messages": [], "response_format": {"type": "text"}}, True),
+        ({"input": [], "text": {"format": {"type": "json_schema", "name": "x"}}}, False),
+        ({"contents": [], "generationConfig": {"maxOutputTokens": 9, "responseMimeType": "application/json"}}, False),
+        ({"contents": [], "generationConfig": {"maxOutputTokens": 9}}, True),
+        ({"messages": [], "toolConfig": {"tools": []}}, False),
+    ],
+)
+def test_a_request_is_a_candidates_plain_text_call_only_without_tools_or_structured_output(body: dict[str, Any], plain: bool) -> None:
+    from pytest_ora.testing.answers import asks_plain_text
+
+    assert asks_plain_text(body) is plain
+
+
+def test_the_plain_answer_is_built_from_the_prompt_the_same_every_time_and_differs_by_model() -> None:
+    from pytest_ora.testing.answers import plain_answer
+
+    prompt = "The team runs two warehouses.\\nShould they consolidate?"
+    first = plain_answer(prompt, "claude-opus-4-7")
+    assert first == plain_answer(prompt, "claude-opus-4-7") and "Should they consolidate?" in first
+    assert first != plain_answer(prompt, "qwen3.6-35b-a3b")

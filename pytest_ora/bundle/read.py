@@ -65,7 +65,45 @@ def read_bundle(root: Path, problems: list[Problem]) -> Bundle | None:
                     fix="give the prompt once, without configuration and answer (or in entries.jsonl)",
                 ))
         captures += candidate_captures(manifest, [*(entries or []), *(inline or [])])
+        _check_candidate_roles(root, manifest, optimum, problems)
+        _check_role_conversations(manifest, entries or [], inline or [], problems)
     return Bundle(root=root, manifest=manifest, optimum=optimum, captures=tuple(captures))
+
+
+def _check_candidate_roles(root: Path, manifest: BundleManifest, optimum: OptimumSnapshot, problems: list[Problem]) -> None:
+    """A role candidate names a role of optimum.yaml."""
+    unknown = [(name, spec.role) for name, spec in (manifest.candidates or {}).items()
+               if spec.role is not None and spec.role not in optimum.roles]
+    if not unknown:
+        return
+    try:
+        _, node = read_yaml(root / "bundle.yaml")
+    except (OSError, ValueError, yaml.YAMLError):
+        node = None
+    for name, role in unknown:
+        problems.append(Problem(
+            "bundle.yaml", f"names role {role!r}, which optimum.yaml does not define", line=_yaml_line(node, ("candidates", name, "role")),
+            field=f"candidates.{name}.role", value=show_value(role),
+            fix=f"roles defined: {', '.join(sorted(optimum.roles)) or 'none'}",
+        ))
+
+
+def _check_role_conversations(manifest: BundleManifest, entries: list[tuple[Entry, int]], inline: list[tuple[Entry, int]],
+                              problems: list[Problem]) -> None:
+    """A role candidate sends the context and the prompt: an entry's `messages` would not reach it, so it is refused."""
+    roles = sorted(name for name, spec in (manifest.candidates or {}).items() if spec.role is not None)
+    if not roles:
+        return
+    for file, lines in (("entries.jsonl", entries), ("captures.jsonl", inline)):
+        for entry, line in lines:
+            if entry.messages:
+                problems.append(Problem(
+                    file, f"gives a conversation, which role candidate{'s' if len(roles) > 1 else ''} {', '.join(roles)} "
+                    "would not be sent (a role candidate's request is its system prompt, the context and the prompt)",
+                    line=line, capture_id=entry.entry_key, field="messages",
+                    fix="give the conversation's text as context and its last question as prompt, or answer it with a "
+                    "python or command candidate (they receive messages)",
+                ))
 
 
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:

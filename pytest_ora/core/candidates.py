@@ -6,7 +6,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
 
-__all__ = ["CandidateSpec", "Entry", "Turn"]
+__all__ = ["DEFAULT_MAX_TOKENS", "CandidateParams", "CandidateSpec", "Entry", "Turn"]
+
+DEFAULT_MAX_TOKENS = 4096
+"""A role candidate's output limit when its params set none."""
 
 
 class Turn(BaseModel):
@@ -18,6 +21,17 @@ class Turn(BaseModel):
     content: StrictStr
 
 
+class CandidateParams(BaseModel):
+    """A role candidate's request parameters, sent under each provider's own names; only those given are sent."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    max_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
+    """The answer's output limit (default 4096)."""
+
+
 class CandidateSpec(BaseModel):
     """bundle.yaml `candidates.<configuration>`: exactly one of `role`, `python`, `command`."""
 
@@ -27,8 +41,8 @@ class CandidateSpec(BaseModel):
     """A role of optimum.yaml, called through the judges' provider clients."""
     system: str | None = None
     """A role candidate's system prompt."""
-    params: dict[str, Any] | None = None
-    """A role candidate's request parameters (temperature, max_tokens, ...)."""
+    params: CandidateParams | None = None
+    """A role candidate's request parameters: temperature, top_p, max_tokens."""
     python: str | None = Field(default=None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
     """module:function, importable from the suite's directory."""
     command: list[Annotated[str, Field(min_length=1)]] | None = Field(default=None, min_length=1)

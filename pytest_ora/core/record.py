@@ -74,9 +74,13 @@ class CaptureRecord(TypedDict):
     material: NotRequired[dict[str, Any]]
     """What the packet carried for the kind (checklist: the listed items), for the panel combination."""
     grades: NotRequired[dict[str, str]]
+    """kind scorecard: axis -> its cell (PASS (0 blockers), N/A (telemetry unavailable), ...)."""
     candidate: NotRequired[dict[str, Any]]
     """The candidate fields of a capture whose answer was made in the run (candidate_model, ..., generated_at)."""
-    """kind scorecard: axis -> its cell (PASS (0 blockers), N/A (telemetry unavailable), ...)."""
+    answer: NotRequired[str]
+    """The answer its candidate made in the run (the bundle holds none), as the judges read it."""
+    candidate_live: NotRequired[bool]
+    """The candidate was called this run (its answer not replayed from a recording): its cost is this run's spend."""
     names_itself: NotRequired[list[str]]
     """Blind rubrics: the configuration names and model ids the capture's own text carries (judged as written)."""
     withheld: NotRequired[int]

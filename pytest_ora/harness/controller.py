@@ -109,6 +109,7 @@ class OraController:
             budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
             self.progress = LiveProgress(self.run.in_flight_log(), self.run.prices(), budget)
             self.progress.priced_only = all_local(plan)
+            self.progress.candidates = bool(plan.bundle.manifest.candidates)
         self._output = OutputDir(self.options.out)
         self._output.baseline, self._output.regression_min = checks.baseline, self.options.regression_min
         try:

@@ -31,7 +31,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("timeout", "seconds to wait for a judge's whole reply, body included", "120"),
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
-    ("budget-usd", "stop starting captures once live judge spend reaches this many USD", None),
+    ("budget-usd", "stop starting captures once live spend (judges and candidates) reaches this many USD", None),
     ("concurrency", "captures judged at once per process (auto: 32 live, split over xdist workers; 1 in replay)", "auto"),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
     ("fail-under", "exit non-zero when a selected configuration's mean overall is below this", None),

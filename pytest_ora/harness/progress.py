@@ -46,6 +46,8 @@ class LiveProgress:
         self.spent = Decimal(0)
         self.priced_only = False
         """Every judge is on this machine: the spend is what the calls would cost at the models' prices, not paid."""
+        self.candidates = False
+        """Candidates answer in the run: the calls in flight are theirs and the judges', the spend both together."""
         self._clock = clock
         self._started = clock()
         self._last: float | None = None
@@ -59,6 +61,9 @@ class LiveProgress:
             self.reasks += sum(judge["asks"] - 1 for judge in record["judges"])
             self.retries += sum(judge["attempts"] - judge["asks"] for judge in record["judges"])
             self.spent += usage_cost(record["judges"], self.prices)
+        cost = record.get("candidate", {}).get("candidate_cost_usd") if record.get("candidate_live") else None
+        if cost is not None:  # an answer made live this run, priced (role) or as its candidate reported
+            self.spent += Decimal(str(cost))
 
     def due(self) -> bool:
         """Whether a line is due now (and note that it was printed)."""
@@ -73,7 +78,7 @@ class LiveProgress:
         total = self.total if self.total is not None else "?"
         parts = [
             f"{self.done}/{total} captures",
-            f"{self.in_flight.total()} judge calls in flight",
+            f"{self.in_flight.total()} {'calls (candidates and judges)' if self.candidates else 'judge calls'} in flight",
             f"{self.reasks} re-asks",
             f"{self.retries} retries",
         ]

@@ -13,11 +13,11 @@ import pytest
 from ..core.numbers import round_half_away
 from ..core.record import CaptureRecord
 from ..method.kinds import terminal_lines
-from ..reports.judgesites import all_local
+from ..reports.judgesites import CANDIDATE_SPEND_HEADING, all_local
 from ..reports.methodology import secret_lines
 from ..reports.notes import incomplete_notice
 from ..reports.output import estimate_table
-from ..reports.spend import judge_spend, spend_lines
+from ..reports.spend import candidate_spend, candidate_spend_lines, judge_spend, priced_total, spend_lines
 from ..reports.tables import fit_table, public_row
 from .candidates.summary import candidate_lines
 from .drift import drift_lines
@@ -65,6 +65,17 @@ class RunReporter:
         batched = run.judging.summary.usd if run.judging.summary is not None else None
         return spend_lines(judge_spend(run.records, prices), batched)
 
+    def candidate_spend(self) -> list[str]:
+        """Live candidate spend per candidate configuration, apart from the judges', and both together; empty when
+        no candidate was called live."""
+        run = self.controller
+        try:
+            prices = run.run.prices()
+        except pytest.UsageError:
+            prices = {}
+        batched = run.judging.summary.usd if run.judging.summary is not None else None
+        return candidate_spend_lines(candidate_spend(run.records), priced_total(judge_spend(run.records, prices), batched))
+
     def failure_rule(self) -> str:
         """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
         rubric = self.controller.plan().rubric
@@ -95,6 +106,9 @@ class RunReporter:
             heading = "judge spend this run (tokens x price)" if not all_local(plan) else \
                 "judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price)"
             lines += ["", f"ora: {heading}: " + "; ".join(spend)]
+        candidates = self.candidate_spend()
+        if candidates:
+            lines += [f"ora: {CANDIDATE_SPEND_HEADING[0].lower()}{CANDIDATE_SPEND_HEADING[1:]}: " + "; ".join(candidates)]
         lines += candidate_lines(run.records)
         lines += [result.line() for result in run.gate_results]
         written = f"ora: report written to {options.out}" if run.report_error is None else f"ora: REPORT NOT WRITTEN: {run.report_error}"

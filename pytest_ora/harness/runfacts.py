@@ -58,6 +58,7 @@ def run_facts(run: RunState, reporter: RunReporter, exitstatus: int) -> RunFacts
         deviations=tuple(deviations),
         selection=selection.banner(),
         spend=tuple(reporter.spend()),
+        candidate_spend=tuple(reporter.candidate_spend()),
         seed=options.seed,
         disagreement=options.disagreement,
         labels=run.labels,

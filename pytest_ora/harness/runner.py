@@ -34,7 +34,7 @@ from .steps.packets import OverContextWindow, item_packets
 from .steps.record import count_live_calls, judged_record
 from .steps.replies import checked_replies
 from .steps.scores import score
-from .steps.spend import Budget, BudgetReached, NotJudged, charge, check_budget
+from .steps.spend import Budget, BudgetReached, NotJudged, charge, charge_candidate, check_budget
 
 __all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContextWindow"]
 
@@ -170,13 +170,20 @@ class CaptureRunner:
         capture_id = planned.capture.capture_id
         rubric = self.judging.rubric
         check_budget(self.budget, capture_id)
+        live_answer = False
         if self.answering is not None:
-            planned = await self.answering.answer(planned)
+            answered = await self.answering.answer(planned, client)
+            planned, live_answer = answered.planned, answered.live
+            if live_answer:  # one budget over both: the answer's cost counts before its judges are asked
+                charge_candidate(self.budget, planned.capture.candidate_cost_usd)
+                check_budget(self.budget, capture_id)
         item = item_packets(planned, self.root, self.judging, self.output)
         replies = await ask_judges(capture_id, item, self.judging, self.cassettes, client)
         judges = checked_replies(replies, rubric)
         write_judges(self.output, capture_id, judges)
         record = judged_record(planned, item, judges, rubric)
+        if live_answer:
+            record["candidate_live"] = True
         score(record, rubric)
         count_live_calls(record, replies)
         charge(self.budget, record)
@@ -184,7 +191,9 @@ class CaptureRunner:
 
     def estimate(self, planned: PlannedCapture, prices: dict[str, Price]) -> dict[str, Any]:
         """A dry run: the packets are built and written, each judge's first requests sized, nothing sent."""
-        return estimate(planned, self.root, self.judging, self.output, prices)
+        spec = self.answering.candidates.get(planned.capture.configuration) if self.answering is not None else None
+        slot = self.answering.slot(planned.capture.configuration) if self.answering is not None else None
+        return estimate(planned, self.root, self.judging, self.output, prices, spec, None if slot is None else slot.spec)
 
     def close(self) -> list[str]:
         """Cancel captures judged ahead whose items never ran, stop the loop; files that failed to write."""

@@ -15,7 +15,7 @@ import pytest
 
 from ..bundle.design import option_problems
 from ..core.errors import IntakeError, OraError
-from ..core.plan import Plan
+from ..core.plan import JudgeSlot, Panel, Plan
 from ..core.vocabulary import is_live
 from ..judges.budget import price_for
 from ..judges.keyguard import configured_keys
@@ -85,19 +85,31 @@ def _check_options(run: OraRun, plan: Plan) -> None:
     if options.substitutes and not options.panel_label:
         raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
     if options.budget_usd is not None:
-        unpriced = [j for j in plan.panel.judges if price_for(j.spec.model, run.prices()) is None]
+        roles = plan.bundle.optimum.roles
+        candidates = [JudgeSlot(f"candidate {name}", "candidate", spec.role, roles[spec.role])
+                      for name, spec in (plan.bundle.manifest.candidates or {}).items()
+                      if spec.role is not None and spec.role in roles]
+        unpriced = [j for j in (*plan.panel.judges, *candidates) if price_for(j.spec.model, run.prices()) is None]
         if unpriced:
             names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
             raise pytest.UsageError(f"--ora-budget-usd needs a price for {names}: add it with --ora-prices FILE")
     if options.prices is not None:
         run.prices()  # a bad price file is one usage error now, not one failure per capture later
     _check_roles(plan, options)
-    roles = sorted(name for name, spec in (plan.bundle.manifest.candidates or {}).items() if spec.role is not None)
-    if roles:
-        raise pytest.UsageError(
-            f"bundle.yaml: candidates {', '.join(roles)}: role candidates are not answered by this version yet; "
-            "use a python or command candidate"
-        )
+    _check_candidates(plan)
+
+
+def _check_candidates(plan: Plan) -> None:
+    """A role candidate's params are ones its model takes: nothing the run sends is silently dropped."""
+    if not any(spec.params is not None for spec in (plan.bundle.manifest.candidates or {}).values()):
+        return
+    from .candidates.role import sampling_refused
+
+    roles = plan.bundle.optimum.roles
+    for name, spec in (plan.bundle.manifest.candidates or {}).items():
+        refused = sampling_refused(roles[spec.role], spec) if spec.role is not None and spec.role in roles else None
+        if refused:
+            raise pytest.UsageError(f"bundle.yaml: candidates.{name}.params: {refused}")
 
 
 def _check_live(plan: Plan, options: Options) -> None:
@@ -106,6 +118,7 @@ def _check_live(plan: Plan, options: Options) -> None:
     from ..judges.keyguard import check_keys
     from ..judges.reachability import check_reachable, missing_keys
     from ..judges.recordings import RecordingsError, check_bundle, note_recording
+    from .candidates.role import candidate_roles
 
     _check_recordable(options.cassettes)
     try:
@@ -115,9 +128,16 @@ def _check_live(plan: Plan, options: Options) -> None:
     missing = missing_keys(plan.panel, os.environ)
     if missing:
         raise pytest.UsageError("live judging needs API keys: " + "; ".join(missing))
+    # Role candidates are called as judges are: their keys and routes are checked before any call too.
+    candidates = Panel(candidate_roles(plan.bundle.manifest.candidates, plan.bundle.optimum.roles), "candidates")
+    missing = missing_keys(candidates, os.environ)
+    if missing:
+        raise pytest.UsageError("role candidates need API keys: " + "; ".join(missing))
     try:
         check_keys(plan, os.environ)
         check_reachable(plan.panel, os.environ, timeout=options.timeout)
+        if candidates.judges:
+            check_reachable(candidates, os.environ, timeout=options.timeout)
     except OraError as error:
         raise pytest.UsageError(str(error)) from None
     # Recording starts now: the directory is this bundle's, and this rubric version joins its record.
@@ -149,12 +169,16 @@ def _baseline(plan: Plan, options: Options) -> BaselineRun | None:
 def _needs_network(plan: Plan, options: Options) -> bool:
     if options.record in ("all", "new_episodes"):
         return True
+    from ..judges.cassettes import cassette_path
+    from .candidates.recording import CandidateRecording
+
+    judged = [p.capture for p in plan.captures if p.status == "judge"]
+    roles = {name for name, spec in (plan.bundle.manifest.candidates or {}).items() if spec.role is not None}
+    if any(not CandidateRecording(options.cassettes, c.capture_id).path.is_file() for c in judged if c.configuration in roles):
+        return True  # a role candidate not yet recorded is called
     if not plan.panel.judges:
         return False
-    from ..judges.cassettes import cassette_path
-
-    judged = (p.capture.capture_id for p in plan.captures if p.status == "judge")
-    return any(not cassette_path(options.cassettes, cid).is_file() for cid in judged)
+    return any(not cassette_path(options.cassettes, capture.capture_id).is_file() for capture in judged)
 
 
 def _labels(plan: Plan, options: Options) -> LabelSet | PreferenceSet | None:

@@ -72,6 +72,13 @@ class BatchJudging:
             if reporter is not None:
                 reporter.write_line(line)
 
+        # A candidate's answer does not exist before its item runs: its captures are judged live once answered.
+        candidates = plan.bundle.manifest.candidates or {}
+        answered_later = [p for p in selected if p.capture.configuration in candidates and p.status == "judge"]
+        if answered_later:
+            say(f"ora: batch: {len(answered_later)} captures whose answers candidates make in the run are judged live, "
+                "each once its answer exists (not batched)")
+            selected = [p for p in selected if p.capture.configuration not in candidates]
         budget = None if run.options.budget_usd is None else Decimal(str(run.options.budget_usd))
         with httpx.Client(timeout=http_timeout(run.options.timeout), trust_env=False) as client:
             try:

@@ -23,12 +23,13 @@ from ..judges.panel import Judging, describe
 from ..method.kinds import mechanical_kind
 from ..reports.filewriter import DRY_RUN_DIR, CaptureFiles
 from ..reports.tables import ledger_row
+from .candidates.role import RoleCall, candidate_secrets
 from .drift import short_drift
 from .outcomes import drop_record, overall_text, score_properties
 from .pace import lookahead, worker_upcoming
 from .runner import CaptureRunner
 from .session import OraRun
-from .steps.answer import answering
+from .steps.answer import RoleCandidates, answering
 from .steps.spend import Budget, NotJudged
 from .xdist import worker_count
 
@@ -144,7 +145,10 @@ class OraWorker:
         if planned.status != "judge":
             return base_record(planned, planned.status, planned.reason)
         if excinfo is not None and isinstance(excinfo.value, NotJudged):
-            return base_record(planned, excinfo.value.status, excinfo.value.reason)
+            record = base_record(planned, excinfo.value.status, excinfo.value.reason)
+            if getattr(excinfo.value, "live", False):  # a candidate called this run made no answer
+                record["candidate_live"] = True
+            return record
         reason = describe(excinfo.value) if excinfo is not None else "the test ended without a record"
         return base_record(planned, "error", reason)
 
@@ -154,10 +158,13 @@ class OraWorker:
             plan = run.plan()
             judging = Judging(plan.panel, plan.rubric, policy=run.policy(), reasks=options.reasks,
                               environ=dict(os.environ), prompt_cache=options.prompt_cache, live=is_live(options.record))
-            library = CassetteLibrary(options.cassettes, options.record, secrets=judging.secrets())
+            candidates = plan.bundle.manifest.candidates
+            secrets = judging.secrets() + candidate_secrets(candidates, plan.bundle.optimum.roles, judging.environ,
+                                                             live=judging.live)
+            library = CassetteLibrary(options.cassettes, options.record, secrets=secrets)
             budget = None
             if options.budget_usd is not None:
-                budget = Budget(options.budget_usd, run.prices(), run.spend_log())
+                budget = Budget(options.budget_usd, run.prices(), run.spend_log(), candidates=bool(plan.bundle.manifest.candidates))
             workers = worker_count(self.config)
             ahead = lookahead(options.concurrency, options.record, workers, budget is not None)
             limiter = run.limits.limiter(options.rpm, options.tpm) if is_live(options.record) else None
@@ -165,8 +172,10 @@ class OraWorker:
             in_flight = run.in_flight_log() if is_live(options.record) and not options.dry_run else None
             self._runner = CaptureRunner(
                 plan.bundle.root, judging, library, CaptureFiles(out), budget, ahead, limiter, in_flight,
-                answering(plan.bundle.manifest.candidates, self.config.rootpath, options.cassettes, options.record,
-                          judging.secrets()),
+                answering(candidates, self.config.rootpath, options.cassettes, options.record, secrets,
+                          RoleCandidates(plan.bundle.optimum.roles, RoleCall(
+                              judging.policy, judging.environ, run.prices(), secrets, judging.live, options.prompt_cache,
+                          ))),
             )
         return self._runner
 

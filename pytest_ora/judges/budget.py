@@ -37,6 +37,8 @@ PRICES_AS_OF = "2026-11"
 """When the defaults were last checked against the providers' list prices; override with --ora-prices."""
 OUTPUT_TOKENS_ESTIMATE = 400
 """A reply's output tokens for dry-run estimates (notes for five criteria and an impression)."""
+CANDIDATE_ANSWER_TOKENS_ESTIMATE = 800
+"""A candidate's answer for dry-run estimates, in tokens (at most its max_tokens): its own output, and input to each judge."""
 IMAGE_TOKENS_ESTIMATE = 1600
 """An image's input tokens for dry-run estimates (about a 1,100 x 1,100 px image on Anthropic)."""
 

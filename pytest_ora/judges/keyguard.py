@@ -34,19 +34,24 @@ def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:
     """Raise OraError (the run stops, exit 4) for a key too short to redact or present in the bundle."""
     keys: dict[str, str] = {}
     problems = []
-    for judge in plan.panel.judges:
-        key = api_key_for(judge.spec, environ)
-        name = key_env_for(judge.spec)
+    roles = plan.bundle.optimum.roles
+    callers = [(judge.label, judge.spec) for judge in plan.panel.judges]
+    # Role candidates send their keys as judges do: checked the same way.
+    callers += [(f"candidate {name}", roles[spec.role]) for name, spec in (plan.bundle.manifest.candidates or {}).items()
+                if spec.role is not None and spec.role in roles]
+    for label, role in callers:
+        key = api_key_for(role, environ)
+        name = key_env_for(role)
         if key is None or name in keys:
             continue
         if len(key) < MIN_KEY_LENGTH:
             problems.append(
-                f"{name} ({judge.label}) is {len(key)} characters, too short to redact safely (at least "
+                f"{name} ({label}) is {len(key)} characters, too short to redact safely (at least "
                 f"{MIN_KEY_LENGTH}): set the provider's real key, or unset it for a keyless local judge"
             )
             continue
         keys[name] = str.__str__(key)
-        for part in secrets_for(judge.spec, environ):
+        for part in secrets_for(role, environ):
             if part != key:
                 keys[f"{name} ({'a part of ' if len(part) < len(key) else ''}the credentials)"] = str.__str__(part)
     for name, value in keys.items():
@@ -61,12 +66,17 @@ def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:
 
 
 def _find(plan: Plan, needle: bytes) -> str | None:
-    """Where in the bundle's judged text the bytes occur (file, and line for captures.jsonl), or None."""
+    """Where in the bundle's judged text the bytes occur (file, and line for captures.jsonl and entries.jsonl), or None."""
     root = plan.bundle.root
-    with (root / "captures.jsonl").open("rb") as stream:
-        for number, line in enumerate(stream, start=1):
-            if needle in line:
-                return f"captures.jsonl:{number}"
+    for lines in ("captures.jsonl", "entries.jsonl"):  # a bundle of candidates may hold only entries.jsonl
+        try:
+            stream = (root / lines).open("rb")
+        except FileNotFoundError:
+            continue
+        with stream:
+            for number, line in enumerate(stream, start=1):
+                if needle in line:
+                    return f"{lines}:{number}"
     for relative in _judged_files(plan):
         try:
             data = (root / relative).read_bytes()

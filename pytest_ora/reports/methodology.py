@@ -31,6 +31,9 @@ class RunFacts:
     """A partial run's banner ('selection: 1 of 1,185 captures, -k ...'); empty for a full run."""
     spend: tuple[str, ...] = field(default_factory=tuple)
     """Live judge spend this run, one line per judge and a total; empty when every call replayed."""
+    candidate_spend: tuple[str, ...] = field(default_factory=tuple)
+    """Live candidate spend this run, apart from the judges': one line per candidate configuration, a total, and
+    both together; empty when no candidate was called live."""
     seed: int = 0
     """--ora-seed: the statistics' resampling seed."""
     disagreement: str = "30%"
@@ -111,6 +114,8 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "outcomes": [[name, status.get(name, 0)] for name in ("scored", "excluded", "unscorable", "error")],
         "budget": status.get("budget", 0),
         "spend": list(facts.spend),
+        # Only when a candidate answered live: other runs' run.json as before.
+        **({"candidate_spend": list(facts.candidate_spend)} if facts.candidate_spend else {}),
         # judges on this machine: the spend is a price, not money paid (said only then: other runs' run.json as before)
         **({"spend_priced_only": True} if _all_local(plan) else {}),
         "reasks": sorted(asks.items()),
@@ -236,6 +241,10 @@ def methodology_text(data: dict[str, Any]) -> str:
 
         heading = LOCAL_SPEND_HEADING if data.get("spend_priced_only") else SPEND_HEADING
         lines += ["", f"## {heading}", *(f"- {line}" for line in data["spend"])]
+    if data.get("candidate_spend"):
+        from .judgesites import CANDIDATE_SPEND_HEADING
+
+        lines += ["", f"## {CANDIDATE_SPEND_HEADING}", *(f"- {line}" for line in data["candidate_spend"])]
     lines += ["", "## Lanes not captured"]
     lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
     if data["collision_losers"]:

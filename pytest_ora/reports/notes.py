@@ -94,4 +94,8 @@ def summary_appendix(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         blocks.append("## Head to head\n\n" + compare_table(records, plan.rubric))
     if facts.spend:
         blocks.append(f"## {spend_heading(plan)}\n\n" + "\n".join(f"- {line}" for line in facts.spend))
+    if facts.candidate_spend:
+        from .judgesites import CANDIDATE_SPEND_HEADING
+
+        blocks.append(f"## {CANDIDATE_SPEND_HEADING}\n\n" + "\n".join(f"- {line}" for line in facts.candidate_spend))
     return blocks

@@ -24,13 +24,14 @@ from ..core.fileio import file_mode
 from ..core.plan import Plan
 from ..core.record import CaptureRecord, RecordStore, in_plan_order
 from ..core.rubric import Rubric
-from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
+from ..judges.budget import CANDIDATE_ANSWER_TOKENS_ESTIMATE, OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import kind_files, report_files
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
 from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR
 from .filewriter import write_all as _write_all
+from .made import with_made_answers
 from .methodology import RunFacts, methodology_data
 from .notes import scored_share, summary_appendix, summary_preface
 from .pilot import CELLS, cells_jsonl, pilot_run
@@ -266,11 +267,12 @@ class OutputDir:
         data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
         methodology = methodology_data(plan, ordered, facts)
         run: dict[str, Any] = dict(facts.run)
+        made = with_made_answers(plan, ordered)  # the answers candidates made, where the bundle has none
         if plan.bundle.manifest.pilot is not None:
-            data[CELLS] = cells_jsonl(plan, ordered, facts.run.get("suite_commit"))
-            run["pilot"] = pilot_run(plan, ordered, facts.run)
+            data[CELLS] = cells_jsonl(made, ordered, facts.run.get("suite_commit"))
+            run["pilot"] = pilot_run(made, ordered, facts.run)
         data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes, run)
-        data[TEXTS_NAME] = texts_json(capture_texts(plan, (record["capture_id"] for record in ordered)))
+        data[TEXTS_NAME] = texts_json(capture_texts(made, (record["capture_id"] for record in ordered)))
         data[RUNS_NAME] = runs_json(earlier_runs(self.path))
         data.update(report_files(plan, ordered))
         try:
@@ -319,13 +321,24 @@ class OutputDir:
         order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
         ordered = sorted(estimates, key=lambda e: order.get(e["capture_id"], len(order)))
         totals = _estimate_totals(ordered)
-        data = {"rubric": plan.rubric.version, "prices_as_of": PRICES_AS_OF, "judges": totals, "captures": ordered}
+        data: dict[str, Any] = {"rubric": plan.rubric.version, "prices_as_of": PRICES_AS_OF, "judges": totals}
+        candidates = _candidate_totals(ordered)
+        answers = ""
+        if candidates:
+            data["candidates"] = candidates
+            answers = (
+                f" No candidate was called either: each answer is assumed {CANDIDATE_ANSWER_TOKENS_ESTIMATE} tokens long "
+                "(at most the candidate's max_tokens), the candidate's output and input to every judge; a role "
+                "candidate's input is sized from its request as a judge's is; a Python or command candidate's cost "
+                "is its own and not estimated."
+            )
+        data["captures"] = ordered
         text = (
             f"# Dry-run estimate: {plan.bundle.manifest.bundle}\n\n"
             f"Rubric {plan.rubric.version}. No judge was called. Input tokens are estimated from each "
             "judge's request size (about four bytes a token, plus a fixed amount per image); output "
             f"tokens assume {OUTPUT_TOKENS_ESTIMATE} per reply, one ask each (re-asks add more). Prices: "
-            f"defaults as of {PRICES_AS_OF}, per million tokens, overridable with --ora-prices.\n\n"
+            f"defaults as of {PRICES_AS_OF}, per million tokens, overridable with --ora-prices.{answers}\n\n"
             f"{estimate_table(ordered, 'github')}\n"
         )
         write_atomic(self.path / "estimate.json", _dump(data))
@@ -489,13 +502,56 @@ def _estimate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any]
     return [{**t, "usd": str(t["usd"].quantize(Decimal("0.01"))) if t["priced"] else None} for t in totals.values()]
 
 
+def _candidate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per candidate configuration: answers, estimated tokens and cost (None: not estimated, or no price)."""
+    totals: dict[str, dict[str, Any]] = {}
+    for estimate in estimates:
+        made = estimate.get("candidate")
+        if made is None:
+            continue
+        total = totals.setdefault(estimate["configuration"], {
+            "configuration": estimate["configuration"], "model": made["model"], "captures": 0, "input_tokens": 0,
+            "output_tokens": 0, "usd": Decimal(0), "priced": True, "sized": True})
+        total["captures"] += 1
+        total["output_tokens"] += made["output_tokens"]
+        if made["input_tokens"] is None:
+            total["sized"] = False
+        else:
+            total["input_tokens"] += made["input_tokens"]
+        if made["usd"] is None:
+            total["priced"] = False
+        else:
+            total["usd"] += Decimal(made["usd"])
+    return [{**t, "input_tokens": t["input_tokens"] if t["sized"] else None,
+             "usd": str(t["usd"].quantize(Decimal("0.01"))) if t["priced"] else None}
+            for t in (totals[name] for name in sorted(totals))]
+
+
 def estimate_table(estimates: Sequence[dict[str, Any]], fmt: str = "simple") -> str:
-    """Per judge: captures, estimated tokens and cost; a total row."""
+    """Per judge: captures, estimated tokens and cost; with candidates, their own table below, and both together."""
     rows = []
     for total in _estimate_totals(estimates):
         usd = f"${total['usd']}" if total["usd"] is not None else "no price (use --ora-prices)"
         rows.append([total["label"], total["model"], total["captures"], total["input_tokens"], total["output_tokens"], usd])
-    return tabulate(rows, headers=["Judge", "Model", "Captures", "Input tokens", "Output tokens", "Estimated cost"], tablefmt=fmt)
+    table = tabulate(rows, headers=["Judge", "Model", "Captures", "Input tokens", "Output tokens", "Estimated cost"], tablefmt=fmt)
+    candidates = _candidate_totals(estimates)
+    if not candidates:
+        return table
+    made = []
+    for total in candidates:
+        sized = total["input_tokens"] is not None
+        usd = f"${total['usd']}" if total["usd"] is not None else (
+            "no price (use --ora-prices)" if sized else "not estimated (the candidate reports its own cost)")
+        made.append([total["configuration"], total["model"], total["captures"], total["input_tokens"] if sized else "-",
+                     total["output_tokens"], usd])
+    both = [Decimal(t["usd"]) for t in (*_estimate_totals(estimates), *candidates) if t["usd"] is not None]
+    every = len(both) == len(_estimate_totals(estimates)) + len(candidates)
+    return (
+        f"{table}\n\n"
+        + tabulate(made, headers=["Candidate", "Model", "Answers", "Input tokens", "Output tokens", "Estimated cost"], tablefmt=fmt)
+        + f"\n\nJudges and candidates together: ${sum(both, Decimal(0)):.2f}"
+        + ("" if every else " (rows without a price or an estimate not included)")
+    )
 
 
 def _alive(pid: int) -> bool:

@@ -1,4 +1,4 @@
-"""What a live run paid its judges: tokens billed times the price table, per judge."""
+"""What a live run paid: its judges (tokens billed times the price table, per judge) and, apart, its candidates."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from ..core.record import CaptureRecord
 from ..core.usage import Usage, add_usage, reported_usage
 from ..judges.budget import Price, cost, price_for
 
-__all__ = ["JudgeSpend", "judge_spend", "spend_lines"]
+__all__ = ["CandidateSpend", "JudgeSpend", "candidate_spend", "candidate_spend_lines", "judge_spend", "priced_total",
+           "spend_lines"]
 
 
 @dataclass(frozen=True)
@@ -66,3 +67,61 @@ def spend_lines(spends: Sequence[JudgeSpend], batched: Decimal | None = None) ->
         unpriced = " (unpriced judges not included)" if len(priced) < len(spends) + bool(batched) else ""
         lines.append(f"total: ${sum(priced, Decimal(0)):.2f}{unpriced}")
     return lines
+
+
+@dataclass(frozen=True)
+class CandidateSpend:
+    """One candidate configuration's answers made live this run: tokens and cost (None when any answer had no price)."""
+
+    configuration: str
+    model: str
+    answers: int
+    tokens_in: int
+    tokens_out: int
+    usd: Decimal | None
+
+
+def candidate_spend(records: Sequence[CaptureRecord]) -> list[CandidateSpend]:
+    """Per candidate configuration, over the answers made live this run (a replayed answer is free)."""
+    by: dict[str, list[dict[str, object]]] = {}
+    for record in records:
+        candidate = record.get("candidate")
+        if candidate is not None and record.get("candidate_live"):
+            by.setdefault(record["configuration"], []).append(candidate)
+    spends = []
+    for configuration in sorted(by):
+        answers = by[configuration]
+        costs = [answer.get("candidate_cost_usd") for answer in answers]
+        usd = None if any(c is None for c in costs) else sum((Decimal(str(c)) for c in costs), Decimal(0))
+        models = sorted({str(answer.get("candidate_model")) for answer in answers})
+        spends.append(CandidateSpend(
+            configuration, ", ".join(models), len(answers),
+            sum(int(str(answer.get("candidate_tokens_in") or 0)) for answer in answers),
+            sum(int(str(answer.get("candidate_tokens_out") or 0)) for answer in answers), usd,
+        ))
+    return spends
+
+
+def candidate_spend_lines(spends: Sequence[CandidateSpend], judges_usd: Decimal | None = None) -> list[str]:
+    """One line per candidate configuration and a total, apart from the judges'; with the judges' total, both together."""
+    lines = []
+    for spend in spends:
+        usd = "no cost known (price the model with --ora-prices, or report cost_usd from the candidate)" \
+            if spend.usd is None else f"${spend.usd:.4f}"
+        answers = f"{spend.answers} answer{'s' if spend.answers != 1 else ''}"
+        lines.append(f"candidate {spend.configuration} {spend.model}: {usd} ({answers}, "
+                     f"{spend.tokens_in:,} input / {spend.tokens_out:,} output tokens)")
+    if not spends:
+        return lines
+    priced = [spend.usd for spend in spends if spend.usd is not None]
+    unpriced = " (unpriced candidates not included)" if len(priced) < len(spends) else ""
+    total = sum(priced, Decimal(0))
+    lines.append(f"candidates total: ${total:.4f}{unpriced}")
+    if judges_usd is not None:
+        lines.append(f"judges and candidates together: ${judges_usd + total:.4f} (one --ora-budget-usd caps both)")
+    return lines
+
+
+def priced_total(spends: Sequence[JudgeSpend], batched: Decimal | None = None) -> Decimal:
+    """The judges' priced spend, provider batches included."""
+    return sum((spend.usd for spend in spends if spend.usd is not None), batched or Decimal(0))

@@ -33,6 +33,7 @@ from .wire import (
     _token_id,
     compact_json,
     estimate_tokens,
+    reply_text_of,
 )
 
 __all__ = ["AZURE", "AZURE_RESPONSES", "BEDROCK", "VERTEX_CLAUDE", "VERTEX_GEMINI", "sigv4_access_key"]
@@ -295,7 +296,7 @@ class _Bedrock(Wire):
         return (names[0], isinstance(choice, dict) and "any" in choice) if names else (None, False)
 
     def success(self, call: Call, reply: dict[str, Any], kind: str | None, latency: float) -> Response:
-        reply_text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
+        reply_text = reply_text_of(call, reply)
         content: list[dict[str, Any]] = []
         if kind == "thinking_first":
             signature = hashlib.sha256(call.seed.encode()).hexdigest()

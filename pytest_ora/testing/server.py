@@ -35,6 +35,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from ..core.vocabulary import PROVIDERS
+from .answers import asks_plain_text, plain_answer
 from .batch import BatchStore
 from .cache import PromptCache
 from .cloud import AZURE, AZURE_RESPONSES, BEDROCK, VERTEX_CLAUDE, VERTEX_GEMINI
@@ -681,12 +682,18 @@ class ReferenceJudge:
         spoiler = fault if fault is not None and fault.kind in INVALID_FAULTS + BLANK_FAULTS else None
         use = self.cache.account(call.provider, body, call.input_tokens)
         call = replace(call, cache_read=use.read, cache_write=use.written)
-        shape = reply_shape(body)
-        reply = judge_reply(call.text, call.model, call.images, shape, self.prefer_first)
-        reply = _spoil(_jittered(_biased(reply, self.bias, shape), self.jitter, f"{self.jitter_seed}:{seed}", shape), spoiler)
         kind = fault.kind if fault is not None else None
         limit = call.max_tokens
-        if kind is None and limit is not None and estimate_tokens(compact_json(reply).decode()) > limit:
+        if asks_plain_text(body):  # a candidate's call: a plain-text answer, built from the prompt
+            call = replace(call, answer=plain_answer(call.text, call.model))
+            reply: dict[str, Any] = {}
+            size = estimate_tokens(call.answer or "")
+        else:
+            shape = reply_shape(body)
+            reply = judge_reply(call.text, call.model, call.images, shape, self.prefer_first)
+            reply = _spoil(_jittered(_biased(reply, self.bias, shape), self.jitter, f"{self.jitter_seed}:{seed}", shape), spoiler)
+            size = estimate_tokens(compact_json(reply).decode())
+        if kind is None and limit is not None and size > limit:
             kind = "truncated"  # the request's own output limit cuts the reply, as a real model's would
         response = apply_quirk(wire.success(call, reply, kind, self.latency), kind)
         return _hostile(response, fault)

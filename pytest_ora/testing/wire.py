@@ -34,6 +34,7 @@ __all__ = [
     "compact_json",
     "estimate_tokens",
     "rate_limit_headers",
+    "reply_text_of",
     "unparsable_message",
 ]
 
@@ -81,6 +82,8 @@ class Call:
     """Input tokens read from the prompt cache (see cache.py), inside input_tokens."""
     cache_write: int = 0
     """Input tokens written to the prompt cache (Anthropic), inside input_tokens."""
+    answer: str | None = None
+    """A request without a reply schema or tools: the plain-text answer (answers.py), sent as the model's text."""
 
 
 class BadRequest(OraError):
@@ -106,7 +109,10 @@ def _pretty(payload: Any, indent: int = 2) -> bytes:
     return (json.dumps(payload, ensure_ascii=False, indent=indent) + "\n").encode("utf-8")
 
 
-def _reply_text(reply: Any) -> str:
+def reply_text_of(call: Call, reply: Any) -> str:
+    """The text a reply carries: the judge's reply object as JSON, or the plain answer of a call without a schema."""
+    if call.answer is not None:
+        return call.answer
     return json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -336,7 +342,7 @@ class _Anthropic(Wire):
         return model if re.search(r"-\d{8}$", model) else f"{model}-20260101"
 
     def success(self, call: Call, reply: dict[str, Any], kind: str | None, latency: float) -> Response:
-        reply_text = _reply_text(reply)
+        reply_text = reply_text_of(call, reply)
         content: list[dict[str, Any]] = []
         if kind == "thinking_first":
             signature = base64.b64encode(hashlib.sha512(call.seed.encode()).digest()).decode("ascii")
@@ -530,7 +536,7 @@ class _OpenAI(Wire):
         return model if re.search(r"-\d{4}-\d{2}-\d{2}$", model) else f"{model}-2026-01-01"
 
     def _message(self, call: Call, reply: dict[str, Any], kind: str | None) -> tuple[dict[str, Any], str]:
-        reply_text = _reply_text(reply)
+        reply_text = reply_text_of(call, reply)
         message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None, "annotations": []}
         finish = "stop"
         if kind == "refusal":
@@ -761,7 +767,7 @@ class _Google(Wire):
         return str(allowed[0])
 
     def success(self, call: Call, reply: dict[str, Any], kind: str | None, latency: float) -> Response:
-        reply_text = _reply_text(reply)
+        reply_text = reply_text_of(call, reply)
         candidate: dict[str, Any]
         parts: list[dict[str, Any]] = []
         if kind == "thinking_first":
@@ -899,7 +905,7 @@ class _Responses(_OpenAI):
         return Call(self.name, model, "\n\n".join(texts), tuple(images), None, False, seed, max(1, size // 4), limit)
 
     def success(self, call: Call, reply: dict[str, Any], kind: str | None, latency: float) -> Response:
-        reply_text = _reply_text(reply)
+        reply_text = reply_text_of(call, reply)
         status, incomplete = "completed", None
         content: list[dict[str, Any]]
         if kind == "refusal":

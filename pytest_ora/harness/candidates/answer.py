@@ -20,6 +20,11 @@ class CandidateFailed(NotJudged):
 
     shown = ""  # the reason says "candidate failed" itself
 
+    def __init__(self, capture_id: str, reason: str, live: bool = False) -> None:
+        super().__init__(capture_id, reason)
+        self.live = live
+        """The candidate was called this run (not the recorded failure replayed)."""
+
 
 class CandidateFailure(OraError):  # noqa: N818 - a failure as data, recorded then raised as CandidateFailed
     """Raised by a candidate's call: the reason kept in the recording, credentials already redacted."""

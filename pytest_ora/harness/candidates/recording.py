@@ -17,13 +17,15 @@ from typing import Any
 
 from ...core.candidates import CandidateSpec
 from ...core.errors import CorruptCassette, MissingCassette, PacketDrift
-from ...core.models import Capture
+from ...core.models import Capture, RoleSpec
 from .answer import CandidateAnswer
 
-__all__ = ["CANDIDATES_DIR", "CandidateRecording", "request_digests"]
+__all__ = ["CANDIDATES_DIR", "CANDIDATE_CALLS_DIR", "CandidateRecording", "request_digests"]
 
 CANDIDATES_DIR = "_candidates"
 """Not a family slug (those start with a letter or digit): never a judge cassette's directory."""
+CANDIDATE_CALLS_DIR = "_candidate_calls"
+"""Role candidates' HTTP exchanges: `_candidate_calls/<family>/<technique>/<configuration>.json`, vcrpy cassettes."""
 
 
 def _digest(value: Any) -> str:
@@ -31,16 +33,17 @@ def _digest(value: Any) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def request_digests(capture: Capture, spec: CandidateSpec) -> dict[str, str]:
-    """The digest of each part of the candidate's request, and of its definition."""
+def request_digests(capture: Capture, spec: CandidateSpec, role: RoleSpec | None = None) -> dict[str, str]:
+    """The digest of each part of the candidate's request, of its definition, and of a role candidate's role."""
     definition = spec.model_dump(exclude={"system", "params"}, exclude_none=True)
-    return {
+    role_digest = {} if role is None else {"role": _digest(role.model_dump(mode="json", exclude_none=True))}
+    return role_digest | {
         "prompt": _digest(capture.prompt),
         "context": _digest(capture.context),
         "messages": _digest(None if capture.messages is None else [turn.model_dump() for turn in capture.messages]),
         "metadata": _digest(capture.metadata),
         "system": _digest(spec.system),
-        "params": _digest(spec.params),
+        "params": _digest(None if spec.params is None else spec.params.model_dump(exclude_none=True)),
         "candidate": _digest(definition),
     }
 

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from ...core.record import CaptureRecord
 
-__all__ = ["FAILED", "candidate_lines"]
+__all__ = ["FAILED", "call_line", "candidate_lines"]
 
 FAILED = "candidate failed: "
 """How a failed candidate's capture reason starts (harness/steps/answer.py)."""
@@ -16,11 +16,12 @@ _NAMED = 5
 
 
 def candidate_lines(records: Iterable[CaptureRecord]) -> list[str]:
-    """One line when the run made answers or a candidate failed; nothing otherwise."""
+    """The answers made and the candidates that failed, then the run's calls; nothing when no candidate answered or failed."""
     answered = 0
     spend = Decimal(0)
     priced = 0
     failed: list[str] = []
+    records = list(records)
     for record in records:
         candidate = record.get("candidate")
         if candidate is not None:
@@ -32,9 +33,23 @@ def candidate_lines(records: Iterable[CaptureRecord]) -> list[str]:
             failed.append(record["capture_id"])
     if not answered and not failed:
         return []
-    cost = f"candidate spend ${spend:.4f} as reported for {priced} of them" if priced else "no candidate spend reported"
+    # The answers' cost as recorded with them (this run's spend, answers made live, is on its own line).
+    cost = f"cost as recorded with the answers: ${spend:.4f} for {priced} of them" if priced else "no cost recorded with the answers"
     line = f"ora: candidates answered {answered} judged capture{'s' if answered != 1 else ''} ({cost})"
     if failed:
         shown = ", ".join(sorted(failed)[:_NAMED]) + (f" and {len(failed) - _NAMED} more" if len(failed) > _NAMED else "")
         line += f"; {len(failed)} candidate{'s' if len(failed) != 1 else ''} failed (unscorable, never judged): {shown}"
-    return [line]
+    return [line, call_line(records)]
+
+
+def call_line(records: Iterable[CaptureRecord]) -> str:
+    """The run's calls: every candidate call (its failures included) and every judge call, how many of each went live."""
+    candidate_calls = candidate_live = judge_calls = judge_live = 0
+    for record in records:
+        if record.get("candidate") is not None or (record["reason"] or "").startswith(FAILED):
+            candidate_calls += 1
+            candidate_live += bool(record.get("candidate_live"))
+        judge_calls += sum(judge["asks"] for judge in record["judges"])
+        judge_live += record.get("live_calls", 0)
+    return (f"ora: candidate calls {candidate_calls} ({candidate_live} live, {candidate_calls - candidate_live} replayed), "
+            f"judge calls {judge_calls} ({judge_live} live, {judge_calls - judge_live} replayed)")

@@ -8,57 +8,101 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import httpx
+
 from ...bundle.secrets import redact_shapes
 from ...core.candidates import CandidateSpec
-from ...core.plan import PlannedCapture
+from ...core.models import RoleSpec
+from ...core.plan import JudgeSlot, PlannedCapture
+from ...judges.cassettes import CassetteLibrary
 from ..candidates.answer import CandidateAnswer, CandidateFailed, CandidateFailure, request_of
 from ..candidates.command import call_command
 from ..candidates.python import call_python
-from ..candidates.recording import CandidateRecording, request_digests
+from ..candidates.recording import CANDIDATE_CALLS_DIR, CandidateRecording, request_digests
+from ..candidates.role import RoleCall, call_role, candidate_slot
 from ..candidates.summary import FAILED
 
-__all__ = ["Answering", "answering"]
+__all__ = ["Answered", "Answering", "RoleCandidates", "answering"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Answered:
+    """A capture with its answer, and whether its candidate was called this run (not replayed)."""
+
+    planned: PlannedCapture
+    live: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class RoleCandidates:
+    """What role candidates need: the roles of optimum.yaml, and how this process calls them."""
+
+    roles: Mapping[str, RoleSpec]
+    call: RoleCall
 
 
 class Answering:
     """Makes the answers of the candidate configurations; every other capture passes as it is."""
 
     def __init__(self, candidates: Mapping[str, CandidateSpec], suite: Path, cassettes: Path, mode: str,
-                 secrets: Sequence[str], redact: Callable[[str], str]) -> None:
+                 secrets: Sequence[str], redact: Callable[[str], str], roles: RoleCandidates | None = None) -> None:
         self.candidates = candidates
         self.suite = suite
         self.cassettes = cassettes
         self.mode = mode
         self.secrets = list(secrets)
         self.redact = redact
+        self.roles = roles
+        self.calls = CassetteLibrary(cassettes / CANDIDATE_CALLS_DIR, mode, secrets=self.secrets)
+        """The role candidates' HTTP exchanges, one vcrpy cassette per capture, as a judge's are."""
+        self._played: set[str] = set()
+        """Captures whose role candidate's exchange its cassette served (nothing sent, nothing spent)."""
 
-    async def answer(self, planned: PlannedCapture) -> PlannedCapture:
+    def slot(self, configuration: str) -> JudgeSlot | None:
+        """The role candidate of a configuration as a caller of its provider; None for any other."""
+        spec = self.candidates.get(configuration)
+        if spec is None or spec.role is None or self.roles is None or spec.role not in self.roles.roles:
+            return None
+        return candidate_slot(configuration, spec.role, self.roles.roles[spec.role])
+
+    async def answer(self, planned: PlannedCapture, client: httpx.AsyncClient | None = None) -> Answered:
         """The capture with its candidate's answer; CandidateFailed when the candidate made none."""
         capture = planned.capture
         spec = self.candidates.get(capture.configuration)
         if spec is None:
-            return planned
+            return Answered(planned)
         recording = CandidateRecording(self.cassettes, capture.capture_id)
-        digests = request_digests(capture, spec)
+        slot = self.slot(capture.configuration)
+        digests = request_digests(capture, spec, None if slot is None else slot.spec)
         data = recording.read()
         made: CandidateAnswer | None = None
+        replayed = False
         if data is not None and self.mode != "all":
             drifted = recording.drifted(data, digests)
             if not drifted:
-                made = recording.replayed(data)
+                made, replayed = recording.replayed(data), True
             elif self.mode in ("none", "once"):
                 raise recording.drift(drifted)
         elif data is None and self.mode == "none":
             raise recording.missing()
-        if made is None:
-            made = await self._make(spec, planned)
+        if made is not None and slot is not None and made.failure is None:
+            # A role's answer is its recorded exchange, replayed through the same client: never sent again.
+            made = await self._make(spec, planned, client, slot, made)
+        elif made is None:
+            made = await self._make(spec, planned, client, slot)
+        if not replayed:
             recording.write(digests, made, self.secrets)
+        live = not replayed and capture.capture_id not in self._played
+        self._played.discard(capture.capture_id)
         if made.failure is not None:
-            raise CandidateFailed(capture.capture_id, f"{FAILED}{made.failure}")
-        return dataclasses.replace(planned, capture=made.applied(capture))
+            raise CandidateFailed(capture.capture_id, f"{FAILED}{made.failure}", live=live)
+        return Answered(dataclasses.replace(planned, capture=made.applied(capture)), live=live)
 
-    async def _make(self, spec: CandidateSpec, planned: PlannedCapture) -> CandidateAnswer:
-        """Call the candidate once, timed; a failure is an answer too (recorded, so a replay says it again)."""
+    async def _make(self, spec: CandidateSpec, planned: PlannedCapture, client: httpx.AsyncClient | None,
+                    slot: JudgeSlot | None, recorded: CandidateAnswer | None = None) -> CandidateAnswer:
+        """Call the candidate once, timed; a failure is an answer too (recorded, so a replay says it again).
+
+        `recorded`: a role's replay, whose time and latency are the recording's."""
         request = request_of(planned.capture)
         generated_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
         started = time.monotonic()
@@ -68,16 +112,34 @@ class Answering:
             elif spec.command is not None:
                 made = await call_command(spec, request, self.suite, self.redact)
             else:
-                raise CandidateFailure("role candidates are not answered by this version of pytest-ora yet")
+                made = await self._role(spec, planned, client, slot)
         except CandidateFailure as failure:
             latency = round((time.monotonic() - started) * 1000)
             return CandidateAnswer(answer=None, failure=self.redact(str(failure)), latency_ms=latency, generated_at=generated_at)
+        if recorded is not None:
+            return dataclasses.replace(made, latency_ms=recorded.latency_ms, generated_at=recorded.generated_at)
         latency = round((time.monotonic() - started) * 1000)
         return dataclasses.replace(made, latency_ms=latency, generated_at=generated_at)
 
+    async def _role(self, spec: CandidateSpec, planned: PlannedCapture, client: httpx.AsyncClient | None,
+                    slot: JudgeSlot | None) -> CandidateAnswer:
+        """The role's answer under the capture's candidate cassette, saved once the answer is made."""
+        if slot is None or client is None or self.roles is None:
+            raise CandidateFailure(f"role {spec.role} is not a role of optimum.yaml")
+        capture_id = planned.capture.capture_id
+        async with self.calls.hold(capture_id):
+            cassette = self.calls.open(capture_id)
+            try:
+                made = await call_role(self.roles.call, slot, planned.capture, spec, client, cassette)
+            finally:
+                if cassette.play_count:  # served by the cassette: not a call of this run
+                    self._played.add(capture_id)
+            cassette.save()
+        return made
+
 
 def answering(candidates: Mapping[str, CandidateSpec] | None, suite: Path, cassettes: Path, mode: str,
-              secrets: Sequence[object]) -> Answering | None:
+              secrets: Sequence[object], roles: RoleCandidates | None = None) -> Answering | None:
     """The answer step of a bundle with candidates; None without (every answer is the bundle's own)."""
     if not candidates:
         return None
@@ -88,4 +150,4 @@ def answering(candidates: Mapping[str, CandidateSpec] | None, suite: Path, casse
             text = text.replace(value, "[REDACTED]")
         return redact_shapes(text)
 
-    return Answering(candidates, suite, cassettes, mode, values, redact)
+    return Answering(candidates, suite, cassettes, mode, values, redact, roles)

@@ -26,6 +26,7 @@ def judged_record(planned: PlannedCapture, item: ItemPackets, judges: list[Judge
             "candidate_cost_usd": None if capture.candidate_cost_usd is None else str(capture.candidate_cost_usd),
             "generated_at": capture.generated_at,
         }
+        record["answer"] = capture.answer
     material = item.packets[0][1].material
     if material is not None:
         record["material"] = material

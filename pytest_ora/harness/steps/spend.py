@@ -1,4 +1,4 @@
-"""The spend step: a capture is not started past the run's judge budget, and its live calls are priced."""
+"""The spend step: a capture is not started past the run's budget, and its live calls (judges' and candidate's) are priced."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from ...core.record import CaptureRecord
 from ...judges.budget import Price, SpendLog, usage_cost
 
-__all__ = ["Budget", "BudgetReached", "NotJudged", "charge", "charge_judges", "check_budget"]
+__all__ = ["Budget", "BudgetReached", "NotJudged", "charge", "charge_candidate", "charge_judges", "check_budget"]
 
 
 class NotJudged(pytest.skip.Exception):  # type: ignore[name-defined,misc]
@@ -35,20 +35,29 @@ class BudgetReached(NotJudged):
 
 @dataclass(frozen=True)
 class Budget:
-    """A cap on live judge spend, shared by every process of the run."""
+    """A cap on live spend, judges' and candidates' together, shared by every process of the run."""
 
     limit: Decimal
     prices: dict[str, Price]
     log: SpendLog
+    candidates: bool = False
+    """The bundle has candidates: their live answers count against the cap too."""
 
 
 def check_budget(budget: Budget | None, capture_id: str) -> None:
-    """BudgetReached when the run's judge spend so far reached the cap."""
+    """BudgetReached when the run's spend so far reached the cap."""
     if budget is None:
         return
     spent = budget.log.total()
     if spent >= budget.limit:
-        raise BudgetReached(capture_id, f"not judged: judge spend ${spent:.2f} reached --ora-budget-usd {budget.limit}")
+        what = "spend (judges and candidates)" if budget.candidates else "judge spend"
+        raise BudgetReached(capture_id, f"not judged: {what} ${spent:.2f} reached --ora-budget-usd {budget.limit}")
+
+
+def charge_candidate(budget: Budget | None, usd: Decimal | None) -> None:
+    """Add a candidate's live answer, as priced or reported, to the run's spend."""
+    if budget is not None and usd is not None:
+        budget.log.add(usd)
 
 
 def charge(budget: Budget | None, record: CaptureRecord) -> None:

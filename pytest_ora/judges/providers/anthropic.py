@@ -15,7 +15,7 @@ import httpx
 from ...core.models import RoleSpec
 from ...core.usage import Usage, reported_usage
 from ._wire import base64_text, count, fallback_error, mapping, path_segment, read_json, sibling_url, snippet, string
-from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
+from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body, sampling_fields
 
 __all__ = ["API_VERSION", "AnthropicClient", "output_schema", "takes_temperature"]
 
@@ -55,14 +55,19 @@ class AnthropicClient:
         body: dict[str, Any] = {"model": role.model, "max_tokens": prompt.max_tokens + (thinking or 0)}
         if thinking is not None:
             body["thinking"] = {"type": "enabled", "budget_tokens": thinking}
+        elif prompt.sampling is not None:  # a candidate's call: its own parameters, exactly
+            body |= sampling_fields(prompt, temperature="temperature", top_p="top_p")
         elif takes_temperature(role.model):
             body["temperature"] = 0
         cache = prompt.cache_key is not None
         # Prompt caching: a breakpoint after the system prompt caches tools and system (the same for
         # every call of the run), one after the entry part caches that too (the same for an entry).
-        body["system"] = [{"type": "text", "text": prompt.system, **_EPHEMERAL}] if cache else prompt.system
+        if prompt.system:
+            body["system"] = [{"type": "text", "text": prompt.system, **_EPHEMERAL}] if cache else prompt.system
         body["messages"] = [{"role": "user", "content": [_block(part, cache) for part in prompt.parts]}]
-        if thinking is not None:
+        if prompt.reply_schema is None:
+            pass  # a candidate answers in plain text: no tool, no structured output
+        elif thinking is not None:
             body["output_config"] = {"format": {"type": "json_schema", "schema": output_schema(prompt.reply_schema)}}
         else:
             body["tools"] = [

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ImagePart",
+    "Sampling",
     "JudgePrompt",
     "Part",
     "ProviderClient",
@@ -22,6 +23,7 @@ __all__ = [
     "Stop",
     "TextPart",
     "dumps_body",
+    "sampling_fields",
     "loads_body",
 ]
 
@@ -49,19 +51,31 @@ Part = TextPart | ImagePart
 
 
 @dataclass(frozen=True)
+class Sampling:
+    """A candidate's sampling parameters, sent as given; a judge sends none (its client's own: temperature 0 where taken)."""
+
+    temperature: float | None = None
+    top_p: float | None = None
+
+
+@dataclass(frozen=True)
 class JudgePrompt:
     """Everything a judge call sends, independent of the provider's wire format."""
 
     system: str
+    """The system prompt; empty: none is sent (a candidate without one)."""
     parts: tuple[Part, ...]
-    reply_schema: dict[str, Any]
-    """JSON Schema of the reply object (sent as tool input schema or structured-output schema)."""
+    reply_schema: dict[str, Any] | None
+    """JSON Schema of the reply object (sent as tool input schema or structured-output schema); None for a
+    candidate's call, answered in plain text: no tool, no structured output."""
     schema_name: str = "ora_judge_reply"
     """Name of the tool or structured-output schema."""
     max_tokens: int = 16000
     cache_key: str | None = None
     """Prompt caching on: a key shared by the calls whose prefix repeats (OpenAI's prompt_cache_key);
     None when caching is off (no breakpoints, no key)."""
+    sampling: Sampling | None = None
+    """A candidate's call: its sampling parameters exactly (None: a judge's call)."""
 
 
 @dataclass(frozen=True)
@@ -115,3 +129,14 @@ def loads_body(data: bytes | str) -> Any:
     """Response JSON with exact decimals, read strictly (strictjson); tolerates a BOM and surrounding whitespace."""
     text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
     return strict_loads(text.strip())
+
+
+def sampling_fields(prompt: JudgePrompt, *, temperature: str, top_p: str) -> dict[str, Any]:
+    """A candidate's sampling parameters under the provider's names; only those it set."""
+    sampling = prompt.sampling or Sampling()
+    fields: dict[str, Any] = {}
+    if sampling.temperature is not None:
+        fields[temperature] = sampling.temperature
+    if sampling.top_p is not None:
+        fields[top_p] = sampling.top_p
+    return fields

@@ -26,7 +26,7 @@ from . import aws
 from ._wire import base64_text, count, fallback_error, items, mapping, read_json, snippet, string
 from .anthropic import AnthropicClient
 from .anthropic import takes_temperature as claude_takes_temperature
-from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
+from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body, sampling_fields
 
 __all__ = ["BedrockClient", "error_type", "takes_temperature"]
 
@@ -64,27 +64,27 @@ class BedrockClient:
         cache = prompt.cache_key is not None
         thinking = role.thinking_budget
         config: dict[str, Any] = {"maxTokens": prompt.max_tokens + (thinking or 0)}
-        if thinking is None and takes_temperature(role.model):
+        if thinking is None and prompt.sampling is not None:  # a candidate's call: its own parameters, exactly
+            config |= sampling_fields(prompt, temperature="temperature", top_p="topP")
+        elif thinking is None and takes_temperature(role.model):
             config["temperature"] = 0
-        system: list[dict[str, Any]] = [{"text": prompt.system}]
-        if cache:
+        system: list[dict[str, Any]] = [{"text": prompt.system}] if prompt.system else []
+        if cache and system:
             system.append(_CACHE_POINT)
         content: list[dict[str, Any]] = []
         for part in prompt.parts:
             content.append(_block(part))
             if cache and not isinstance(part, ImagePart) and part.cache_break:
                 content.append(_CACHE_POINT)
-        tool = {"toolSpec": {"name": prompt.schema_name, "description": _TOOL_DESCRIPTION,
-                             "inputSchema": {"json": prompt.reply_schema}}}
-        # Claude's extended thinking refuses a forced tool: the tool is offered (the system prompt asks for
-        # the reply object) and validation re-asks a reply that did not use it.
-        choice: dict[str, Any] = {"auto": {}} if thinking is not None else {"tool": {"name": prompt.schema_name}}
-        body: dict[str, Any] = {
-            "system": system,
-            "messages": [{"role": "user", "content": content}],
-            "inferenceConfig": config,
-            "toolConfig": {"tools": [tool], "toolChoice": choice},
-        }
+        body: dict[str, Any] = {"system": system} if system else {}
+        body |= {"messages": [{"role": "user", "content": content}], "inferenceConfig": config}
+        if prompt.reply_schema is not None:  # a candidate answers in plain text: no tool
+            tool = {"toolSpec": {"name": prompt.schema_name, "description": _TOOL_DESCRIPTION,
+                                 "inputSchema": {"json": prompt.reply_schema}}}
+            # Claude's extended thinking refuses a forced tool: the tool is offered (the system prompt asks for
+            # the reply object) and validation re-asks a reply that did not use it.
+            choice: dict[str, Any] = {"auto": {}} if thinking is not None else {"tool": {"name": prompt.schema_name}}
+            body["toolConfig"] = {"tools": [tool], "toolChoice": choice}
         if thinking is not None:
             body["additionalModelRequestFields"] = {"thinking": {"type": "enabled", "budget_tokens": thinking}}
         request = httpx.Request("POST", role.route, headers={"content-type": "application/json"}, content=dumps_body(body))

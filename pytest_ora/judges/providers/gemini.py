@@ -20,7 +20,7 @@ import httpx
 from ...core.models import RoleSpec
 from ...core.usage import Usage, reported_usage
 from ._wire import base64_text, count, fallback_error, items, mapping, path_segment, read_json, snippet, string
-from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
+from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body, sampling_fields
 
 __all__ = ["GeminiClient", "takes_temperature"]
 
@@ -46,17 +46,18 @@ class GeminiClient:
 
     def build_request(self, role: RoleSpec, prompt: JudgePrompt, api_key: str | None) -> httpx.Request:
         """System instruction, one user turn (text and inline images), JSON output config."""
-        config: dict[str, Any] = {"temperature": 0} if takes_temperature(role.model) else {}
-        config |= {
-            "maxOutputTokens": prompt.max_tokens,
-            "responseMimeType": "application/json",
-            "responseJsonSchema": prompt.reply_schema,
-        }
-        body = {
-            "systemInstruction": {"parts": [{"text": prompt.system}]},
-            "contents": [{"role": "user", "parts": [_part(part) for part in prompt.parts]}],
-            "generationConfig": config,
-        }
+        if prompt.sampling is not None:  # a candidate's call: its own parameters, exactly
+            config: dict[str, Any] = sampling_fields(prompt, temperature="temperature", top_p="topP")
+        else:
+            config = {"temperature": 0} if takes_temperature(role.model) else {}
+        config["maxOutputTokens"] = prompt.max_tokens
+        if prompt.reply_schema is not None:  # a candidate answers in plain text
+            config |= {"responseMimeType": "application/json", "responseJsonSchema": prompt.reply_schema}
+        body: dict[str, Any] = {}
+        if prompt.system:
+            body["systemInstruction"] = {"parts": [{"text": prompt.system}]}
+        body["contents"] = [{"role": "user", "parts": [_part(part) for part in prompt.parts]}]
+        body["generationConfig"] = config
         headers = _headers(api_key) | {"content-type": "application/json"}
         return httpx.Request("POST", role.route, headers=headers, content=dumps_body(body))
 

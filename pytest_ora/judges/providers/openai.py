@@ -33,7 +33,7 @@ from ._wire import (
     string,
 )
 from .anthropic import takes_temperature as claude_takes_temperature
-from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body
+from .base import ImagePart, JudgePrompt, Part, ProviderReply, Stop, dumps_body, sampling_fields
 
 __all__ = ["OpenAIClient", "takes_temperature"]
 
@@ -86,18 +86,20 @@ class OpenAIClient:
 
     def _chat_body(self, role: RoleSpec, prompt: JudgePrompt) -> dict[str, Any]:
         """The Chat Completions body: system message, one user message of content parts."""
+        system = [{"role": "system", "content": prompt.system}] if prompt.system else []
         body: dict[str, Any] = {
             "model": role.model,
-            "messages": [
-                {"role": "system", "content": prompt.system},
-                {"role": "user", "content": [_chat_part(part) for part in prompt.parts]},
-            ],
+            "messages": [*system, {"role": "user", "content": [_chat_part(part) for part in prompt.parts]}],
         }
-        if takes_temperature(role.model):
+        if prompt.sampling is not None:  # a candidate's call: its own parameters, exactly
+            body |= sampling_fields(prompt, temperature="temperature", top_p="top_p")
+        elif takes_temperature(role.model):
             body["temperature"] = 0
         # OpenAI deprecated max_tokens (its reasoning models refuse it, on Azure too); other servers mostly know only max_tokens.
         body["max_completion_tokens" if self.name != "openai-compatible" else "max_tokens"] = prompt.max_tokens
-        if self.structured:
+        if prompt.reply_schema is None:
+            pass  # a candidate answers in plain text
+        elif self.structured:
             schema = {"name": prompt.schema_name, "strict": True, "schema": prompt.reply_schema}
             body["response_format"] = {"type": "json_schema", "json_schema": schema}
         else:
@@ -171,14 +173,18 @@ def _responses_part(part: Part) -> dict[str, Any]:
 
 def _responses_body(role: RoleSpec, prompt: JudgePrompt, structured: bool) -> dict[str, Any]:
     """The Responses body: instructions, one user input, text.format."""
-    body: dict[str, Any] = {
-        "model": role.model,
-        "instructions": prompt.system,
-        "input": [{"role": "user", "content": [_responses_part(part) for part in prompt.parts]}],
-    }
-    if takes_temperature(role.model):
+    body: dict[str, Any] = {"model": role.model}
+    if prompt.system:
+        body["instructions"] = prompt.system
+    body["input"] = [{"role": "user", "content": [_responses_part(part) for part in prompt.parts]}]
+    if prompt.sampling is not None:  # a candidate's call: its own parameters, exactly
+        body |= sampling_fields(prompt, temperature="temperature", top_p="top_p")
+    elif takes_temperature(role.model):
         body["temperature"] = 0
     body["max_output_tokens"] = prompt.max_tokens
+    if prompt.reply_schema is None:
+        body["store"] = False  # a candidate answers in plain text: no text.format
+        return body
     if structured:
         fmt: dict[str, Any] = {
             "type": "json_schema",

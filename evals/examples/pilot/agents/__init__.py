@@ -1,0 +1,1 @@
+"""The example's agent harness (cell B): a Python candidate, `agents.harness:answer`."""
