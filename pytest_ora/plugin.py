@@ -58,7 +58,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_worker(config):  # an xdist worker never imports the controller's report modules
         from .harness.controller import OraController
 
-        config.pluginmanager.register(OraController(run), CONTROLLER_NAME)
+        controller = OraController(run)
+        config.pluginmanager.register(controller, CONTROLLER_NAME)
+        if run.active and not _shows_only(config):
+            controller.configure()  # a usage error here exits 4 before collection
     if not distributes(config):  # an xdist controller runs no item: it never loads the judges' HTTP machinery
         from .harness.worker import OraWorker
 
@@ -66,6 +69,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if run.active:
         for name in _configurations(run):
             config.addinivalue_line("markers", f"{name}: pytest-ora captures of configuration {name}")
+
+
+def _shows_only(config: pytest.Config) -> bool:
+    """--help or --markers: pytest configures to show them and runs no session."""
+    return bool(config.getoption("help", False) or config.getoption("markers", False))
 
 
 def _run(config: pytest.Config) -> OraRun:
