@@ -55,17 +55,15 @@ JOURNAL_SECONDS = 0.5
 """Rows that come faster than this after the journal's last write wait to be written with the next (OutputDir.append)."""
 CHILD_ROWS = 5_000
 """From this many ledger rows, the statistics and report.html are made in a child process: the
-scientific stack (numpy, scipy, statsmodels, matplotlib: about 130 MB) and the page's data never
+scientific stack (numpy, scipy, statsmodels, matplotlib) and the page's data never
 load into the controller, which holds the run's records. Smaller runs make them in-process. The
 child computes from the same inputs with the same code: the same bytes either way."""
 LOCK_NAME = ".ora-run.lock"
 PREVIOUS_DIR = ".ora-previous"
 """The last run's packets/ and judges/ while this run writes its own; removed when the run releases the directory.
 
-Deleted before this run's files were created, they made those files dear on an ext4 without a journal:
-ext4 then skips every inode freed in the last minute when it allocates one (fs/ext4/ialloc.c,
-recently_deleted()), and a run that had just deleted the last run's 3,500 files paid 0.5 ms a file
-instead of 0.03. Moved aside (a rename), they are deleted once this run's files exist."""
+Moved aside (a rename), they are deleted once this run's files exist: files created just after thousands were
+deleted cost more on some file systems (docs/performance.md has the figures)."""
 
 
 
