@@ -9,7 +9,7 @@ import pytest
 from pytest_ora.core.numbers import round_half_away
 from pytest_ora.core.record import CaptureRecord, JudgeRecord
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.reports.tables import PUBLIC_COLUMNS, ledger_csv, ledger_row, public_row, summarize, summary_csv
+from pytest_ora.reports.aggregation import PUBLIC_COLUMNS, ledger_csv, ledger_row, public_row, summarize, summary_csv
 
 
 def judge(label: str, *values: str) -> JudgeRecord:

@@ -7,9 +7,9 @@ from typing import Any
 
 from pytest_ora.core.record import CaptureRecord
 from pytest_ora.method.rubric import get_rubric
+from pytest_ora.reports.aggregation import _rate_index, fit_table
 from pytest_ora.reports.notes import scored_share
 from pytest_ora.reports.statistics import _agreement_lines
-from pytest_ora.reports.tables import _rate_index, fit_table
 
 
 def _row(criterion: str, alpha: float | None, note: str | None) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def test_spend_from_judges_on_this_machine_is_a_price_not_money_paid(tmp_path: P
 
 
 def test_cost_and_minutes_a_bundle_did_not_give_say_not_given() -> None:
-    from pytest_ora.reports.tables import public_cells
+    from pytest_ora.reports.aggregation import public_cells
 
     rubric = get_rubric("ora-1.0")
     rate = _rate_index(rubric)

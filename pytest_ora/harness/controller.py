@@ -18,11 +18,11 @@ import pytest
 from ..core.errors import OraError
 from ..core.plan import Plan
 from ..core.record import RecordStore, record_from_text
+from ..reports.aggregation import SummaryRow, summarize
 from ..reports.charts import charts_available
 from ..reports.judgesites import all_local
 from ..reports.methodology import RunFacts
 from ..reports.output import OutputDir
-from ..reports.tables import SummaryRow, summarize
 from .gates import GateContext, GateResult, any_set, evaluate, gate_reports
 from .outcomes import drop_record, junit_lowscore, junit_only
 from .progress import LiveProgress

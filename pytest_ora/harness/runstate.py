@@ -8,8 +8,8 @@ import pytest
 
 from ..core.plan import Plan
 from ..core.record import RecordStore
+from ..reports.aggregation import SummaryRow
 from ..reports.methodology import RunFacts
-from ..reports.tables import SummaryRow
 from .gates import GateResult
 from .options import Options
 from .progress import LiveProgress

@@ -26,6 +26,7 @@ from ..core.record import CaptureRecord, RecordStore, in_plan_order
 from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import kind_files, report_files
+from .aggregation import SummaryRow, ledger_row, summarize, summary_json
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
@@ -37,7 +38,6 @@ from .pilot import CELLS, cells_jsonl, pilot_run
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
 from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statistics import disagreements_csv, stable_json
-from .tables import SummaryRow, ledger_row, summarize, summary_json
 from .texts import TEXTS_NAME, capture_texts, texts_json
 
 __all__ = ["ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "STATS_FILES", "OutputDir", "estimate_table"]
