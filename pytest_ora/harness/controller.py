@@ -29,8 +29,8 @@ from .progress import LiveProgress
 from .provenance import run_moment
 from .reporter import RunReporter
 from .reportwriting import ReportWriting, written_baseline_comparison, written_calibration
+from .run import NO_BUNDLE, OraRun
 from .runfacts import run_facts
-from .session import NO_BUNDLE, OraRun
 from .signals import SignalGuard
 from .startchecks import OptionChecks, check_live, check_options
 from .strategy import JudgingStrategy, judging_strategy

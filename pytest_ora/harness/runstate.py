@@ -13,7 +13,7 @@ from ..reports.methodology import RunFacts
 from .gates import GateResult
 from .options import Options
 from .progress import LiveProgress
-from .session import OraRun
+from .run import OraRun
 from .signals import SignalGuard
 from .strategy import JudgingStrategy
 

@@ -23,7 +23,7 @@ from ..judges.budget import price_for
 from ..judges.keyguard import configured_keys
 from .gates import validate as validate_gates
 from .options import Options, key_problems
-from .session import OraRun
+from .run import OraRun
 
 if TYPE_CHECKING:  # read only when the run names them: a plain replay never loads their modules
     from ..bundle.labels import LabelSet

@@ -26,8 +26,8 @@ from ..reports.filewriter import DRY_RUN_DIR, CaptureFiles
 from .drift import short_drift
 from .outcomes import drop_record, overall_text, score_properties
 from .pace import lookahead, worker_upcoming
+from .run import OraRun
 from .runner import CaptureRunner
-from .session import OraRun
 from .steps.answer import answering
 from .steps.spend import Budget, NotJudged
 from .xdist import worker_count
