@@ -38,8 +38,8 @@ from ..core.vocabulary import PROVIDERS
 from .batch import BatchStore
 from .cache import PromptCache
 from .cloud import AZURE, AZURE_RESPONSES, BEDROCK, VERTEX_CLAUDE, VERTEX_GEMINI
-from .ratelimit import Decision, RateLimiter
 from .scoring import CRITERIA, judge_reply, reply_shape
+from .serverlimits import Decision, RateLimiter
 from .wire import (
     BAD_GATEWAY,
     RESPONSES,
