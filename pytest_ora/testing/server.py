@@ -37,8 +37,8 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from ..core.vocabulary import PROVIDERS
 from .batch import BatchStore
 from .cloud import AZURE, AZURE_RESPONSES, BEDROCK, VERTEX_CLAUDE, VERTEX_GEMINI
+from .judgescores import CRITERIA, judge_reply, reply_shape
 from .promptcache import PromptCache
-from .scoring import CRITERIA, judge_reply, reply_shape
 from .serverlimits import Decision, RateLimiter
 from .wire import (
     BAD_GATEWAY,
