@@ -15,7 +15,7 @@ from string import Template
 from typing import Any
 
 from . import charts
-from .cache import cached
+from .resultcache import cached
 
 __all__ = ["REPORT_NAME", "render_html"]
 

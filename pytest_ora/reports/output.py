@@ -29,13 +29,13 @@ from ..method.kinds import kind_files, report_files
 from .aggregation import SummaryRow, ledger_row, summarize, summary_json
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
-from .cache import cached
 from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR
 from .filewriter import write_all as _write_all
 from .methodology import RunFacts, methodology_data
 from .notes import scored_share, summary_appendix, summary_preface
 from .pilot import CELLS, cells_jsonl, pilot_run
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
+from .resultcache import cached
 from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statistics import disagreements_csv, stable_json
 from .texts import TEXTS_NAME, capture_texts, texts_json
@@ -396,7 +396,7 @@ def _statistics_files(directory: Path, rubric: Rubric, manifest: Any, facts: Run
     """stats.json, disagreements.csv and hypotheses.json: the statistics' data files, from the ledger just
     written (as `verify` reads it)."""
     # A replay of unchanged cassettes writes the same ledger: its statistics are not computed (nor
-    # numpy, scipy and statsmodels imported) again; see cache.py for why a hit is the same bytes.
+    # numpy, scipy and statsmodels imported) again; see resultcache.py for why a hit is the same bytes.
     ledger = directory / "ledger.jsonl"
     # summary.md and methodology.md as rendered before the statistics: what the run says of itself.
     files = {name: (directory / name).read_text(encoding="utf-8") for name in ("summary.md", "methodology.md")}
