@@ -17,10 +17,10 @@ from ...method.swebench.detail import detail_path, write_detail
 from ...method.swebench.scenario import ScenarioError, find_scenario, read_response
 from ...method.swebench.scorers import MODES as DETERMINISTIC
 from .call import Judged, OneCassette, judge_items
+from .chosenpanel import panel_of
 from .data import CompareData, DataError, FileData, PhaseData, parse_data
 from .evaluation import evaluate, number
 from .items import judgment_of
-from .panel import panel_of
 from .result import JudgmentFailed, JudgmentFailure, JudgmentResult, TokenUsage, timestamp, validate
 
 __all__ = ["DataError", "JudgmentFailed", "JudgmentResult", "judge"]
