@@ -37,7 +37,7 @@ from .pilot import CELLS, cells_jsonl, pilot_run
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
 from .resultcache import cached
 from .runs import RUNS_NAME, earlier_runs, runs_json
-from .statistics import disagreements_csv, stable_json
+from .statsfiles import disagreements_csv, stable_json
 from .texts import TEXTS_NAME, capture_texts, texts_json
 
 __all__ = ["ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "STATS_FILES", "OutputDir", "estimate_table"]

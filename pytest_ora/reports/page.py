@@ -23,7 +23,7 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
     if not isinstance(stats, dict) or "comparisons" not in stats:
         return stats
-    from .statistics import INTERVAL_WORDS, SMALL_ROWS, TOO_FEW, noise_words, p_text, reading, shown_interval
+    from .statsfiles import INTERVAL_WORDS, SMALL_ROWS, TOO_FEW, noise_words, p_text, reading, shown_interval
 
     agreement = stats.get("agreement") or {}
     rows = [*(agreement.get("criteria") or []), *([agreement["overall"]] if agreement.get("overall") else [])]

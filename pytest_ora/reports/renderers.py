@@ -30,7 +30,7 @@ from .methodology import methodology_text
 from .page import report_page
 from .pilot import pilot_summary
 from .rows import ledger_model, summary_model
-from .statistics import statistics_sections
+from .statsfiles import statistics_sections
 
 __all__ = [
     "DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "render_reports", "run_data",
