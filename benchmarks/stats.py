@@ -31,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 from inprocess import synthetic_records, timed  # noqa: E402
 
 from pytest_ora.bundle.intake import intake  # noqa: E402
-from pytest_ora.reports.tables import ledger_row  # noqa: E402
+from pytest_ora.reports.aggregation import ledger_row  # noqa: E402
 from pytest_ora.stats.arrays import run_arrays  # noqa: E402
 from pytest_ora.stats.statistics import LIBRARIES, run_statistics  # noqa: E402
 

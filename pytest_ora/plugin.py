@@ -1,6 +1,6 @@
 """pytest-ora's wiring: options, markers, fixtures and hooks. The work lives in the other modules.
 
-A run registers its shared state (harness/session.py) and the roles its process plays: the
+A run registers its shared state (harness/run.py) and the roles its process plays: the
 controller (harness/controller.py) where the terminal is, the worker (harness/worker.py) where
 items run; a run without -n plays both.
 """
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the harness is imported when pytest configures, not when it
     from .harness.capture import CaptureTest
     from .harness.controller import OraController
     from .harness.judgment.fixture import OraJudge
-    from .harness.session import OraRun
+    from .harness.run import OraRun
     from .harness.worker import OraWorker
 
 SESSION_NAME = "ora-session"
@@ -48,7 +48,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 
 def pytest_configure(config: pytest.Config) -> None:
     from .harness.options import read_options
-    from .harness.session import OraRun
+    from .harness.run import OraRun
     from .harness.xdist import distributes, is_worker
 
     for family in FAMILIES:
@@ -58,7 +58,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_worker(config):  # an xdist worker never imports the controller's report modules
         from .harness.controller import OraController
 
-        config.pluginmanager.register(OraController(run), CONTROLLER_NAME)
+        controller = OraController(run)
+        config.pluginmanager.register(controller, CONTROLLER_NAME)
+        if run.active and not _shows_only(config):
+            controller.configure()  # a usage error here exits 4 before collection
     if not distributes(config):  # an xdist controller runs no item: it never loads the judges' HTTP machinery
         from .harness.worker import OraWorker
 
@@ -66,6 +69,11 @@ def pytest_configure(config: pytest.Config) -> None:
     if run.active:
         for name in _configurations(run):
             config.addinivalue_line("markers", f"{name}: pytest-ora captures of configuration {name}")
+
+
+def _shows_only(config: pytest.Config) -> bool:
+    """--help or --markers: pytest configures to show them and runs no session."""
+    return bool(config.getoption("help", False) or config.getoption("markers", False))
 
 
 def _run(config: pytest.Config) -> OraRun:
@@ -118,7 +126,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if not run.active:
         # pytest shows a CollectError as its message alone (a UsageError here prints a traceback);
         # the run then exits as a usage error.
-        from .harness.session import NO_BUNDLE
+        from .harness.run import NO_BUNDLE
 
         run.usage_errors.append(NO_BUNDLE)
         raise pytest.Collector.CollectError(

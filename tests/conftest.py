@@ -115,7 +115,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session")
 def _report_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One session-end cache per test process (reports/cache.py), new with every run of the suite."""
+    """One session-end cache per test process (reports/resultcache.py), new with every run of the suite."""
     return tmp_path_factory.mktemp("report-cache")
 
 

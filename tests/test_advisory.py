@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_ora.method.kinds.advisory.record import CAUSES, Binding, observe, read_binding
+from pytest_ora.method.kinds.advisory.observation import CAUSES, Binding, observe, read_binding
 
 EXAMPLE = Path(__file__).parent.parent / "evals" / "examples" / "advisory"
 BINDING = read_binding(yaml.safe_load((EXAMPLE / "bundle" / "binding.yaml").read_text(encoding="utf-8")))

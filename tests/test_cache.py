@@ -19,7 +19,7 @@ from pytest_ora.judges.providers.anthropic import AnthropicClient
 from pytest_ora.judges.providers.base import JudgePrompt
 from pytest_ora.judges.providers.openai import OpenAIClient
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.testing.cache import MIN_TOKENS, PromptCache
+from pytest_ora.testing.promptcache import MIN_TOKENS, PromptCache
 from pytest_ora.testing.server import ReferenceJudge
 
 

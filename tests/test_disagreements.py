@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.reports.statistics import disagreements_csv
+from pytest_ora.reports.statsfiles import disagreements_csv
 from pytest_ora.stats.arrays import RunArrays, Scale, scale_of
 from pytest_ora.stats.disagreements import disagreements, threshold
 

@@ -300,8 +300,8 @@ def _fuzz_value(rng: random.Random, depth: int = 0) -> Any:
 def test_fuzzed_capture_values_are_refused_at_intake_or_reported_without_error(tmp_path: Path) -> None:
     """200 seeded random values in capture fields: each fails intake by name, or survives every report step."""
     from pytest_ora.core.record import base_record
+    from pytest_ora.reports.aggregation import ledger_row, summarize
     from pytest_ora.reports.methodology import RunFacts, methodology_markdown
-    from pytest_ora.reports.tables import ledger_row, summarize
 
     root = write_bundle(tmp_path / "bundle")
     lines = (root / "captures.jsonl").read_text().splitlines()

@@ -318,8 +318,8 @@ def test_every_csv_writer_neutralises_formulas_and_keeps_numbers() -> None:
 
     from pytest_ora.core.csvtext import csv_line
     from pytest_ora.method.rubric import get_rubric
-    from pytest_ora.reports.statistics import disagreements_csv
-    from pytest_ora.reports.tables import summary_csv
+    from pytest_ora.reports.aggregation import summary_csv
+    from pytest_ora.reports.statsfiles import disagreements_csv
     from pytest_ora.stats.disagreements import Disagreement
 
     rubric = dataclasses.replace(get_rubric("ora-1.0"), version="@SUM(1)")

@@ -9,9 +9,9 @@ from judge_modes import MODES
 
 from pytest_ora.core.errors import OraError
 from pytest_ora.harness.judgment.api import judge
+from pytest_ora.harness.judgment.chosenpanel import panel_note, panel_of
 from pytest_ora.harness.judgment.data import DataError, parse_data
 from pytest_ora.harness.judgment.items import judgment_of
-from pytest_ora.harness.judgment.panel import panel_note, panel_of
 from pytest_ora.judges.packet import build_packet, judge_prompt, read_sections
 from pytest_ora.method.kinds import item_shape
 from pytest_ora.method.rubric import get_rubric

@@ -58,10 +58,10 @@ def test_a_planted_upward_import_is_named_with_its_file_and_line(tmp_path: Path,
     numbers = package / "core" / "numbers.py"
     text = numbers.read_text(encoding="utf-8")
     if where == "module":
-        planted = "from ..harness.session import OraRun  # planted\n"
+        planted = "from ..harness.run import OraRun  # planted\n"
         text = text.replace("__all__", planted + "\n__all__", 1)
     else:
-        planted = "    from ..harness.session import OraRun  # planted\n"
+        planted = "    from ..harness.run import OraRun  # planted\n"
         text = text.replace('    """Round an exact', planted + '    """Round an exact', 1)
     numbers.write_text(text, encoding="utf-8")
     line = text.splitlines().index(planted.rstrip("\n")) + 1
@@ -69,5 +69,5 @@ def test_a_planted_upward_import_is_named_with_its_file_and_line(tmp_path: Path,
     found = import_graph.imports(import_graph.modules(package))
     bad = import_graph.violations(found, import_graph.layers(), root=tmp_path)
     # Then exactly that import is reported, by file and line
-    assert bad == [f"pytest_ora/core/numbers.py:{line}: pytest_ora.core.numbers imports pytest_ora.harness.session "
+    assert bad == [f"pytest_ora/core/numbers.py:{line}: pytest_ora.core.numbers imports pytest_ora.harness.run "
                    f"({where}-level, up)"]

@@ -10,8 +10,9 @@ import pytest
 from bundle_factory import write_bundle
 
 from pytest_ora.bundle.intake import intake
+from pytest_ora.core import fastload
 from pytest_ora.core.errors import BundleChanged
-from pytest_ora.core.linetexts import DEFERRED_TEXTS
+from pytest_ora.core.fastload import DEFERRED_TEXTS, loaded
 from pytest_ora.judges.packet import build_packet
 
 
@@ -32,7 +33,7 @@ def test_the_plan_holds_no_prompt_or_answer_yet_gives_each_as_written(tmp_path: 
         dumped = capture.model_dump()
         assert (dumped["prompt"], dumped["answer"]) == (line["prompt"], line["answer"])
         assert json.loads(capture.model_dump_json())["answer"] == line["answer"]
-        full = capture.loaded()
+        full = loaded(capture)
         assert full.__dict__["answer"] == line["answer"] and full.model_dump() == dumped
         again = pickle.loads(pickle.dumps(capture))
         assert again.answer == line["answer"] and again == capture
@@ -74,5 +75,21 @@ def test_a_text_replaced_by_model_copy_stays_replaced(tmp_path: Path) -> None:
     capture = plan.captures[0].capture
     blank = capture.model_copy(update={"answer": ""})
 
-    assert blank.answer == "" and blank.loaded().answer == "" and blank.model_dump()["answer"] == ""
+    assert blank.answer == "" and loaded(blank).answer == "" and blank.model_dump()["answer"] == ""
     assert blank.prompt == capture.prompt and list(blank.model_dump()) == list(capture.model_dump())
+
+
+def test_with_the_switch_off_every_capture_holds_its_texts_and_the_packets_are_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_bundle(tmp_path)
+    deferred_plan = intake(root)
+    monkeypatch.setattr(fastload, "DEFER_TEXTS", False)
+
+    held_plan = intake(root)
+
+    for deferred, held in zip(deferred_plan.captures, held_plan.captures, strict=True):
+        assert all(name in held.capture.__dict__ for name in DEFERRED_TEXTS)
+        assert not isinstance(held.capture, fastload.DeferredCapture)
+        assert held.capture.model_dump() == deferred.capture.model_dump()
+        assert build_packet(held.capture, root, held_plan.rubric) == build_packet(deferred.capture, root, deferred_plan.rubric)

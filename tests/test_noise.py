@@ -123,7 +123,7 @@ def test_a_configuration_spread_less_than_the_judges_noise_gets_no_split_and_say
 
 
 def test_summary_words_say_where_the_variance_lies_and_that_one_sample_cannot_separate_within_judge() -> None:
-    from pytest_ora.reports.statistics import noise_words
+    from pytest_ora.reports.statsfiles import noise_words
 
     one = noise_section(arrays(crossed(60, 2, 1)), [{"configuration": "a", "t_interval": [5.0, 6.0]}], "mean")
     words = noise_words(one)

@@ -19,8 +19,8 @@ from pytest_ora.core.plan import JudgeSlot
 from pytest_ora.judges.calling import JUDGE_EXTENSION
 from pytest_ora.judges.ratelimit import HEADROOM, Limit, PacedTransport, SharedLimiter, parse_reset, request_tokens
 from pytest_ora.judges.transport import RetryPolicy, send
-from pytest_ora.testing.ratelimit import Bucket, RateLimiter
 from pytest_ora.testing.server import ReferenceJudge
+from pytest_ora.testing.serverlimits import Bucket, RateLimiter
 
 BIG = JudgeSlot(label="Judge A", slot="big", role="big",
                 spec=RoleSpec(model="m", provider="openai", route="http://judge.test/v1/chat/completions"))

@@ -11,7 +11,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from pytest_ora.core.rubric import RecordedCalibration
 from pytest_ora.method.rubric import get_rubric
 from pytest_ora.method.rubric_file import digest_of
-from pytest_ora.reports.statistics import recorded_calibration_line
+from pytest_ora.reports.statsfiles import recorded_calibration_line
 from pytest_ora.stats.agreement import discrete_grid
 from pytest_ora.stats.arrays import RunArrays, Scale
 from pytest_ora.stats.recorded import _kappa, kappa_terms, recorded_calibration

@@ -31,9 +31,9 @@ from pytest_ora.core.record import base_record
 from pytest_ora.judges.panel import Judging
 from pytest_ora.judges.providers import api_key_for
 from pytest_ora.judges.transport import RetryPolicy, send
+from pytest_ora.reports.aggregation import ledger_row
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import LOCK_NAME, OutputDir
-from pytest_ora.reports.tables import ledger_row
 from pytest_ora.testing.server import INVALID_FAULTS, Fault, ReferenceJudge
 
 EVAL_TEST = (Path(__file__).parent.parent / "evals" / "test_ora.py").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ import pytest
 from pytest_ora.core.numbers import round_half_away
 from pytest_ora.core.record import CaptureRecord, JudgeRecord
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.reports.tables import PUBLIC_COLUMNS, ledger_csv, ledger_row, public_row, summarize, summary_csv
+from pytest_ora.reports.aggregation import PUBLIC_COLUMNS, ledger_csv, ledger_row, public_row, summarize, summary_csv
 
 
 def judge(label: str, *values: str) -> JudgeRecord:
@@ -121,7 +121,7 @@ def test_ledger_rows_carry_both_judges_means_and_the_capped_overall() -> None:
 
 def test_a_failure_rate_reads_the_same_in_the_summary_the_statistics_table_and_the_chart() -> None:
     from pytest_ora.core.numbers import whole_percent
-    from pytest_ora.reports.statistics import _pct
+    from pytest_ora.reports.statsfiles import _pct
 
     # 18 of 80 (0.225): half away from zero everywhere, never 23% in one table and 22% in the next
     assert whole_percent(18 / 80) == _pct(18 / 80) == "23%"

@@ -11,7 +11,7 @@ import pytest
 from test_report_process import sample_records, write
 
 from pytest_ora.bundle.labels import read_labels
-from pytest_ora.reports import cache, charts, output
+from pytest_ora.reports import charts, output, resultcache
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import REPORT_FILES, STATS_FILES, OutputDir
 
@@ -30,7 +30,7 @@ def test_a_second_report_of_the_same_ledger_is_served_from_the_cache_byte_for_by
     plan, records = sample_records()
     write(tmp_path / "fresh", plan, records)
     # When the same report is made twice with a cache
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(resultcache.CACHE_ENV, str(tmp_path / "cache"))
     write(tmp_path / "first", plan, records)
     computed: list[str] = []
     monkeypatch.setattr(output, "_computed_statistics", lambda *args: computed.append("statistics") or {})
@@ -45,7 +45,7 @@ def test_a_second_report_of_the_same_ledger_is_served_from_the_cache_byte_for_by
 
 
 def test_a_changed_ledger_computes_afresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(resultcache.CACHE_ENV, str(tmp_path / "cache"))
     plan, records = sample_records()
     write(tmp_path / "first", plan, records)
     # When one capture's score differs
@@ -66,7 +66,7 @@ def test_other_labels_under_the_same_name_compute_the_calibration_afresh(
 ) -> None:
     """The same ledger judged against other human labels (the file edited, its name kept) is a new entry:
     a cached calibration would let --ora-fail-calibration hold on labels nobody gave."""
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(resultcache.CACHE_ENV, str(tmp_path / "cache"))
     plan, records = sample_records()
     bundle = Path(__file__).parent.parent / "evals" / "bundle"
     captures = [planned.capture.capture_id for planned in plan.captures]  # type: ignore[attr-defined]
@@ -91,33 +91,33 @@ def test_other_labels_under_the_same_name_compute_the_calibration_afresh(
 
 
 def test_a_torn_or_foreign_entry_is_ignored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(resultcache.CACHE_ENV, str(tmp_path / "cache"))
     inputs = {"a": 1}
-    key = cache.digest("things", inputs)
+    key = resultcache.digest("things", inputs)
     (tmp_path / "cache" / "things").mkdir(parents=True)
     (tmp_path / "cache" / "things" / f"{key}.json").write_text('{"key": "', encoding="utf-8")
-    assert cache.cached("things", inputs, lambda: {"x": "computed"}) == {"x": "computed"}
+    assert resultcache.cached("things", inputs, lambda: {"x": "computed"}) == {"x": "computed"}
     # An entry whose key is not its name's (copied, or another code's) is not trusted either
     (tmp_path / "cache" / "things" / f"{key}.json").write_text(json.dumps({"key": "other", "result": {"x": "old"}}))
-    assert cache.cached("things", inputs, lambda: {"x": "again"}) == {"x": "again"}
-    assert cache.cached("things", inputs, lambda: {"x": "never"}) == {"x": "again"}
+    assert resultcache.cached("things", inputs, lambda: {"x": "again"}) == {"x": "again"}
+    assert resultcache.cached("things", inputs, lambda: {"x": "never"}) == {"x": "again"}
 
 
 def test_the_key_covers_the_inputs_and_the_code() -> None:
-    assert cache.digest("k", {"a": 1, "b": 2}) == cache.digest("k", {"b": 2, "a": 1})
-    assert cache.digest("k", {"a": 1}) != cache.digest("k", {"a": 2})
-    assert cache.digest("k", {"a": 1}) != cache.digest("j", {"a": 1})
-    cache._code_digest.cache_clear()
-    assert len(cache._code_digest()) == 64
+    assert resultcache.digest("k", {"a": 1, "b": 2}) == resultcache.digest("k", {"b": 2, "a": 1})
+    assert resultcache.digest("k", {"a": 1}) != resultcache.digest("k", {"a": 2})
+    assert resultcache.digest("k", {"a": 1}) != resultcache.digest("j", {"a": 1})
+    resultcache._code_digest.cache_clear()
+    assert len(resultcache._code_digest()) == 64
 
 
 def test_off_disables_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(cache.CACHE_ENV, "off")
-    assert cache.cache_directory() is None
+    monkeypatch.setenv(resultcache.CACHE_ENV, "off")
+    assert resultcache.cache_directory() is None
     calls: list[int] = []
     for _ in range(2):
-        cache.cached("things", {}, lambda: calls.append(1) or {})
+        resultcache.cached("things", {}, lambda: calls.append(1) or {})
     assert calls == [1, 1]
-    monkeypatch.delenv(cache.CACHE_ENV)
+    monkeypatch.delenv(resultcache.CACHE_ENV)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache.cache_directory() == tmp_path / "pytest-ora"
+    assert resultcache.cache_directory() == tmp_path / "pytest-ora"

@@ -14,10 +14,10 @@ from test_report import record
 from pytest_ora.core.record import CaptureRecord
 from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.reports import charts
+from pytest_ora.reports.aggregation import ledger_row, public_row, summarize
 from pytest_ora.reports.html import render_html
 from pytest_ora.reports.page import read_optional
 from pytest_ora.reports.pagedata import agreement_from_ledger, page_data
-from pytest_ora.reports.tables import ledger_row, public_row, summarize
 
 STATISTICS: dict[str, Any] = {
     "configurations": {"optimum": {"overall_interval": [7.0, 9.0], "failure_interval": [0.0, 0.4]},

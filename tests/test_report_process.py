@@ -11,9 +11,9 @@ from test_statistics_sample import ROOT, judge, recorded_scores
 from pytest_ora.bundle.intake import intake
 from pytest_ora.core.record import CaptureRecord, RecordStore, base_record
 from pytest_ora.reports import output
+from pytest_ora.reports.aggregation import ledger_row
 from pytest_ora.reports.methodology import RunFacts
 from pytest_ora.reports.output import REPORT_FILES, STATS_FILES, OutputDir
-from pytest_ora.reports.tables import ledger_row
 
 pytestmark = pytest.mark.fresh_report  # it replaces how the session end runs in-process: no cached result
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from pytest_ora.core.record import CaptureRecord
 from pytest_ora.method.rubric import get_rubric
+from pytest_ora.reports.aggregation import _rate_index, fit_table
 from pytest_ora.reports.notes import scored_share
-from pytest_ora.reports.statistics import _agreement_lines
-from pytest_ora.reports.tables import _rate_index, fit_table
+from pytest_ora.reports.statsfiles import _agreement_lines
 
 
 def _row(criterion: str, alpha: float | None, note: str | None) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def test_spend_from_judges_on_this_machine_is_a_price_not_money_paid(tmp_path: P
 
 
 def test_cost_and_minutes_a_bundle_did_not_give_say_not_given() -> None:
-    from pytest_ora.reports.tables import public_cells
+    from pytest_ora.reports.aggregation import public_cells
 
     rubric = get_rubric("ora-1.0")
     rate = _rate_index(rubric)
@@ -87,7 +87,7 @@ def _pair(difference: float, interval: list[float], holm: float | None) -> dict[
 
 
 def test_reading_never_says_not_significant_beside_an_interval_that_excludes_0() -> None:
-    from pytest_ora.reports.statistics import reading
+    from pytest_ora.reports.statsfiles import reading
 
     text = reading(_pair(0.53, [0.31, 0.75], 0.09), 0.05)
     assert not text.startswith("not significant")
@@ -98,7 +98,7 @@ def test_reading_never_says_not_significant_beside_an_interval_that_excludes_0()
 
 
 def test_each_comparison_gets_one_ranking_sentence() -> None:
-    from pytest_ora.reports.statistics import ranking
+    from pytest_ora.reports.statsfiles import ranking
 
     assert ranking(_pair(0.53, [0.31, 0.75], 0.001), 0.05) == (
         "gpt4_1106_preview leads Qwen1.5-7B-Chat by 0.53 (150 shared entries; 95% interval [0.31, 0.75] for "

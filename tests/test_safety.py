@@ -14,7 +14,7 @@ from e2e import EVAL_TEST, KEY_A, KEY_B
 
 from pytest_ora.core.fileio import file_mode
 from pytest_ora.core.models import RoleSpec
-from pytest_ora.judges.context import DEFAULT_MAX_INPUT_TOKENS, max_input_tokens
+from pytest_ora.judges.contextwindows import DEFAULT_MAX_INPUT_TOKENS, max_input_tokens
 from pytest_ora.testing.server import ReferenceJudge
 
 

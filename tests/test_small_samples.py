@@ -11,7 +11,7 @@ import pytest
 from statsmodels.regression.linear_model import OLS
 
 from pytest_ora.reports.page import statistics_input
-from pytest_ora.reports.statistics import TOO_FEW, stable, statistics_markdown
+from pytest_ora.reports.statsfiles import TOO_FEW, stable, statistics_markdown
 from pytest_ora.stats.arrays import RunArrays, Scale
 from pytest_ora.stats.statistics import Design, run_statistics
 

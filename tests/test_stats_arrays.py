@@ -10,7 +10,7 @@ from test_report import record
 
 from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.method.scoring import combine
-from pytest_ora.reports.tables import ledger_row
+from pytest_ora.reports.aggregation import ledger_row
 from pytest_ora.stats.arrays import decimal_fraction, run_arrays, scale_of
 
 

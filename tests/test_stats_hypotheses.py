@@ -11,7 +11,7 @@ import pytest
 
 from pytest_ora.core.models import BundleManifest, VerdictRule
 from pytest_ora.core.rubric import Criterion, Rounding, Rubric
-from pytest_ora.reports.statistics import hypotheses_markdown
+from pytest_ora.reports.statsfiles import hypotheses_markdown
 from pytest_ora.stats.arrays import run_arrays
 from pytest_ora.stats.hypotheses import null_pass_probability
 from pytest_ora.stats.intervals import generator

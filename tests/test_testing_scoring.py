@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_ora.testing.scoring import Shape, features, judge_reply
+from pytest_ora.testing.judgescores import Shape, features, judge_reply
 
 REFERENCE = "Photosynthesis converts sunlight carbon dioxide water into glucose oxygen inside chloroplasts"
 

@@ -22,7 +22,7 @@ from pytest_ora.judges.packet import build_packet, judge_prompt
 from pytest_ora.judges.providers.base import ImagePart, JudgePrompt, ProviderReply, Stop, TextPart
 from pytest_ora.judges.reply import ReplyProblem, check_reply
 from pytest_ora.method.rubric import ORA_V1
-from pytest_ora.testing.scoring import half_point, judge_offset, method_steps
+from pytest_ora.testing.judgescores import half_point, judge_offset, method_steps
 from pytest_ora.testing.server import FAULT_KINDS, Fault, ReferenceJudge
 
 PROVIDERS = ("anthropic", "openai", "openai-compatible", "google")

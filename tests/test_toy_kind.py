@@ -17,7 +17,7 @@ rubric section); a kind without one gets the default. Two things still live outs
   RubricFile); the kind parses them into `Rubric.options` (capability RubricOptions);
 - `verify` re-renders report files through the report registry (reports/renderers.py): toy.md below
   is written, not verified.
-A judged kind's replies in tests come from the reference judge (testing/scoring.py), which answers by
+A judged kind's replies in tests come from the reference judge (testing/judgescores.py), which answers by
 the reply schema's shape: a kind whose replies look like the scores kind's (the toy) needs nothing there.
 """
 

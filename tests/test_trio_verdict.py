@@ -16,7 +16,7 @@ from pytest_ora.method.kinds.base import ReplyProblem
 from pytest_ora.method.kinds.scores.kind import KIND
 from pytest_ora.method.rubric import get_rubric
 from pytest_ora.reports.methodology import verdict_disagreements
-from pytest_ora.testing.scoring import judge_reply, reply_shape
+from pytest_ora.testing.judgescores import judge_reply, reply_shape
 
 TRIO = Path(__file__).parent.parent / "evals" / "examples" / "trio" / "bundle"
 V11 = get_rubric("trio-likert-1.1")

@@ -183,6 +183,33 @@ def test_a_gate_threshold_outside_the_scale_is_a_usage_error(project: pytest.Pyt
     result.stderr.fnmatch_lines(["ERROR: --ora-fail-under 12 is outside rubric ora-1.0's overall range 0-10*"])
 
 
+def test_an_option_check_stops_the_run_when_pytest_configures_before_any_collection(project: pytest.Pytester) -> None:
+    # When a conftest notes the session's start (before any other plugin's) and every collection, and the run's gate threshold is outside the scale
+    project.makeconftest(
+        "import pytest\n"
+        "def pytest_collectstart(collector):\n"
+        "    print('ORA-COLLECTED', collector.nodeid)\n"
+        "@pytest.hookimpl(tryfirst=True)\n"
+        "def pytest_sessionstart(session):\n"
+        "    print('ORA-SESSION-STARTED')\n"
+    )
+
+    result = project.runpytest("-s", "--ora-fail-under", "12")
+
+    # Then the usage error comes from pytest_configure: no session starts and nothing is collected
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --ora-fail-under 12 is outside rubric ora-1.0's overall range 0-10*"])
+    assert "ORA-SESSION-STARTED" not in result.stdout.str() and "ORA-COLLECTED" not in result.stdout.str()
+    no_traceback(result)
+
+
+def test_help_is_shown_even_when_an_option_is_out_of_range(project: pytest.Pytester) -> None:
+    result = project.runpytest("--help", "--ora-fail-under", "12")
+
+    assert result.ret == pytest.ExitCode.OK
+    assert "--ora-fail-under" in result.stdout.str()
+
+
 def test_a_panel_role_that_is_missing_lists_the_roles(project: pytest.Pytester) -> None:
     manifest = project.path / "bundle" / "bundle.yaml"
     manifest.write_text(manifest.read_text(encoding="utf-8") + "panel: [big-1, big-3]\n", encoding="utf-8")

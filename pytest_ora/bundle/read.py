@@ -12,8 +12,8 @@ from pydantic import BaseModel, ValidationError
 from ..core.bundle import Bundle, CaptureLine
 from ..core.candidates import Entry
 from ..core.errors import IntakeError, Problem, show_value
+from ..core.fastload import DEFERRED_TEXTS, LineSource, deferred
 from ..core.jsonl import jsonl_line
-from ..core.linetexts import DEFERRED_TEXTS, LineSource, LineTexts, line_digest
 from ..core.models import Acceptance, BundleManifest, Capture, OptimumSnapshot
 from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, key_of, lone_surrogate, strict_loads
@@ -272,10 +272,10 @@ def _read_captures(
             lines += 1
             capture = _read_capture_line(name, number, data, problems, shared, gates, entries)
             if capture is not None:
-                # Checked whole, and scanned for credentials while whole; the prompt and answer are read again
-                # from this line when needed (core.linetexts).
-                texts = LineTexts(source, number, start, len(raw), line_digest(raw))
-                captures.append(CaptureLine(capture.deferring(texts, values), number, text_secret(capture)))
+                # Checked whole, and scanned for credentials while whole; the prompt and answer may be read again
+                # from this line when needed (core.fastload).
+                light = deferred(capture, source, number, start, raw, values)
+                captures.append(CaptureLine(light, number, text_secret(capture)))
     if lines == 0 and not optional:
         problems.append(Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture"))
     return captures

@@ -18,7 +18,7 @@ class CaptureLine:
     line: int
     secret: tuple[str, str] | None = None
     """(field, kind of credential) of the first credential-shaped text among the capture's own fields,
-    found while the line was read whole (its texts are read again only when needed, core.linetexts)."""
+    found while the line was read whole (its texts are read again only when needed, core.fastload)."""
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ OraError
  ├── BatchResultsError (judges.batch.base)    a provider's batch results cannot be read
  ├── BatchStopped (judges.batch.http)         a batch call failed past the retry bound, or a batch did not end in time
  ├── ScorerError (method.kinds.python.kind)   a scorer that cannot be loaded, raised, or returned an invalid result
- ├── Unknown (method.kinds.advisory.record)   an advisory reply's value is missing or malformed
+ ├── Unknown (method.kinds.advisory.observation)   an advisory reply's value is missing or malformed
  ├── _Missing (method.kinds.scorecard.grade)  a scorecard field is not measured
  ├── _Malformed (method.kinds.scorecard.grade)  a scorecard field has the wrong type
  ├── BaselineError (reports.baseline)         --ora-baseline's run cannot be read

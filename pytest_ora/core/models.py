@@ -6,7 +6,7 @@ import datetime as dt
 import math
 from collections import Counter
 from decimal import Decimal
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -14,7 +14,6 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    PrivateAttr,
     SerializerFunctionWrapHandler,
     StrictBool,
     StrictInt,
@@ -25,7 +24,6 @@ from pydantic import (
 )
 
 from .candidates import CandidateSpec, Turn
-from .linetexts import DEFERRED_TEXTS, LineTexts
 from .vocabulary import Family, Provider
 
 __all__ = [
@@ -458,51 +456,6 @@ class Capture(_Record):
     generated_at: str | None = None
     """When the answer was made (UTC, ISO 8601), as recorded."""
 
-    _texts: LineTexts | None = PrivateAttr(default=None)
-    """Where the deferred texts (DEFERRED_TEXTS) are when this capture does not hold them (see `deferring`)."""
-
-    def deferring(self, texts: LineTexts, shared: dict[Any, Any] | None = None) -> Capture:
-        """This capture without its prompt and answer, read again from `texts` when asked for.
-
-        Every attribute, model_dump and model_copy still see the texts; only the memory is given back.
-        `shared` keeps one object per equal model snapshot and per equally written number across the
-        captures of a bundle (a frozen capture never changes them; 100x: about 40 MB).
-        """
-        values = {name: value for name, value in self.__dict__.items() if name not in DEFERRED_TEXTS}
-        if shared is not None:
-            for name in ("model_snapshot", "cost_usd", "wall_clock_minutes"):
-                value = values[name]
-                key = (name, tuple(value.items()) if isinstance(value, dict) else str(value))
-                if value is not None and (key in shared or len(shared) < 100_000):
-                    values[name] = shared.setdefault(key, value)
-        light = Capture.model_construct(_fields_set=_shared_fields_set(self.model_fields_set), **values)
-        light._texts = texts
-        return light
-
-    def loaded(self) -> Capture:
-        """This capture holding its texts (itself when it does): one read of its line for all of them."""
-        if self._texts is None or all(name in self.__dict__ for name in DEFERRED_TEXTS):
-            return self
-        values = {**self._texts.load(), **self.__dict__}  # a text given to model_copy(update=...) is kept
-        return Capture.model_construct(_fields_set=self.model_fields_set, **values)
-
-    if not TYPE_CHECKING:  # typed as the fields they are; only a deferred capture ever gets here
-
-        def __getattr__(self, name: str) -> Any:
-            if name in DEFERRED_TEXTS:
-                texts = (self.__pydantic_private__ or {}).get("_texts")
-                if texts is not None:
-                    return texts.load()[name]
-            return super().__getattr__(name)
-
-    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
-        target = self.loaded()
-        return BaseModel.model_dump(target, **kwargs)
-
-    def model_dump_json(self, **kwargs: Any) -> str:
-        target = self.loaded()
-        return BaseModel.model_dump_json(target, **kwargs)
-
     @property
     def family(self) -> str:
         return self.entry_key.partition(":")[0]
@@ -525,17 +478,6 @@ class Capture(_Record):
         if self.family != "lens" or self.target is None:
             return None
         return f"specs/mode/{self.target.removeprefix('mode:')}.md"
-
-
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
-
-
-def _shared_fields_set(fields: set[str]) -> set[str]:
-    """One fields-set object per distinct set: a frozen model never changes it, and copies copy it first."""
-    key = frozenset(fields)
-    if key not in _FIELDS_SETS and len(_FIELDS_SETS) < 1024:
-        _FIELDS_SETS[key] = set(fields)
-    return _FIELDS_SETS.get(key, set(fields))
 
 
 class JudgeReply(BaseModel):

@@ -13,6 +13,7 @@ from typing import Any, TypedDict, overload
 from typing_extensions import NotRequired
 
 from .blind import names_itself, withheld_count
+from .fastload import loaded
 from .plan import PlannedCapture
 from .rubric import Rubric
 from .usage import Usage
@@ -110,7 +111,7 @@ def note_blindness(record: CaptureRecord, planned: PlannedCapture, rubric: Rubri
     """A blind rubric's record says which names the capture's own text carries (and, strict, how many were withheld)."""
     if not rubric.blind:
         return
-    captures = (planned.capture.loaded(), *(() if planned.partner is None else (planned.partner.loaded(),)))
+    captures = (loaded(planned.capture), *(() if planned.partner is None else (loaded(planned.partner),)))
     record["names_itself"] = names_itself(*captures)
     if rubric.blind_strict:
         record["withheld"] = withheld_count(*captures)
@@ -129,10 +130,9 @@ def record_from_text(text: str) -> CaptureRecord:
 class RecordStore(Sequence[CaptureRecord]):
     """The controller's records in plan order; compressed JSON once the run is large.
 
-    A record arrives as a dict of about 8 KB of Python objects (judges' notes and impressions) made
-    from about 2 KB of JSON text (the sample's: 1,185 records, 2.4 MB of text, 9.2 MB of objects);
-    a 10x bundle's would hold 90 MB until the session ends. While the records' texts total at most
-    `DECODED_BYTES` (about 4,000 such records, 30 MB of objects) they are kept as they came, so the
+    A record arrives as a dict of Python objects (judges' notes and impressions) about four times
+    the size of its JSON text (docs/performance.md has the sample's figures). While the records' texts
+    total at most `DECODED_BYTES` they are kept as they came, so the
     session end's dozen passes over them decode nothing. Past that, every record is
     kept as compressed JSON (one is under 1 KB) and each pass decodes one record at a time, so it
     never holds more than one. Iteration is in `order` (capture ids in plan order, then any others

@@ -3,7 +3,7 @@
 Like pytest-xdist's DSession it runs in the process that owns the terminal (the xdist controller,
 or the only process of a run without -n); it never runs an item. The items' records reach it on
 their reports (harness/worker.py puts them there). The checks before the run are in
-harness/startchecks.py, the terminal lines in harness/reporter.py, the facts the report states in
+harness/startchecks.py (those of the options and files at configure time), the terminal lines in harness/reporter.py, the facts the report states in
 harness/runfacts.py, the report's writing (and its thread) in harness/reportwriting.py.
 """
 
@@ -18,21 +18,21 @@ import pytest
 from ..core.errors import OraError
 from ..core.plan import Plan
 from ..core.record import RecordStore, record_from_text
+from ..reports.aggregation import SummaryRow, summarize
 from ..reports.charts import charts_available
 from ..reports.judgesites import all_local
 from ..reports.methodology import RunFacts
 from ..reports.output import OutputDir
-from ..reports.tables import SummaryRow, summarize
 from .gates import GateContext, GateResult, any_set, evaluate, gate_reports
 from .outcomes import drop_record, junit_lowscore, junit_only
 from .progress import LiveProgress
 from .provenance import run_moment
 from .reporter import RunReporter
 from .reportwriting import ReportWriting, written_baseline_comparison, written_calibration
+from .run import NO_BUNDLE, OraRun
 from .runfacts import run_facts
-from .session import NO_BUNDLE, OraRun
 from .signals import SignalGuard
-from .startchecks import check_start
+from .startchecks import OptionChecks, check_live, check_options
 from .strategy import JudgingStrategy, judging_strategy
 from .warmup import WarmUp
 from .xdist import distributes, stop_controller
@@ -92,20 +92,27 @@ class OraController:
         """What the report said about the run (complete, stopped_by), once it was written."""
         self.reporter = RunReporter(self)
         """The run's terminal lines (harness/reporter.py)."""
+        self._checks: OptionChecks | None = None
+        """What the configure-time checks read (None before them, or under --collect-only)."""
 
     def plan(self) -> Plan:
         return self.run.plan()
 
+    def configure(self) -> None:
+        """The checks of the options and files, when pytest configures: a usage error stops the run before collection."""
+        self._checks = check_options(self.run, self.config)
+        if self._checks is not None:
+            self.labels = self._checks.labels
+
     def start(self) -> None:
-        """The checks, then the output directory, before any item runs."""
-        checks = check_start(self.run, self.config)
+        """A live run's judges checked, then the output directory claimed, before any item runs."""
+        checks = self._checks
         plan = self.plan()
-        if checks is not None:
-            self.labels = checks.labels
         self.records = RecordStore([planned.capture.capture_id for planned in plan.captures])
         if checks is None:
             return  # --collect-only: nothing is judged; leave the judges and the last report alone
-        if checks.live and self.config.get_verbosity() >= 0:
+        live = check_live(self.run)
+        if live and self.config.get_verbosity() >= 0:
             budget = None if self.options.budget_usd is None else Decimal(str(self.options.budget_usd))
             self.progress = LiveProgress(self.run.in_flight_log(), self.run.prices(), budget)
             self.progress.priced_only = all_local(plan)

@@ -13,12 +13,12 @@ import pytest
 from ..core.numbers import round_half_away
 from ..core.record import CaptureRecord
 from ..method.kinds import terminal_lines
+from ..reports.aggregation import fit_table, public_row
 from ..reports.judgesites import CANDIDATE_SPEND_HEADING, all_local
 from ..reports.methodology import secret_lines
 from ..reports.notes import incomplete_notice
 from ..reports.output import estimate_table
 from ..reports.spend import candidate_spend, candidate_spend_lines, judge_spend, priced_total, spend_lines
-from ..reports.tables import fit_table, public_row
 from .candidates.summary import candidate_lines
 from .drift import drift_lines
 from .runstate import RunState

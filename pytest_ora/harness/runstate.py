@@ -8,12 +8,12 @@ import pytest
 
 from ..core.plan import Plan
 from ..core.record import RecordStore
+from ..reports.aggregation import SummaryRow
 from ..reports.methodology import RunFacts
-from ..reports.tables import SummaryRow
 from .gates import GateResult
 from .options import Options
 from .progress import LiveProgress
-from .session import OraRun
+from .run import OraRun
 from .signals import SignalGuard
 from .strategy import JudgingStrategy
 

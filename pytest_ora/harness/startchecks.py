@@ -1,5 +1,7 @@
-"""The run's checks before any item: options against the bundle, labels, gates, baseline, and a live run's judges.
+"""The run's checks before any item: options against the bundle, labels, gates and baseline, then a live run's judges.
 
+The checks that read only the options and the files run when pytest configures (`check_options`), before
+collection; a live run's judges are checked at the session start (`check_live`), where its recording starts.
 Every refusal is a pytest.UsageError (exit 4) naming the option or the file; nothing is judged or written.
 """
 
@@ -21,30 +23,28 @@ from ..judges.budget import price_for
 from ..judges.keyguard import configured_keys
 from .gates import validate as validate_gates
 from .options import Options, key_problems
-from .session import OraRun
+from .run import OraRun
 
 if TYPE_CHECKING:  # read only when the run names them: a plain replay never loads their modules
     from ..bundle.labels import LabelSet
     from ..bundle.preferences import PreferenceSet
     from ..reports.baseline import BaselineRun
 
-__all__ = ["StartChecks", "check_start"]
+__all__ = ["OptionChecks", "check_live", "check_options"]
 _NO_BATCH_PROVIDERS = ("azure-openai", "bedrock", "vertex")
 """Providers whose batch APIs pytest-ora does not speak: --ora-batch with one of them is a usage error."""
 
 
 @dataclass(frozen=True)
-class StartChecks:
-    """What the checks read and decided: the labels, the baseline, whether the judges are called live."""
+class OptionChecks:
+    """What the configure-time checks read: the labels and the baseline."""
 
     labels: LabelSet | PreferenceSet | None
     baseline: BaselineRun | None
-    live: bool
-    """A live run whose judges passed the key and reachability checks: its recording has started."""
 
 
-def check_start(run: OraRun, config: pytest.Config) -> StartChecks | None:
-    """Every check before the run; None under --collect-only (nothing is judged: judges and report left alone)."""
+def check_options(run: OraRun, config: pytest.Config) -> OptionChecks | None:
+    """The checks of the options and files, at configure time; None under --collect-only (nothing is judged)."""
     plan = run.plan()
     options = run.options
     keyed = key_problems(options, configured_keys(plan.panel, os.environ))
@@ -66,11 +66,18 @@ def check_start(run: OraRun, config: pytest.Config) -> StartChecks | None:
             )
     if config.option.collectonly:
         return None
+    baseline = None if options.dry_run else _baseline(plan, options)
+    return OptionChecks(labels, baseline)
+
+
+def check_live(run: OraRun) -> bool:
+    """At the session start: whether the judges are called live; if so their keys and reachability are checked
+    and the recording has started."""
+    plan, options = run.plan(), run.options
     live = not options.dry_run and is_live(options.record) and _needs_network(plan, options)
     if live:
         _check_live(plan, options)
-    baseline = None if options.dry_run else _baseline(plan, options)
-    return StartChecks(labels, baseline, live)
+    return live
 
 
 def _check_options(run: OraRun, plan: Plan) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from ..core.plan import PlannedCapture
 from ..method.kinds import mechanical_kind
-from .session import OraRun, http_timeout
+from .run import OraRun, http_timeout
 
 if TYPE_CHECKING:  # the batch machinery is imported by the run that uses it: most runs do not
     from ..judges.batch import BatchSummary

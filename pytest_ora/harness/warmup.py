@@ -4,7 +4,7 @@ A live (recording) run writes a new ledger, so its session end computes the stat
 the charts: importing numpy, scipy, statsmodels and matplotlib costs seconds of it on every run. The
 controller waits on the judges for most of a live run, so it imports them then, on a thread of its
 own, and the session end finds them loaded. A replay (`--ora-record none`) does not: its session end
-is usually served by the cache (reports/cache.py), which imports none of them.
+is usually served by the cache (reports/resultcache.py), which imports none of them.
 
 The session end waits for the warm-up before it writes anything, so a run imports no module its
 session end would not have imported itself, and none is half-imported when the run ends. An import

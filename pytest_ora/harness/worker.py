@@ -21,14 +21,14 @@ from ..core.vocabulary import is_live
 from ..judges.cassettes import CassetteLibrary
 from ..judges.panel import Judging, describe
 from ..method.kinds import mechanical_kind
+from ..reports.aggregation import ledger_row
 from ..reports.filewriter import DRY_RUN_DIR, CaptureFiles
-from ..reports.tables import ledger_row
 from .candidates.role import RoleCall, candidate_secrets
 from .drift import short_drift
 from .outcomes import drop_record, overall_text, score_properties
 from .pace import lookahead, worker_upcoming
+from .run import OraRun
 from .runner import CaptureRunner
-from .session import OraRun
 from .steps.answer import RoleCandidates, answering
 from .steps.spend import Budget, NotJudged
 from .xdist import worker_count

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..core.blind import artifact_path, blind_names, specification_source, withhold, withhold_all
+from ..core.fastload import loaded
 from ..core.models import Capture, GoldStandard
 from ..core.paths import inside
 from ..core.rubric import Criterion, Rubric
@@ -108,7 +109,7 @@ class Packet(BaseModel):
 
 def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, bytes | None]:
     """The packet for a capture, with the image bytes when its artifact is an image."""
-    capture = capture.loaded()  # its prompt and answer read again from the bundle once, checked (core.linetexts)
+    capture = loaded(capture)  # its prompt and answer read again from the bundle once, checked (core.fastload)
     # Resolved again at reading time: a symlink swapped in after intake still cannot lead out.
     spec_file = inside(root, capture.spec_path)
     specification = spec_file.read_text(encoding="utf-8") if rubric.requires_spec or spec_file.is_file() else None

@@ -1,34 +1,10 @@
 """One rate limit per judge role, shared by every process of a run (xdist workers included).
 
 Each role has a small JSON state file in a run-scoped directory, read and written under an
-exclusive `fcntl` lock, so the processes of a run pace their judge calls as one client:
-
-- a send slot schedule (GCRA): a call takes the next free slot `tat` and moves it on by
-  1 / rate seconds (and, with a token limit, by its tokens / tokens-per-second);
-- the rate is `--ora-rpm` when given, else learned: the first call of a role goes alone, and
-  the providers' rate-limit headers (Anthropic `anthropic-ratelimit-*`, OpenAI
-  `x-ratelimit-*`) set a ceiling a little under the announced limit; `remaining: 0` or a
-  `retry-after` holds every process until the reset;
-- without headers (OpenRouter, vLLM, local servers, Gemini: a 429 with `retry-after` at
-  most), the first answer sets the pace of one call at a time (1 / its latency), and each success
-  grows it by half, to at most twice the pace calls are accepted at (slow start): the calls in
-  flight meet the limit one by one, not as a burst whose every call but the bucket's few is refused;
-  then the limit is learned from the pace of successes: a server refusing calls accepts
-  them at its limit, so on a 429 the rate goes to the pace at which the run's recent calls
-  were accepted (`_measured_pace`), a little under it, and never below half the rate of the
-  moment. A 429 cuts once per round (a 429 for a call that was given its slot before the
-  last cut does not cut again), so eight workers meeting the limit slow down together instead of retrying in a
-  storm, and a burst of refusals cannot halve the rate again and again into a collapse; a call
-  that took a slot at the old pace and waits for it takes a new one after a cut;
-- successes grow the rate back by 2% each up to the ceiling (announced, or the measured
-  pace); past a measured pace by 0.2% each at first, the step doubling every 8 successes
-  without a refusal (up to 2%): near the limit a 429 is rare, and a limit that was raised,
-  or measured low, is found again within a minute or two;
-- a success whose headers say at least half of the announced window is left goes straight back
-  to the announced ceiling: the provider itself says the run is far from its limit, so a cut
-  made during a burst or an outage (a 3 s storm of 429s, a lower limit announced then) is not
-  crawled back from at 2% a call.
-
+exclusive `fcntl` lock, so the processes of a run pace their judge calls as one client: a send
+slot schedule (GCRA) at a rate given by `--ora-rpm`, announced by the provider's rate-limit
+headers, or learned from the pace at which calls are accepted (slow start, a cut on a 429, a slow
+climb back). docs/performance.md ("How the shared rate limit paces calls") states every rule.
 Calls served from a cassette never reach the limiter: replay is never paced.
 """
 

@@ -184,7 +184,7 @@ def calibration_chart(data: Mapping[str, Any], scale: Sequence[float]) -> str:
     Kept by the session-end cache like the other charts: a replay of unchanged labels and cassettes
     neither imports matplotlib nor draws it again."""
     from . import charts
-    from .cache import cached
+    from .resultcache import cached
 
     if not charts.charts_available() or not data["points"]:
         return ""

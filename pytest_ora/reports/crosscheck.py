@@ -241,7 +241,7 @@ def _disagreements(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]
     """disagreements.csv as the ledger's scores give it, at the threshold stats.json says was used."""
     from ..stats.arrays import run_arrays, statistics_fields
     from ..stats.disagreements import disagreements, threshold
-    from .statistics import disagreements_csv
+    from .statsfiles import disagreements_csv
 
     stats = _load(directory / "stats.json") if (directory / "stats.json").is_file() else {}
     given = (stats.get("disagreements") or {}).get("given_as") if isinstance(stats, dict) else None

@@ -1,13 +1,9 @@
 """The per-capture files (packets/, judges/), created by a helper process of the judging process.
 
 A capture has three such files, each indented JSON (the standard library's Python encoder: the C
-one cannot indent) created under a temporary name and renamed. Creating a file costs the kernel
-0.05-0.1 ms on the reference machine's ext4, and up to about 1 ms within a minute of deleting
-thousands of files there (that file system has no journal, and ext4 then skips every recently
-freed inode when it allocates one; the last run's packets/ and judges/ are deleted when a run
-claims the directory). A thread of the judging process overlapped that work once, but each of its
-system calls handed the interpreter lock back and forth with the threads that judge; a process of
-its own does the indenting and the kernel work on another core without touching that lock.
+one cannot indent) created under a temporary name and renamed. A process of its own does the
+indenting and the file system's work on another core, never holding the judging threads'
+interpreter lock (docs/performance.md has the figures).
 
 The helper runs this file as a script (`python -I -S filewriter.py`: the standard library only,
 nothing of the user's environment; so the module imports nothing of the package at its top). It

@@ -16,7 +16,7 @@ from typing import Any
 
 from . import charts
 from .baselinedata import BaselineComparison
-from .cache import cached
+from .resultcache import cached
 
 __all__ = ["REPORT_NAME", "render_html"]
 

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 from decimal import Decimal
 
+from ..core.fastload import loaded
 from ..core.plan import Plan
 from ..core.record import CaptureRecord
 
@@ -31,6 +32,6 @@ def with_made_answers(plan: Plan, records: Sequence[CaptureRecord]) -> Plan:
         fields = dict(record["candidate"])
         cost = fields.get("candidate_cost_usd")
         fields["candidate_cost_usd"] = None if cost is None else Decimal(str(cost))
-        capture = planned.capture.loaded().model_copy(update={"answer": record["answer"], **fields})
+        capture = loaded(planned.capture).model_copy(update={"answer": record["answer"], **fields})
         captures.append(dataclasses.replace(planned, capture=capture))
     return dataclasses.replace(plan, captures=tuple(captures))

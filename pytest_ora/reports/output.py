@@ -26,9 +26,9 @@ from ..core.record import CaptureRecord, RecordStore, in_plan_order
 from ..core.rubric import Rubric
 from ..judges.budget import CANDIDATE_ANSWER_TOKENS_ESTIMATE, OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import kind_files, report_files
+from .aggregation import SummaryRow, ledger_row, summarize, summary_json
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
-from .cache import cached
 from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR
 from .filewriter import write_all as _write_all
 from .made import with_made_answers
@@ -36,9 +36,9 @@ from .methodology import RunFacts, methodology_data
 from .notes import scored_share, summary_appendix, summary_preface
 from .pilot import CELLS, cells_jsonl, pilot_run
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
+from .resultcache import cached
 from .runs import RUNS_NAME, earlier_runs, runs_json
-from .statistics import disagreements_csv, stable_json
-from .tables import SummaryRow, ledger_row, summarize, summary_json
+from .statsfiles import disagreements_csv, stable_json
 from .texts import TEXTS_NAME, capture_texts, texts_json
 
 __all__ = ["ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "STATS_FILES", "OutputDir", "estimate_table"]
@@ -56,17 +56,15 @@ JOURNAL_SECONDS = 0.5
 """Rows that come faster than this after the journal's last write wait to be written with the next (OutputDir.append)."""
 CHILD_ROWS = 5_000
 """From this many ledger rows, the statistics and report.html are made in a child process: the
-scientific stack (numpy, scipy, statsmodels, matplotlib: about 130 MB) and the page's data never
+scientific stack (numpy, scipy, statsmodels, matplotlib) and the page's data never
 load into the controller, which holds the run's records. Smaller runs make them in-process. The
 child computes from the same inputs with the same code: the same bytes either way."""
 LOCK_NAME = ".ora-run.lock"
 PREVIOUS_DIR = ".ora-previous"
 """The last run's packets/ and judges/ while this run writes its own; removed when the run releases the directory.
 
-Deleted before this run's files were created, they made those files dear on an ext4 without a journal:
-ext4 then skips every inode freed in the last minute when it allocates one (fs/ext4/ialloc.c,
-recently_deleted()), and a run that had just deleted the last run's 3,500 files paid 0.5 ms a file
-instead of 0.03. Moved aside (a rename), they are deleted once this run's files exist."""
+Moved aside (a rename), they are deleted once this run's files exist: files created just after thousands were
+deleted cost more on some file systems (docs/performance.md has the figures)."""
 
 
 
@@ -411,7 +409,7 @@ def _statistics_files(directory: Path, rubric: Rubric, manifest: Any, facts: Run
     """stats.json, disagreements.csv and hypotheses.json: the statistics' data files, from the ledger just
     written (as `verify` reads it)."""
     # A replay of unchanged cassettes writes the same ledger: its statistics are not computed (nor
-    # numpy, scipy and statsmodels imported) again; see cache.py for why a hit is the same bytes.
+    # numpy, scipy and statsmodels imported) again; see resultcache.py for why a hit is the same bytes.
     ledger = directory / "ledger.jsonl"
     # summary.md and methodology.md as rendered before the statistics: what the run says of itself.
     files = {name: (directory / name).read_text(encoding="utf-8") for name in ("summary.md", "methodology.md")}

@@ -23,7 +23,7 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
     if not isinstance(stats, dict) or "comparisons" not in stats:
         return stats
-    from .statistics import (
+    from .statsfiles import (
         INTERVAL_WORDS,
         SMALL_ROWS,
         TOO_FEW,

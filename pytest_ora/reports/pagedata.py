@@ -16,8 +16,8 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, Va
 from ..core.models import Status
 from ..core.rubric import Rubric
 from ..method.kinds import formula, get_kind
+from .aggregation import public_cells
 from .matrix import Extras
-from .tables import public_cells
 
 __all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
 

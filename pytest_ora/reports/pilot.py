@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
+from ..core.fastload import loaded
 from ..core.models import Capture, Pilot
 from ..core.plan import Plan
 from ..core.record import CaptureRecord
@@ -85,7 +86,7 @@ def cells_jsonl(plan: Plan, records: Sequence[CaptureRecord], head_sha: str | No
     by_id = {record["capture_id"]: record for record in records}
     wanted = {f"{entry}/{cell.configuration}" for entries in pilot.tasks.values() for entry in entries
               for cell in pilot.cells.values()}
-    captures = {p.capture.capture_id: p.capture.loaded() for p in plan.captures if p.capture.capture_id in wanted}
+    captures = {p.capture.capture_id: loaded(p.capture) for p in plan.captures if p.capture.capture_id in wanted}
     lines = [json.dumps(_cell_record(plan, pilot, task, cell_id, by_id, captures, head_sha), ensure_ascii=False)
              for task in pilot.tasks for cell_id in pilot.cells]
     return "\n".join(lines) + "\n"

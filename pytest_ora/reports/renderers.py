@@ -25,13 +25,13 @@ from ..method.kinds.compare.report import compare_json, compare_markdown
 from ..method.kinds.scorecard.render import INTERPRETATION, result_markdown, scorecard_markdown
 from ..method.rubric import builtin_text, check_not_builtin
 from ..method.rubric_file import parse_rubric
+from .aggregation import ledger_csv_lines, public_row, summary_csv, summary_markdown
 from .methodology import methodology_text
 from .page import report_page
 from .pilot import pilot_summary
 from .rows import ledger_model, summary_model
 from .runfile import RunFile, RunFileError, SummaryNotes, read_run_file
-from .statistics import statistics_sections
-from .tables import ledger_csv_lines, public_row, summary_csv, summary_markdown
+from .statsfiles import statistics_sections
 
 __all__ = [
     "DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "render_reports", "run_data",

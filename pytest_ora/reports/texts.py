@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bundle.secrets import secret_in
+from ..core.fastload import loaded
 from ..core.plan import Plan
 from ..core.vocabulary import SECRET_REASON
 from ..method.kinds import forwards_texts
@@ -55,7 +56,7 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
         item = planned.get(capture_id)
         if item is None or (item.reason or "").startswith(SECRET_REASON):
             continue
-        capture = item.capture.loaded()  # one read of its line for the prompt and the answer
+        capture = loaded(item.capture)  # one read of its line for the prompt and the answer
         second = item.partner.answer if item.partner is not None else None
         texts = (capture.prompt, capture.context, capture.answer, second)
         if not forwards:

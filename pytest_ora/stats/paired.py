@@ -59,7 +59,7 @@ def paired(
         p_value = float(result.pvalue)
     else:
         # The same null drawn at random: scipy's permutation_test would loop in Python over every
-        # entry of every batch (0.1-0.2 s a pair); its Monte Carlo test draws the flips as one array.
+        # entry of every batch; its Monte Carlo test draws the flips as one array.
         magnitude = np.abs(difference)
 
         def flipped(size: tuple[int, ...]) -> npt.NDArray[np.float64]:

@@ -37,10 +37,10 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 from ..core.vocabulary import PROVIDERS
 from .answers import asks_plain_text, plain_answer
 from .batch import BatchStore
-from .cache import PromptCache
 from .cloud import AZURE, AZURE_RESPONSES, BEDROCK, VERTEX_CLAUDE, VERTEX_GEMINI
-from .ratelimit import Decision, RateLimiter
-from .scoring import CRITERIA, judge_reply, reply_shape
+from .judgescores import CRITERIA, judge_reply, reply_shape
+from .promptcache import PromptCache
+from .serverlimits import Decision, RateLimiter
 from .wire import (
     BAD_GATEWAY,
     RESPONSES,
@@ -375,7 +375,7 @@ class ReferenceJudge:
             raise ValueError(f"jitter is a standard deviation in points, 0 or more, got {jitter!r}")
         self.jitter, self.jitter_seed = jitter, jitter_seed
         self.cache = PromptCache()
-        """Prompt-cache writes and reads, accounted as Anthropic and OpenAI report them (see cache.py)."""
+        """Prompt-cache writes and reads, accounted as Anthropic and OpenAI report them (see promptcache.py)."""
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: list[_Armed] = []

@@ -79,7 +79,7 @@ class Call:
     max_tokens: int | None = None
     """The output token limit the request set, if any."""
     cache_read: int = 0
-    """Input tokens read from the prompt cache (see cache.py), inside input_tokens."""
+    """Input tokens read from the prompt cache (see promptcache.py), inside input_tokens."""
     cache_write: int = 0
     """Input tokens written to the prompt cache (Anthropic), inside input_tokens."""
     answer: str | None = None

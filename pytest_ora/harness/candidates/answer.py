@@ -9,6 +9,7 @@ from typing import Any
 
 from ...core.candidates import CandidateSpec
 from ...core.errors import OraError
+from ...core.fastload import loaded
 from ...core.models import Capture
 from ..steps.spend import NotJudged
 
@@ -67,7 +68,7 @@ class CandidateAnswer:
         assert self.answer is not None
         cost = None if self.cost_usd is None else Decimal(self.cost_usd)
         minutes = Decimal(self.latency_ms) / Decimal(60000)
-        return capture.loaded().model_copy(update={
+        return loaded(capture).model_copy(update={
             "answer": self.answer,
             "candidate_model": self.model,
             "candidate_latency_ms": self.latency_ms,

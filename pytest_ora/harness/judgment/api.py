@@ -20,10 +20,10 @@ from ...method.swebench.scenario import ScenarioError, find_scenario, read_respo
 from ...method.swebench.scorers import MODES as DETERMINISTIC
 from ..steps.spend import Budget, NotJudged
 from .call import Judged, OneCassette, judge_items
+from .chosenpanel import panel_note, panel_of
 from .data import CompareData, DataError, FileData, PhaseData, parse_data
 from .evaluation import evaluate, number
 from .items import Item, judgment_of
-from .panel import panel_note, panel_of
 from .result import JudgmentFailed, JudgmentFailure, JudgmentResult, TokenUsage, timestamp, validate
 
 __all__ = ["DataError", "JudgmentFailed", "JudgmentResult", "judge", "judge_in_run"]

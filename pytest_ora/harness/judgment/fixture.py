@@ -14,7 +14,7 @@ from ...core.vocabulary import is_live
 from ...judges.budget import SpendLog
 from ...judges.ratelimit import SharedLimiter
 from ...reports.filewriter import SPEND_DIR
-from ..session import OraRun
+from ..run import OraRun
 from ..steps.spend import Budget
 from ..xdist import worker_id
 from .api import judge_in_run

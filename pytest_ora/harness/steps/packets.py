@@ -9,7 +9,7 @@ from typing import Any
 from ...core.errors import OraError
 from ...core.models import Capture
 from ...core.plan import PlannedCapture
-from ...judges.context import over_window
+from ...judges.contextwindows import over_window
 from ...judges.packet import Packet, build_packet, judge_prompt, packet_fields
 from ...judges.panel import Judging
 from ...judges.providers.base import JudgePrompt

@@ -17,7 +17,7 @@ from ....core.vocabulary import SECRET_REASON
 from ..base import MechanicalKind
 from ..capabilities import BundleFile, Graded, LedgerExtra, Terminal
 from ..scorecard.card import duplicate_paths
-from .record import SCHEMA, THRESHOLD, Binding, Observation, observe, read_binding
+from .observation import SCHEMA, THRESHOLD, Binding, Observation, observe, read_binding
 from .render import ADVISORY_JSON, ADVISORY_RESULT, advisory_data
 
 __all__ = ["BINDING_FILE", "KIND", "AdvisoryKind", "observation_of"]

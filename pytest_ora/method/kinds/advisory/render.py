@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from ....core.plan import Plan, PlannedCapture
 from ....core.vocabulary import SECRET_REASON
-from .record import CASES, SCHEMA, THRESHOLD, Observation
+from .observation import CASES, SCHEMA, THRESHOLD, Observation
 
 __all__ = ["ADVISORY_JSON", "ADVISORY_RESULT", "advisory_data", "advisory_markdown"]
 
