@@ -37,7 +37,7 @@ def executed_answer(technique: str) -> str:
 
 
 def capture(entry_key: str, configuration: str, **changes: Any) -> dict[str, Any]:
-    family, _, technique = entry_key.partition(":")
+    _family, _, technique = entry_key.partition(":")
     data: dict[str, Any] = {
         "entry_key": entry_key,
         "configuration": configuration,

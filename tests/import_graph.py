@@ -120,7 +120,8 @@ def edges(found: list[Import]) -> set[tuple[str, str]]:
     return {(item.source, item.target) for item in found}
 
 
-def cycles(names: list[str], links: set[tuple[str, str]]) -> list[list[str]]:
+# C901: Tarjan's strongly connected components written out in one function, as usually given.
+def cycles(names: list[str], links: set[tuple[str, str]]) -> list[list[str]]:  # noqa: C901
     """The strongly connected components of more than one module (Tarjan, iterative)."""
     graph: dict[str, list[str]] = {name: [] for name in names}
     for source, target in sorted(links):

@@ -80,7 +80,7 @@ def test_openai_reports_the_repeated_prefix_as_cached_tokens(judge: ReferenceJud
 
 def test_without_prompt_caching_the_capture_comes_first_and_little_is_cached(judge: ReferenceJudge, tmp_path: Path) -> None:
     off = prompts(tmp_path, cache=False)
-    first, second = (send(judge, "anthropic", p) for p in off)
+    _first, second = (send(judge, "anthropic", p) for p in off)
     assert second["usage"]["cache_read_input_tokens"] == 0  # type: ignore[index]  # no breakpoints: nothing cached
     on = [send(judge, "openai", p) for p in prompts(tmp_path / "on")]
     off_openai = [send(judge, "openai", p) for p in prompts(tmp_path / "off", cache=False)]

@@ -168,7 +168,7 @@ def test_a_panel_must_match_the_rubrics_panel_size(tmp_path: Path) -> None:
     manifest = root / "bundle.yaml"
     manifest.write_text(manifest.read_text() + "rubric: trio-likert-1.0\n", encoding="utf-8")
 
-    with pytest.raises(Exception, match="field 'panel': names 2 judges but rubric trio-likert-1.0 needs panel_size 3"):
+    with pytest.raises(Exception, match=r"field 'panel': names 2 judges but rubric trio-likert-1.0 needs panel_size 3"):
         intake(root)
 
 

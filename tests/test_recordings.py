@@ -93,7 +93,7 @@ def test_a_directory_takes_one_bundle(tmp_path: Path) -> None:
     check_bundle(tmp_path, "mine", recording=True)
     assert (tmp_path / BUNDLE_FILE).read_text(encoding="utf-8") == "mine\n"
     check_bundle(tmp_path, "theirs", recording=False)  # replay: nothing recorded, nothing refused
-    with pytest.raises(RecordingsError, match="belongs to bundle 'mine'.*record bundle 'theirs'.*--ora-cassettes DIR"):
+    with pytest.raises(RecordingsError, match=r"belongs to bundle 'mine'.*record bundle 'theirs'.*--ora-cassettes DIR"):
         check_bundle(tmp_path, "theirs", recording=True)
 
 

@@ -19,7 +19,7 @@ NAMES = [*REPORT_FILES, *STATS_FILES[:2], "run.json"]
 
 
 def _same(left: Path, right: Path) -> None:
-    match, mismatch, errors = filecmp.cmpfiles(left, right, NAMES, shallow=False)
+    _match, mismatch, errors = filecmp.cmpfiles(left, right, NAMES, shallow=False)
     assert (mismatch, errors) == ([], [])
 
 

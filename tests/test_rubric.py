@@ -81,7 +81,7 @@ def test_a_number_changed_without_a_new_version_stops_with_the_reason(tmp_path: 
 
 def test_a_new_version_needs_its_own_history_line(tmp_path: Path) -> None:
     text = edited("trio-likert-1.0", "rubric: trio-likert-1.0", "rubric: trio-likert-1.1")
-    with pytest.raises(RubricError, match="last history entry is version 'trio-likert-1.0' but the file says rubric 'trio-likert-1.1'"):
+    with pytest.raises(RubricError, match=r"last history entry is version 'trio-likert-1.0' but the file says rubric 'trio-likert-1.1'"):
         load_rubric(write_rubric(tmp_path / "a.yaml", text))
 
 

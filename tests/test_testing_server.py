@@ -418,9 +418,7 @@ def test_a_malformed_body_gets_400_invalid_request(judge: ReferenceJudge, provid
     error = response.json()["error"]
 
     assert response.status_code == 400
-    if provider == "anthropic":
-        assert error["type"] == "invalid_request_error"
-    elif provider == "openai":
+    if provider == "anthropic" or provider == "openai":
         assert error["type"] == "invalid_request_error"
     elif provider == "google":
         assert error["status"] == "INVALID_ARGUMENT"

@@ -22,7 +22,7 @@ class CandidateFailed(NotJudged):
     shown = ""  # the reason says "candidate failed" itself
 
 
-class CandidateFailure(OraError):  # noqa: N818 - a failure as data, recorded then raised as CandidateFailed
+class CandidateFailure(OraError):
     """Raised by a candidate's call: the reason kept in the recording, credentials already redacted."""
 
 

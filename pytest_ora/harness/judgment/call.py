@@ -104,37 +104,39 @@ async def judge_items(judging: Judging, items: Sequence[Item], library: Cassette
             _refuse_secrets(judging, packet.model_dump_json())
     seen = _Seen(CassetteTransport(_network))
     judged: list[Judged] = []
-    async with httpx.AsyncClient(transport=seen, timeout=judging.policy.timeout, trust_env=False) as client:
-        async with _cassette(library) as cassette:
-            if cassette is not None:
-                cassette.expect({f"{n}/{tag}": packet_fields(packet) for n, shown in enumerate(packets) for tag, packet, _ in shown})
-            valid: list[str] = []
+    async with (
+        httpx.AsyncClient(transport=seen, timeout=judging.policy.timeout, trust_env=False) as client,
+        _cassette(library) as cassette,
+    ):
+        if cassette is not None:
+            cassette.expect({f"{n}/{tag}": packet_fields(packet) for n, shown in enumerate(packets) for tag, packet, _ in shown})
+        valid: list[str] = []
 
-            def keep(judge: JudgeSlot) -> None:
-                # As the runner: each valid reply's exchanges are kept, so a failure or an interrupt pays only for the rest.
-                if cassette is not None:
-                    valid.append(judge.label)
-                    cassette.save_partial(valid)
-
-            call = CaptureCall(cassette=cassette, on_valid=keep)
-            for item, shown in zip(items, packets):
-                texts: dict[str, list[str]] = {}
-                judge_records = []
-                for _, packet, image in shown:
-                    seen.responses.clear()
-                    records = await judge_packet(judging, client, packet, image, call)
-                    judge_records.append(records)
-                    for slot in judging.panel.judges:
-                        texts.setdefault(slot.label, []).append(_last_text(seen, slot.label, judging))
-                record = base_record(item.planned, "scored")
-                record["judges"] = kind.merge(judge_records, rubric)
-                material = shown[0][1].material
-                if material is not None:
-                    record["material"] = material
-                record["failure"] = combined(record, rubric).failure
-                judged.append(Judged(item, record, texts))
+        def keep(judge: JudgeSlot) -> None:
+            # As the runner: each valid reply's exchanges are kept, so a failure or an interrupt pays only for the rest.
             if cassette is not None:
-                cassette.save()
+                valid.append(judge.label)
+                cassette.save_partial(valid)
+
+        call = CaptureCall(cassette=cassette, on_valid=keep)
+        for item, shown in zip(items, packets):
+            texts: dict[str, list[str]] = {}
+            judge_records = []
+            for _, packet, image in shown:
+                seen.responses.clear()
+                records = await judge_packet(judging, client, packet, image, call)
+                judge_records.append(records)
+                for slot in judging.panel.judges:
+                    texts.setdefault(slot.label, []).append(_last_text(seen, slot.label, judging))
+            record = base_record(item.planned, "scored")
+            record["judges"] = kind.merge(judge_records, rubric)
+            material = shown[0][1].material
+            if material is not None:
+                record["material"] = material
+            record["failure"] = combined(record, rubric).failure
+            judged.append(Judged(item, record, texts))
+        if cassette is not None:
+            cassette.save()
     return judged
 
 

@@ -23,7 +23,7 @@ PacketT = TypeVar("PacketT", bound=BaseModel)
 PacketBuilder = Callable[[Capture, Path, Rubric], tuple[PacketT, bytes | None]]
 """How the judges build one packet (judges/packet.py: build_packet): passed in, so the method never imports them."""
 
-__all__ = ["JudgedKind", "Kind", "MechanicalKind", "PacketBuilder", "PanelScores", "PacketT", "ReplyObject", "ReplyProblem", "Strict", "check_echo", "first_error", "parse_reply"]
+__all__ = ["JudgedKind", "Kind", "MechanicalKind", "PacketBuilder", "PacketT", "PanelScores", "ReplyObject", "ReplyProblem", "Strict", "check_echo", "first_error", "parse_reply"]
 
 
 @dataclass(frozen=True)
