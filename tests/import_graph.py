@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomllib
+import tomllib  # type: ignore[import-not-found,unused-ignore]  # Python 3.11+; mypy checks as 3.10
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pytest_ora"

@@ -51,7 +51,7 @@ def test_a_changed_ledger_computes_afresh(tmp_path: Path, monkeypatch: pytest.Mo
     # When one capture's score differs
     changed = [dict(record) for record in records]
     scored = next(index for index, record in enumerate(changed) if record["status"] == "scored")
-    judges = [dict(judge) for judge in changed[scored]["judges"]]  # type: ignore[union-attr]
+    judges = [dict(judge) for judge in changed[scored]["judges"]]
     judges[0]["scores"] = {name: "1" for name in judges[0]["scores"]}
     changed[scored]["judges"] = judges
     write(tmp_path / "second", plan, changed)
@@ -69,8 +69,8 @@ def test_other_labels_under_the_same_name_compute_the_calibration_afresh(
     monkeypatch.setenv(resultcache.CACHE_ENV, str(tmp_path / "cache"))
     plan, records = sample_records()
     bundle = Path(__file__).parent.parent / "evals" / "bundle"
-    captures = [planned.capture.capture_id for planned in plan.captures]  # type: ignore[attr-defined]
-    first = read_labels(bundle / "labels.jsonl", "labels.jsonl", plan.rubric, captures)  # type: ignore[attr-defined]
+    captures = [planned.capture.capture_id for planned in plan.captures]
+    first = read_labels(bundle / "labels.jsonl", "labels.jsonl", plan.rubric, captures)
     # When one label's first score is another number, under the same file name
     label = first.labels[0]
     (name, value), *rest = label.scores
