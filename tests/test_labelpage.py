@@ -87,9 +87,9 @@ def test_the_page_is_blind_self_contained_and_escapes_everything(tmp_path: Path)
     assert "default-src 'none'" in html and "http://" not in html.replace("http://www.w3.org", "")
     # The rubric is on the page: criteria, questions, anchors and the scale
     rubric = data["rubric"]
-    assert [c["name"] for c in rubric["criteria"]] == ["fidelity", "soundness", "completeness", "relevance", "calibration"]  # type: ignore[index]
-    assert rubric["scale"]["values"] == [float(v) for v in range(11)]  # type: ignore[index]
-    assert rubric["anchors"][0] == ["9-10", "exemplary execution of the actual technique"]  # type: ignore[index]
+    assert [c["name"] for c in rubric["criteria"]] == ["fidelity", "soundness", "completeness", "relevance", "calibration"]
+    assert rubric["scale"]["values"] == [float(v) for v in range(11)]
+    assert rubric["anchors"][0] == ["9-10", "exemplary execution of the actual technique"]
 
 
 def test_unblinded_pages_show_configurations_and_the_cli_reports_usage_errors(
