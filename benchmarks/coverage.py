@@ -44,10 +44,7 @@ def coverage(draw: object, truth: float, n: int, trials: int, resamples: int) ->
     for trial in range(trials):
         rng = np.random.default_rng([n, trial, 20_260_620])
         values = draw(rng, n)  # type: ignore[operator]
-        if method == "t":
-            interval = mean_estimate(values).t_interval
-        else:
-            interval = Resampler(trial, resamples).mean_interval(values)
+        interval = mean_estimate(values).t_interval if method == "t" else Resampler(trial, resamples).mean_interval(values)
         if interval is None:
             continue
         shown += 1

@@ -17,6 +17,8 @@ __all__ = [
     "InvalidReplyError",
     "JudgeError",
     "JudgeReply",
+    "JudgmentFailed",
+    "JudgmentResult",
     "LedgerRow",
     "MissingCassette",
     "OraError",
@@ -31,8 +33,6 @@ __all__ = [
     "combine",
     "intake",
     "judge",
-    "JudgmentFailed",
-    "JudgmentResult",
 ]
 
 _HOMES = {

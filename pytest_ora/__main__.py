@@ -1,4 +1,5 @@
-"""`python -m pytest_ora init DIR`, `judge --mode MODE --data JSON`, `schema capture|reply`, `rubric list|show ID|digest FILE`, `verify DIR` and `label DIR`."""
+"""`python -m pytest_ora init DIR`, `judge --mode MODE --data JSON`, `schema capture|reply`,
+`rubric list|show ID|digest FILE`, `verify DIR` and `label DIR`."""
 
 from __future__ import annotations
 

@@ -105,7 +105,8 @@ def trio() -> None:
         "  - {id: H2, label: opus, better: cell-b, worse: cell-a, margin: 0.30}          # Opus multiplier\n"
         "  - {id: H3, label: qwen, better: cell-d, worse: cell-c, margin: 0.30}          # Qwen multiplier\n"
         "  - {id: H4, label: sovereignty, better: cell-d, worse: cell-a, margin: 0}      # sovereignty bridge: D >= A\n"
-        "verdict: {per_hypothesis_at_least: 2, no_critical: true}    # PILOT PASS: each hypothesis directional in 2 of 3 tasks, no critical cell\n"
+        "verdict: {per_hypothesis_at_least: 2, no_critical: true}    # PILOT "
+        "PASS: each hypothesis directional in 2 of 3 tasks, no critical cell\n"
         "pilot:                                              # cells.jsonl and pilot-summary.json\n"
         "  id: agentic-knowledge-work-pilot-2026-04-26\n"
         "  manifest_anchor: pilot-2026-04-26-v1\n"
@@ -129,7 +130,8 @@ def trio() -> None:
         "roles:\n"
         "  judge-opus: {model: claude-opus-4-7, provider: anthropic, route: \"http://127.0.0.1:8766/v1/messages\"}\n"
         "  judge-gpt: {model: gpt-5.4, provider: openai, route: \"http://127.0.0.1:8766/v1/chat/completions\"}\n"
-        "  judge-minimax: {model: minimax-m2.7, provider: openai-compatible, route: \"http://127.0.0.1:8766/v1/chat/completions\", api_key_env: MINIMAX_API_KEY}\n"
+        "  judge-minimax: {model: minimax-m2.7, provider: openai-compatible, route: "
+        "\"http://127.0.0.1:8766/v1/chat/completions\", api_key_env: MINIMAX_API_KEY}\n"
     ))
     lines = []
     for technique, task in TRIO_TASKS.items():

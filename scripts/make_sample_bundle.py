@@ -1143,9 +1143,7 @@ def prompt_for(tech: Technique, scen: Scenario) -> str:
 # --------------------------------------------------------------------------------------------
 
 STOP = frozenset(
-    "this that with from have will what when which their there they them then than your into about over "
-    "more most some each only also been were does should would could these those here just like make "
-    "after before while where being other such very much many even same both".split()
+    ["this", "that", "with", "from", "have", "will", "what", "when", "which", "their", "there", "they", "them", "then", "than", "your", "into", "about", "over", "more", "most", "some", "each", "only", "also", "been", "were", "does", "should", "would", "could", "these", "those", "here", "just", "like", "make", "after", "before", "while", "where", "being", "other", "such", "very", "much", "many", "even", "same", "both"]
 )
 
 
@@ -1164,7 +1162,8 @@ CONTEXT = (
 )
 REASONING = (
     "{evidence} is the most direct evidence here, and it points to {factor} as the main driver because the timing lines up.",
-    "Because {actor} carry most of the cost of {factor}, their view is weighed separately; therefore the step does not treat all parties as one bloc.",
+    "Because {actor} carry most of the cost of {factor}, their view is weighed "
+    "separately; therefore the step does not treat all parties as one bloc.",
     "The evidence on {factor} is thinner than on {factor2}, so the step leans on the latter and keeps the former as an open point.",
     "{actor} would probably dispute this reading because it shifts responsibility for {factor} onto them; the objection is recorded, not dismissed.",
     "Therefore the working finding is that {decision} turns on {factor} more than on {factor2}.",
@@ -1553,7 +1552,8 @@ def png_chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-def png_for(tech: Technique, key: str) -> bytes:
+# C901: the sample's images are drawn in this order; split, the seeded draws and the sample's bytes would change.
+def png_for(tech: Technique, key: str) -> bytes:  # noqa: C901
     """A small palette PNG chart (bars, tornado, waterfall, heatmap or risk grid)."""
     px = [bytearray(PNG_W) for _ in range(PNG_H)]
 
@@ -1644,7 +1644,8 @@ class Output:
         self.files[path] = content.encode("utf-8")
 
 
-def build_capture(tech: Technique, lane: str, base: str, stats: Counter[str], out: Output) -> dict[str, object]:
+# C901: the sample's captures are drawn in this order; split, the seeded draws and the sample's bytes would change.
+def build_capture(tech: Technique, lane: str, base: str, stats: Counter[str], out: Output) -> dict[str, object]:  # noqa: C901
     """One captures.jsonl record (and its artifact file, if any)."""
     scen = scenario_for(tech)
     key = f"{tech.key}/{lane}"

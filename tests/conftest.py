@@ -18,8 +18,8 @@ from example_runs import shared_replay
 
 # The cloud credential chains keep what they found in module state that tests replace: load them
 # here, so an in-process run and the test that patches them share one copy of each module.
-import pytest_ora.judges.providers.aws  # noqa: F401
-import pytest_ora.judges.providers.gcp  # noqa: F401
+import pytest_ora.judges.providers.aws
+import pytest_ora.judges.providers.gcp
 
 # numpy (under scipy and statsmodels) cannot be imported twice in one process: load the statistics
 # before pytester's first in-process run would import them and then drop them.
@@ -29,7 +29,7 @@ from pytest_ora.testing.server import ReferenceJudge
 # An in-process pytester run restores sys.modules when it ends, and numpy refuses to be imported
 # twice in one process: load the chart stack here, once, so every in-process run finds it loaded.
 with contextlib.suppress(ImportError):
-    import matplotlib.backends.backend_svg  # noqa: F401
+    import matplotlib.backends.backend_svg
     import matplotlib.figure  # noqa: F401
 
 

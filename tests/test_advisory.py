@@ -111,7 +111,7 @@ def test_every_cause_is_exercised() -> None:
 def test_a_binding_file_must_name_a_supported_model() -> None:
     data = yaml.safe_load((EXAMPLE / "bundle" / "binding.yaml").read_text(encoding="utf-8"))
     data["model"] = "openai/gpt-4o"
-    with pytest.raises(ValueError, match="binding.model is not a model this record kind evaluates"):
+    with pytest.raises(ValueError, match=r"binding.model is not a model this record kind evaluates"):
         read_binding(data)
     assert isinstance(BINDING, Binding)
 

@@ -117,7 +117,8 @@ def test_a_live_run_says_what_each_judge_cost(project: pytest.Pytester, monkeypa
 
     # Then spend per judge (tokens x price) is on the terminal, in summary.md and in methodology.md
     # (the judges are the reference judge on this machine: the spend is labelled a price, not money paid)
-    live.stdout.fnmatch_lines(["ora: judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price): Judge A claude-opus-4-7: $* (* input, * read from the prompt cache, * written to it / * output tokens); Judge B gpt-5.4: $*; total: $*"])
+    live.stdout.fnmatch_lines(["ora: judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price): Judge A "
+        "claude-opus-4-7: $* (* input, * read from the prompt cache, * written to it / * output tokens); Judge B gpt-5.4: $*; total: $*"])
     summary_md = (project.path / "ora-results" / "summary.md").read_text()
     methodology = (project.path / "ora-results" / "methodology.md").read_text()
     for text in (summary_md, methodology):

@@ -58,33 +58,33 @@ def send(judge: ReferenceJudge, provider: str, prompt: JudgePrompt, api: str | N
 
 def test_anthropic_writes_the_prefix_once_and_reads_it_after(judge: ReferenceJudge, tmp_path: Path) -> None:
     first, second = (send(judge, "anthropic", p) for p in prompts(tmp_path))
-    assert first["usage"]["cache_creation_input_tokens"] >= MIN_TOKENS  # type: ignore[index]
-    assert first["usage"]["cache_read_input_tokens"] == 0  # type: ignore[index]
-    assert second["usage"]["cache_read_input_tokens"] == first["usage"]["cache_creation_input_tokens"]  # type: ignore[index]
-    assert second["usage"]["cache_creation_input_tokens"] == 0  # type: ignore[index]
+    assert first["usage"]["cache_creation_input_tokens"] >= MIN_TOKENS
+    assert first["usage"]["cache_read_input_tokens"] == 0
+    assert second["usage"]["cache_read_input_tokens"] == first["usage"]["cache_creation_input_tokens"]
+    assert second["usage"]["cache_creation_input_tokens"] == 0
     # Our client adds the cache tokens back into the input it bills
     reply = second["reply"]
-    assert reply["cached_input_tokens"] == second["usage"]["cache_read_input_tokens"]  # type: ignore[index]
-    assert reply["input_tokens"] == (second["usage"]["input_tokens"] + reply["cached_input_tokens"])  # type: ignore[index]
+    assert reply["cached_input_tokens"] == second["usage"]["cache_read_input_tokens"]
+    assert reply["input_tokens"] == (second["usage"]["input_tokens"] + reply["cached_input_tokens"])
 
 
 @pytest.mark.parametrize("api", [None, "responses"])
 def test_openai_reports_the_repeated_prefix_as_cached_tokens(judge: ReferenceJudge, tmp_path: Path, api: str | None) -> None:
     first, second = (send(judge, "openai", p, api) for p in prompts(tmp_path))
     details = "prompt_tokens_details" if api is None else "input_tokens_details"
-    assert first["usage"][details]["cached_tokens"] == 0  # type: ignore[index]
-    cached = second["usage"][details]["cached_tokens"]  # type: ignore[index]
+    assert first["usage"][details]["cached_tokens"] == 0
+    cached = second["usage"][details]["cached_tokens"]
     assert cached >= MIN_TOKENS and cached % 128 == 0
-    assert second["reply"]["cached_input_tokens"] == cached  # type: ignore[index]
+    assert second["reply"]["cached_input_tokens"] == cached
 
 
 def test_without_prompt_caching_the_capture_comes_first_and_little_is_cached(judge: ReferenceJudge, tmp_path: Path) -> None:
     off = prompts(tmp_path, cache=False)
-    first, second = (send(judge, "anthropic", p) for p in off)
-    assert second["usage"]["cache_read_input_tokens"] == 0  # type: ignore[index]  # no breakpoints: nothing cached
+    _first, second = (send(judge, "anthropic", p) for p in off)
+    assert second["usage"]["cache_read_input_tokens"] == 0  # no breakpoints: nothing cached
     on = [send(judge, "openai", p) for p in prompts(tmp_path / "on")]
     off_openai = [send(judge, "openai", p) for p in prompts(tmp_path / "off", cache=False)]
-    assert on[1]["usage"]["prompt_tokens_details"]["cached_tokens"] > off_openai[1]["usage"]["prompt_tokens_details"]["cached_tokens"]  # type: ignore[index]
+    assert on[1]["usage"]["prompt_tokens_details"]["cached_tokens"] > off_openai[1]["usage"]["prompt_tokens_details"]["cached_tokens"]
 
 
 def test_a_cache_entry_expires_five_minutes_after_its_last_use() -> None:

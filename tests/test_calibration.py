@@ -222,7 +222,7 @@ def test_the_alpha_interval_resamples_captures_with_the_librarys_alpha(sample: A
         assert vectorized[row] == pytest.approx(krippendorff.alpha(
             reliability_data=[judge_values[row], human_values[row]], level_of_measurement="interval"), abs=1e-10)
     # On the sample: every alpha has an interval around it, and the seed fixes it
-    plan, stats, recorded, labels = sample
+    _plan, stats, _recorded, _labels = sample
     for judge_row in stats["calibration"]["judges"]:
         for row in [*judge_row["criteria"], judge_row["overall"]]:
             low, high = row["alpha_interval"]

@@ -128,7 +128,7 @@ def test_a_judge_built_to_be_biased_shows_its_bias_against_people_while_the_judg
         by = {r["criterion"]: r for r in row["criteria"]}
         assert 0.75 < by["soundness"]["bias"] <= 1.5 and by["soundness"]["bias_interval"][0] > 0, row["judge"]
         for name in ("fidelity", "completeness", "relevance", "calibration"):
-            low, high = by[name]["bias_interval"] or (by[name]["bias"], by[name]["bias"])
+            low, _high = by[name]["bias_interval"] or (by[name]["bias"], by[name]["bias"])
             assert abs(by[name]["bias"]) < 0.5 and low < 0.5, (row["judge"], name)
         assert by["soundness"]["krippendorff_alpha"] < min(by[n]["krippendorff_alpha"] for n in ("fidelity", "completeness"))
     summary = (judged.path / "biased-out" / "summary.md").read_text()

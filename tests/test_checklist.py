@@ -147,13 +147,14 @@ def test_the_packet_shows_the_checklist_and_the_prompt_asks_for_every_id(tmp_pat
     text = "\n\n".join(p.text for p in prompt.parts if hasattr(p, "text"))  # entry part, then capture part
     assert "- CRITICAL-1 [critical]: critical defect 1" in text and "- BONUS-1 [bonus]: extra credit" in text
     assert "exactly one entry for every listed id" in prompt.system and "critical 15" in prompt.system
+    assert prompt.reply_schema is not None
     assert set(prompt.reply_schema["properties"]) >= {"findings", "novel", "false_positives", "scores", "assessment"}
 
 
 def test_a_judge_that_omits_an_id_is_re_asked_then_the_capture_fails(tmp_path: Path) -> None:
     # Given a judge whose replies always leave one listed id out
     packet = _packet(tmp_path)
-    material, found = worked_material()
+    _material, found = worked_material()
     answer = worked_reply(found)
     answer["findings"].pop(0)
     asked: list[httpx.Request] = []
@@ -210,7 +211,7 @@ def test_a_checklist_rubric_without_its_params_is_refused(tmp_path: Path) -> Non
     data["history"][-1]["digest"] = digest_of(data)
     path = tmp_path / "rubric.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    with pytest.raises(RubricError, match="params.detection.*novel_cap"):
+    with pytest.raises(RubricError, match=r"params.detection.*novel_cap"):
         load_rubric(path)
 
 

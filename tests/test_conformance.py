@@ -38,20 +38,20 @@ from openai.types.responses import Response as ResponsesResponse
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sdk_types import gemini_request_problems, request_problems, response_problems  # noqa: E402
+from sdk_types import gemini_request_problems, request_problems, response_problems
 
-from pytest_ora.core.models import RoleSpec  # noqa: E402
-from pytest_ora.judges.batch import anthropic as anthropic_batch  # noqa: E402
-from pytest_ora.judges.batch import openai as openai_batch  # noqa: E402
-from pytest_ora.judges.batch.base import Pending  # noqa: E402
-from pytest_ora.judges.batch.http import Caller  # noqa: E402
-from pytest_ora.judges.packet import Packet, judge_prompt  # noqa: E402
-from pytest_ora.judges.providers.anthropic import AnthropicClient  # noqa: E402
-from pytest_ora.judges.providers.base import JudgePrompt, ProviderClient, Sampling, TextPart  # noqa: E402
-from pytest_ora.judges.providers.gemini import GeminiClient  # noqa: E402
-from pytest_ora.judges.providers.openai import OpenAIClient  # noqa: E402
-from pytest_ora.method.rubric import ORA_V1  # noqa: E402
-from pytest_ora.testing.server import ReferenceJudge  # noqa: E402
+from pytest_ora.core.models import RoleSpec
+from pytest_ora.judges.batch import anthropic as anthropic_batch
+from pytest_ora.judges.batch import openai as openai_batch
+from pytest_ora.judges.batch.base import Pending
+from pytest_ora.judges.batch.http import Caller
+from pytest_ora.judges.packet import Packet, judge_prompt
+from pytest_ora.judges.providers.anthropic import AnthropicClient
+from pytest_ora.judges.providers.base import JudgePrompt, ProviderClient, Sampling, TextPart
+from pytest_ora.judges.providers.gemini import GeminiClient
+from pytest_ora.judges.providers.openai import OpenAIClient
+from pytest_ora.method.rubric import ORA_V1
+from pytest_ora.testing.server import ReferenceJudge
 
 KEY = "conformance-test-key"
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000" "1f15c4890000000d49444154789c63600000000200015e2e8b2d0000000049454e44ae426082")
@@ -193,7 +193,7 @@ def _strict(text: str, model: Any) -> list[str]:
     if model is genai_types.GenerateContentResponse:
         try:
             model.model_validate_json(text, strict=True)  # google-genai's models forbid unknown fields themselves
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             return [str(error)[:300]]
         return []
     return response_problems(json.loads(text), model)
@@ -381,9 +381,9 @@ def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
             problems.append(f"no usage: {reply.usage}")
     if route.provider == "google":
         client = _gemini(judge)  # kept: google-genai closes a client once it is collected
-        reply = client.models.generate_content(model=MODELS["google"], contents="Should they consolidate?")
-        if not (reply.text or "").endswith("reference answer)"):
-            problems.append(f"google-genai read no plain answer: {reply.text!r:.120}")
+        answer = client.models.generate_content(model=MODELS["google"], contents="Should they consolidate?")
+        if not (answer.text or "").endswith("reference answer)"):
+            problems.append(f"google-genai read no plain answer: {answer.text!r:.120}")
     elif route.provider == "anthropic":
         message = anthropic.Anthropic(api_key=KEY, base_url=judge.url, max_retries=0).messages.create(
             model=MODELS["anthropic"], max_tokens=512, messages=[{"role": "user", "content": "Should they consolidate?"}])

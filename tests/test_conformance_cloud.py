@@ -39,14 +39,14 @@ from openai.types.responses import Response as ResponsesResponse
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems, response_problems  # noqa: E402
+from sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems, response_problems
 
-from pytest_ora.core.models import RoleSpec  # noqa: E402
-from pytest_ora.judges.packet import Artifact, Packet, judge_prompt  # noqa: E402
-from pytest_ora.judges.providers import client_for  # noqa: E402
-from pytest_ora.judges.providers.base import JudgePrompt, Sampling, TextPart  # noqa: E402
-from pytest_ora.method.rubric import ORA_V1  # noqa: E402
-from pytest_ora.testing.server import ReferenceJudge  # noqa: E402
+from pytest_ora.core.models import RoleSpec
+from pytest_ora.judges.packet import Artifact, Packet, judge_prompt
+from pytest_ora.judges.providers import client_for
+from pytest_ora.judges.providers.base import JudgePrompt, Sampling, TextPart
+from pytest_ora.method.rubric import ORA_V1
+from pytest_ora.testing.server import ReferenceJudge
 
 KEY = "conformance-cloud-token-0123456789"
 ACCESS, SECRET = "AKIAORACONFORMANCE01", "c0nformanceSecretAccessKey/0123456789abcd"
@@ -249,7 +249,7 @@ def check_live_reply(judge: ReferenceJudge, route: Route) -> list[str]:
             try:
                 genai_types.GenerateContentResponse.model_validate_json(json.dumps(timeless), strict=True)
                 genai_types.GenerateContentResponse.model_validate_json(response.text)
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 problems.append(str(error)[:300])
         client_for(route.role(judge)).parse_reply(response)
     problems += _sdk_reads_a_reply(judge, route)
@@ -361,7 +361,7 @@ def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
             timeless = {key: value for key, value in reply_body.items() if key != "createTime"}
             try:
                 genai_types.GenerateContentResponse.model_validate_json(json.dumps(timeless), strict=True)
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 problems.append(str(error)[:300])
         reply = client_for(route.role(judge)).parse_reply(response)
         if reply.stop != "complete" or not reply.text or "reference answer" not in reply.text or reply.payload is not None:

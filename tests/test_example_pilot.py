@@ -58,7 +58,7 @@ def test_the_pilot_replays_without_calling_its_command_candidate_the_same_at_n0_
     # Then the recorded answers serve: every output file is byte-identical between the two, and the ledger is the
     # unchanged example's
     compared = filecmp.dircmp(serial, workers)
-    assert not (compared.left_only or compared.right_only or compared.diff_files), compared.report()
+    assert not (compared.left_only or compared.right_only or compared.diff_files), (compared.left_only, compared.right_only, compared.diff_files)
     files = sorted(path.relative_to(serial) for path in serial.rglob("*") if path.is_file())
     _, mismatch, errors = filecmp.cmpfiles(serial, workers, [str(path) for path in files], shallow=False)
     assert len(files) > 50 and not mismatch and not errors, mismatch

@@ -66,7 +66,7 @@ def test_failing_gates_become_failed_testcases() -> None:
 
 
 def test_a_threshold_outside_the_overall_range_is_a_usage_error() -> None:
-    with pytest.raises(pytest.UsageError, match="--ora-fail-under 11 is outside rubric ora-1.0's overall range 0-10"):
+    with pytest.raises(pytest.UsageError, match=r"--ora-fail-under 11 is outside rubric ora-1.0's overall range 0-10"):
         validate(context(under="11").options, get_rubric("ora-1.0"))
     with pytest.raises(pytest.UsageError, match="--ora-fail-lowscore-pct 150 is a percentage"):
         validate(context(share="150").options, get_rubric("ora-1.0"))

@@ -30,7 +30,7 @@ def test_a_worker_takes_the_controllers_plan_when_the_bundle_is_unchanged(tmp_pa
     (tmp_path / "run").mkdir()
     plan, worker = _handed(root, tmp_path / "run")
 
-    received = received_plan(worker, root, ARGUMENTS, None)  # type: ignore[arg-type]
+    received = received_plan(worker, root, ARGUMENTS, None)
 
     assert received is not None and received is not plan
     assert [p.capture.capture_id for p in received.captures] == [p.capture.capture_id for p in plan.captures]
@@ -47,7 +47,7 @@ def test_a_bundle_changed_after_the_controller_read_it_makes_the_worker_run_its_
     first["answer"] = "edited after the controller's intake"
     (root / "captures.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
 
-    assert received_plan(worker, root, ARGUMENTS, None) is None  # type: ignore[arg-type]
+    assert received_plan(worker, root, ARGUMENTS, None) is None
 
 
 def test_a_new_file_in_the_bundle_or_another_option_is_a_mismatch_too(tmp_path: Path) -> None:
@@ -55,10 +55,10 @@ def test_a_new_file_in_the_bundle_or_another_option_is_a_mismatch_too(tmp_path: 
     (tmp_path / "run").mkdir()
     _, worker = _handed(root, tmp_path / "run")
 
-    assert received_plan(worker, root, ("bundle", (), "another panel", None, (), ()), None) is None  # type: ignore[arg-type]
+    assert received_plan(worker, root, ("bundle", (), "another panel", None, (), ()), None) is None
     (root / "specs" / "new.md").parent.mkdir(exist_ok=True)
     (root / "specs" / "new.md").write_text("new\n", encoding="utf-8")
-    assert received_plan(worker, root, ARGUMENTS, None) is None  # type: ignore[arg-type]
+    assert received_plan(worker, root, ARGUMENTS, None) is None
 
 
 def test_a_plan_file_that_is_not_the_one_written_is_never_unpickled(tmp_path: Path) -> None:
@@ -68,9 +68,9 @@ def test_a_plan_file_that_is_not_the_one_written_is_never_unpickled(tmp_path: Pa
     path = Path(worker.workerinput[PLAN_KEY].split("\t")[0])
     path.write_bytes(path.read_bytes() + b"\0")
 
-    assert received_plan(worker, root, ARGUMENTS, None) is None  # type: ignore[arg-type]
+    assert received_plan(worker, root, ARGUMENTS, None) is None
     path.unlink()
-    assert received_plan(worker, root, ARGUMENTS, None) is None  # type: ignore[arg-type]
+    assert received_plan(worker, root, ARGUMENTS, None) is None
 
 
 def test_without_a_handed_plan_a_worker_runs_its_own_intake(tmp_path: Path) -> None:

@@ -167,7 +167,7 @@ def test_a_file_calling_itself_a_builtin_with_other_content_is_refused() -> None
     from pytest_ora.method.rubric import resolve_rubric
 
     path = Path(__file__).parent / "mine.yaml"
-    with pytest.raises(RubricError, match="calls itself ora-1.0, the id of a built-in rubric, but its content differs"):
+    with pytest.raises(RubricError, match=r"calls itself ora-1.0, the id of a built-in rubric, but its content differs"):
         from pytest_ora.method.rubric import _parse
 
         _parse(text, "mine.yaml", "mine.yaml")  # what load_rubric does with a file's text
@@ -454,7 +454,7 @@ def test_a_strict_blind_compare_packet_withholds_both_configurations(tmp_path: P
     assert all("team" not in json.dumps(packet.material).lower() for _, packet, _ in packets)
 
     as_written = get_kind("compare").packets(planned, tmp_path, get_rubric("judge-compare-1.0"), build_packet)
-    assert [packet.material for _, packet, _ in as_written][0] == {
+    assert next(packet.material for _, packet, _ in as_written) == {
         "order": "first-second", "response-1": "team-red found it", "response-2": "Team-Blue wins"}
 
 

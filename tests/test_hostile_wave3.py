@@ -44,7 +44,7 @@ def test_when_init_meets_a_dangling_symlink_then_nothing_is_written_through_it(t
     suite.mkdir()
     (suite / name).symlink_to(outside / "victim")
 
-    with pytest.raises(InitError, match="symbolic link|already holds"):
+    with pytest.raises(InitError, match=r"symbolic link|already holds"):
         init_suite(suite, today="2026-12-01")
 
     assert list(outside.iterdir()) == []
@@ -87,7 +87,7 @@ def test_when_a_write_fails_part_way_then_init_leaves_nothing_half_written(tmp_p
         real_link(source, target)
 
     monkeypatch.setattr(os, "link", failing_link)
-    with pytest.raises(InitError, match="No space left on device.*nothing written"):
+    with pytest.raises(InitError, match=r"No space left on device.*nothing written"):
         init_suite(suite, today="2026-12-01")
 
     assert not suite.exists() or list(suite.rglob("*")) == []
@@ -163,7 +163,7 @@ def test_when_the_rubric_file_is_called_bundle_yaml_then_init_refuses_rather_tha
     init_suite(tmp_path / "first", today="2026-12-01")
     mine.write_text((tmp_path / "first" / "bundle" / "rubric.yaml").read_text(encoding="utf-8"), encoding="utf-8")
 
-    with pytest.raises(InitError, match="would replace the suite's own bundle/bundle.yaml"):
+    with pytest.raises(InitError, match=r"would replace the suite's own bundle/bundle.yaml"):
         init_suite(tmp_path / "suite", rubric=str(mine), today="2026-12-01")
 
     assert not (tmp_path / "suite").exists()

@@ -35,9 +35,11 @@ def test_valid_hypotheses_are_read_exactly(tmp_path: Path) -> None:
     ("manifest", "expected"),
     [
         ({"hypotheses": [{"id": "H1", "better": "nobody", "worse": "big-1"}]},
-         "bundle.yaml:12: field 'hypotheses.0.better': names a configuration that bundle.yaml does not list (got 'nobody'); use one of optimum, big-1"),
+         "bundle.yaml:12: field 'hypotheses.0.better': names a configuration that "
+         "bundle.yaml does not list (got 'nobody'); use one of optimum, big-1"),
         ({"hypotheses": [{"id": "H1", "better": "big-1", "worse": "big-1"}]},
-         "bundle.yaml:13: field 'hypotheses.0.worse': is the same configuration as `better` (got 'big-1'); a hypothesis compares two different configurations"),
+         "bundle.yaml:13: field 'hypotheses.0.worse': is the same configuration as "
+         "`better` (got 'big-1'); a hypothesis compares two different configurations"),
         ({"hypotheses": [{"id": "H1", "better": "optimum", "worse": "big-1"}, {"id": "H1", "better": "big-1", "worse": "optimum"}]},
          "bundle.yaml:14: field 'hypotheses.1.id': repeats the id of hypotheses[0] (got 'H1'); give every hypothesis its own id"),
         ({"hypotheses": [{"id": "H1", "better": "optimum", "worse": "big-1", "margin": "lots"}]},

@@ -278,7 +278,7 @@ def test_substitution_names_a_role_or_a_route() -> None:
     assert parse_substitution("big-2=alt", roles).spec.model == "gemini-2.5-pro"
     direct = parse_substitution("big-1=openai:gpt-4.1@https://api.openai.com/v1/chat/completions", roles)
     assert (direct.slot, direct.spec.provider, direct.spec.model) == ("big-1", "openai", "gpt-4.1")
-    with pytest.raises(ValueError, match="optimum.yaml does not define"):
+    with pytest.raises(ValueError, match=r"optimum.yaml does not define"):
         parse_substitution("big-2=nobody", roles)
 
 

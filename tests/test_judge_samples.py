@@ -69,7 +69,7 @@ def test_samples_apply_only_to_a_rubric_scored_per_criterion() -> None:
     class Checklist:
         kind, version = "checklist", "x-1"
 
-    with pytest.raises(ValueError, match="bundle.yaml judge_samples 3: judge samples need a rubric scored per criterion"):
+    with pytest.raises(ValueError, match=r"bundle.yaml judge_samples 3: judge samples need a rubric scored per criterion"):
         sampled_panel(panel, Manifest(), Checklist(), None)  # type: ignore[arg-type]
 
 

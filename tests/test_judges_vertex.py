@@ -18,7 +18,7 @@ from pytest_ora.judges.providers import gcp as gcp_module
 from pytest_ora.judges.providers.vertex import ANTHROPIC_VERSION, VertexClient
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems  # noqa: E402
+from sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems
 
 BASE = "https://us-east5-aiplatform.googleapis.com/v1/projects/acme/locations/us-east5/publishers"
 GEMINI = RoleSpec(model="gemini-2.5-pro", provider="vertex", route=f"{BASE}/google/models/gemini-2.5-pro:generateContent")

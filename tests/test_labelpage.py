@@ -28,30 +28,30 @@ def sample_pool() -> tuple[list[object], list[str]]:
 
 def test_the_sample_is_stratified_by_configuration_and_seeded(sample_pool: tuple[list[object], list[str]]) -> None:
     pool, lanes = sample_pool
-    chosen = stratified_sample(pool, lanes, 60, 7)  # type: ignore[arg-type]
-    counts = Counter(p.capture.configuration for p in chosen)  # type: ignore[attr-defined]
+    chosen = stratified_sample(pool, lanes, 60, 7)
+    counts = Counter(p.capture.configuration for p in chosen)
     assert sum(counts.values()) == 60 and set(counts) == set(lanes)
     assert max(counts.values()) - min(counts.values()) <= 1  # the six lanes hold about the same number of captures
-    assert len({p.capture.capture_id for p in chosen}) == 60  # type: ignore[attr-defined]
-    again = stratified_sample(pool, lanes, 60, 7)  # type: ignore[arg-type]
-    assert [p.capture.capture_id for p in again] == [p.capture.capture_id for p in chosen]  # type: ignore[attr-defined]
-    other = stratified_sample(pool, lanes, 60, 8)  # type: ignore[arg-type]
-    assert {p.capture.capture_id for p in other} != {p.capture.capture_id for p in chosen}  # type: ignore[attr-defined]
+    assert len({p.capture.capture_id for p in chosen}) == 60
+    again = stratified_sample(pool, lanes, 60, 7)
+    assert [p.capture.capture_id for p in again] == [p.capture.capture_id for p in chosen]
+    other = stratified_sample(pool, lanes, 60, 8)
+    assert {p.capture.capture_id for p in other} != {p.capture.capture_id for p in chosen}
     # Shuffled: the configurations are interleaved, not in blocks
-    firsts = [p.capture.configuration for p in chosen[:12]]  # type: ignore[attr-defined]
+    firsts = [p.capture.configuration for p in chosen[:12]]
     assert len(set(firsts)) >= 4
 
 
 def test_small_samples_still_reach_every_configuration_and_big_ones_take_all(sample_pool: tuple[list[object], list[str]]) -> None:
     pool, lanes = sample_pool
-    assert {p.capture.configuration for p in stratified_sample(pool, lanes, 6, 0)} == set(lanes)  # type: ignore[attr-defined]
+    assert {p.capture.configuration for p in stratified_sample(pool, lanes, 6, 0)} == set(lanes)
     assert len(stratified_sample(pool, lanes, 3, 0)) == 3
     assert len(stratified_sample(pool, lanes, 10_000, 0)) == len(pool)
     # Unequal strata get proportional shares (largest remainders)
-    uneven = [p for p in pool if p.capture.configuration in ("optimum", "big-1")][:300]  # type: ignore[attr-defined]
-    uneven = [p for p in uneven if p.capture.configuration == "optimum"][:30] + [  # type: ignore[attr-defined]
-        p for p in uneven if p.capture.configuration == "big-1"][:10]  # type: ignore[attr-defined]
-    counts = Counter(p.capture.configuration for p in stratified_sample(uneven, ["optimum", "big-1"], 8, 0))  # type: ignore[arg-type, attr-defined]
+    uneven = [p for p in pool if p.capture.configuration in ("optimum", "big-1")][:300]
+    uneven = [p for p in uneven if p.capture.configuration == "optimum"][:30] + [
+        p for p in uneven if p.capture.configuration == "big-1"][:10]
+    counts = Counter(p.capture.configuration for p in stratified_sample(uneven, ["optimum", "big-1"], 8, 0))
     assert counts == {"optimum": 6, "big-1": 2}
 
 
@@ -72,14 +72,14 @@ def test_the_page_is_blind_self_contained_and_escapes_everything(tmp_path: Path)
     html, count = label_page(tmp_path / "bundle", 100, 0)
     data = page_data(html)
     captures = data["captures"]
-    assert count == len(captures) == 8  # type: ignore[arg-type]
+    assert count == len(captures) == 8
     # Blind: no configuration or judge score travels in the page's items
-    assert all("configuration" not in c and "judges" not in c for c in captures)  # type: ignore[union-attr, attr-defined]
+    assert all("configuration" not in c and "judges" not in c for c in captures)
     assert data["blind"] is True
     # Nothing from the bundle can close the data element or run: the only scripts are the page's own two
     assert "alert(1)</script>" not in html and "<img src=x" not in html and "<b>this</b>" not in html
     assert html.count("<script") == 2
-    assert any(c["answer"] == HOSTILE for c in captures)  # type: ignore[index]
+    assert any(c["answer"] == HOSTILE for c in captures)
     # The policy lets only the page's own script run (by its hash) and loads nothing from anywhere
     script = re.findall(r"<script>(.*?)</script>", html, re.S)[-1]
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
@@ -87,9 +87,9 @@ def test_the_page_is_blind_self_contained_and_escapes_everything(tmp_path: Path)
     assert "default-src 'none'" in html and "http://" not in html.replace("http://www.w3.org", "")
     # The rubric is on the page: criteria, questions, anchors and the scale
     rubric = data["rubric"]
-    assert [c["name"] for c in rubric["criteria"]] == ["fidelity", "soundness", "completeness", "relevance", "calibration"]  # type: ignore[index]
-    assert rubric["scale"]["values"] == [float(v) for v in range(11)]  # type: ignore[index]
-    assert rubric["anchors"][0] == ["9-10", "exemplary execution of the actual technique"]  # type: ignore[index]
+    assert [c["name"] for c in rubric["criteria"]] == ["fidelity", "soundness", "completeness", "relevance", "calibration"]
+    assert rubric["scale"]["values"] == [float(v) for v in range(11)]
+    assert rubric["anchors"][0] == ["9-10", "exemplary execution of the actual technique"]
 
 
 def test_unblinded_pages_show_configurations_and_the_cli_reports_usage_errors(
@@ -97,7 +97,7 @@ def test_unblinded_pages_show_configurations_and_the_cli_reports_usage_errors(
 ) -> None:
     write_bundle(tmp_path / "bundle")
     html, _ = label_page(tmp_path / "bundle", 3, 0, blind=False)
-    assert all("configuration" in c for c in page_data(html)["captures"])  # type: ignore[union-attr]
+    assert all("configuration" in c for c in page_data(html)["captures"])
 
     assert main(["label", str(tmp_path / "bundle"), "--sample", "3", "--seed", "2"]) == 0
     assert (tmp_path / "bundle" / "label.html").is_file()
@@ -119,11 +119,11 @@ def test_an_unblinded_page_with_results_carries_each_judges_scores(tmp_path: Pat
            "judges": [{"label": "A", "scores": {"fidelity": 8, "soundness": 7}, "overall": 7.2}]}
     (results / "ledger.jsonl").write_text(json.dumps(row) + "\n")
     html, _ = label_page(tmp_path / "bundle", 100, 0, blind=False, results=results)
-    captures = {c["id"]: c for c in page_data(html)["captures"]}  # type: ignore[union-attr, index]
-    assert captures["mode:argument-audit/optimum"]["judges"] == [  # type: ignore[index]
+    captures = {c["id"]: c for c in page_data(html)["captures"]}
+    assert captures["mode:argument-audit/optimum"]["judges"] == [
         {"label": "A", "scores": {"fidelity": 8, "soundness": 7, "completeness": None, "relevance": None, "calibration": None},
          "overall": 7.2}]
-    assert captures["mode:argument-audit/big-1"]["judges"] == []  # type: ignore[index]
+    assert captures["mode:argument-audit/big-1"]["judges"] == []
     # A blind page never reads them, even when given
     blind, _ = label_page(tmp_path / "bundle", 100, 0, results=results)
     assert "7.2" not in blind.split('id="label-data">')[1]

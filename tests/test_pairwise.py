@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import yaml
@@ -208,7 +208,7 @@ def test_a_compare_run_reports_wins_ties_losses_and_agreement_not_scores(pyteste
 
 def _page_data(page: str) -> dict[str, Any]:
     raw = page.split('id="ora-data">')[1].split("</script>")[0]
-    return json.loads(raw.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&"))
+    return cast(dict[str, Any], json.loads(raw.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&")))
 
 
 def test_when_a_compare_run_writes_its_page_then_no_item_carries_an_overall_a_failure_or_a_mean(

@@ -8,7 +8,7 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -47,7 +47,7 @@ def trio_reply(**changes: Any) -> dict[str, Any]:
 
 def checked(payload: dict[str, Any], rubric: Any = TRIO) -> JudgeReply | ReplyProblem:
     reply = ProviderReply(payload=payload, text=None, stop="complete", usage=reported_usage(10, 5))
-    return check_reply(reply, rubric, "task:board-memo", "cell-a")
+    return cast("JudgeReply | ReplyProblem", check_reply(reply, rubric, "task:board-memo", "cell-a"))
 
 
 def test_a_blind_reply_validates_against_the_rubrics_criteria_scale_and_step() -> None:
@@ -168,7 +168,7 @@ def test_a_panel_must_match_the_rubrics_panel_size(tmp_path: Path) -> None:
     manifest = root / "bundle.yaml"
     manifest.write_text(manifest.read_text() + "rubric: trio-likert-1.0\n", encoding="utf-8")
 
-    with pytest.raises(Exception, match="field 'panel': names 2 judges but rubric trio-likert-1.0 needs panel_size 3"):
+    with pytest.raises(Exception, match=r"field 'panel': names 2 judges but rubric trio-likert-1.0 needs panel_size 3"):
         intake(root)
 
 

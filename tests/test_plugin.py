@@ -18,7 +18,8 @@ def test_recording_scores_every_capture_and_writes_the_report(project: pytest.Py
     assert outcomes(result) == EXPECTED
     assert result.ret == 0
     result.stdout.fnmatch_lines([
-        "ora: rubric ora-1.0: weighted = 0.35*fidelity + 0.25*soundness + 0.18*completeness + 0.12*relevance + 0.10*calibration; overall = min(weighted, fidelity); failure when overall < 4.0",
+        "ora: rubric ora-1.0: weighted = 0.35*fidelity + 0.25*soundness + 0.18*completeness + "
+        "0.12*relevance + 0.10*calibration; overall = min(weighted, fidelity); failure when overall < 4.0",
         "ora: panel Optimum Big 1 / Big 2: Judge A = big-1 claude-opus-4-7 (anthropic), Judge B = big-2 gpt-5.4 (openai)",
         "*ora summary*",
         "optimum *",

@@ -48,7 +48,7 @@ def test_the_scorer_comes_from_the_suite_directory_only(tmp_path: Path) -> None:
         load_scorer("elsewhere:score", tmp_path)
     with pytest.raises(ScorerError, match="defines no function missing"):
         load_scorer("good:missing", tmp_path)
-    with pytest.raises(ScorerError, match="importing broken.py failed: ModuleNotFoundError"):
+    with pytest.raises(ScorerError, match=r"importing broken.py failed: ModuleNotFoundError"):
         load_scorer("broken:score", tmp_path)
 
 
@@ -64,7 +64,7 @@ def test_a_python_rubric_names_its_scorer(tmp_path: Path, text: str, message: st
     body = (EXAMPLE / "bundle" / "patch-match-1.0.yaml").read_text(encoding="utf-8")
     body = body.replace("kind: python\nscorer: patch_scorer:score\n", text)
     (tmp_path / "r.yaml").write_text(body, encoding="utf-8")
-    with pytest.raises(RubricError, match="r.yaml") as error:
+    with pytest.raises(RubricError, match=r"r.yaml") as error:
         load_rubric(tmp_path / "r.yaml")
     assert message in str(error.value)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import multiprocessing
 import random
 import time
@@ -256,7 +257,7 @@ def test_processes_sharing_the_directory_share_one_schedule(tmp_path: Path) -> N
     for process in processes:
         process.join(timeout=30)
     # Then their 40 calls took about two seconds together, never two in the same slot
-    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert min(gaps) > 0.04
     assert times[-1] - times[0] == pytest.approx(39 / 20, abs=0.2)
 

@@ -33,7 +33,7 @@ from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.testing.server import ReferenceJudge
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sdk_types import request_problems  # noqa: E402
+from sdk_types import request_problems
 
 BUDGET = 4096
 

@@ -36,7 +36,8 @@ def _noisy(captures: int, flip: float, seed: int = 7) -> np.ndarray:
     truth = rng.integers(1, 6, (captures, 1, 6)).astype(float)
     moved = rng.random((captures, 3, 6)) < flip
     step = rng.choice([-1.0, 1.0], (captures, 3, 6))
-    return np.clip(truth + moved * step, 1, 5)
+    clipped: np.ndarray = np.clip(truth + moved * step, 1, 5)
+    return clipped
 
 
 def test_the_closed_form_kappa_equals_statsmodels_fleiss_kappa() -> None:

@@ -43,14 +43,14 @@ def test_a_directory_with_cassettes_but_no_record_keeps_the_old_format(tmp_path:
 
 def test_weights_are_not_part_of_the_prompt_2_view_but_are_of_prompt_1() -> None:
     old, new = get_rubric("judge-solo-1.0"), reweighted()
-    assert judge_view(dataclasses.replace(old, prompt_format="prompt-2")) == judge_view(dataclasses.replace(new, prompt_format="prompt-2"))  # type: ignore[arg-type]
-    assert judge_view(old) != judge_view(new)  # type: ignore[arg-type]
+    assert judge_view(dataclasses.replace(old, prompt_format="prompt-2")) == judge_view(dataclasses.replace(new, prompt_format="prompt-2"))
+    assert judge_view(old) != judge_view(new)
 
 
 def test_a_version_with_the_same_view_is_rescored_under_the_recorded_one(tmp_path: Path) -> None:
     old = bind_rubric(get_rubric("judge-solo-1.0"), tmp_path)
     note_recording(old, tmp_path)
-    new = bind_rubric(reweighted(), tmp_path)  # type: ignore[arg-type]
+    new = bind_rubric(reweighted(), tmp_path)
     assert new.recorded_under == f"judge-solo-1.0 ({old.digest})"
     assert new.shown_version is None
 
@@ -82,7 +82,7 @@ def test_a_version_recorded_with_another_digest_is_refused(tmp_path: Path) -> No
 
 def test_the_record_is_append_only(tmp_path: Path) -> None:
     note_recording(bind_rubric(get_rubric("judge-solo-1.0"), tmp_path), tmp_path)
-    note_recording(bind_rubric(reweighted(), tmp_path), tmp_path)  # type: ignore[arg-type]
+    note_recording(bind_rubric(reweighted(), tmp_path), tmp_path)
     note_recording(bind_rubric(get_rubric("judge-solo-1.0"), tmp_path), tmp_path)
     fmt, entries = read_recorded(tmp_path)
     assert fmt == "prompt-2"
@@ -93,7 +93,7 @@ def test_a_directory_takes_one_bundle(tmp_path: Path) -> None:
     check_bundle(tmp_path, "mine", recording=True)
     assert (tmp_path / BUNDLE_FILE).read_text(encoding="utf-8") == "mine\n"
     check_bundle(tmp_path, "theirs", recording=False)  # replay: nothing recorded, nothing refused
-    with pytest.raises(RecordingsError, match="belongs to bundle 'mine'.*record bundle 'theirs'.*--ora-cassettes DIR"):
+    with pytest.raises(RecordingsError, match=r"belongs to bundle 'mine'.*record bundle 'theirs'.*--ora-cassettes DIR"):
         check_bundle(tmp_path, "theirs", recording=True)
 
 

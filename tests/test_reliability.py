@@ -382,15 +382,18 @@ def test_bad_input_of_every_kind_stops_the_run_before_any_judge_call(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([
         "ERROR: capture bundle failed intake (13 problems):",
-        "  - bundle.yaml: field 'scored_set.mode': scored set has 0 mode entries after collision resolution, expected 2 (missing: argument-audit, causal-dag)*",
+        "  - bundle.yaml: field 'scored_set.mode': scored set has 0 mode entries "
+        "after collision resolution, expected 2 (missing: argument-audit, causal-dag)*",
         "  - bundle.yaml: field 'scored_set.visual': scored set has 2 visual entries after collision resolution, expected 1*",
         "  - bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (seed 000*) was used by default; choose another*",
         "  - captures.jsonl:1: mode:argument-audit/optimum: field 'answer': input should be a valid string (got 42)",
         "  - captures.jsonl:2: mode:argument-audit/big-1: field 'acceptance': input should be a valid dictionary* (got 'yes')",
         "  - captures.jsonl:3: mode:causal-dag/optimum: field 'cost_usd': must be a number (got 'cheap')",
-        "  - captures.jsonl:4: method:causal-dag/big-1: field 'entry_key': must be family:technique with family mode, visual or lens* (got 'method:causal-dag')",
+        "  - captures.jsonl:4: method:causal-dag/big-1: field 'entry_key': must be "
+        "family:technique with family mode, visual or lens* (got 'method:causal-dag')",
         "  - captures.jsonl:5: visual:Causal_DAG/optimum: field 'entry_key': must be family:technique* (got 'visual:Causal_DAG')",
-        "  - captures.jsonl:6: visual:causal-dag/big-9: field 'configuration': names a configuration that bundle.yaml does not list (got 'big-9')*",
+        "  - captures.jsonl:6: visual:causal-dag/big-9: field 'configuration': "
+        "names a configuration that bundle.yaml does not list (got 'big-9')*",
         "  - captures.jsonl:7: visual:fishbone-diagram/optimum: field 'prompt': is required but missing",
         "  - captures.jsonl:10: is not UTF-8 at byte 109 of the line; save the file as UTF-8",
         "  - captures.jsonl:13: visual:fishbone-diagram/big-1: field 'entry_key': repeats the capture id first seen on line 8*",
@@ -450,7 +453,8 @@ def test_unscorable_captures_skip_with_their_reason_and_a_one_megabyte_answer_is
         "SKIPPED*lens:historian/optimum: unscorable: no technique specification at specs/lens/historian.md",
         "SKIPPED*mode:causal-dag/big-1: unscorable: visual artifact artifacts/latin1.svg is neither an image nor UTF-8 text (byte 14)",
         "SKIPPED*visual:fishbone-diagram/optimum: unscorable: visual artifact artifacts/missing.png is missing",
-        "SKIPPED*visual:fishbone-diagram/big-1: unscorable: visual artifact artifacts/huge.png is 5242888 bytes, over the 5 MB image limit judges accept",
+        "SKIPPED*visual:fishbone-diagram/big-1: unscorable: visual artifact "
+        "artifacts/huge.png is 5242888 bytes, over the 5 MB image limit judges accept",
     ])
     rows = ledger(project)
     assert statuses(rows) == {"scored": 3, "unscorable": 5, "excluded": 4}

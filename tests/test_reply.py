@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -29,7 +29,7 @@ def reply_object(**changes: Any) -> dict[str, Any]:
 
 def check_text(text: str | None, stop: str = "complete", detail: str = "") -> JudgeReply | ReplyProblem:
     reply = ProviderReply(payload=None, text=text, stop=stop, detail=detail)  # type: ignore[arg-type]
-    return check_reply(reply, ORA_V1, "mode:argument-audit", "optimum")
+    return cast("JudgeReply | ReplyProblem", check_reply(reply, ORA_V1, "mode:argument-audit", "optimum"))
 
 
 def problem(text: str | None, **kwargs: Any) -> ReplyProblem:

@@ -19,7 +19,7 @@ NAMES = [*REPORT_FILES, *STATS_FILES[:2], "run.json"]
 
 
 def _same(left: Path, right: Path) -> None:
-    match, mismatch, errors = filecmp.cmpfiles(left, right, NAMES, shallow=False)
+    _match, mismatch, errors = filecmp.cmpfiles(left, right, NAMES, shallow=False)
     assert (mismatch, errors) == ([], [])
 
 
@@ -51,7 +51,7 @@ def test_a_changed_ledger_computes_afresh(tmp_path: Path, monkeypatch: pytest.Mo
     # When one capture's score differs
     changed = [dict(record) for record in records]
     scored = next(index for index, record in enumerate(changed) if record["status"] == "scored")
-    judges = [dict(judge) for judge in changed[scored]["judges"]]  # type: ignore[union-attr]
+    judges = [dict(judge) for judge in changed[scored]["judges"]]
     judges[0]["scores"] = {name: "1" for name in judges[0]["scores"]}
     changed[scored]["judges"] = judges
     write(tmp_path / "second", plan, changed)
@@ -69,8 +69,8 @@ def test_other_labels_under_the_same_name_compute_the_calibration_afresh(
     monkeypatch.setenv(resultcache.CACHE_ENV, str(tmp_path / "cache"))
     plan, records = sample_records()
     bundle = Path(__file__).parent.parent / "evals" / "bundle"
-    captures = [planned.capture.capture_id for planned in plan.captures]  # type: ignore[attr-defined]
-    first = read_labels(bundle / "labels.jsonl", "labels.jsonl", plan.rubric, captures)  # type: ignore[attr-defined]
+    captures = [planned.capture.capture_id for planned in plan.captures]
+    first = read_labels(bundle / "labels.jsonl", "labels.jsonl", plan.rubric, captures)
     # When one label's first score is another number, under the same file name
     label = first.labels[0]
     (name, value), *rest = label.scores
@@ -80,7 +80,7 @@ def test_other_labels_under_the_same_name_compute_the_calibration_afresh(
         out = OutputDir(tmp_path / directory)
         out.claim()
         try:
-            out.write_report(plan, records, RunFacts(scoring_date="2026-06-20", record_mode="none", selected=1185,  # type: ignore[arg-type]
+            out.write_report(plan, records, RunFacts(scoring_date="2026-06-20", record_mode="none", selected=1185,
                                                      labels=labels))
         finally:
             out.release()

@@ -80,7 +80,7 @@ def test_a_record_store_reads_back_what_it_kept_in_plan_order(decoded_bytes: int
     compressed = [isinstance(kept, bytes) for kept in store._kept.values()]  # these records' texts: 1.1 MB
     assert all(compressed) if decoded_bytes < 1_000_000 else not any(compressed)
     assert store[0] == records[0] and store[-2:] == records[-2:]
-    store.add({**records[0], "capture_id": "extra/one"})  # type: ignore[typeddict-item]
+    store.add({**records[0], "capture_id": "extra/one"})
     assert store[-1]["capture_id"] == "extra/one"  # not in the plan: last
 
 

@@ -81,7 +81,7 @@ def test_a_number_changed_without_a_new_version_stops_with_the_reason(tmp_path: 
 
 def test_a_new_version_needs_its_own_history_line(tmp_path: Path) -> None:
     text = edited("trio-likert-1.0", "rubric: trio-likert-1.0", "rubric: trio-likert-1.1")
-    with pytest.raises(RubricError, match="last history entry is version 'trio-likert-1.0' but the file says rubric 'trio-likert-1.1'"):
+    with pytest.raises(RubricError, match=r"last history entry is version 'trio-likert-1.0' but the file says rubric 'trio-likert-1.1'"):
         load_rubric(write_rubric(tmp_path / "a.yaml", text))
 
 
@@ -134,5 +134,5 @@ def test_a_new_calibration_measurement_needs_no_new_version_but_must_name_a_know
     assert loaded.calibration is not None and loaded.calibration.value == 0.81
     # A statistic the run cannot compute is refused, naming the field
     path = write_rubric(tmp_path / "bad.yaml", edited("trio-likert-1.1", "statistic: fleiss_kappa", "statistic: cohen_kappa"))
-    with pytest.raises(RubricError, match="calibration.statistic"):
+    with pytest.raises(RubricError, match=r"calibration\.statistic"):
         load_rubric(path)

@@ -70,7 +70,7 @@ def test_when_a_run_fact_has_no_field_then_writing_run_json_refuses_it_rather_th
     from pytest_ora.method.rubric import get_rubric
     from pytest_ora.reports.renderers import run_data
 
-    notes = {"preface": [], "appendix": []}
+    notes: dict[str, list[str]] = {"preface": [], "appendix": []}
     assert '"suite_commit": null' in run_data("b", get_rubric("ora-1.0"), {}, notes, {"suite_commit": None})
-    with pytest.raises(TypeError, match="run.json has no field candidates_note: add it to RunFile"):
+    with pytest.raises(TypeError, match=r"run\.json has no field candidates_note: add it to RunFile"):
         run_data("b", get_rubric("ora-1.0"), {}, notes, {"candidates_note": "x"})

@@ -47,7 +47,7 @@ def evidence(**changes: Any) -> dict[str, Any]:
     return data
 
 
-def grade(axis: str, values: dict[str, Any] | None, *, baseline: dict[str, Any] | None | str = "paired",
+def grade(axis: str, values: dict[str, Any] | None, *, baseline: dict[str, Any] | str | None = "paired",
           configuration: str = "on", **extra: Any) -> Cell:
     own = Evidence(values, configuration, configuration == "off", known=KNOWN, **extra)
     paired = None
@@ -187,7 +187,7 @@ def test_a_scorecard_rubric_file_parses() -> None:
 def test_a_bad_scorecard_rubric_stops_naming_the_field(edit: Any, message: str) -> None:
     data = copy.deepcopy(RUBRIC)
     edit(data)
-    with pytest.raises(RubricError, match="t.yaml") as error:
+    with pytest.raises(RubricError, match=r"t.yaml") as error:
         parse_rubric(_text(data), "t.yaml", "t.yaml")
     assert message in str(error.value)
 

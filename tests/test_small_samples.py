@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -31,7 +31,7 @@ def arrays(entries: int, seed: int = 0) -> RunArrays:
 
 
 class Manifest:
-    hypotheses: list[Any] = []
+    hypotheses: ClassVar[list[Any]] = []
     compare_pairs = None
 
 

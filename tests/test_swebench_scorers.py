@@ -134,7 +134,10 @@ def test_the_built_in_python_rubrics_score_a_capture_holding_the_instance(rubric
 
 
 def test_an_invented_scenario_without_a_named_location_falls_back_to_the_file() -> None:
-    patch = "diff --git a/setup.cfg b/setup.cfg\n--- a/setup.cfg\n+++ b/setup.cfg\n@@ -1,2 +1,2 @@\n [metadata]\n-name = tinyqeue\n+name = tinyqueue\n"
+    patch = (
+        "diff --git a/setup.cfg b/setup.cfg\n--- a/setup.cfg\n+++ b/setup.cfg\n@@ "
+        "-1,2 +1,2 @@\n [metadata]\n-name = tinyqeue\n+name = tinyqueue\n"
+    )
     scenario = SCENARIOS["ora-demo__tinyqueue-12"].model_copy(update={"instance_id": "invented__typo", "patch": patch})
     response = "The package name in setup.cfg is misspelt because of a typo.\n\n```diff\n--- a/setup.cfg\n+++ b/setup.cfg\n" \
                "@@ -1,2 +1,2 @@\n [metadata]\n-name = tinyqeue\n+name = tinyqueue\n```\n"

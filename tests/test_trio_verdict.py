@@ -61,9 +61,9 @@ def test_a_stated_verdict_that_disagrees_with_the_scores_is_listed() -> None:
     assert isinstance(parsed, JudgeReply)
     fields = KIND.record_fields(parsed, V11)
     judge = {"label": "Judge B", "model": "gpt-5.4", **fields}
-    agreeing = {"label": "Judge A", "model": "claude-opus-4-7", **KIND.record_fields(KIND.check(reply, V11, entry_key, None), V11)}  # type: ignore[arg-type]
+    agreeing = {"label": "Judge A", "model": "claude-opus-4-7", **KIND.record_fields(KIND.check(reply, V11, entry_key, None), V11)}
 
-    listed = verdict_disagreements([{"capture_id": "task:x/cell-a", "judges": [agreeing, judge]}])  # type: ignore[list-item]
+    listed = verdict_disagreements([{"capture_id": "task:x/cell-a", "judges": [agreeing, judge]}])
 
     assert listed == [f"task:x/cell-a: Judge B (gpt-5.4) stated {other}; its scores give {fields['computed_verdict']}"]
 

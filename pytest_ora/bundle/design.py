@@ -21,10 +21,7 @@ __all__ = ["check_design", "cluster_labels", "cluster_value", "option_problems",
 
 def cluster_value(capture: Capture, field: str) -> str | None:
     """The capture's cluster label under `field` (a capture field or metadata.<key>); None when it has none."""
-    if field.startswith("metadata."):
-        value = (capture.metadata or {}).get(field.removeprefix("metadata."))
-    else:
-        value = getattr(capture, field, None)
+    value = (capture.metadata or {}).get(field.removeprefix("metadata.")) if field.startswith("metadata.") else getattr(capture, field, None)
     if value is None or value == "":
         return None
     if isinstance(value, (dict, list)):

@@ -17,7 +17,7 @@ from ..core.paths import BundlePathError, bundle_file
 from ..core.strictjson import StrictJsonError, strict_loads
 from .secrets import redact_shapes, text_secret
 
-__all__ = ["ENTRIES", "entry_of", "is_entry_line", "read_entries", "candidate_captures"]
+__all__ = ["ENTRIES", "candidate_captures", "entry_of", "is_entry_line", "read_entries"]
 
 ENTRIES = "entries.jsonl"
 

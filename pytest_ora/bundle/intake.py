@@ -492,7 +492,8 @@ def _blank(path: Path) -> bool:
     return path.stat().st_size <= 1 << 20 and not path.read_bytes().strip()
 
 
-def _unscorable(where: _Resolved, capture: Capture, needs_spec: bool) -> str | None:
+# C901: a capture's files checked in the order their problems are named (spec, host spec, artifact); split, another could be named first.
+def _unscorable(where: _Resolved, capture: Capture, needs_spec: bool) -> str | None:  # noqa: C901
     try:
         spec = where.inside(capture.spec_path)
     except BundlePathError as error:

@@ -68,7 +68,8 @@ def _pair_of(value: Any) -> Pair | None:
     return Pair(first, second) if first and second else None
 
 
-def check_preference(data: Any, items: dict[str, Pair]) -> tuple[Preference | None, str | None, str | None]:
+# C901: a label line's checks in the order its first problem is named; split, another problem could be named first.
+def check_preference(data: Any, items: dict[str, Pair]) -> tuple[Preference | None, str | None, str | None]:  # noqa: C901
     """A preference from one parsed line, or (None, field, why it is refused); items maps compare item ids to pairs."""
     if not isinstance(data, dict):
         return None, None, "is not a JSON object"

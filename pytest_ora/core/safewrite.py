@@ -8,6 +8,7 @@ a rename) and a set of files all appear or none does.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from collections.abc import Collection, Mapping
@@ -76,10 +77,8 @@ def write_files(root: Path, files: Mapping[str, str], replace: Collection[str] =
         for target in created:
             target.unlink(missing_ok=True)
         for directory in reversed(made_dirs):
-            try:
+            with contextlib.suppress(OSError):
                 directory.rmdir()
-            except OSError:
-                pass
         raise
     return targets
 

@@ -5,7 +5,18 @@ from __future__ import annotations
 from typing import Literal, get_args
 
 __all__ = [
-    "CLOUD_CREDENTIALS", "FAMILIES", "IMAGE_TYPES", "PROVIDERS", "Family", "Provider", "PROVIDER_KEY_ENVS", "RECORD_MODES", "SECRET_REASON", "TOKEN_ENVS", "is_live", "key_env_allowed",
+    "CLOUD_CREDENTIALS",
+    "FAMILIES",
+    "IMAGE_TYPES",
+    "PROVIDERS",
+    "PROVIDER_KEY_ENVS",
+    "RECORD_MODES",
+    "SECRET_REASON",
+    "TOKEN_ENVS",
+    "Family",
+    "Provider",
+    "is_live",
+    "key_env_allowed",
 ]
 
 Family = Literal["mode", "visual", "lens"]

@@ -280,5 +280,5 @@ class OraController:
 
 
 def _param(nodeid: str) -> str:
-    head, _, rest = nodeid.partition("[")
+    _head, _, rest = nodeid.partition("[")
     return rest[:-1] if rest.endswith("]") else ""

@@ -96,5 +96,5 @@ class LiveProgress:
             return "time left: estimating"
         remaining = max(0, self.total - self.done)
         seconds = (self._clock() - self._started) / self.done * remaining
-        minutes, rest = divmod(int(round(seconds)), 60)
+        minutes, rest = divmod(round(seconds), 60)
         return f"about {minutes}m{rest:02d}s left" if minutes else f"about {rest}s left"

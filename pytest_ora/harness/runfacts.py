@@ -41,7 +41,11 @@ def run_facts(run: RunState, reporter: RunReporter, exitstatus: int) -> RunFacts
         )
     if options.budget_usd is not None:
         spent = run.run.spend_log().total()
-        deviations.append(f"live judge spend this run: ${spent:.4f} of a ${options.budget_usd} budget (price table {PRICES_AS_OF} defaults{', overridden' if options.prices else ''})")
+        overridden = ", overridden" if options.prices else ""
+        deviations.append(
+            f"live judge spend this run: ${spent:.4f} of a ${options.budget_usd} budget "
+            f"(price table {PRICES_AS_OF} defaults{overridden})"
+        )
     if run.judging.summary is not None:
         deviations.append(run.judging.summary.sentence())
     errors = sum(1 for r in records if r["status"] == "error")

@@ -133,7 +133,8 @@ def _example_rows() -> list[Row]:
     return rows
 
 
-def init_suite(
+# C901: every refusal comes before anything is written, in the order the user is told.
+def init_suite(  # noqa: C901
     directory: Path, rubric: str | None = None, source: Path | None = None, judges: tuple[str, ...] = (),
     today: str | None = None, say: Callable[[str], None] | None = None,
 ) -> list[Path]:
@@ -350,9 +351,11 @@ def _readme(name: str, bundle: str, count: int, configurations: list[str], rubri
     keys = sorted({_key(r.provider) for r in roles})
     placeholders = " ".join(f"{key}=reference-judge-key" for key in keys)
     exports = " ".join(f"{key}=..." for key in keys)
+    listed = ", ".join(configurations)
+    judges = ", ".join(f"{r.role} ({r.provider} {r.model})" for r in roles)
     return f"""# {bundle}: an eval suite for pytest-ora
 
-{count} captures, configurations {', '.join(configurations)}, rubric `{rubric}`, judges {', '.join(f'{r.role} ({r.provider} {r.model})' for r in roles)}.
+{count} captures, configurations {listed}, rubric `{rubric}`, judges {judges}.
 
 Run every command from this directory (or name it: `pytest {name}/ ...` from its parent).
 

@@ -82,7 +82,7 @@ def stop_controller(config: pytest.Config, reason: str) -> None:
 
 def scope_scheduler(config: pytest.Config, log: Any, scope: Callable[[str], str]) -> Any:
     """xdist's loadscope scheduling with `scope(nodeid)` as the scope (it overrides `_split_scope`, an internal)."""
-    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+    from xdist.scheduler import LoadScopeScheduling
 
     class ScopeScheduling(LoadScopeScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:

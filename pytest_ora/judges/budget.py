@@ -22,8 +22,8 @@ import yaml
 
 __all__ = [
     "DEFAULT_PRICES",
-    "PRICES_AS_OF",
     "OUTPUT_TOKENS_ESTIMATE",
+    "PRICES_AS_OF",
     "Price",
     "SpendLog",
     "cost",

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import fcntl
+import itertools
 import json
 import logging
 import math
@@ -405,7 +406,7 @@ def _measured_pace(state: dict[str, Any], now: float) -> float | None:
     accepted: list[float] = [moment for moment in state.get("accepted", []) if moment >= now - _PACE_WINDOW]
     if len(accepted) < _PACE_MIN:
         return None
-    gaps = sorted(later - earlier for earlier, later in zip(accepted, accepted[1:]))
+    gaps = sorted(later - earlier for earlier, later in itertools.pairwise(accepted))
     usual = gaps[len(gaps) // 2]
     if usual <= 0:
         return None

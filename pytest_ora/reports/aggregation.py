@@ -25,8 +25,8 @@ from ..method.scoring import exact
 from .rows import candidate_ledger_model, ledger_model, summary_model
 
 __all__ = [
-    "LedgerCsv",
     "PUBLIC_COLUMNS",
+    "LedgerCsv",
     "SummaryRow",
     "fit_table",
     "ledger_csv",

@@ -16,6 +16,7 @@ lost in the dead helper's pipe are named: nothing is silently dropped.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -143,10 +144,10 @@ class CaptureFileWriter:
 def _finish(helper: subprocess.Popen[bytes], sent: int) -> list[str]:
     """Close the helper's input, read what it could not write; name what a dead helper lost."""
     assert helper.stdin is not None and helper.stdout is not None
-    try:
-        helper.stdin.close()  # flushes the last frames: the helper writes them, reports and exits
-    except OSError:
-        pass  # it died: what it did not confirm is named below
+    # Closing flushes the last frames: the helper writes them, reports and exits. If it died, what it did not
+    # confirm is named below.
+    with contextlib.suppress(OSError):
+        helper.stdin.close()
     output = helper.stdout.read()
     helper.stdout.close()
     helper.wait()
@@ -196,10 +197,8 @@ def write_whole(path: bytes, compact: bytes, mode: int, errors: list[str]) -> No
             os.close(descriptor)
         os.replace(temporary, path)
     except OSError as error:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
         errors.append(f"{os.fsdecode(path)}: {error.strerror or error}")
 
 

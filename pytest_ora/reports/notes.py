@@ -12,12 +12,17 @@ from .judgesites import LOCAL_SPEND_HEADING, LOOPBACK_HOSTS, SPEND_HEADING, all_
 from .methodology import RunFacts
 
 __all__ = [
-    "LOOPBACK_HOSTS", "incomplete_notice", "is_loopback", "local_judge_notice", "notices", "summary_appendix",
     "LOCAL_SPEND_HEADING",
+    "LOOPBACK_HOSTS",
     "SPEND_HEADING",
     "all_local",
+    "incomplete_notice",
+    "is_loopback",
+    "local_judge_notice",
+    "notices",
     "scored_share",
     "spend_heading",
+    "summary_appendix",
     "summary_preface",
 ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -187,10 +188,8 @@ class OutputDir:
 
     def release(self) -> None:
         """The journal closed, the last run's per-capture files deleted, the directory unlocked."""
-        try:
+        with contextlib.suppress(OutputError):  # said when the report was written, or the run already stopped on it
             self._close_journal()
-        except OutputError:
-            pass  # said when the report was written, or the run already stopped on it
         _remove(self.path / PREVIOUS_DIR)
         (self.path / LOCK_NAME).unlink(missing_ok=True)
 
@@ -233,10 +232,9 @@ class OutputDir:
         try:
             _write_all(descriptor, data)
         except OSError as error:
-            try:
+            # If the torn tail cannot be cut, the next read of the journal skips a line without its newline.
+            with contextlib.suppress(OSError):
                 os.ftruncate(descriptor, start)
-            except OSError:
-                pass  # the torn tail cannot be cut: the next read of the journal skips a line without its newline
             self._journal.close()
             self._journal = None
             raise OutputError(

@@ -115,10 +115,7 @@ def run_data(
     """run.json: pytest-ora's version, the suite's commit and the run's start and end (`run`), the bundle id, the
     rubric file's text (its digest is checked when verify re-reads it), the methodology facts, and what summary.md
     says around its table (selection, judges, per-family breakdown)."""
-    if rubric.source.startswith("builtin:"):
-        text = builtin_text(rubric.version)
-    else:
-        text = Path(rubric.source).read_text(encoding="utf-8")
+    text = builtin_text(rubric.version) if rubric.source.startswith("builtin:") else Path(rubric.source).read_text(encoding="utf-8")
     unknown = sorted(set(run or {}) - set(RunFile.model_fields))
     if unknown:  # RunFile passes over keys it does not know when reading; a writer never drops one
         raise TypeError(f"run.json has no field {', '.join(unknown)}: add it to RunFile (reports/runfile.py)")

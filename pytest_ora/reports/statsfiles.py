@@ -22,9 +22,23 @@ if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no 
     from ..stats.disagreements import Disagreement
 
 __all__ = [
-    "INTERVAL_WORDS", "SMALL_ROWS", "TOO_FEW", "bootstrap_only", "disagreements_csv", "noise_words", "hypotheses_markdown", "p_text", "ranking",
-    "reading", "recorded_calibration_line", "shown_interval", "stable",
-    "stable_json", "statistics_markdown", "statistics_method", "statistics_sections",
+    "INTERVAL_WORDS",
+    "SMALL_ROWS",
+    "TOO_FEW",
+    "bootstrap_only",
+    "disagreements_csv",
+    "hypotheses_markdown",
+    "noise_words",
+    "p_text",
+    "ranking",
+    "reading",
+    "recorded_calibration_line",
+    "shown_interval",
+    "stable",
+    "stable_json",
+    "statistics_markdown",
+    "statistics_method",
+    "statistics_sections",
 ]
 
 INTERVAL_WORDS = (

@@ -72,7 +72,8 @@ METHOD = {
     "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci); with "
                         "clusters, Wilson at the effective sample size n / design effect (statsmodels proportion_confint)",
     "paired": "configurations compared over entries both scored: mean difference of overall with its t interval "
-    "(shown) and a BCa bootstrap interval resampling units (bootstrap_interval), two-sided sign-flip permutation p-value (exact by scipy.stats.permutation_test, "
+    "(shown) and a BCa bootstrap interval resampling units (bootstrap_interval), two-sided sign-flip permutation "
+    "p-value (exact by scipy.stats.permutation_test, "
     "permutation_type='samples', when 2^units <= resamples, with p_min the smallest p it can give; else random sign "
     "flips, one seeded set shared by every pair of the same unit count, by scipy.stats.monte_carlo_test, where a p on "
     "the floor 2/(R+1) is a bound, p_floor), paired t-test p_t (cluster-robust with clusters), Holm adjustment "

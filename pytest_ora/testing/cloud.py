@@ -103,12 +103,7 @@ class _Azure(_OpenAI):
         body["prompt_filter_results"] = [{"prompt_index": 0, "content_filter_results": {
             **_SAFE, "jailbreak": {"filtered": False, "detected": False}}}]
         del body["service_tier"]
-        headers = tuple((name, value) for name, value in openai.headers if not name.startswith("openai-")) + (
-            ("apim-request-id", _uuid(call.seed)),
-            ("x-ms-region", "Loopback"),
-            ("x-ms-deployment-name", call.model),
-            ("x-ms-rai-invoked", "true"),
-        )
+        headers = (*tuple((name, value) for name, value in openai.headers if not name.startswith("openai-")), ("apim-request-id", _uuid(call.seed)), ("x-ms-region", "Loopback"), ("x-ms-deployment-name", call.model), ("x-ms-rai-invoked", "true"))
         return Response(200, headers, compact_json(body))
 
     def error(
@@ -125,7 +120,7 @@ class _Azure(_OpenAI):
                               "after the time the retry-after header names."}}
         else:
             return super().error(status, problem, message, seed, extra, refused)
-        headers = (("content-type", "application/json"), ("apim-request-id", _uuid(seed))) + tuple(extra)
+        headers = (("content-type", "application/json"), ("apim-request-id", _uuid(seed)), *tuple(extra))
         return Response(status, headers, compact_json(body))
 
     def model_info(self, model: str) -> Any:
@@ -152,7 +147,7 @@ class _AzureResponses(_Responses):
              "content_filter_results": {**_SAFE, "jailbreak": {"detected": False, "filtered": False}}},
             {"blocked": False, "source_type": "completion", "content_filter_raw": [], "content_filter_results": _SAFE},
         ]
-        return Response(200, openai.headers + (("apim-request-id", _uuid(call.seed)),), compact_json(body))
+        return Response(200, (*openai.headers, ("apim-request-id", _uuid(call.seed))), compact_json(body))
 
     def error(
         self, status: int, problem: str, message: str, seed: str, extra: Sequence[tuple[str, str]] = (),
@@ -334,11 +329,7 @@ class _Bedrock(Wire):
     ) -> Response:
         kind = _BEDROCK_ERRORS[problem]
         service = "com.amazon.coral.service" if problem.startswith("auth") else "com.amazon.bedrock"
-        headers = (
-            ("content-type", "application/json"),
-            ("x-amzn-errortype", f"{kind}:http://internal.amazon.com/coral/{service}/"),
-            ("x-amzn-requestid", _uuid(seed)),
-        ) + tuple(extra)
+        headers = (("content-type", "application/json"), ("x-amzn-errortype", f"{kind}:http://internal.amazon.com/coral/{service}/"), ("x-amzn-requestid", _uuid(seed)), *tuple(extra))
         if problem == "rate_limit":
             message = "Too many requests, please wait before trying again."
         return Response(status, headers, compact_json({"message": message}))

@@ -22,8 +22,8 @@ from ..method.rubric import ORA_V1
 __all__ = [
     "CRITERIA",
     "HEDGES",
-    "REASONING_MARKERS",
     "ORA_SHAPE",
+    "REASONING_MARKERS",
     "Features",
     "Shape",
     "features",
@@ -47,12 +47,10 @@ _MARKERS = re.compile(r"\b(?:" + "|".join(REASONING_MARKERS) + r")\b", re.IGNORE
 _CONTENT_WORD = re.compile(r"[a-z]{5,}")
 # Common long words that say nothing about the prompt's subject.
 _STOPWORDS = frozenset(
-    "about above after again against among because before being below between could doing "
-    "during every given other their there these those through under until which while would "
-    "should where whose within without please answer using based".split()
+    ["about", "above", "after", "again", "against", "among", "because", "before", "being", "below", "between", "could", "doing", "during", "every", "given", "other", "their", "there", "these", "those", "through", "under", "until", "which", "while", "would", "should", "where", "whose", "within", "without", "please", "answer", "using", "based"]
 )
 
-_FILLER = frozenset("question asks asked this that what here answer your".split())
+_FILLER = frozenset(["question", "asks", "asked", "this", "that", "what", "here", "answer", "your"])
 """Words a restatement adds around the prompt's own ("the question asks ...")."""
 
 

@@ -18,6 +18,7 @@ Run standalone: python -m pytest_ora.testing.server --port 8765 --latency 0.5 [-
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import math
@@ -57,9 +58,9 @@ from .wire import (
 )
 
 __all__ = [
+    "BLANK_FAULTS",
     "FAULT_KINDS",
     "HOSTILE_FAULTS",
-    "BLANK_FAULTS",
     "INVALID_FAULTS",
     "PROVIDERS",
     "QUIRK_FAULTS",
@@ -413,10 +414,8 @@ class ReferenceJudge:
         with server.connections_lock:
             open_connections = list(server.connections)
         for connection in open_connections:
-            try:
+            with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -518,7 +517,7 @@ class ReferenceJudge:
                 self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
         try:
             return self._route(request)
-        except Exception as error:  # noqa: BLE001 - a bug in the double must show, not hang a client
+        except Exception as error:
             traceback.print_exc()
             body = {"error": {"message": f"reference judge bug: {error!r}", "type": "server_error", "code": 500}}
             return Response(500, (("content-type", "application/json"),), compact_json(body))
@@ -527,7 +526,8 @@ class ReferenceJudge:
                 with self._lock:
                     self._in_flight -= 1
 
-    def _route(self, request: Received) -> Response | None:
+    # C901: the reference judge's one dispatch over every provider's paths, in the order a real server matches them.
+    def _route(self, request: Received) -> Response | None:  # noqa: C901
         parts = urlsplit(request.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
         seed = hashlib.sha256(request.path.encode() + b"\n" + request.body).hexdigest()
@@ -725,7 +725,7 @@ class ReferenceJudge:
             extra += rate_limit_headers(wire.name, _wait_seconds(fault))
         if status == 502 and wire.name in ("anthropic", "openai", "google"):
             # A gateway in front of the API answers, in HTML, not the API's JSON.
-            headers = (("content-type", "text/html"),) + tuple(extra)
+            headers = (("content-type", "text/html"), *tuple(extra))
             return Response(502, headers, BAD_GATEWAY)
         return wire.error(status, problem, message, seed, extra)
 
@@ -751,7 +751,7 @@ def _hostile(response: Response, fault: Fault | None) -> Response:
         assert fault.rewrite is not None, "a rewrite fault needs Fault.rewrite"
         return replace(response, body=fault.rewrite(response.body))
     if fault.kind == "bogus_gzip":
-        return replace(response, headers=response.headers + (("content-encoding", "gzip"),))
+        return replace(response, headers=(*response.headers, ("content-encoding", "gzip")))
     return _Trickled(response.status, response.headers, response.body, pause=fault.delay)
 
 

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from ..core.errors import OraError
 
@@ -25,11 +25,11 @@ __all__ = [
     "BAD_GATEWAY",
     "RESPONSES",
     "WIRES",
-    "anthropic_token_headers",
     "BadRequest",
     "Call",
     "Response",
     "Wire",
+    "anthropic_token_headers",
     "apply_quirk",
     "compact_json",
     "estimate_tokens",
@@ -251,7 +251,7 @@ class _Anthropic(Wire):
     """Anthropic Messages API."""
 
     name = "anthropic"
-    _types = {
+    _types: ClassVar[dict[str, str]] = {
         "auth": "authentication_error",
         "auth_missing": "authentication_error",
         "bad_request": "invalid_request_error",
@@ -425,7 +425,7 @@ class _OpenAI(Wire):
     """OpenAI Chat Completions."""
 
     name = "openai"
-    _errors = {
+    _errors: ClassVar[dict[str, tuple[str, str | None]]] = {
         "auth": ("invalid_request_error", "invalid_api_key"),
         "auth_missing": ("invalid_request_error", None),
         "bad_request": ("invalid_request_error", None),
@@ -680,14 +680,14 @@ class _OpenRouter(_OpenAI):
             error["message"] = "Provider returned error"
             error["metadata"] = {"raw": message, "provider_name": "Loopback"}
             body["user_id"] = "user_loopback"
-        return Response(status, (("content-type", "application/json"),) + tuple(extra), compact_json(body))
+        return Response(status, (("content-type", "application/json"), *tuple(extra)), compact_json(body))
 
 
 class _Google(Wire):
     """Gemini generateContent (v1beta)."""
 
     name = "google"
-    _statuses = {
+    _statuses: ClassVar[dict[str, str]] = {
         "auth": "UNAUTHENTICATED",
         "auth_missing": "UNAUTHENTICATED",
         "bad_request": "INVALID_ARGUMENT",
@@ -831,7 +831,7 @@ class _Google(Wire):
                 },
                 {"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US", "message": message},
             ]
-        headers = (("content-type", "application/json; charset=UTF-8"),) + tuple(extra)
+        headers = (("content-type", "application/json; charset=UTF-8"), *tuple(extra))
         return Response(status, headers, _pretty({"error": error}))
 
     def model_info(self, model: str) -> Any:
@@ -857,7 +857,8 @@ class _Responses(_OpenAI):
         # Responses answers an unknown model 400, where Chat Completions answers 404 (fixture 12).
         return 400, f"The requested model '{model}' does not exist."
 
-    def parse(self, body: Any, model: str | None, seed: str, size: int) -> Call:
+    # C901: one provider's request read field by field in the order the provider refuses a bad one.
+    def parse(self, body: Any, model: str | None, seed: str, size: int) -> Call:  # noqa: C901
         if not isinstance(body, dict):
             raise BadRequest("Invalid type for request body: expected an object.")
         model = body.get("model")
@@ -1024,7 +1025,7 @@ def apply_quirk(response: Response, kind: str | None) -> Response:
     elif kind == "gzip":
         # mtime=0 keeps the compressed bytes stable.
         body = gzip.compress(body, mtime=0)
-        headers = headers + (("content-encoding", "gzip"),)
+        headers = (*headers, ("content-encoding", "gzip"))
     return replace(response, headers=headers, body=body)
 
 

@@ -27,7 +27,7 @@ class CandidateFailed(NotJudged):
         """The candidate was called this run (not the recorded failure replayed)."""
 
 
-class CandidateFailure(OraError):  # noqa: N818 - a failure as data, recorded then raised as CandidateFailed
+class CandidateFailure(OraError):
     """Raised by a candidate's call: the reason kept in the recording, credentials already redacted."""
 
 

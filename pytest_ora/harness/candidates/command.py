@@ -52,8 +52,6 @@ async def call_command(
     output: Any = text[:-1] if text.endswith("\n") else text
     stripped = text.strip()
     if stripped.startswith("{"):
-        try:
+        with contextlib.suppress(ValueError):  # plain text that starts with a brace
             output = json.loads(stripped)
-        except ValueError:
-            pass  # plain text that starts with a brace
     return answer_from_output(output, spec, default_model=f"command:{argv[0]}")

@@ -143,9 +143,7 @@ def output_schema(schema: Any) -> Any:
             kept[key] = {name: output_schema(item) for name, item in value.items()}
         elif key in ("items", "anyOf", "allOf"):
             kept[key] = output_schema(value)
-        elif key == "minItems" and value in (0, 1):
-            kept[key] = value
-        elif key in _STRUCTURED_KEYS:
+        elif (key == "minItems" and value in (0, 1)) or key in _STRUCTURED_KEYS:
             kept[key] = value
         else:
             moved[key] = value

@@ -15,16 +15,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ImagePart",
-    "Sampling",
     "JudgePrompt",
     "Part",
     "ProviderClient",
     "ProviderReply",
+    "Sampling",
     "Stop",
     "TextPart",
     "dumps_body",
-    "sampling_fields",
     "loads_body",
+    "sampling_fields",
 ]
 
 Stop = Literal["complete", "truncated", "refused", "empty"]

@@ -73,10 +73,7 @@ class OpenAIClient:
 
     def build_request(self, role: RoleSpec, prompt: JudgePrompt, api_key: str | None) -> httpx.Request:
         """A Chat Completions or Responses call, chosen by the route's path."""
-        if _is_responses(role.route):
-            body = _responses_body(role, prompt, self.structured)
-        else:
-            body = self._chat_body(role, prompt)
+        body = _responses_body(role, prompt, self.structured) if _is_responses(role.route) else self._chat_body(role, prompt)
         headers = self.auth_headers(role, api_key) | {"content-type": "application/json"}
         return httpx.Request("POST", role.route, headers=headers, content=dumps_body(body))
 
@@ -133,10 +130,8 @@ class OpenAIClient:
 
     def reachability_request(self, role: RoleSpec, api_key: str | None) -> httpx.Request:
         """`GET .../models/<model>` for OpenAI; `GET .../models` (the list) for other servers."""
-        if self.name == "openai":
-            target = f"models/{path_segment(role.model)}"
-        else:
-            target = "models"  # compatible servers rarely serve one model by id, but all list them
+        # Compatible servers rarely serve one model by id, but all list them.
+        target = f"models/{path_segment(role.model)}" if self.name == "openai" else "models"
         return httpx.Request("GET", sibling_url(role.route, _ENDPOINTS, target), headers=_headers(api_key))
 
 

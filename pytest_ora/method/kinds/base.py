@@ -36,7 +36,7 @@ PacketT = TypeVar("PacketT", bound=BaseModel)
 PacketBuilder = Callable[[Capture, Path, Rubric], tuple[PacketT, bytes | None]]
 """How the judges build one packet (judges/packet.py: build_packet): passed in, so the method never imports them."""
 
-__all__ = ["CheckedReply", "JudgedKind", "Kind", "MechanicalKind", "PacketBuilder", "PanelScores", "PacketT", "ReplyObject", "ReplyProblem", "ReplyT", "Strict", "check_echo", "first_error", "parse_reply"]
+__all__ = ["CheckedReply", "JudgedKind", "Kind", "MechanicalKind", "PacketBuilder", "PacketT", "PanelScores", "ReplyObject", "ReplyProblem", "ReplyT", "Strict", "check_echo", "first_error", "parse_reply"]
 
 
 @dataclass(frozen=True)

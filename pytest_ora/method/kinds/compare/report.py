@@ -17,7 +17,7 @@ from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
 from .. import combined, formula
 
-__all__ = ["compare_files", "compare_json", "compare_markdown", "compare_table", "wilson", "winner_agreement", "agreement_text"]
+__all__ = ["agreement_text", "compare_files", "compare_json", "compare_markdown", "compare_table", "wilson", "winner_agreement"]
 
 
 def wilson(successes: Fraction, n: int) -> tuple[float, float]:

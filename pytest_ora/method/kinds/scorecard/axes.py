@@ -183,9 +183,8 @@ class AxisFile(_Model):
             raise ValueError("grade by exactly one of rules, count (with bands), ratio (with bands) or checklist")
         if (ways[0] in ("count", "ratio")) != (self.bands is not None):
             raise ValueError("bands go with count or ratio, and count or ratio need bands")
-        if self.rules is not None:
-            if not self.rules or self.rules[-1].when:
-                raise ValueError("the last rule grades everything else: give it no `when`")
+        if self.rules is not None and (not self.rules or self.rules[-1].when):
+            raise ValueError("the last rule grades everything else: give it no `when`")
         if self.bands is not None:
             if not self.bands or self.bands[-1].max is not None:
                 raise ValueError("the last band grades everything else: give it no max")
