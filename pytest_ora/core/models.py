@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from .candidates import CandidateSpec, Turn
+from .candidates import CandidateSpec, TranscriptError, Turn, transcript_of, transcript_text
 from .linetexts import DEFERRED_TEXTS, LineTexts
 from .vocabulary import Family, Provider
 
@@ -457,6 +457,34 @@ class Capture(_Record):
     candidate_cost_usd: NonNegative | None = None
     generated_at: str | None = None
     """When the answer was made (UTC, ISO 8601), as recorded."""
+    transcript: list[Turn] | None = None
+    """The answer as a conversation (an agent's trace): the turns given as `answer`; `answer` then holds them as one
+    text, turn by turn (written back as the list of turns)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _transcript_answer(cls, data: Any) -> Any:
+        """An answer given as a list of {role, content} turns is a transcript (a bad turn is the answer's error)."""
+        if isinstance(data, dict) and isinstance(data.get("answer"), list):
+            try:
+                turns = transcript_of(data["answer"])
+            except TranscriptError:
+                return data  # the answer's own validator names the turn and the field
+            return {**data, "answer": transcript_text(turns), "transcript": turns}
+        return data
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _answer_text(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            transcript_of(value)  # raises, naming the turn: a valid list became a transcript before
+        return value
+
+    @model_validator(mode="after")
+    def _transcript_is_answer(self) -> Capture:
+        if self.transcript is not None and self.answer != transcript_text(self.transcript):
+            raise ValueError("transcript is given as `answer` (a list of {role, content} turns), never beside it")
+        return self
 
     _texts: LineTexts | None = PrivateAttr(default=None)
     """Where the deferred texts (DEFERRED_TEXTS) are when this capture does not hold them (see `deferring`)."""

@@ -22,7 +22,7 @@ from tabulate import tabulate
 from ..core.errors import OutputError
 from ..core.fileio import file_mode
 from ..core.plan import Plan
-from ..core.record import CaptureRecord, RecordStore, in_plan_order
+from ..core.record import CaptureRecord, RecordStore, answered_plan, in_plan_order
 from ..core.rubric import Rubric
 from ..judges.budget import OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import kind_files, report_files
@@ -256,6 +256,7 @@ class OutputDir:
         `summary`: summarize() of these records when the caller has it already.
         """
         rubric = plan.rubric
+        plan = answered_plan(plan, records)  # the answers candidates made in the run, for the texts and the pilot
         ordered = in_plan_order(records, [planned.capture.capture_id for planned in plan.captures])
         if summary is None:
             summary = summarize(ordered, plan.lanes, rubric)
