@@ -7,7 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, ValidationError, model_validator
 
-__all__ = ["CandidateSpec", "Entry", "Turn", "TranscriptError", "transcript_of", "transcript_text"]
+__all__ = ["CANDIDATE_FAILED", "CandidateSpec", "Entry", "Turn", "TranscriptError", "transcript_of", "transcript_text"]
+
+CANDIDATE_FAILED = "candidate failed: "
+"""How a failed candidate's capture reason starts (harness/steps/answer.py)."""
 
 
 class Turn(BaseModel):

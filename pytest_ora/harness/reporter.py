@@ -17,7 +17,7 @@ from ..reports.notes import incomplete_notice
 from ..reports.output import estimate_table
 from ..reports.spend import judge_spend, spend_lines
 from ..reports.tables import fit_table, public_row
-from .candidates.summary import candidate_lines
+from .candidates.summary import candidate_lines, generated_lines
 from .drift import drift_lines
 from .runstate import RunState
 from .selection import Selection, selection_for
@@ -80,6 +80,10 @@ class RunReporter:
         if options.dry_run:
             return [*estimate_table(list(run.estimates.values())).splitlines(), "",
                     f"ora: estimate written to {options.out} (the last report there is untouched)"]
+        if options.generate_only:
+            if run.report_error is not None:
+                return [f"ora: CAPTURES NOT WRITTEN: {run.report_error}"]
+            return generated_lines(run.records, options.out)
         table = [public_row(row, values, plan.rubric) for row, values in run.summary()]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []

@@ -26,7 +26,7 @@ from ..judges.cassettes import CassetteLibrary, CassetteTransport
 from ..judges.inflight import CountingTransport, InFlightLog
 from ..judges.panel import Judging
 from ..judges.ratelimit import PacedTransport, SharedLimiter
-from .steps.answer import Answering
+from .steps.answer import Answering, generated
 from .steps.estimate import estimate
 from .steps.files import CaptureFiles, write_judges
 from .steps.judging import ask_judges
@@ -132,6 +132,7 @@ class CaptureRunner:
         limiter: SharedLimiter | None = None,
         in_flight: InFlightLog | None = None,
         answering: Answering | None = None,
+        generate_only: bool = False,
     ) -> None:
         self.root = root
         self.judging = judging
@@ -142,6 +143,8 @@ class CaptureRunner:
         self.limiter = limiter
         self.in_flight = in_flight
         self.answering = answering
+        self.generate_only = generate_only
+        """Answers only: every capture stops after its answer step (steps/answer.py `generated`)."""
         self._loop: _Loop | None = None
         self._pending: dict[str, Future[CaptureRecord]] = {}
 
@@ -172,6 +175,8 @@ class CaptureRunner:
         check_budget(self.budget, capture_id)
         if self.answering is not None:
             planned = await self.answering.answer(planned)
+        if self.generate_only:
+            raise generated(planned)
         item = item_packets(planned, self.root, self.judging, self.output)
         replies = await ask_judges(capture_id, item, self.judging, self.cassettes, client)
         judges = checked_replies(replies, rubric)

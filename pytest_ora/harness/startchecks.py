@@ -66,7 +66,12 @@ def check_start(run: OraRun, config: pytest.Config) -> StartChecks | None:
             )
     if config.option.collectonly:
         return None
-    live = not options.dry_run and is_live(options.record) and _needs_network(plan, options)
+    if options.generate_only and not plan.bundle.manifest.candidates:
+        raise pytest.UsageError("--ora-generate-only makes the candidates' answers, and bundle.yaml names no candidates: "
+                                "add a `candidates:` section, or run without --ora-generate-only")
+    if options.generate_only and options.dry_run:
+        raise pytest.UsageError("--ora-generate-only and --ora-dry-run exclude each other: give one")
+    live = not options.dry_run and not options.generate_only and is_live(options.record) and _needs_network(plan, options)
     if live:
         _check_live(plan, options)
     baseline = None if options.dry_run else _baseline(plan, options)

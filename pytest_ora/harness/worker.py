@@ -28,7 +28,7 @@ from .outcomes import drop_record, overall_text, score_properties
 from .pace import lookahead, worker_upcoming
 from .runner import CaptureRunner
 from .session import OraRun
-from .steps.answer import answering
+from .steps.answer import Generated, answering
 from .steps.spend import Budget, NotJudged
 from .xdist import worker_count
 
@@ -143,6 +143,8 @@ class OraWorker:
         """The record of an item that did not produce one itself: skipped or failed."""
         if planned.status != "judge":
             return base_record(planned, planned.status, planned.reason)
+        if excinfo is not None and isinstance(excinfo.value, Generated):
+            return excinfo.value.record  # the answer made, for the controller's captures.jsonl
         if excinfo is not None and isinstance(excinfo.value, NotJudged):
             return base_record(planned, excinfo.value.status, excinfo.value.reason)
         reason = describe(excinfo.value) if excinfo is not None else "the test ended without a record"
@@ -167,6 +169,7 @@ class OraWorker:
                 plan.bundle.root, judging, library, CaptureFiles(out), budget, ahead, limiter, in_flight,
                 answering(plan.bundle.manifest.candidates, self.config.rootpath, options.cassettes, options.record,
                           judging.secrets()),
+                generate_only=options.generate_only,
             )
         return self._runner
 

@@ -29,6 +29,7 @@ from ..method.kinds import kind_files, report_files
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
 from .cache import cached
+from .capturesfile import CAPTURES_NAME, captures_jsonl
 from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR
 from .filewriter import write_all as _write_all
 from .methodology import RunFacts, methodology_data
@@ -48,7 +49,7 @@ STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
 PAGE_FILES = (TEXTS_NAME, RUNS_NAME, *BASELINE_FILES)
 """What the report page shows beyond the ledger (SPEC 18): the captures' texts, the earlier runs, the baseline."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
-EXTRA_FILES = ("run.json",)
+EXTRA_FILES = ("run.json", CAPTURES_NAME)
 """run.json (what `verify` re-renders the tables with), archived with the rest of the last run's report
 (and the files the rubric kinds add: method/kinds, kind_files)."""
 JOURNAL_SECONDS = 0.5
@@ -273,6 +274,8 @@ class OutputDir:
         data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes, run)
         data[TEXTS_NAME] = texts_json(capture_texts(plan, (record["capture_id"] for record in ordered)))
         data[RUNS_NAME] = runs_json(earlier_runs(self.path))
+        if plan.bundle.manifest.candidates:
+            data[CAPTURES_NAME] = captures_jsonl(plan, ordered)
         data.update(report_files(plan, ordered))
         try:
             self._write_ledger(ordered, rubric)
@@ -314,6 +317,14 @@ class OutputDir:
                 return
             for record in records:
                 ledger.write(ledger_row(record, rubric).model_dump_json() + "\n")
+
+    def write_generated(self, plan: Plan, records: Sequence[CaptureRecord]) -> None:
+        """--ora-generate-only: captures.jsonl with the answers made; the last report stays as it was."""
+        try:
+            write_atomic(self.path / CAPTURES_NAME, captures_jsonl(plan, records))
+        except OSError as error:
+            raise OutputError(f"could not write {self.path / CAPTURES_NAME}: {error.strerror or error}; the answers "
+                              "are recorded under --ora-cassettes: run again to write it") from None
 
     def write_estimate(self, plan: Plan, estimates: Sequence[dict[str, Any]]) -> None:
         """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""

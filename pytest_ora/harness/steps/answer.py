@@ -11,13 +11,43 @@ from pathlib import Path
 from ...bundle.secrets import redact_shapes
 from ...core.candidates import CandidateSpec
 from ...core.plan import PlannedCapture
+from ...core.record import CaptureRecord, base_record, candidate_fields
 from ..candidates.answer import CandidateAnswer, CandidateFailed, CandidateFailure, request_of
 from ..candidates.command import call_command
 from ..candidates.python import call_python
 from ..candidates.recording import CandidateRecording, request_digests
 from ..candidates.summary import FAILED
+from .spend import NotJudged
 
-__all__ = ["Answering", "answering"]
+__all__ = ["Answering", "Generated", "NotGenerated", "answering", "generated"]
+
+GENERATED = "answer made and recorded, not judged (--ora-generate-only)"
+
+
+class Generated(NotJudged):
+    """--ora-generate-only: the candidate's answer is made and recorded; the capture is not judged."""
+
+    shown = ""
+
+    def __init__(self, capture_id: str, record: CaptureRecord) -> None:
+        super().__init__(capture_id, GENERATED)
+        self.record = record
+
+
+class NotGenerated(NotJudged):
+    """--ora-generate-only: a capture whose answer is the bundle's own; nothing to make."""
+
+    shown = ""
+
+
+def generated(planned: PlannedCapture) -> NotJudged:
+    """What a generate-only run does with a capture once its candidate (if any) answered: never judged."""
+    capture = planned.capture
+    if capture.generated_at is None:
+        return NotGenerated(capture.capture_id, "not judged (--ora-generate-only): its answer is the bundle's own")
+    record = base_record(planned, "unscorable", GENERATED)
+    candidate_fields(record, capture)
+    return Generated(capture.capture_id, record)
 
 
 class Answering:
