@@ -228,6 +228,8 @@ class BundleManifest(_Record):
     """Judgments per judge and capture, each its own recorded exchange; --ora-judge-samples overrides. Default 1."""
     reducer: Literal["mean", "median"] | None = None
     """How a judge's samples become its score per criterion; default mean."""
+    repeat: int | None = Field(default=None, ge=1, le=100)
+    """Answers per candidate and entry, each recorded, capture ids `#1`..`#K`; --ora-repeat overrides. Default 1."""
 
     candidates: dict[ConfigurationName, CandidateSpec] | None = None
     """Configurations that answer the bundle's entries inside the run: a role, a Python function or a command."""
@@ -457,6 +459,9 @@ class Capture(_Record):
     candidate_cost_usd: NonNegative | None = None
     generated_at: str | None = None
     """When the answer was made (UTC, ISO 8601), as recorded."""
+    repeat: Annotated[int, Field(ge=1)] | None = None
+    """With repeated answers (--ora-repeat K, bundle.yaml `repeat:`): which of the candidate's K answers (1..K); the
+    capture id ends in `#<repeat>`."""
     transcript: list[Turn] | None = None
     """The answer as a conversation (an agent's trace): the turns given as `answer`; `answer` then holds them as one
     text, turn by turn (written back as the list of turns)."""
@@ -541,7 +546,7 @@ class Capture(_Record):
 
     @property
     def capture_id(self) -> str:
-        return f"{self.entry_key}/{self.configuration}"
+        return f"{self.entry_key}/{self.configuration}" + ("" if self.repeat is None else f"#{self.repeat}")
 
     @property
     def spec_path(self) -> str:

@@ -350,6 +350,8 @@ def _design(plan: Plan, facts: RunFacts) -> RunFacts:
 
     captures = [planned.capture for planned in plan.captures]
     field = facts.cluster or plan.bundle.manifest.cluster
+    if field is None and any(capture.repeat is not None for capture in captures):
+        field = "entry_key"  # repeated answers: an entry's K captures are one cluster, the entry the unit
     labels = cluster_labels(captures, field) if field else {}
     return dataclasses.replace(facts, cluster=field, design={"clusters": labels, "snapshots": snapshots(captures)})
 

@@ -90,8 +90,8 @@ class CandidateAnswer:
 
 
 def request_of(capture: Capture, attempt: int = 1) -> dict[str, Any]:
-    """The dict a Python or command candidate is given."""
-    return {
+    """The dict a Python or command candidate is given (with repeated answers, `repeat`: which one, 1..K)."""
+    request = {
         "entry_key": capture.entry_key,
         "configuration": capture.configuration,
         "prompt": capture.prompt,
@@ -100,6 +100,9 @@ def request_of(capture: Capture, attempt: int = 1) -> dict[str, Any]:
         "metadata": capture.metadata,
         "attempt": attempt,
     }
+    if capture.repeat is not None:
+        request["repeat"] = capture.repeat
+    return request
 
 
 def answer_from_output(output: Any, spec: CandidateSpec, default_model: str) -> CandidateAnswer:

@@ -34,7 +34,9 @@ def _digest(value: Any) -> str:
 def request_digests(capture: Capture, spec: CandidateSpec) -> dict[str, str]:
     """The digest of each part of the candidate's request, and of its definition."""
     definition = spec.model_dump(exclude={"system", "params"}, exclude_none=True)
+    repeat = {} if capture.repeat is None else {"repeat": _digest(capture.repeat)}
     return {
+        **repeat,
         "prompt": _digest(capture.prompt),
         "context": _digest(capture.context),
         "messages": _digest(None if capture.messages is None else [turn.model_dump() for turn in capture.messages]),
