@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, ValidationError, model_validator
 
+from .errors import OraError
+
 __all__ = ["CANDIDATE_FAILED", "CandidateSpec", "Entry", "Turn", "TranscriptError", "transcript_of", "transcript_text"]
 
 CANDIDATE_FAILED = "candidate failed: "
@@ -27,7 +29,7 @@ MAX_TURNS = 10_000
 _TURNS: TypeAdapter[list[Turn]] = TypeAdapter(list[Turn])
 
 
-class TranscriptError(ValueError):
+class TranscriptError(OraError, ValueError):
     """A transcript answer that is not a list of {role, content} turns: the turn and the field named."""
 
 

@@ -118,6 +118,18 @@ class _Loop:
         self.loop.close()
 
 
+def _same(started: PlannedCapture, given: PlannedCapture) -> bool:
+    """Whether the capture judged ahead is the one a test asks for (itself, or equal field for field)."""
+    if started is given:
+        return True
+
+    def fields(planned: PlannedCapture) -> tuple[object, ...]:
+        partner = None if planned.partner is None else planned.partner.model_dump()
+        return planned.status, planned.reason, planned.pair, planned.capture.model_dump(), partner
+
+    return fields(started) == fields(given)
+
+
 class CaptureRunner:
     """Judges captures in this process; close() when the session ends."""
 
@@ -146,7 +158,7 @@ class CaptureRunner:
         self.generate_only = generate_only
         """Answers only: every capture stops after its answer step (steps/answer.py `generated`)."""
         self._loop: _Loop | None = None
-        self._pending: dict[str, Future[CaptureRecord]] = {}
+        self._pending: dict[str, tuple[PlannedCapture, Future[CaptureRecord]]] = {}
 
     def run(self, planned: PlannedCapture, upcoming: Sequence[PlannedCapture] = ()) -> CaptureRecord:
         """Judge one capture and return its record; judge and cassette errors propagate.
@@ -154,12 +166,18 @@ class CaptureRunner:
         `upcoming` are the captures this process will ask for next; up to lookahead - 1 of them
         start now.
         """
-        future = self._pending.pop(planned.capture.capture_id, None) or self._start(planned)
+        ahead = self._pending.pop(planned.capture.capture_id, None)
+        if ahead is not None and not _same(ahead[0], planned):
+            # Started ahead for the bundle's capture, but the test passed another one under its id: the capture
+            # given is the one judged (its recording then matches it, or replay names the drift), never the other.
+            ahead[1].cancel()
+            ahead = None
+        future = ahead[1] if ahead is not None else self._start(planned)
         for following in upcoming:
             if len(self._pending) >= self.lookahead - 1:
                 break
             if following.capture.capture_id not in self._pending:
-                self._pending[following.capture.capture_id] = self._start(following)
+                self._pending[following.capture.capture_id] = (following, self._start(following))
         return future.result()
 
     def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
@@ -193,7 +211,7 @@ class CaptureRunner:
 
     def close(self) -> list[str]:
         """Cancel captures judged ahead whose items never ran, stop the loop; files that failed to write."""
-        for future in self._pending.values():
+        for _, future in self._pending.values():
             future.cancel()
         self._pending.clear()
         if self._loop is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ...bundle.secrets import redact_shapes
 from ...core.candidates import CandidateSpec
+from ...core.errors import OraError
 from ...core.plan import PlannedCapture
 from ...core.record import CaptureRecord, base_record, candidate_fields
 from ..candidates.answer import CandidateAnswer, CandidateFailed, CandidateFailure, request_of
@@ -22,6 +23,10 @@ from .spend import NotJudged
 __all__ = ["Answering", "Generated", "NotGenerated", "answering", "generated"]
 
 GENERATED = "answer made and recorded, not judged (--ora-generate-only)"
+
+
+class AnswerGiven(OraError):
+    """A capture of a candidate configuration, given to be judged with an answer of its own: refused, never replaced."""
 
 
 class Generated(NotJudged):
@@ -68,6 +73,12 @@ class Answering:
         spec = self.candidates.get(capture.configuration)
         if spec is None:
             return planned
+        given = capture.loaded()
+        if given.answer or given.transcript is not None or given.generated_at is not None:
+            raise AnswerGiven(
+                f"{capture.capture_id} was given to be judged with an answer of its own, but {capture.configuration}'s "
+                "answers are made by its candidate in the run; judging would replace the answer given. Judge it under a "
+                "configuration without a candidate, or leave the answer to the candidate")
         recording = CandidateRecording(self.cassettes, capture.capture_id)
         digests = request_digests(capture, spec)
         data = recording.read()
