@@ -19,6 +19,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_serializer,
     model_validator,
@@ -417,7 +418,11 @@ class Capture(_Record):
     """family:technique (with ora-1.0 the family is mode, visual or lens)."""
     configuration: ConfigurationName
     prompt: str
-    answer: str
+    answer: Annotated[str, WithJsonSchema({
+        "anyOf": [{"type": "string"}, {"type": "array", "minItems": 1, "items": {
+            "type": "object", "additionalProperties": False, "required": ["role", "content"],
+            "properties": {"role": {"enum": ["system", "user", "assistant", "tool"]}, "content": {"type": "string"}}}}],
+        "description": "The answer: a text, or a transcript (a list of {role, content} turns)."})]
     target: str | None = None
     """Intended mode, visual route or lens host."""
     spec: str | None = Field(default=None, min_length=1)
