@@ -236,3 +236,28 @@ def test_a_transcript_answer_opens_as_a_conversation_in_the_capture_view(
         page.locator('#matrix-rows td[title="mode:argument-audit/optimum"]').click()
         page.set_viewport_size({"width": 1280, "height": 1600})
         page.locator("#detail").screenshot(path=str(Path(os.environ["ORA_SCREENSHOT_DIR"]) / "transcript-capture-view.png"))
+
+
+@pytest.mark.parametrize(
+    ("rubric", "material"),
+    [
+        ("judge-solo-1.0", {}),
+        ("trio-likert-1.1", {}),
+        ("judge-checklist-2.0", {"checklist": {"issues": [{"id": "c1", "severity": "high", "description": "Names the claim."}]}}),
+        ("judge-behavior-1.0", {"behaviors": {"criteria": [{"id": "b1", "description": "Asks for the memo."}]}}),
+    ],
+)
+def test_every_kind_that_shows_the_answer_shows_a_transcript_turn_by_turn(
+    tmp_path: Path, rubric: str, material: dict[str, Any],
+) -> None:
+    from pytest_ora.method.rubric import get_rubric
+
+    capture = Capture.model_validate({"entry_key": "eval:audit", "configuration": "agent", "prompt": "Audit it.",
+                                      "answer": TURNS, **material})
+    found = get_rubric(rubric)
+    packet, image = build_packet(capture, tmp_path, found)
+    text = "\n\n".join(part.text for part in judge_prompt(packet, image, found).parts if isinstance(part, TextPart))
+    body = read_sections(text)["ANSWER"]
+    assert body.startswith("This answer is a transcript of 4 turns;"), rubric
+    assert [line.split()[1:3] for line in body.splitlines() if line.startswith("<<<TURN ")] == [
+        ["1", "USER"], ["2", "ASSISTANT"], ["3", "TOOL"], ["4", "ASSISTANT"]]
