@@ -170,7 +170,7 @@ class CaptureRunner:
         if ahead is not None and not _same(ahead[0], planned):
             # Started ahead for the bundle's capture, but the test passed another one under its id: the capture
             # given is the one judged (its recording then matches it, or replay names the drift), never the other.
-            ahead[1].cancel()
+            self._forget(ahead[1], planned.capture.capture_id)
             ahead = None
         future = ahead[1] if ahead is not None else self._start(planned)
         for following in upcoming:
@@ -179,6 +179,16 @@ class CaptureRunner:
             if following.capture.capture_id not in self._pending:
                 self._pending[following.capture.capture_id] = (following, self._start(following))
         return future.result()
+
+    def _forget(self, future: Future[CaptureRecord], capture_id: str) -> None:
+        """Let a capture judged ahead finish, and drop the cassette it just recorded (--ora-record once) for another
+        version of the capture than the test asked for: the one asked for is recorded in its place."""
+        try:
+            record = future.result()
+        except (Exception, NotJudged):  # its outcome is not this item's: only what it left on disk matters
+            return
+        if record["live_calls"] and self.cassettes.mode == "once":
+            self.cassettes.path_for(capture_id).unlink(missing_ok=True)
 
     def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
         if self._loop is None:
