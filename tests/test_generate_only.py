@@ -75,7 +75,7 @@ def test_when_generating_only_then_answers_are_recorded_unjudged_and_a_later_run
     assert judge.calls == 0, generated.stdout.str()
     assert outcomes(generated) == {"passed": 0, "skipped": 18, "lowscore": 0, "failed": 0, "errors": 0}
     generated.stdout.fnmatch_lines([
-        "ora: generate only: 7 answers made and recorded, nothing judged; 1 candidate failed: lens:historian/cmd",
+        "ora: generate only: 7 candidate answers (made and recorded, or replayed), nothing judged; 1 candidate failed: lens:historian/cmd",
         "ora: captures written to */out/captures.jsonl (the last report there is untouched)",
     ])
     assert not (pytester.path / "out" / "ledger.jsonl").exists()

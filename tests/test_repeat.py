@@ -102,9 +102,9 @@ def test_when_bundle_yaml_says_repeat_then_it_applies_and_the_option_overrides_i
 ) -> None:
     _project(pytester, judge, "agents_repeat_yaml", {"repeat": 2})
     result = record(pytester, "--ora-generate-only")
-    result.stdout.fnmatch_lines(["ora: generate only: 16 answers made and recorded, nothing judged*"])  # 4 entries x 2 x 2
+    result.stdout.fnmatch_lines(["ora: generate only: 16 candidate answers (made and recorded, or replayed), nothing judged*"])  # 4 entries x 2 x 2
     once = record(pytester, "--ora-generate-only", "--ora-repeat", "1")
-    once.stdout.fnmatch_lines(["ora: generate only: 8 answers made and recorded, nothing judged*"])
+    once.stdout.fnmatch_lines(["ora: generate only: 8 candidate answers (made and recorded, or replayed), nothing judged*"])
 
 
 def test_when_repeat_is_asked_without_candidates_then_it_is_a_usage_error(

@@ -49,7 +49,7 @@ def generated_lines(records: Iterable[CaptureRecord], out: object) -> list[str]:
             made += 1
         elif (record["reason"] or "").startswith(FAILED):
             failed.append(record["capture_id"])
-    line = f"ora: generate only: {made} answer{'s' if made != 1 else ''} made and recorded, nothing judged"
+    line = f"ora: generate only: {made} candidate answer{'s' if made != 1 else ''} (made and recorded, or replayed), nothing judged"
     if failed:
         shown = ", ".join(sorted(failed)[:_NAMED]) + (f" and {len(failed) - _NAMED} more" if len(failed) > _NAMED else "")
         line += f"; {len(failed)} candidate{'s' if len(failed) != 1 else ''} failed: {shown}"
