@@ -14,6 +14,7 @@ from bundle_factory import ENTRIES, write_bundle
 from e2e import EVAL_TEST, outcomes, record
 
 from pytest_ora.bundle.read import load_bundle
+from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.testing.server import ReferenceJudge
 
 AGENT = """
@@ -168,11 +169,32 @@ def test_a_captures_file_written_by_a_run_reads_back_as_the_same_captures(tmp_pa
     class _Plan:
         def __init__(self) -> None:
             self.bundle = bundle
+            self.rubric = ORA_V1
             self.captures = tuple(PlannedCapture(line.capture, line.line, "judge") for line in bundle.captures)
 
-    records: list[Any] = [{"capture_id": line.capture.capture_id} for line in bundle.captures]
+    records: list[Any] = [{"capture_id": line.capture.capture_id, "reason": None} for line in bundle.captures]
     text = captures_jsonl(_Plan(), records)  # type: ignore[arg-type]
     copy = shutil.copytree(root, tmp_path / "finished")
     (copy / "captures.jsonl").write_text(text, encoding="utf-8")
     assert [line.capture.model_dump() for line in load_bundle(copy).captures] == before
     assert '"cost_usd": 0.30000000000000004' in text.splitlines()[0]  # the number as written, exactly
+
+
+def test_a_capture_holding_a_credentials_shape_is_left_out_of_the_captures_file(tmp_path: Path) -> None:
+    from pytest_ora.core.plan import PlannedCapture
+    from pytest_ora.reports.capturesfile import captures_jsonl
+
+    root = write_bundle(tmp_path / "bundle")
+    bundle = load_bundle(root)
+    keyed = bundle.captures[0].capture.model_copy(update={"answer": "my key is sk-ant-FAKE-KEY-never-written-4242"})
+
+    class _Plan:
+        def __init__(self) -> None:
+            self.bundle = bundle
+            self.rubric = ORA_V1
+            self.captures = (PlannedCapture(keyed, 1, "judge"),
+                             *(PlannedCapture(line.capture, line.line, "judge") for line in bundle.captures[1:]))
+
+    records: list[Any] = [{"capture_id": line.capture.capture_id, "reason": None} for line in bundle.captures]
+    text = captures_jsonl(_Plan(), records)  # type: ignore[arg-type]
+    assert "sk-ant-FAKE" not in text and len(text.splitlines()) == len(bundle.captures) - 1
