@@ -46,7 +46,11 @@ def main(argv: list[str] | None = None) -> int:
                       help="a built-in rubric id or a rubric file (default: a starter rubric.yaml to edit)")
     init.add_argument("--from", dest="source", type=Path, default=None, metavar="FILE",
                       help="import captures from JSONL or CSV: id (or entry_key), configuration, prompt, answer; "
-                      "optional context, reference, cost_usd, wall_clock_minutes; other columns kept under metadata")
+                      "optional context, reference, cost_usd, wall_clock_minutes; other columns kept under metadata; "
+                      "with --candidates, rows without configuration and answer are prompts the candidates answer")
+    init.add_argument("--candidates", nargs="+", default=(), metavar="NAME=PROVIDER:MODEL|NAME=python:module:function",
+                      help="configurations that answer the prompts inside the run: a model (a role of optimum.yaml) "
+                      "or a Python function importable from the suite's directory")
     init.add_argument("--judges", nargs="+", default=(), metavar="ROLE=PROVIDER:MODEL",
                       help="the judges' roles, panel order (default: judge-a=anthropic:claude-opus-4-7 "
                       "judge-b=openai:gpt-5.4); openai-compatible takes ROLE=openai-compatible:MODEL@URL")
@@ -140,7 +144,7 @@ def _init(args: argparse.Namespace) -> int:
     own_gitignore = (args.directory / ".gitignore").is_file()
     try:
         written = init_suite(args.directory, args.rubric, args.source, tuple(args.judges),
-                             say=lambda line: print(line))
+                             say=lambda line: print(line), candidates=tuple(args.candidates))
     except InitError as error:
         sys.stderr.write(f"error: {error}\n")
         return 4

@@ -243,7 +243,7 @@ def test_when_a_python_candidate_is_sync_and_returns_a_string_then_it_is_the_ans
     [
         ("def answer(request):\n    raise RuntimeError('model down')\n", "raising_agent_unit:answer", "raised RuntimeError: model down"),
         ("x = 1\n", "nofunction_agent_unit:answer", "has no function answer"),
-        ("def answer(request):\n    return {'transcript': []}\n", "transcript_agent_unit:answer", "transcripts as answers are not supported"),
+        ("def answer(request):\n    return {'transcript': []}\n", "transcript_agent_unit:answer", "is an empty list of turns"),
     ],
 )
 def test_when_a_python_candidate_fails_then_the_failure_says_why(tmp_path: Path, source: str, target: str, reason: str) -> None:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, ValidationError, model_validator
 
-__all__ = ["DEFAULT_MAX_TOKENS", "CandidateParams", "CandidateSpec", "Entry", "Turn"]
+from .errors import OraError
+
+__all__ = ["CANDIDATE_FAILED", "DEFAULT_MAX_TOKENS", "CandidateParams", "CandidateSpec", "Entry", "TranscriptError", "Turn",
+           "transcript_of", "transcript_text"]
 
 DEFAULT_MAX_TOKENS = 4096
 """A role candidate's output limit when its params set none."""
+
+CANDIDATE_FAILED = "candidate failed: "
+"""How a failed candidate's capture reason starts (harness/steps/answer.py)."""
 
 
 class Turn(BaseModel):
@@ -30,6 +37,40 @@ class CandidateParams(BaseModel):
     top_p: float | None = Field(default=None, gt=0, le=1)
     max_tokens: int | None = Field(default=None, ge=1, le=1_000_000)
     """The answer's output limit (default 4096)."""
+
+
+MAX_TURNS = 10_000
+"""Most turns a transcript answer holds."""
+_TURNS: TypeAdapter[list[Turn]] = TypeAdapter(list[Turn])
+
+
+class TranscriptError(OraError, ValueError):
+    """A transcript answer that is not a list of {role, content} turns: the turn and the field named."""
+
+
+def transcript_of(value: Any) -> list[Turn]:
+    """The turns of a transcript answer (a list of {role, content}); TranscriptError naming the first bad turn."""
+    if not isinstance(value, list):
+        raise TranscriptError(f"must be a text or a list of {{role, content}} turns, not {type(value).__name__}")
+    if not value:
+        raise TranscriptError("is an empty list of turns: a transcript holds at least one turn")
+    if len(value) > MAX_TURNS:
+        raise TranscriptError(f"holds {len(value)} turns, more than {MAX_TURNS}")
+    try:
+        return _TURNS.validate_python(value)
+    except ValidationError as error:
+        detail = error.errors(include_url=False)[0]
+        where = [str(part) for part in detail["loc"]]
+        turn = f"turn {int(where[0]) + 1}" if where and where[0].isdigit() else "a turn"
+        field = f" field {where[1]!r}" if len(where) > 1 else ""
+        message = {"missing": "is required but missing", "extra_forbidden": "is not a turn's field (role, content)"}.get(
+            detail["type"], str(detail["msg"]).lower())
+        raise TranscriptError(f"{turn}{field} {message}") from None
+
+
+def transcript_text(turns: Sequence[Turn]) -> str:
+    """A transcript as one text, turn by turn: what a text-only reader (a table, a compare response) shows."""
+    return "\n\n".join(f"[turn {number}, {turn.role}]\n{turn.content}" for number, turn in enumerate(turns, start=1))
 
 
 class CandidateSpec(BaseModel):

@@ -30,11 +30,13 @@ OraError
  ├── JudgmentFailed (harness.judgment.result)  one judgment (`judge` command, pytest_ora.judge) failed its validation
  ├── ScenarioError (method.swebench.scenario)  a SWE-bench scenarios or response file cannot be read as given
  ├── CandidateFailure (harness.candidates.answer)  a candidate made no answer (recorded, then skipped)
+ ├── AnswerGiven (harness.steps.answer)        a candidate configuration's capture was given an answer to judge
  ├── _Corrupt (judges.cassettes) + ValueError  a cassette's text is not a cassette
  ├── InitError (harness.importrows) + ValueError  `init` cannot write the suite asked for
  ├── DataError (harness.judgment.data) + ValueError  a judgment's --data cannot be judged as given
  ├── VerifyError (reports.renderers) + ValueError  a results directory's data cannot be read
  ├── LabelPageError (reports.labelpage) + ValueError  the labelling page cannot be written as asked
+ ├── TranscriptError (core.candidates) + ValueError  an answer given as turns is not a list of {role, content}
  ├── BundlePathError (core.paths) + ValueError  a path the bundle names leads outside it, or is not a regular file
  ├── RubricError (core.rubric) + ValueError     a rubric file is invalid
  ├── PngTextError (core.pngtext) + ValueError   a PNG's text chunks cannot be read
@@ -47,7 +49,9 @@ Outside the base, because a library's protocol needs its own base class:
  └── NotJudged (harness.steps.spend)  pytest's skip: a capture not sent is a skipped item, not an error
      ├── BudgetReached (harness.steps.spend)  the run's judge spend reached --ora-budget-usd
      ├── OverContextWindow (harness.steps.packets)  the packet is larger than a judge's context window
-     └── CandidateFailed (harness.candidates.answer)  the capture's candidate made no answer: never judged
+     ├── CandidateFailed (harness.candidates.answer)  the capture's candidate made no answer: never judged
+     ├── Generated (harness.steps.answer)  --ora-generate-only: the answer made and recorded, never judged
+     └── NotGenerated (harness.steps.answer)  --ora-generate-only: the bundle's own answer, nothing to make
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from pydantic import BaseModel, PrivateAttr
 
+from .candidates import transcript_of, transcript_text
 from .errors import BundleChanged
 from .jsonl import jsonl_line
 from .models import Capture
@@ -107,6 +108,8 @@ class LineTexts:
         # same strings for these top-level fields, faster.
         obj = json.loads(jsonl_line(self.line, data).decode("utf-8"))
         texts = {name: obj[name] for name in DEFERRED_TEXTS}
+        if isinstance(texts["answer"], list):  # a transcript: its text, as the capture read whole holds it
+            texts["answer"] = transcript_text(transcript_of(texts["answer"]))
         with _LOCK:
             _LAST["key"], _LAST["texts"] = key, texts
         return dict(texts)

@@ -18,12 +18,13 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationInfo,
+    WithJsonSchema,
     field_validator,
     model_serializer,
     model_validator,
 )
 
-from .candidates import CandidateSpec, Turn
+from .candidates import CandidateSpec, TranscriptError, Turn, transcript_of, transcript_text
 from .vocabulary import Family, Provider
 
 __all__ = [
@@ -226,6 +227,8 @@ class BundleManifest(_Record):
     """Judgments per judge and capture, each its own recorded exchange; --ora-judge-samples overrides. Default 1."""
     reducer: Literal["mean", "median"] | None = None
     """How a judge's samples become its score per criterion; default mean."""
+    repeat: int | None = Field(default=None, ge=1, le=100)
+    """Answers per candidate and entry, each recorded, capture ids `#1`..`#K`; --ora-repeat overrides. Default 1."""
 
     candidates: dict[ConfigurationName, CandidateSpec] | None = None
     """Configurations that answer the bundle's entries inside the run: a role, a Python function or a command."""
@@ -413,7 +416,11 @@ class Capture(_Record):
     """family:technique (with ora-1.0 the family is mode, visual or lens)."""
     configuration: ConfigurationName
     prompt: str
-    answer: str
+    answer: Annotated[str, WithJsonSchema({
+        "anyOf": [{"type": "string"}, {"type": "array", "minItems": 1, "items": {
+            "type": "object", "additionalProperties": False, "required": ["role", "content"],
+            "properties": {"role": {"enum": ["system", "user", "assistant", "tool"]}, "content": {"type": "string"}}}}],
+        "description": "The answer: a text, or a transcript (a list of {role, content} turns)."})]
     target: str | None = None
     """Intended mode, visual route or lens host."""
     spec: str | None = Field(default=None, min_length=1)
@@ -455,6 +462,37 @@ class Capture(_Record):
     candidate_cost_usd: NonNegative | None = None
     generated_at: str | None = None
     """When the answer was made (UTC, ISO 8601), as recorded."""
+    repeat: Annotated[int, Field(ge=1)] | None = None
+    """With repeated answers (--ora-repeat K, bundle.yaml `repeat:`): which of the candidate's K answers (1..K); the
+    capture id ends in `#<repeat>`."""
+    transcript: list[Turn] | None = None
+    """The answer as a conversation (an agent's trace): the turns given as `answer`; `answer` then holds them as one
+    text, turn by turn (written back as the list of turns)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _transcript_answer(cls, data: Any) -> Any:
+        """An answer given as a list of {role, content} turns is a transcript (a bad turn is the answer's error)."""
+        if isinstance(data, dict) and isinstance(data.get("answer"), list):
+            try:
+                turns = transcript_of(data["answer"])
+            except TranscriptError:
+                return data  # the answer's own validator names the turn and the field
+            return {**data, "answer": transcript_text(turns), "transcript": turns}
+        return data
+
+    @field_validator("answer", mode="before")
+    @classmethod
+    def _answer_text(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            transcript_of(value)  # raises, naming the turn: a valid list became a transcript before
+        return value
+
+    @model_validator(mode="after")
+    def _transcript_is_answer(self) -> Capture:
+        if self.transcript is not None and self.answer != transcript_text(self.transcript):
+            raise ValueError("transcript is given as `answer` (a list of {role, content} turns), never beside it")
+        return self
 
     @property
     def family(self) -> str:
@@ -466,7 +504,7 @@ class Capture(_Record):
 
     @property
     def capture_id(self) -> str:
-        return f"{self.entry_key}/{self.configuration}"
+        return f"{self.entry_key}/{self.configuration}" + ("" if self.repeat is None else f"#{self.repeat}")
 
     @property
     def spec_path(self) -> str:

@@ -5,22 +5,26 @@ Scores travel as decimal strings and are recomputed exactly where they are aggre
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zlib
 from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from typing import Any, TypedDict, overload
 
 from typing_extensions import NotRequired
 
 from .blind import names_itself, withheld_count
+from .candidates import transcript_of
 from .fastload import loaded
-from .plan import PlannedCapture
+from .models import Capture
+from .plan import Plan, PlannedCapture
 from .rubric import Rubric
 from .usage import Usage
 
 __all__ = [
-    "CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "base_record", "in_plan_order", "note_blindness", "record_from_text",
-    "record_text",
+    "CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "answered_plan", "base_record", "candidate_fields",
+    "in_plan_order", "note_blindness", "record_from_text", "record_text",
 ]
 
 
@@ -82,6 +86,8 @@ class CaptureRecord(TypedDict):
     """The answer its candidate made in the run (the bundle holds none), as the judges read it."""
     candidate_live: NotRequired[bool]
     """The candidate was called this run (its answer not replayed from a recording): its cost is this run's spend."""
+    transcript: NotRequired[list[dict[str, str]]]
+    """The answer its candidate made as a conversation ({role, content} turns); `answer` holds it as one text."""
     names_itself: NotRequired[list[str]]
     """Blind rubrics: the configuration names and model ids the capture's own text carries (judged as written)."""
     withheld: NotRequired[int]
@@ -105,6 +111,46 @@ def base_record(planned: PlannedCapture, status: str, reason: str | None = None)
         failure=None,
         live_calls=0,
     )
+
+
+def candidate_fields(record: CaptureRecord, capture: Capture) -> None:
+    """A capture whose answer its candidate made: the candidate fields and the answer, on its record."""
+    if capture.generated_at is None:
+        return
+    record["candidate"] = {
+        "candidate_model": capture.candidate_model,
+        "candidate_latency_ms": capture.candidate_latency_ms,
+        "candidate_tokens_in": capture.candidate_tokens_in,
+        "candidate_tokens_out": capture.candidate_tokens_out,
+        "candidate_cost_usd": None if capture.candidate_cost_usd is None else str(capture.candidate_cost_usd),
+        "generated_at": capture.generated_at,
+    }
+    record["answer"] = capture.answer
+    if capture.transcript is not None:
+        record["transcript"] = [turn.model_dump() for turn in capture.transcript]
+
+
+def answered_plan(plan: Plan, records: Sequence[CaptureRecord]) -> Plan:
+    """The plan whose candidate captures hold the answers their candidates made in the run (as the records say)."""
+    made = {record["capture_id"]: record for record in records if "answer" in record}
+    if not made:
+        return plan
+    captures = []
+    for planned in plan.captures:
+        record = made.get(planned.capture.capture_id)
+        if record is not None and planned.pair is None:
+            candidate, transcript = record.get("candidate") or {}, record.get("transcript")
+            capture = loaded(planned.capture).model_copy(update={
+                **candidate,
+                "candidate_cost_usd": None if candidate.get("candidate_cost_usd") is None else Decimal(candidate["candidate_cost_usd"]),
+                "answer": record["answer"],
+                "transcript": None if transcript is None else transcript_of(transcript),
+                "cost_usd": None if record["cost_usd"] is None else Decimal(record["cost_usd"]),
+                "wall_clock_minutes": None if record["wall_clock_minutes"] is None else Decimal(record["wall_clock_minutes"]),
+            })
+            planned = dataclasses.replace(planned, capture=capture)
+        captures.append(planned)
+    return dataclasses.replace(plan, captures=tuple(captures))
 
 
 def note_blindness(record: CaptureRecord, planned: PlannedCapture, rubric: Rubric) -> None:

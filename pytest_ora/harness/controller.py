@@ -120,7 +120,7 @@ class OraController:
         self._output = OutputDir(self.options.out)
         self._output.baseline, self._output.regression_min = checks.baseline, self.options.regression_min
         try:
-            self._output.claim(estimate=self.options.dry_run)
+            self._output.claim(estimate=self.options.dry_run or self.options.generate_only)
         except OraError as error:
             raise pytest.UsageError(str(error)) from None
         self.claimed = True
@@ -214,6 +214,8 @@ class OraController:
         try:
             if self.options.dry_run:
                 self._output.write_estimate(self.plan(), list(self.estimates.values()))
+            elif self.options.generate_only:
+                self._output.write_generated(self.plan(), self.records)
             else:
                 self._warm_up.wait()
                 self.facts = run_facts(self, self.reporter, exitstatus)
@@ -235,7 +237,7 @@ class OraController:
         """Count the captures this run selected (after -k / -m), from collected node ids."""
         known = {planned.capture.capture_id for planned in self.plan().captures}
         self.selected = sum(1 for nodeid in nodeids if _param(nodeid) in known)
-        if self.claimed and self.options.record != "none" and not self.options.dry_run:
+        if self.claimed and self.options.record != "none" and not (self.options.dry_run or self.options.generate_only):
             self._warm_up.start(charts=charts_available())  # a live run: its session end computes afresh
 
     def judge_before_items(self, nodeids: list[str]) -> None:
@@ -254,7 +256,7 @@ class OraController:
 
     def report_gates(self) -> None:
         """Before junitxml writes its file: each failing gate as a failed testcase ora-gate::<option>."""
-        if not self.claimed or self.options.dry_run:
+        if not self.claimed or self.options.dry_run or self.options.generate_only:
             return
         try:
             # No gate set: the summary is left to the report, which under xdist is written while the workers exit.

@@ -7,6 +7,7 @@ files here; nothing here writes.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import re
@@ -51,6 +52,8 @@ class Row:
     """(column, value as given, value as used) for each name that had to change to fit the bundle's format."""
     family_from: str | None = None
     """The column (family or dataset) that named the entry's family, when one did."""
+    entry: bool = False
+    """A prompt without answer and configuration: an entries.jsonl line the candidates answer in the run."""
 
 
 def _slug_ok(text: str) -> bool:
@@ -77,8 +80,10 @@ def name_changes(rows: list[Row]) -> list[str]:
 # --- import -------------------------------------------------------------------------------------
 
 
-def import_rows(path: Path) -> list[Row]:
-    """Rows of a JSONL or CSV file as captures; InitError listing every bad row (file, line, column)."""
+def import_rows(path: Path, prompts: bool = False) -> list[Row]:
+    """Rows of a JSONL or CSV file as captures; InitError listing every bad row (file, line, column).
+
+    `prompts` (the suite has candidates): a row with neither configuration nor answer is a prompt, an entry."""
     try:
         raw_bytes = path.read_bytes()
         text = raw_bytes.decode("utf-8-sig")
@@ -93,12 +98,16 @@ def import_rows(path: Path) -> list[Row]:
     rows: list[Row] = []
     seen: dict[tuple[str, str], int] = {}
     for line, data in raw:
-        row = _row(path, line, data, problems)
+        is_prompt = prompts and not str(data.get("configuration") or "").strip() and not str(data.get("answer") or "")
+        row = _row(path, line, {**data, "configuration": "candidates", "answer": ""} if is_prompt else data, problems)
         if row is None:
             continue
-        key = (row.capture["entry_key"], row.capture["configuration"])
+        if is_prompt:
+            row = _entry(row)
+        key = (row.capture["entry_key"], row.capture.get("configuration", ""))
         if key in seen:
-            problems.append(f"{path}:{line}: column id: the capture {key[0]}/{key[1]} is already on line {seen[key]}")
+            what = f"the prompt {key[0]}" if row.entry else f"the capture {key[0]}/{key[1]}"
+            problems.append(f"{path}:{line}: column id: {what} is already on line {seen[key]}")
             continue
         seen[key] = line
         rows.append(row)
@@ -250,6 +259,15 @@ def _row(path: Path, line: int, data: dict[str, Any], problems: list[str]) -> Ro
             problems.append(f"{where}: column {column}: {detail['msg']}")
         return None
     return Row(line, capture, tuple(renamed), family_from=family_column)
+
+
+def _entry(row: Row) -> Row:
+    """A prompt row as an entries.jsonl line: what a capture line holds, less its configuration and answer."""
+    capture = {k: v for k, v in row.capture.items() if k not in ("configuration", "answer", "cost_usd", "wall_clock_minutes")}
+    metadata = {k: v for k, v in (capture.pop("metadata", None) or {}).items() if k not in ("configuration", "answer")}
+    if metadata:
+        capture["metadata"] = metadata
+    return dataclasses.replace(row, capture=capture, entry=True)
 
 
 def _entry_key(ident: str, family: str | None = None) -> str | None:

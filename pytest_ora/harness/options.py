@@ -51,6 +51,8 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("reference", "configuration every other one is compared with in the statistics", None),
     ("judge-samples", "judgments per judge and capture, each recorded, reduced per criterion (bundle.yaml judge_samples; "
      "default 1)", None),
+    ("repeat", "answers per candidate and entry, each recorded, ids #1..#K, the entry the statistical unit "
+     "(bundle.yaml repeat; default 1)", None),
 )
 
 
@@ -117,6 +119,10 @@ class Options:
     """--ora-pairs A:B: the pairs the statistics compare, in the order given."""
     judge_samples: int | None = None
     """--ora-judge-samples K: judgments per judge and capture (overrides bundle.yaml `judge_samples:`)."""
+    generate_only: bool = False
+    """--ora-generate-only: the candidates make (and record) their answers; no judge is called."""
+    repeat: int | None = None
+    """--ora-repeat K: answers per candidate and entry (overrides bundle.yaml `repeat:`)."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -142,6 +148,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
         help="build every packet and estimate tokens and cost without calling a judge",
+    )
+    group.addoption(
+        "--ora-generate-only", dest="ora_generate_only", action="store_true", default=False,
+        help="make and record the candidates' answers without judging; writes captures.jsonl under --ora-out",
     )
     for unit, what in (("rpm", "requests"), ("tpm", "input tokens")):
         help_text = f"{what} per minute for a judge role, shared by all processes (else learned from the provider)"
@@ -232,6 +242,8 @@ def read_options(config: pytest.Config) -> Options:
         reference=source.value("reference") or None,
         pairs=tuple(_pair(text, "--ora-pairs") for text in config.getoption("ora_pairs") or ()),
         judge_samples=None if source.value("judge-samples") in (None, "") else int(source.number("judge-samples", int, minimum=1)),
+        generate_only=bool(config.getoption("ora_generate_only")),
+        repeat=None if source.value("repeat") in (None, "") else int(source.number("repeat", int, minimum=1)),
     )
 
 

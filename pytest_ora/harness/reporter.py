@@ -19,7 +19,7 @@ from ..reports.methodology import secret_lines
 from ..reports.notes import incomplete_notice
 from ..reports.output import estimate_table
 from ..reports.spend import candidate_spend, candidate_spend_lines, judge_spend, priced_total, spend_lines
-from .candidates.summary import candidate_lines
+from .candidates.summary import candidate_lines, generated_lines
 from .drift import drift_lines
 from .runstate import RunState
 from .selection import Selection, selection_for
@@ -93,6 +93,10 @@ class RunReporter:
         if options.dry_run:
             return [*estimate_table(list(run.estimates.values())).splitlines(), "",
                     f"ora: estimate written to {options.out} (the last report there is untouched)"]
+        if options.generate_only:
+            if run.report_error is not None:
+                return [f"ora: CAPTURES NOT WRITTEN: {run.report_error}"]
+            return generated_lines(run.records, options.out)
         table = [public_row(row, values, plan.rubric) for row, values in run.summary()]
         banner = self.selection().banner()
         lines = [f"ora: {banner}"] if banner else []

@@ -149,10 +149,13 @@ def http_timeout(read: float) -> Any:
 
 
 def _bound(plan: Plan, options: Options) -> Plan:
-    """The plan with its rubric bound to the cassette directory (request format, rescoring) and its
-    history checked against what this directory and the output directory's run.json recorded."""
+    """The plan with its repeated answers (--ora-repeat), its rubric bound to the cassette directory (request format,
+    rescoring) and its history checked against what this directory and the output directory's run.json recorded."""
     import dataclasses
 
+    from .candidates.repeat import repeated
+
+    plan = repeated(plan, options.repeat)
     if not plan.panel.judges:
         return plan
     rubric = bind_rubric(plan.rubric, options.cassettes)

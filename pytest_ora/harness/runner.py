@@ -26,7 +26,7 @@ from ..judges.cassettes import CassetteLibrary, CassetteTransport
 from ..judges.inflight import CountingTransport, InFlightLog
 from ..judges.panel import Judging
 from ..judges.ratelimit import PacedTransport, SharedLimiter
-from .steps.answer import Answering
+from .steps.answer import Answering, generated
 from .steps.estimate import estimate
 from .steps.files import CaptureFiles, write_judges
 from .steps.judging import ask_judges
@@ -118,6 +118,18 @@ class _Loop:
         self.loop.close()
 
 
+def _same(started: PlannedCapture, given: PlannedCapture) -> bool:
+    """Whether the capture judged ahead is the one a test asks for (itself, or equal field for field)."""
+    if started is given:
+        return True
+
+    def fields(planned: PlannedCapture) -> tuple[object, ...]:
+        partner = None if planned.partner is None else planned.partner.model_dump()
+        return planned.status, planned.reason, planned.pair, planned.capture.model_dump(), partner
+
+    return fields(started) == fields(given)
+
+
 class CaptureRunner:
     """Judges captures in this process; close() when the session ends."""
 
@@ -132,6 +144,7 @@ class CaptureRunner:
         limiter: SharedLimiter | None = None,
         in_flight: InFlightLog | None = None,
         answering: Answering | None = None,
+        generate_only: bool = False,
     ) -> None:
         self.root = root
         self.judging = judging
@@ -142,8 +155,10 @@ class CaptureRunner:
         self.limiter = limiter
         self.in_flight = in_flight
         self.answering = answering
+        self.generate_only = generate_only
+        """Answers only: every capture stops after its answer step (steps/answer.py `generated`)."""
         self._loop: _Loop | None = None
-        self._pending: dict[str, Future[CaptureRecord]] = {}
+        self._pending: dict[str, tuple[PlannedCapture, Future[CaptureRecord]]] = {}
 
     def run(self, planned: PlannedCapture, upcoming: Sequence[PlannedCapture] = ()) -> CaptureRecord:
         """Judge one capture and return its record; judge and cassette errors propagate.
@@ -151,13 +166,29 @@ class CaptureRunner:
         `upcoming` are the captures this process will ask for next; up to lookahead - 1 of them
         start now.
         """
-        future = self._pending.pop(planned.capture.capture_id, None) or self._start(planned)
+        ahead = self._pending.pop(planned.capture.capture_id, None)
+        if ahead is not None and not _same(ahead[0], planned):
+            # Started ahead for the bundle's capture, but the test passed another one under its id: the capture
+            # given is the one judged (its recording then matches it, or replay names the drift), never the other.
+            self._forget(ahead[1], planned.capture.capture_id)
+            ahead = None
+        future = ahead[1] if ahead is not None else self._start(planned)
         for following in upcoming:
             if len(self._pending) >= self.lookahead - 1:
                 break
             if following.capture.capture_id not in self._pending:
-                self._pending[following.capture.capture_id] = self._start(following)
+                self._pending[following.capture.capture_id] = (following, self._start(following))
         return future.result()
+
+    def _forget(self, future: Future[CaptureRecord], capture_id: str) -> None:
+        """Let a capture judged ahead finish, and drop the cassette it just recorded (--ora-record once) for another
+        version of the capture than the test asked for: the one asked for is recorded in its place."""
+        try:
+            record = future.result()
+        except (Exception, NotJudged):  # its outcome is not this item's: only what it left on disk matters
+            return
+        if record["live_calls"] and self.cassettes.mode == "once":
+            self.cassettes.path_for(capture_id).unlink(missing_ok=True)
 
     def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
         if self._loop is None:
@@ -177,6 +208,8 @@ class CaptureRunner:
             if live_answer:  # one budget over both: the answer's cost counts before its judges are asked
                 charge_candidate(self.budget, planned.capture.candidate_cost_usd)
                 check_budget(self.budget, capture_id)
+        if self.generate_only:
+            raise generated(planned, live_answer)
         item = item_packets(planned, self.root, self.judging, self.output)
         replies = await ask_judges(capture_id, item, self.judging, self.cassettes, client)
         judges = checked_replies(replies, rubric)
@@ -197,7 +230,7 @@ class CaptureRunner:
 
     def close(self) -> list[str]:
         """Cancel captures judged ahead whose items never ran, stop the loop; files that failed to write."""
-        for future in self._pending.values():
+        for _, future in self._pending.values():
             future.cancel()
         self._pending.clear()
         if self._loop is not None:

@@ -27,6 +27,7 @@ from ..method.kinds import calls_judges
 from ..method.rubric import builtin_ids, get_rubric, load_rubric
 from ..method.rubric_file import digest_of
 from .importrows import _FAMILY_COLUMNS, InitError, Row, _slug, _slug_ok, import_rows, name_changes
+from .initcandidates import candidates_yaml, parse_candidate
 
 __all__ = ["DEFAULT_JUDGES", "InitError", "JudgeRole", "Row", "import_rows", "init_suite", "name_changes", "parse_judge"]
 
@@ -136,7 +137,7 @@ def _example_rows() -> list[Row]:
 # C901: every refusal comes before anything is written, in the order the user is told.
 def init_suite(  # noqa: C901
     directory: Path, rubric: str | None = None, source: Path | None = None, judges: tuple[str, ...] = (),
-    today: str | None = None, say: Callable[[str], None] | None = None,
+    today: str | None = None, say: Callable[[str], None] | None = None, candidates: tuple[str, ...] = (),
 ) -> list[Path]:
     """Write the suite; the files written. InitError (nothing written) for any problem. `say` hears, a line
     each, every name that had to change at import (also written at the top of bundle.yaml)."""
@@ -153,6 +154,10 @@ def init_suite(  # noqa: C901
     names = [role.role for role in roles]
     if len(set(names)) != len(names):
         raise InitError([f"--judges: role names must differ, got {', '.join(names)}"])
+    answering = [parse_candidate(text, set(names)) for text in candidates]
+    repeated = sorted({c.name for c in answering if [d.name for d in answering].count(c.name) > 1})
+    if repeated:
+        raise InitError([f"--candidates: {', '.join(repeated)} given twice; each candidate is one configuration"])
     pairwise = None
     if source is not None:  # pairwise rows (answer_1, answer_2): harness/pairwise_rows.py
         from .pairwise_rows import PAIRWISE_RUBRIC, is_pairwise, pairwise_import
@@ -167,8 +172,16 @@ def init_suite(  # noqa: C901
     rubric_ref, rubric_file, panel_size = _rubric_choice(rubric, today)
     if panel_size != len(roles):
         raise InitError([f"rubric {rubric_ref} needs {panel_size} judges (panel_size); --judges gave {len(roles)}"])
-    rows = pairwise.rows if pairwise is not None else import_rows(source) if source is not None else _example_rows()
+    rows = pairwise.rows if pairwise is not None else import_rows(source, prompts=bool(answering)) if source is not None \
+        else _example_rows()
+    prompts = _prompts(rows) if answering else []
+    rows = [row for row in rows if not row.entry]
     configurations = list(dict.fromkeys(row.capture["configuration"] for row in rows))
+    clash = [c.name for c in answering if c.name in configurations]
+    if clash:
+        raise InitError([f"--candidates: {', '.join(clash)} already answer in {source}; a candidate configuration's "
+                         "answers are made in the run: name it otherwise"])
+    configurations += [c.name for c in answering]
     if len(configurations) > MAX_CONFIGURATIONS:  # what intake would refuse, refused before anything is written
         raise InitError([f"{source}: names {len(configurations)} configurations; a bundle lists at most {MAX_CONFIGURATIONS}"])
     folded: dict[str, str] = {}
@@ -182,8 +195,9 @@ def init_suite(  # noqa: C901
     bundle_id = _slug(directory.resolve().name) or "my-eval"
     files: dict[str, str] = {
         "bundle/bundle.yaml": _bundle_yaml(bundle_id, today, configurations, rubric_ref, names, source, changes),
-        "bundle/optimum.yaml": _optimum_yaml(roles),
+        "bundle/optimum.yaml": _optimum_yaml(roles + [parse_judge(c.judge_text) for c in answering if c.judge_text]),
         "bundle/captures.jsonl": "".join(json.dumps(row.capture, ensure_ascii=False) + "\n" for row in rows),
+        "bundle/entries.jsonl": "".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in prompts),
         "pytest.ini": _PYTEST_INI,
         "reference.ini": _reference_ini(roles),
         "test_eval.py": _TEST_MODULE,
@@ -195,6 +209,12 @@ def init_suite(  # noqa: C901
             raise InitError([f"--rubric {rubric}: a rubric file named {rubric_ref} would replace the suite's own "
                              f"bundle/{rubric_ref}; copy it under another name (such as rubric.yaml) and name that"])
         files[f"bundle/{rubric_ref}"] = rubric_file
+    if answering:
+        files["bundle/bundle.yaml"] += candidates_yaml(answering)
+    if not prompts:
+        del files["bundle/entries.jsonl"]
+    if not rows:
+        del files["bundle/captures.jsonl"]  # every answer is made in the run
     if say is not None:
         for column in families:
             say(f"families: from column {column} (entry keys are <{column}>:<id>)")
@@ -229,6 +249,17 @@ def init_suite(  # noqa: C901
     except OSError as error:
         reason = str(error) if error.strerror is None else f"{error.filename or directory}: {error.strerror}"
         raise InitError([f"{reason}; nothing written"]) from None
+
+
+def _prompts(rows: list[Row]) -> list[dict[str, Any]]:
+    """entries.jsonl's lines: the prompt rows, and each answered row's prompt (once per entry) the candidates answer too."""
+    entries: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        key = row.capture["entry_key"]
+        if key not in entries:
+            entries[key] = {name: row.capture[name] for name in ("entry_key", "prompt", "context", "reference", "metadata")
+                            if name in row.capture and (row.entry or name != "metadata")}
+    return list(entries.values())
 
 
 GITIGNORE_LINES = ("ora-results/", "ora-results-reference/")

@@ -66,6 +66,11 @@ def check_options(run: OraRun, config: pytest.Config) -> OptionChecks | None:
             )
     if config.option.collectonly:
         return None
+    if options.generate_only and not plan.bundle.manifest.candidates:
+        raise pytest.UsageError("--ora-generate-only makes the candidates' answers, and bundle.yaml names no candidates: "
+                                "add a `candidates:` section, or run without --ora-generate-only")
+    if options.generate_only and options.dry_run:
+        raise pytest.UsageError("--ora-generate-only and --ora-dry-run exclude each other: give one")
     baseline = None if options.dry_run else _baseline(plan, options)
     return OptionChecks(labels, baseline)
 
@@ -74,7 +79,7 @@ def check_live(run: OraRun) -> bool:
     """At the session start: whether the judges are called live; if so their keys and reachability are checked
     and the recording has started."""
     plan, options = run.plan(), run.options
-    live = not options.dry_run and is_live(options.record) and _needs_network(plan, options)
+    live = not options.dry_run and not options.generate_only and is_live(options.record) and _needs_network(plan, options)
     if live:
         _check_live(plan, options)
     return live

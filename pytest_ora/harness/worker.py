@@ -29,7 +29,7 @@ from .outcomes import drop_record, overall_text, score_properties
 from .pace import lookahead, worker_upcoming
 from .run import OraRun
 from .runner import CaptureRunner
-from .steps.answer import RoleCandidates, answering
+from .steps.answer import Generated, RoleCandidates, answering
 from .steps.spend import Budget, NotJudged
 from .xdist import worker_count
 
@@ -144,6 +144,8 @@ class OraWorker:
         """The record of an item that did not produce one itself: skipped or failed."""
         if planned.status != "judge":
             return base_record(planned, planned.status, planned.reason)
+        if excinfo is not None and isinstance(excinfo.value, Generated):
+            return excinfo.value.record  # the answer made, for the controller's captures.jsonl
         if excinfo is not None and isinstance(excinfo.value, NotJudged):
             record = base_record(planned, excinfo.value.status, excinfo.value.reason)
             if getattr(excinfo.value, "live", False):  # a candidate called this run made no answer
@@ -176,6 +178,7 @@ class OraWorker:
                           RoleCandidates(plan.bundle.optimum.roles, RoleCall(
                               judging.policy, judging.environ, run.prices(), secrets, judging.live, options.prompt_cache,
                           ))),
+                generate_only=options.generate_only,
             )
         return self._runner
 

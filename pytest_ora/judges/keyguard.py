@@ -68,15 +68,14 @@ def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:
 def _find(plan: Plan, needle: bytes) -> str | None:
     """Where in the bundle's judged text the bytes occur (file, and line for captures.jsonl and entries.jsonl), or None."""
     root = plan.bundle.root
-    for lines in ("captures.jsonl", "entries.jsonl"):  # a bundle of candidates may hold only entries.jsonl
+    for name in ("captures.jsonl", "entries.jsonl"):  # a bundle whose candidates make every answer has no captures.jsonl
         try:
-            stream = (root / lines).open("rb")
+            with (root / name).open("rb") as stream:
+                for number, line in enumerate(stream, start=1):
+                    if needle in line:
+                        return f"{name}:{number}"
         except FileNotFoundError:
             continue
-        with stream:
-            for number, line in enumerate(stream, start=1):
-                if needle in line:
-                    return f"{lines}:{number}"
     for relative in _judged_files(plan):
         try:
             data = (root / relative).read_bytes()

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from ..core.blind import artifact_path, blind_names, specification_source, withhold, withhold_all
+from ..core.candidates import Turn
 from ..core.fastload import loaded
 from ..core.models import Capture, GoldStandard
 from ..core.paths import inside
@@ -65,7 +66,8 @@ class Artifact(BaseModel):
     """The artifact itself when it is text; images travel as image content."""
 
 
-_OPTIONAL = ("context", "gold_standard", "material", "reference", "target_specification", "target_specification_source")
+_OPTIONAL = ("context", "gold_standard", "material", "reference", "target_specification", "target_specification_source",
+             "transcript")
 """Packet fields that older packets did not have: left out when empty, so those packets stay byte-identical."""
 
 
@@ -103,6 +105,8 @@ class Packet(BaseModel):
     """A reference answer the judge may compare against (an imported row's `reference`)."""
     gold_standard: GoldStandard | None = None
     """A calibration anchor (seed 002): an expert response and its score (serialized as its exact decimal text)."""
+    transcript: list[Turn] | None = None
+    """The answer as a conversation: shown to the judge turn by turn, each turn fenced (`answer` holds it as one text)."""
     material: dict[str, Any] | None = None
     """What the rubric's kind judges beside the answer (checklist: the listed items and severities)."""
 
@@ -138,6 +142,7 @@ def build_packet(capture: Capture, root: Path, rubric: Rubric) -> tuple[Packet, 
         context=capture.context,
         reference=capture.reference,
         gold_standard=capture.gold_standard,
+        transcript=capture.transcript,
         material=_material(capture, rubric),
     )
     return packet, image
@@ -189,6 +194,8 @@ def _blind(capture: Capture, specification: str | None, host: str | None, artifa
         gold_standard=None if gold is None else gold.model_copy(update={
             "response": withhold(gold.response, names), "notes": None if gold.notes is None else withhold(gold.notes, names),
         }),
+        transcript=None if capture.transcript is None else [
+            turn.model_copy(update={"content": withhold(turn.content, names)}) for turn in capture.transcript],
         material=withhold_all(_material(capture, rubric), names),
     )
 
@@ -315,7 +322,7 @@ def _capture_sections(packet: Packet, rubric: Rubric, nonce: str) -> list[str]:
     kind = material_of(rubric.kind)
     sections = []
     if kind is None or kind.answer_in_packet:
-        sections.append(_section("ANSWER", nonce, packet.answer))
+        sections.append(_section("ANSWER", nonce, packet.answer if packet.transcript is None else _turns(packet.transcript, nonce)))
     if packet.artifact is not None and packet.artifact.text is not None:
         sections.append(_section("ARTIFACT", nonce, packet.artifact.text))
     if packet.gold_standard is not None:
@@ -323,6 +330,14 @@ def _capture_sections(packet: Packet, rubric: Rubric, nonce: str) -> list[str]:
     if packet.material is not None and kind is not None:
         sections += [_section(name, nonce, body) for name, body in kind.material_sections(packet.material)]
     return sections
+
+
+def _turns(turns: list[Turn], nonce: str) -> str:
+    """A transcript answer turn by turn, each turn opened by a marker line its text cannot forge (it holds the nonce)."""
+    head = (f"This answer is a transcript of {len(turns)} turn{'s' if len(turns) != 1 else ''}; each turn starts with "
+            f"a <<<TURN number ROLE {nonce}>>> line. Judge the whole conversation as the answer.")
+    return "\n".join([head, *(f"<<<TURN {number} {turn.role.upper()} {nonce}>>>\n{turn.content}"
+                               for number, turn in enumerate(turns, start=1))])
 
 
 def _footer(packet: Packet, rubric: Rubric) -> str:
@@ -549,6 +564,8 @@ def packet_fields(packet: Packet) -> dict[str, Any]:
         hidden.add("reference")
     if packet.target_specification is None:  # only a lens's packet has its host's specification
         hidden |= {"target_specification", "target_specification_source"}
+    if packet.transcript is None:
+        hidden.add("transcript")
     return packet.model_dump(mode="json", exclude=hidden)
 
 

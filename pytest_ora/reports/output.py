@@ -23,16 +23,16 @@ from tabulate import tabulate
 from ..core.errors import OutputError
 from ..core.fileio import file_mode
 from ..core.plan import Plan
-from ..core.record import CaptureRecord, RecordStore, in_plan_order
+from ..core.record import CaptureRecord, RecordStore, answered_plan, in_plan_order
 from ..core.rubric import Rubric
 from ..judges.budget import CANDIDATE_ANSWER_TOKENS_ESTIMATE, OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import kind_files, report_files
 from .aggregation import SummaryRow, ledger_row, summarize, summary_json
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
+from .capturesfile import CAPTURES_NAME, captures_jsonl
 from .filewriter import DRY_RUN_DIR, PROGRESS_DIR, SPEND_DIR
 from .filewriter import write_all as _write_all
-from .made import with_made_answers
 from .methodology import RunFacts, methodology_data
 from .notes import scored_share, summary_appendix, summary_preface
 from .pilot import CELLS, cells_jsonl, pilot_run
@@ -50,7 +50,7 @@ STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
 PAGE_FILES = (TEXTS_NAME, RUNS_NAME, *BASELINE_FILES)
 """What the report page shows beyond the ledger (SPEC 18): the captures' texts, the earlier runs, the baseline."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
-EXTRA_FILES = ("run.json",)
+EXTRA_FILES = ("run.json", CAPTURES_NAME)
 """run.json (what `verify` re-renders the tables with), archived with the rest of the last run's report
 (and the files the rubric kinds add: method/kinds, kind_files)."""
 JOURNAL_SECONDS = 0.5
@@ -253,6 +253,7 @@ class OutputDir:
         `summary`: summarize() of these records when the caller has it already.
         """
         rubric = plan.rubric
+        plan = answered_plan(plan, records)  # the answers candidates made in the run, for the texts and the pilot
         ordered = in_plan_order(records, [planned.capture.capture_id for planned in plan.captures])
         if summary is None:
             summary = summarize(ordered, plan.lanes, rubric)
@@ -263,13 +264,14 @@ class OutputDir:
         data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
         methodology = methodology_data(plan, ordered, facts)
         run: dict[str, Any] = dict(facts.run)
-        made = with_made_answers(plan, ordered)  # the answers candidates made, where the bundle has none
         if plan.bundle.manifest.pilot is not None:
-            data[CELLS] = cells_jsonl(made, ordered, facts.run.get("suite_commit"))
-            run["pilot"] = pilot_run(made, ordered, facts.run)
+            data[CELLS] = cells_jsonl(plan, ordered, facts.run.get("suite_commit"))
+            run["pilot"] = pilot_run(plan, ordered, facts.run)
         data[RUN_DATA] = run_data(plan.bundle.manifest.bundle, rubric, methodology, notes, run)
-        data[TEXTS_NAME] = texts_json(capture_texts(made, (record["capture_id"] for record in ordered)))
+        data[TEXTS_NAME] = texts_json(capture_texts(plan, (record["capture_id"] for record in ordered)))
         data[RUNS_NAME] = runs_json(earlier_runs(self.path))
+        if plan.bundle.manifest.candidates:
+            data[CAPTURES_NAME] = captures_jsonl(plan, ordered)
         data.update(report_files(plan, ordered))
         try:
             self._write_ledger(ordered, rubric)
@@ -312,6 +314,14 @@ class OutputDir:
             for record in records:
                 ledger.write(ledger_row(record, rubric).model_dump_json() + "\n")
 
+    def write_generated(self, plan: Plan, records: Sequence[CaptureRecord]) -> None:
+        """--ora-generate-only: captures.jsonl with the answers made; the last report stays as it was."""
+        try:
+            write_atomic(self.path / CAPTURES_NAME, captures_jsonl(plan, records))
+        except OSError as error:
+            raise OutputError(f"could not write {self.path / CAPTURES_NAME}: {error.strerror or error}; the answers "
+                              "are recorded under --ora-cassettes: run again to write it") from None
+
     def write_estimate(self, plan: Plan, estimates: Sequence[dict[str, Any]]) -> None:
         """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""
         order = {planned.capture.capture_id: index for index, planned in enumerate(plan.captures)}
@@ -347,6 +357,8 @@ def _design(plan: Plan, facts: RunFacts) -> RunFacts:
 
     captures = [planned.capture for planned in plan.captures]
     field = facts.cluster or plan.bundle.manifest.cluster
+    if field is None and any(capture.repeat is not None for capture in captures):
+        field = "entry_key"  # repeated answers: an entry's K captures are one cluster, the entry the unit
     labels = cluster_labels(captures, field) if field else {}
     return dataclasses.replace(facts, cluster=field, design={"clusters": labels, "snapshots": snapshots(captures)})
 

@@ -81,7 +81,8 @@ class Renderer:
 RENDERERS: list[Renderer] = []
 ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
 """Every run writes these (output.REPORT_FILES is this tuple): one missing was deleted."""
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json", "cells.jsonl")
+DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json", "cells.jsonl",
+              "captures.jsonl")
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 

@@ -34,6 +34,9 @@ WITHHELD_TEXT = "(withheld: this rubric's kind never writes a capture's texts to
 TEXT_COLUMNS = ("capture_id", "prompt", "context", "answer", "second_answer")
 """One row per capture of the ledger; strings are indices into `strings` (-1: none). `second_answer`
 is the second contestant's answer of a compare item (kind compare), else -1."""
+TRANSCRIPTS = "transcripts"
+"""Present only when an answer is a transcript: capture id -> its turns as [role, string index] pairs, which the
+capture view shows as a conversation (the row's `answer` holds the same turns as one text)."""
 
 
 def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
@@ -41,6 +44,7 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
     planned = {p.capture.capture_id: p for p in plan.captures}
     strings = Strings()
     rows: list[list[Any]] = []
+    transcripts: dict[str, list[list[Any]]] = {}
     forwards = forwards_texts(plan.rubric.kind)
     scanned: dict[str, bool] = {}  # an entry's prompt and context repeat for each of its captures: scanned once
 
@@ -67,8 +71,13 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
             continue
         # The entry's prompt and context first: they are shared, so they land early in the table.
         rows.append([capture_id, strings(capture.prompt), strings(capture.context), strings(capture.answer), strings(second)])
-    return {"schema": TEXTS_SCHEMA, "rubric": plan.rubric.version, "columns": list(TEXT_COLUMNS),
+        if capture.transcript is not None and item.partner is None:
+            transcripts[capture_id] = [[turn.role, strings(turn.content)] for turn in capture.transcript]
+    data: dict[str, Any] = {"schema": TEXTS_SCHEMA, "rubric": plan.rubric.version, "columns": list(TEXT_COLUMNS),
             "strings": strings.table, "rows": rows}
+    if transcripts:
+        data[TRANSCRIPTS] = transcripts
+    return data
 
 
 def texts_json(data: Mapping[str, Any]) -> str:
@@ -76,7 +85,12 @@ def texts_json(data: Mapping[str, Any]) -> str:
     head = json.dumps({k: data[k] for k in ("schema", "rubric", "columns")}, ensure_ascii=False)[:-1]
     strings = ",\n".join(json.dumps(s, ensure_ascii=False) for s in data["strings"])
     rows = ",\n".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in data["rows"])
-    return f'{head}, "strings": [\n{strings}\n], "rows": [\n{rows}\n]}}\n'
+    turns = ""
+    if data.get(TRANSCRIPTS):
+        turns = ', "transcripts": {\n' + ",\n".join(
+            f"{json.dumps(capture_id, ensure_ascii=False)}: {json.dumps(pairs, ensure_ascii=False, separators=(',', ':'))}"
+            for capture_id, pairs in data[TRANSCRIPTS].items()) + "\n}"
+    return f'{head}, "strings": [\n{strings}\n], "rows": [\n{rows}\n]{turns}}}\n'
 
 
 def read_texts(directory: Path) -> tuple[dict[str, Any] | None, str | None]:
@@ -94,6 +108,16 @@ def read_texts(directory: Path) -> tuple[dict[str, Any] | None, str | None]:
             if (not isinstance(row, list) or len(row) != len(TEXT_COLUMNS) or not isinstance(row[0], str)
                     or not all(isinstance(i, int) and -1 <= i < size for i in row[1:])):
                 raise ValueError(f"row {number} is not [capture_id, prompt, context, answer, second_answer]")
+        transcripts = data.get(TRANSCRIPTS) or {}
+        if not isinstance(transcripts, dict) or not all(
+            isinstance(turns, list) and all(isinstance(turn, list) and len(turn) == 2 and isinstance(turn[0], str)
+                                            and isinstance(turn[1], int) and 0 <= turn[1] < size for turn in turns)
+            for turns in transcripts.values()
+        ):
+            raise ValueError(f"{TRANSCRIPTS} must map capture ids to [role, string index] turns")
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
         return None, f"{TEXTS_NAME} is not shown: {error}"
-    return {"strings": strings, "rows": rows}, None
+    shown: dict[str, Any] = {"strings": strings, "rows": rows}
+    if transcripts:
+        shown[TRANSCRIPTS] = transcripts
+    return shown, None

@@ -140,6 +140,12 @@ def _samples(
     return values
 
 
+def _unit(row: Mapping[str, Any]) -> str:
+    """The row's entry, and with repeated answers its repeat (`entry#k`): the k-th answers of two configurations pair."""
+    repeat = str(row["capture_id"]).rpartition("/")[2].partition("#")[2]
+    return str(row["entry_key"]) + (f"#{repeat}" if repeat else "")
+
+
 def run_arrays(rows: Iterable[Mapping[str, Any]], rubric: Any) -> RunArrays:
     """The scored rows' arrays; rows keep their order (the ledger's stable bundle order)."""
     criteria: tuple[str, ...] = tuple(rubric.names)
@@ -157,7 +163,7 @@ def run_arrays(rows: Iterable[Mapping[str, Any]], rubric: Any) -> RunArrays:
     return RunArrays(
         samples=_samples(panels, len(labels), criteria, rubric),
         capture_ids=tuple(str(row["capture_id"]) for row in scored),
-        entry_keys=tuple(str(row["entry_key"]) for row in scored),
+        entry_keys=tuple(_unit(row) for row in scored),
         configurations=tuple(str(row["configuration"]) for row in scored),
         criteria=criteria,
         judges=labels,

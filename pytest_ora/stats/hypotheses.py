@@ -122,14 +122,21 @@ def verdict(results: Sequence[HypothesisResult], rule: Any, critical: Sequence[s
     return Verdict("PASS" if passed else "FAIL", count, required, flagged, tuple(reasons))
 
 
+def _entry_means(data: RunArrays) -> dict[str, dict[str, float]]:
+    """Configuration -> entry -> its overall; with repeated answers (units entry#k) the mean of the entry's K."""
+    values: dict[str, dict[str, list[float]]] = {}
+    for unit, configuration, value in zip(data.entry_keys, data.configurations, data.overall):
+        values.setdefault(configuration, {}).setdefault(unit.partition("#")[0], []).append(float(value))
+    return {configuration: {entry: sum(found) / len(found) if len(found) > 1 else found[0] for entry, found in entries.items()}
+            for configuration, entries in values.items()}
+
+
 def evaluate(
     data: RunArrays, hypotheses: Sequence[Any], rule: Any | None, seed: int, resamples: int = RESAMPLES
 ) -> tuple[list[HypothesisResult], Verdict | None]:
     """Every hypothesis of a run, and the verdict when the bundle defines one."""
-    overall: dict[str, dict[str, float]] = {}
-    for entry, configuration, value in zip(data.entry_keys, data.configurations, data.overall):
-        overall.setdefault(configuration, {})[entry] = float(value)
-    entries = list(dict.fromkeys(data.entry_keys))
+    overall = _entry_means(data)
+    entries = list(dict.fromkeys(entry.partition("#")[0] for entry in data.entry_keys))
     results = [
         hypothesis_result(spec, overall, entries, generator(seed, f"hypothesis:{spec.id}"), resamples)
         for spec in hypotheses
@@ -152,12 +159,13 @@ def null_pass_probability(
     taken again. The critical-vote condition does not depend on the labels and is left out.
     """
     overall: dict[str, dict[str, float]] = {}
-    for entry, configuration, value in zip(data.entry_keys, data.configurations, data.overall):
-        overall.setdefault(entry, {})[configuration] = float(value)
+    for configuration, means in _entry_means(data).items():
+        for entry, value in means.items():
+            overall.setdefault(entry, {})[configuration] = value
     if not hypotheses or not overall:
         return None
     counts = np.zeros((permutations, len(hypotheses)), dtype=np.int64)
-    for entry in dict.fromkeys(data.entry_keys):
+    for entry in dict.fromkeys(entry.partition("#")[0] for entry in data.entry_keys):
         present = overall[entry]
         names = list(present)
         values = np.array([present[name] for name in names])

@@ -100,7 +100,9 @@ class Design:
         """Cluster codes of these entries, or None when the unit is the entry."""
         if self.cluster is None:
             return None
-        return cluster_codes([self.clusters.get(entry, f"\0{entry}") for entry in entries])
+        # A repeated answer's unit (entry#k) is in its entry's cluster: the entry is the statistical unit.
+        bases = [entry.partition("#")[0] for entry in entries]
+        return cluster_codes([self.clusters.get(base, f"\0{base}") for base in bases])
 
 
 @dataclass(frozen=True)

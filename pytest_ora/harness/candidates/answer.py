@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from ...core.candidates import CandidateSpec
+from ...core.candidates import CandidateSpec, TranscriptError, transcript_of, transcript_text
 from ...core.errors import OraError
 from ...core.fastload import loaded
 from ...core.models import Capture
@@ -36,6 +36,7 @@ class CandidateAnswer:
     """What a candidate answered, with what it cost; `failure` when it made no answer."""
 
     answer: str | None
+    """The answer's text (a transcript's turns as one text)."""
     model: str | None = None
     tokens_in: int | None = None
     tokens_out: int | None = None
@@ -43,9 +44,14 @@ class CandidateAnswer:
     latency_ms: int = 0
     generated_at: str = ""
     failure: str | None = None
+    transcript: list[dict[str, str]] | None = None
+    """The answer as a list of {role, content} turns, when the candidate gave a transcript."""
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(self)
+        if data["transcript"] is None:
+            del data["transcript"]  # recordings without a transcript stay as they were
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CandidateAnswer:
@@ -59,9 +65,16 @@ class CandidateAnswer:
             value = data.get(name)
             return value if isinstance(value, int) and not isinstance(value, bool) else None
 
-        return cls(answer=text("answer"), model=text("model"), tokens_in=count("tokens_in"), tokens_out=count("tokens_out"),
+        transcript = None
+        if data.get("transcript") is not None:
+            try:
+                transcript = [turn.model_dump() for turn in transcript_of(data["transcript"])]
+            except TranscriptError:
+                transcript = None
+        answer = text("answer") if transcript is None else transcript_text(transcript_of(transcript))
+        return cls(answer=answer, model=text("model"), tokens_in=count("tokens_in"), tokens_out=count("tokens_out"),
                    cost_usd=text("cost_usd"), latency_ms=count("latency_ms") or 0, generated_at=text("generated_at") or "",
-                   failure=text("failure"))
+                   failure=text("failure"), transcript=transcript)
 
     def applied(self, capture: Capture) -> Capture:
         """The capture holding this answer and its candidate fields (cost and minutes default to the candidate's)."""
@@ -70,6 +83,7 @@ class CandidateAnswer:
         minutes = Decimal(self.latency_ms) / Decimal(60000)
         return loaded(capture).model_copy(update={
             "answer": self.answer,
+            "transcript": None if self.transcript is None else transcript_of(self.transcript),
             "candidate_model": self.model,
             "candidate_latency_ms": self.latency_ms,
             "candidate_tokens_in": self.tokens_in,
@@ -82,8 +96,8 @@ class CandidateAnswer:
 
 
 def request_of(capture: Capture, attempt: int = 1) -> dict[str, Any]:
-    """The dict a Python or command candidate is given."""
-    return {
+    """The dict a Python or command candidate is given (with repeated answers, `repeat`: which one, 1..K)."""
+    request = {
         "entry_key": capture.entry_key,
         "configuration": capture.configuration,
         "prompt": capture.prompt,
@@ -92,26 +106,48 @@ def request_of(capture: Capture, attempt: int = 1) -> dict[str, Any]:
         "metadata": capture.metadata,
         "attempt": attempt,
     }
+    if capture.repeat is not None:
+        request["repeat"] = capture.repeat
+    return request
 
 
-def answer_from_output(output: Any, spec: CandidateSpec, default_model: str) -> CandidateAnswer:
-    """A string, or {answer, usage: {input, output}, cost_usd, model}; CandidateFailure for anything else."""
+# C901: each shape a candidate may return (text, transcript, object with usage, cost and model) checked in turn; split,
+# the first problem named could change.
+def answer_from_output(output: Any, spec: CandidateSpec, default_model: str) -> CandidateAnswer:  # noqa: C901
+    """A string, or {answer | transcript, usage: {input, output}, cost_usd, model}; CandidateFailure for anything else."""
     if isinstance(output, str):
         if not output.strip():
             raise CandidateFailure("the answer is empty")
         return CandidateAnswer(answer=output, model=default_model)
+    if isinstance(output, list):
+        output = {"transcript": output}  # a list of turns alone
+    if isinstance(output, dict) and isinstance(output.get("answer"), list) and "transcript" not in output:
+        output = {("transcript" if key == "answer" else key): value for key, value in output.items()}
     if not isinstance(output, dict):
         raise CandidateFailure(f"returned {type(output).__name__}, not a string or an object with `answer`")
-    if "transcript" in output and "answer" not in output:
-        raise CandidateFailure("returned a transcript: transcripts as answers are not supported yet; return `answer`")
-    answer = output.get("answer")
-    if not isinstance(answer, str):
-        raise CandidateFailure("returned an object without a string `answer`")
-    if not answer.strip():
-        raise CandidateFailure("the answer is empty")
-    unknown = sorted(set(output) - {"answer", "usage", "cost_usd", "model"})
+    if "transcript" in output and "answer" in output:
+        raise CandidateFailure("returned both `answer` and `transcript`: give one")
+    unknown = sorted(set(output) - {"answer", "transcript", "usage", "cost_usd", "model"})
     if unknown:
-        raise CandidateFailure(f"returned unknown field(s) {', '.join(unknown)}; allowed: answer, usage, cost_usd, model")
+        raise CandidateFailure(f"returned unknown field(s) {', '.join(unknown)}; allowed: answer or transcript, usage, "
+                               "cost_usd, model")
+    transcript = None
+    if "transcript" in output:
+        try:
+            turns = transcript_of(output["transcript"])
+        except TranscriptError as error:
+            raise CandidateFailure(f"returned a `transcript` that {error}") from None
+        if not any(turn.content.strip() for turn in turns):
+            raise CandidateFailure("the transcript is empty: every turn is blank")
+        transcript = [turn.model_dump() for turn in turns]
+        answer = transcript_text(turns)
+    else:
+        given = output.get("answer")
+        if not isinstance(given, str):
+            raise CandidateFailure("returned an object without a string `answer` (or a `transcript` list of turns)")
+        answer = given
+        if not answer.strip():
+            raise CandidateFailure("the answer is empty")
     usage = output.get("usage") or {}
     if not isinstance(usage, dict) or any(
         not (value is None or (isinstance(value, int) and not isinstance(value, bool) and value >= 0))
@@ -125,6 +161,6 @@ def answer_from_output(output: Any, spec: CandidateSpec, default_model: str) -> 
     if not isinstance(model, str):
         raise CandidateFailure("`model` must be a string")
     return CandidateAnswer(
-        answer=answer, model=model, tokens_in=usage.get("input"), tokens_out=usage.get("output"),
+        answer=answer, model=model, tokens_in=usage.get("input"), tokens_out=usage.get("output"), transcript=transcript,
         cost_usd=None if cost is None else str(Decimal(repr(cost)) if isinstance(cost, float) else Decimal(cost)),
     )

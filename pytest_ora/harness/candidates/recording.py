@@ -37,7 +37,8 @@ def request_digests(capture: Capture, spec: CandidateSpec, role: RoleSpec | None
     """The digest of each part of the candidate's request, of its definition, and of a role candidate's role."""
     definition = spec.model_dump(exclude={"system", "params"}, exclude_none=True)
     role_digest = {} if role is None else {"role": _digest(role.model_dump(mode="json", exclude_none=True))}
-    return role_digest | {
+    repeat = {} if capture.repeat is None else {"repeat": _digest(capture.repeat)}
+    return role_digest | repeat | {
         "prompt": _digest(capture.prompt),
         "context": _digest(capture.context),
         "messages": _digest(None if capture.messages is None else [turn.model_dump() for turn in capture.messages]),

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
+from ...core.candidates import CANDIDATE_FAILED
 from ...core.record import CaptureRecord
 
-__all__ = ["FAILED", "call_line", "candidate_lines"]
+__all__ = ["FAILED", "call_line", "candidate_lines", "generated_lines"]
 
-FAILED = "candidate failed: "
-"""How a failed candidate's capture reason starts (harness/steps/answer.py)."""
+FAILED = CANDIDATE_FAILED
 _NAMED = 5
 """Failed captures named on the line; beyond, the ledger lists them."""
 
@@ -53,3 +53,19 @@ def call_line(records: Iterable[CaptureRecord]) -> str:
         judge_live += record.get("live_calls", 0)
     return (f"ora: candidate calls {candidate_calls} ({candidate_live} live, {candidate_calls - candidate_live} replayed), "
             f"judge calls {judge_calls} ({judge_live} live, {judge_calls - judge_live} replayed)")
+
+
+def generated_lines(records: Iterable[CaptureRecord], out: object) -> list[str]:
+    """--ora-generate-only's summary: the answers made, the candidates that failed, where captures.jsonl is."""
+    made = 0
+    failed: list[str] = []
+    for record in records:
+        if "answer" in record:
+            made += 1
+        elif (record["reason"] or "").startswith(FAILED):
+            failed.append(record["capture_id"])
+    line = f"ora: generate only: {made} candidate answer{'s' if made != 1 else ''} (made and recorded, or replayed), nothing judged"
+    if failed:
+        shown = ", ".join(sorted(failed)[:_NAMED]) + (f" and {len(failed) - _NAMED} more" if len(failed) > _NAMED else "")
+        line += f"; {len(failed)} candidate{'s' if len(failed) != 1 else ''} failed: {shown}"
+    return [line, f"ora: captures written to {out}/captures.jsonl (the last report there is untouched)"]

@@ -12,8 +12,11 @@ import httpx
 
 from ...bundle.secrets import redact_shapes
 from ...core.candidates import CandidateSpec
+from ...core.errors import OraError
+from ...core.fastload import loaded
 from ...core.models import RoleSpec
 from ...core.plan import JudgeSlot, PlannedCapture
+from ...core.record import CaptureRecord, base_record, candidate_fields
 from ...judges.cassettes import CassetteLibrary
 from ..candidates.answer import CandidateAnswer, CandidateFailed, CandidateFailure, request_of
 from ..candidates.command import call_command
@@ -21,8 +24,9 @@ from ..candidates.python import call_python
 from ..candidates.recording import CANDIDATE_CALLS_DIR, CandidateRecording, request_digests
 from ..candidates.role import RoleCall, call_role, candidate_slot
 from ..candidates.summary import FAILED
+from .spend import NotJudged
 
-__all__ = ["Answered", "Answering", "RoleCandidates", "answering"]
+__all__ = ["AnswerGiven", "Answered", "Answering", "Generated", "NotGenerated", "RoleCandidates", "answering", "generated"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +43,41 @@ class RoleCandidates:
 
     roles: Mapping[str, RoleSpec]
     call: RoleCall
+
+
+GENERATED = "answer made and recorded, not judged (--ora-generate-only)"
+
+
+class AnswerGiven(OraError):
+    """A capture of a candidate configuration, given to be judged with an answer of its own: refused, never replaced."""
+
+
+class Generated(NotJudged):
+    """--ora-generate-only: the candidate's answer is made and recorded; the capture is not judged."""
+
+    shown = ""
+
+    def __init__(self, capture_id: str, record: CaptureRecord) -> None:
+        super().__init__(capture_id, GENERATED)
+        self.record = record
+
+
+class NotGenerated(NotJudged):
+    """--ora-generate-only: a capture whose answer is the bundle's own; nothing to make."""
+
+    shown = ""
+
+
+def generated(planned: PlannedCapture, live: bool = False) -> NotJudged:
+    """What a generate-only run does with a capture once its candidate (if any) answered: never judged."""
+    capture = planned.capture
+    if capture.generated_at is None:
+        return NotGenerated(capture.capture_id, "not judged (--ora-generate-only): its answer is the bundle's own")
+    record = base_record(planned, "unscorable", GENERATED)
+    candidate_fields(record, capture)
+    if live:
+        record["candidate_live"] = True
+    return Generated(capture.capture_id, record)
 
 
 class Answering:
@@ -71,6 +110,12 @@ class Answering:
         spec = self.candidates.get(capture.configuration)
         if spec is None:
             return Answered(planned)
+        given = loaded(capture)
+        if given.answer or given.transcript is not None or given.generated_at is not None:
+            raise AnswerGiven(
+                f"{capture.capture_id} was given to be judged with an answer of its own, but {capture.configuration}'s "
+                "answers are made by its candidate in the run; judging would replace the answer given. Judge it under a "
+                "configuration without a candidate, or leave the answer to the candidate")
         recording = CandidateRecording(self.cassettes, capture.capture_id)
         slot = self.slot(capture.configuration)
         digests = request_digests(capture, spec, None if slot is None else slot.spec)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...core.plan import PlannedCapture
-from ...core.record import CaptureRecord, JudgeRecord, base_record, note_blindness
+from ...core.record import CaptureRecord, JudgeRecord, base_record, candidate_fields, note_blindness
 from ...core.rubric import Rubric
 from .judging import Replies
 from .packets import ItemPackets
@@ -16,17 +16,7 @@ def judged_record(planned: PlannedCapture, item: ItemPackets, judges: list[Judge
     record = base_record(planned, "scored")
     record["judges"] = judges
     note_blindness(record, planned, rubric)
-    capture = planned.capture
-    if capture.generated_at is not None:
-        record["candidate"] = {
-            "candidate_model": capture.candidate_model,
-            "candidate_latency_ms": capture.candidate_latency_ms,
-            "candidate_tokens_in": capture.candidate_tokens_in,
-            "candidate_tokens_out": capture.candidate_tokens_out,
-            "candidate_cost_usd": None if capture.candidate_cost_usd is None else str(capture.candidate_cost_usd),
-            "generated_at": capture.generated_at,
-        }
-        record["answer"] = capture.answer
+    candidate_fields(record, planned.capture)
     material = item.packets[0][1].material
     if material is not None:
         record["material"] = material

@@ -163,12 +163,27 @@
       var node = $("ora-texts"), parsed = node ? JSON.parse(node.textContent) : null;
       if (parsed) parsed.rows.forEach(function (row) { texts[row[0]] = row; });
       texts.strings = parsed ? parsed.strings : null;
+      texts.turns = parsed && parsed.transcripts ? parsed.transcripts : {};
     }
     if (!texts.strings) return null;
     var row = texts[id];
     if (!row) return undefined;
     var S = texts.strings, get = function (k) { return k < 0 ? null : S[k]; };
-    return { prompt: get(row[1]), context: get(row[2]), answer: get(row[3]), second: get(row[4]) };
+    var turns = Object.prototype.hasOwnProperty.call(texts.turns, id) ? texts.turns[id] : null;
+    return { prompt: get(row[1]), context: get(row[2]), answer: get(row[3]), second: get(row[4]),
+             turns: turns ? turns.map(function (t) { return { role: t[0], content: get(t[1]) }; }) : null };
+  }
+  // A transcript answer as a conversation: one block per turn, its role as a label; every text inserted as text.
+  function conversation(box, turns) {
+    box.appendChild(el("h4", {}, "Answer (a transcript of " + turns.length + " turn" + (turns.length === 1 ? "" : "s") + ")"));
+    var list = el("ol", { "class": "transcript" });
+    turns.forEach(function (turn, k) {
+      var item = el("li", { "class": "turn turn-" + (/^[a-z]+$/.test(turn.role) ? turn.role : "other") });
+      item.appendChild(el("span", { "class": "turn-role" }, "turn " + (k + 1) + ": " + turn.role));
+      item.appendChild(el("pre", { "class": "text text-turn" }, turn.content));
+      list.appendChild(item);
+    });
+    box.appendChild(list);
   }
   function block(box, title, text, name) {
     box.appendChild(el("h4", {}, title));
@@ -211,6 +226,8 @@
     if (x.compare) {
       block(box, "Answer of " + x.compare.first, t.answer, "answer");
       block(box, "Answer of " + x.compare.second, t.second, "answer");
+    } else if (t.turns) {
+      conversation(box, t.turns);
     } else {
       block(box, "Answer", t.answer, "answer");
     }
