@@ -1778,7 +1778,7 @@ This bundle is **synthetic**: every prompt, answer, specification and artifact w
 `python scripts/make_sample_bundle.py` (options `--out DIR`, default `evals/bundle`, and `--scale N`).
 No model produced any of it. It exists so that the plugin, its cassettes and its tests have a
 full-size, realistic campaign to score. Do not edit files here by hand: change the script and
-regenerate; `tests/test_sample_bundle.py` fails if the two drift apart. Output is byte-identical
+regenerate; `tests/e2e/test_sample_bundle.py` fails if the two drift apart. Output is byte-identical
 across runs (all choices are SHA-256 derived from a fixed seed).
 {scale_note}
 ## Composition

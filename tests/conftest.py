@@ -11,10 +11,10 @@ from typing import Any
 # run, and a second copy of httpcore would break httpx's exception mapping for later tests.
 import httpcore  # noqa: F401
 import pytest
-from browser_page import OfflinePage, unavailable
-from bundle_factory import write_bundle
-from e2e import EVAL_TEST, KEY_A, KEY_B, low_and_excluded, outcomes, record
-from example_runs import shared_replay
+from support.browser_page import OfflinePage, unavailable
+from support.bundle_factory import write_bundle
+from support.e2e import EVAL_TEST, KEY_A, KEY_B, low_and_excluded, outcomes, record
+from support.example_runs import shared_replay
 
 # The cloud credential chains keep what they found in module state that tests replace: load them
 # here, so an in-process run and the test that patches them share one copy of each module.
@@ -83,7 +83,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def offline(browser: Any) -> Iterator[OfflinePage]:
-    """A fresh offline page of that browser (tests/browser_page.py), closed afterwards."""
+    """A fresh offline page of that browser (tests/support/browser_page.py), closed afterwards."""
     page = OfflinePage(browser)
     yield page
     page.context.close()
@@ -91,7 +91,7 @@ def offline(browser: Any) -> Iterator[OfflinePage]:
 
 @pytest.fixture(scope="session")
 def replayed(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
-    """The shipped example `name` replayed from its cassettes (tests/example_runs.py), serially or under
+    """The shipped example `name` replayed from its cassettes (tests/support/example_runs.py), serially or under
     `workers` xdist workers, once per test session (the xdist workers share it): its output directory, to
     read (copy it before editing it); the run's terminal output is `stdout.txt` in its parent."""
     found: dict[tuple[str, int], Path] = {}
@@ -124,7 +124,7 @@ def _session_report_cache(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
     """The end-to-end runs of one test process share one session-end cache, new with the suite's run.
 
     Its key is the digest of every input, of this package's sources and of the libraries' versions, so
-    a hit returns the bytes a fresh computation writes (tests/test_report_cache.py holds it to that);
+    a hit returns the bytes a fresh computation writes (tests/unit/reports/test_report_cache.py holds it to that);
     most runs here judge the same small bundles with the same reference judge, and drawing their
     charts again was most of each run. A test that replaces the computation in-process (so the key
     would not see the change) is marked `fresh_report` and computes afresh; the cache's own tests
@@ -133,3 +133,14 @@ def _session_report_cache(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
         monkeypatch.setenv("PYTEST_ORA_CACHE", "off")
     else:
         monkeypatch.setenv("PYTEST_ORA_CACHE", str(request.getfixturevalue("_report_cache")))
+
+
+_E2E = Path(__file__).parent / "e2e"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Everything under tests/e2e/ is marked e2e: `pytest tests/unit` or `-m "not e2e"` is the quick loop."""
+    mark = pytest.mark.e2e
+    for item in items:
+        if _E2E in item.path.parents:
+            item.add_marker(mark)

@@ -1,6 +1,6 @@
 """The errors pytest-ora raises, each saying what is wrong and how to fix it.
 
-Every exception class of the package is in this tree (tests/test_error_tree.py walks the package
+Every exception class of the package is in this tree (tests/unit/core/test_error_tree.py walks the package
 and holds it to this list). A class defined outside this module names its module in brackets;
 `+ ValueError` marks a second base kept for callers that catch ValueError.
 

@@ -1,4 +1,4 @@
-"""Everything pytest-ora reads or sets of pytest-xdist, in one place (tests/test_xdist.py pins the versions).
+"""Everything pytest-ora reads or sets of pytest-xdist, in one place (tests/unit/harness/test_xdist.py pins the versions).
 
 xdist's public surface is `config.workerinput` (a worker's start-up data) and the
 `pytest_configure_node` hook; the worker's queue and the controller's stop flag are internals

@@ -1,6 +1,6 @@
 """The measured coverage of the t interval on skewed, lumpy 0-10 scores, as methodology.md prints it.
 
-The figures are a seeded simulation (`tests/test_coverage.py` recomputes them and fails when they
+The figures are a seeded simulation (`tests/unit/stats/test_coverage.py` recomputes them and fails when they
 differ): for each population and n, `TRIALS` samples of n scores, the 95% Student t interval of
 each sample's mean, and the share of intervals that hold the population's mean. A sample whose n
 scores are all equal gets no interval (none is shown then) and is counted apart.

@@ -15,7 +15,7 @@ Between-judge is s2_j + s2_cj (judges differ on the whole and about a capture). 
 (K = 1) s2_e and s2_cj are not separable: the residual MS_CJ is both, reported as between-judge,
 and within-judge is null. The sums of squares are those statsmodels' anova_lm computes for the
 same data (two-way with interaction) and the components those of statsmodels' MixedLM (REML) on
-balanced data; both are held equal in tests/test_noise.py. They are computed here in closed form
+balanced data; both are held equal in tests/unit/stats/test_noise.py. They are computed here in closed form
 because a regression on one dummy per capture (thousands) is too large to fit for every criterion.
 
 Per configuration: a capture's overall averages J judges, so judge noise adds
