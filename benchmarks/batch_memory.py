@@ -78,8 +78,12 @@ print(json.dumps({"requests": summary.requests, "batches": summary.batches, "ans
 
 def bundle_at(scale: int, scratch: Path, server: live.JudgeServer) -> Path:
     bundle = scratch / f"bundle-{scale}x"
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle),
-                    "--scale", str(scale)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle), "--scale", str(scale)],
+        cwd=ROOT,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     live.point_bundle_at(bundle, server)
     return bundle
 
@@ -89,8 +93,13 @@ def step(bundle: Path, scratch: Path, env: dict[str, str], traced: bool) -> dict
 
     work = Path(tempfile.mkdtemp(dir=scratch, prefix="step-"))
     try:
-        done = subprocess.run([sys.executable, "-c", STEP, str(bundle), str(work), "1" if traced else "0"], cwd=ROOT,
-                              env=env, capture_output=True, text=True)
+        done = subprocess.run(
+            [sys.executable, "-c", STEP, str(bundle), str(work), "1" if traced else "0"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if done.returncode != 0:
             raise RuntimeError(done.stderr[-3000:])
         figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -103,18 +112,36 @@ def whole_run(bundle: Path, scratch: Path, env: dict[str, str], scale: int) -> N
     import json
 
     out, probe = scratch / f"run-{scale}x", scratch / f"run-{scale}x-probe.json"
-    probed = {**env, "ORA_BENCH_PROBE": str(probe),
-              "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), env.get("PYTHONPATH")]))}
-    result = run_pytest(["evals/", "-n", "0", "-p", "ora_bench_probe", "--ora-bundle", str(bundle), "--ora-record",
-                         "once", "--ora-batch", "--ora-cassettes", str(scratch / f"run-{scale}x-cassettes"),
-                         "--ora-out", str(out)], probed)
+    probed = {
+        **env,
+        "ORA_BENCH_PROBE": str(probe),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), env.get("PYTHONPATH")])),
+    }
+    result = run_pytest(
+        [
+            "evals/",
+            "-n",
+            "0",
+            "-p",
+            "ora_bench_probe",
+            "--ora-bundle",
+            str(bundle),
+            "--ora-record",
+            "once",
+            "--ora-batch",
+            "--ora-cassettes",
+            str(scratch / f"run-{scale}x-cassettes"),
+            "--ora-out",
+            str(out),
+        ],
+        probed,
+    )
     ledger = out / "ledger.jsonl"
     digest = hashlib.sha256(ledger.read_bytes()).hexdigest()[:16] if ledger.is_file() else "none"
     last = result.output.strip().splitlines()[-1] if result.output.strip() else ""
     figures = json.loads(probe.read_text()) if probe.is_file() else {}
     own = f"{figures['maxrss_bytes'] / 2**20:.0f}" if figures else "?"
-    print(f"| {scale}x | exit {result.returncode} | {result.wall:.1f} | {own} | {digest} | {last} |",
-          flush=True)
+    print(f"| {scale}x | exit {result.returncode} | {result.wall:.1f} | {own} | {digest} | {last} |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,16 +160,21 @@ def main(argv: list[str] | None = None) -> int:
             parts = set(args.parts.split(","))
             if "step" in parts:
                 print("\n## The batch step in-process (intake, then build, split, upload, poll, write answers)")
-                print("| bundle | requests | batches | RSS after intake MB | peak RSS after the step MB | growth MB "
-                      "| upload done s | step s | traced peak at last upload MB | traced peak of the step MB |")
+                print(
+                    "| bundle | requests | batches | RSS after intake MB | peak RSS after the step MB | growth MB "
+                    "| upload done s | step s | traced peak at last upload MB | traced peak of the step MB |"
+                )
                 print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
                 for scale in scales:
                     plain = step(bundles[scale], scratch, env, traced=False)
                     traced = step(bundles[scale], scratch, env, traced=True) if args.tracemalloc else None
                     peaks = f"{traced['upload_peak_mb']:.1f} | {traced['step_peak_mb']:.1f}" if traced else "- | -"
-                    print(f"| {scale}x | {plain['requests']:,} | {plain['batches']} | {plain['before_mb']:.0f} | "
-                          f"{plain['after_mb']:.0f} | {plain['after_mb'] - plain['before_mb']:.0f} | "
-                          f"{plain['upload_s']:.1f} | {plain['step_s']:.1f} | {peaks} |", flush=True)
+                    print(
+                        f"| {scale}x | {plain['requests']:,} | {plain['batches']} | {plain['before_mb']:.0f} | "
+                        f"{plain['after_mb']:.0f} | {plain['after_mb'] - plain['before_mb']:.0f} | "
+                        f"{plain['upload_s']:.1f} | {plain['step_s']:.1f} | {peaks} |",
+                        flush=True,
+                    )
             if "run" in parts:
                 print("\n## A whole batch run: pytest evals/ --ora-record once --ora-batch -n 0")
                 print("| bundle | exit | wall s | controller peak RSS MB | ledger.jsonl sha256 | last line |")

@@ -33,7 +33,7 @@ import live  # noqa: E402
 from pytest_ora.method.rubric_file import digest_of  # noqa: E402
 
 _RUBRIC = ROOT / "pytest_ora" / "method" / "rubrics" / "judge-solo-1.0.yaml"
-_TEST = '''
+_TEST = """
 from typing import Any
 
 from pytest_ora import PlannedCapture
@@ -42,7 +42,7 @@ from pytest_ora import PlannedCapture
 def test_answer(ora_capture: PlannedCapture, ora: Any) -> None:
     ora.skip_unless_scorable(ora_capture)
     ora.record(ora.judge(ora_capture))
-'''
+"""
 
 
 def write_suite(directory: Path, prompts: int, server: live.JudgeServer) -> None:
@@ -52,12 +52,17 @@ def write_suite(directory: Path, prompts: int, server: live.JudgeServer) -> None
     # The built-in solo rubric with a panel of two, under a version of its own (its history line's digest is its content's).
     data = yaml.safe_load(_RUBRIC.read_text(encoding="utf-8"))
     data.update(rubric="bench-solo-2", panel_size=2)
-    data["history"] = [{"version": "bench-solo-2", "date": "2026-12-06", "change": "two judges", "digest": digest_of(data)}]
+    data["history"] = [
+        {"version": "bench-solo-2", "date": "2026-12-06", "change": "two judges", "digest": digest_of(data)}
+    ]
     rubric = yaml.safe_dump(data, sort_keys=False)
     (bundle / "rubric.yaml").write_text(rubric, encoding="utf-8")
     manifest = {
-        "bundle": "candidates-benchmark", "created": "2026-12-06", "configurations": ["writer-a", "writer-b"],
-        "rubric": "rubric.yaml", "panel": ["judge-a", "judge-b"],
+        "bundle": "candidates-benchmark",
+        "created": "2026-12-06",
+        "configurations": ["writer-a", "writer-b"],
+        "rubric": "rubric.yaml",
+        "panel": ["judge-a", "judge-b"],
         "candidates": {"writer-a": {"role": "model-a"}, "writer-b": {"role": "model-b", "params": {"temperature": 0}}},
     }
     (bundle / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
@@ -67,11 +72,18 @@ def write_suite(directory: Path, prompts: int, server: live.JudgeServer) -> None
         "model-a": {"model": "claude-sonnet-4-6", "provider": "anthropic", "route": server.routes["anthropic"]},
         "model-b": {"model": "gpt-4.1-mini", "provider": "openai", "route": server.routes["openai"]},
     }
-    (bundle / "optimum.yaml").write_text(yaml.safe_dump({"snapshot": "bench", "roles": roles}, sort_keys=False),
-                                         encoding="utf-8")
-    lines = [json.dumps({"entry_key": f"task:p{number:04d}",
-                         "prompt": f"Question {number}: should the team move warehouse {number % 7} next year? Give reasons."})
-             for number in range(1, prompts + 1)]
+    (bundle / "optimum.yaml").write_text(
+        yaml.safe_dump({"snapshot": "bench", "roles": roles}, sort_keys=False), encoding="utf-8"
+    )
+    lines = [
+        json.dumps(
+            {
+                "entry_key": f"task:p{number:04d}",
+                "prompt": f"Question {number}: should the team move warehouse {number % 7} next year? Give reasons.",
+            }
+        )
+        for number in range(1, prompts + 1)
+    ]
     (bundle / "entries.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (directory / "test_bench.py").write_text(_TEST, encoding="utf-8")
     (directory / "pytest.ini").write_text("[pytest]\nora_bundle = bundle\n", encoding="utf-8")
@@ -87,12 +99,34 @@ def main() -> int:
     try:
         with live.JudgeServer(args.latency) as server:
             write_suite(directory, args.prompts, server)
-            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(directory),
-                       "-c", str(directory / "pytest.ini"), "--ora-record", "once", "--ora-concurrency",
-                       str(args.concurrency), "--ora-out", str(directory / "out"), str(directory)]
+            command = [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--rootdir",
+                str(directory),
+                "-c",
+                str(directory / "pytest.ini"),
+                "--ora-record",
+                "once",
+                "--ora-concurrency",
+                str(args.concurrency),
+                "--ora-out",
+                str(directory / "out"),
+                str(directory),
+            ]
             started = time.perf_counter()
-            result = subprocess.run(command, cwd=directory, env=live.environment(dict(os.environ)),
-                                    capture_output=True, text=True, check=False)
+            result = subprocess.run(
+                command,
+                cwd=directory,
+                env=live.environment(dict(os.environ)),
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             wall = time.perf_counter() - started
         calls = next((line for line in result.stdout.splitlines() if line.startswith("ora: candidate calls")), None)
         if result.returncode not in (0, 1) or calls is None:
@@ -103,14 +137,23 @@ def main() -> int:
         judge_stage = 2 * captures * args.latency / in_flight
         candidate_stage = captures * args.latency / in_flight
         ideal = max(judge_stage, candidate_stage, 2 * args.latency)  # one capture's own chain is the floor
-        judged = next((line for line in result.stdout.splitlines() if line.startswith("ora live:") and "done in" in line), "")
+        judged = next(
+            (line for line in result.stdout.splitlines() if line.startswith("ora live:") and "done in" in line), ""
+        )
         print(calls)
-        print(f"{args.prompts} prompts x 2 role candidates x 2 judges, {args.latency:g} s a call, "
-              f"{args.concurrency} captures ({in_flight} calls) in flight")
-        print(f"wall time (pytest, start to end): {wall:.1f} s" + (f"; {judged.removeprefix('ora live: ')}" if judged else ""))
-        print(f"ideal, the slowest stage at the in-flight limit: {ideal:.1f} s (judges {judge_stage:.1f} s, candidates "
-              f"{candidate_stage:.1f} s, one capture's answer and judges {2 * args.latency:.1f} s; "
-              f"the stages one after the other: {judge_stage + candidate_stage:.1f} s)")
+        print(
+            f"{args.prompts} prompts x 2 role candidates x 2 judges, {args.latency:g} s a call, "
+            f"{args.concurrency} captures ({in_flight} calls) in flight"
+        )
+        print(
+            f"wall time (pytest, start to end): {wall:.1f} s"
+            + (f"; {judged.removeprefix('ora live: ')}" if judged else "")
+        )
+        print(
+            f"ideal, the slowest stage at the in-flight limit: {ideal:.1f} s (judges {judge_stage:.1f} s, candidates "
+            f"{candidate_stage:.1f} s, one capture's answer and judges {2 * args.latency:.1f} s; "
+            f"the stages one after the other: {judge_stage + candidate_stage:.1f} s)"
+        )
         print(f"wall time / ideal: {wall / ideal:.2f}")
         return 0
     finally:

@@ -44,7 +44,9 @@ def coverage(draw: object, truth: float, n: int, trials: int, resamples: int) ->
     for trial in range(trials):
         rng = np.random.default_rng([n, trial, 20_260_620])
         values = draw(rng, n)  # type: ignore[operator]
-        interval = mean_estimate(values).t_interval if method == "t" else Resampler(trial, resamples).mean_interval(values)
+        interval = (
+            mean_estimate(values).t_interval if method == "t" else Resampler(trial, resamples).mean_interval(values)
+        )
         if interval is None:
             continue
         shown += 1
@@ -57,7 +59,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=2000)
     parser.add_argument("--resamples", type=int, default=10_000)
-    parser.add_argument("--ledger", type=Path, default=None, help="a sample run's ledger.jsonl for the empirical populations")
+    parser.add_argument(
+        "--ledger", type=Path, default=None, help="a sample run's ledger.jsonl for the empirical populations"
+    )
     args = parser.parse_args()
     populations: dict[str, tuple[object, float]] = {
         "normal(6, 2)": (lambda rng, n: rng.normal(6, 2, n), 6.0),
@@ -66,23 +70,33 @@ def main() -> None:
     if args.ledger is not None:
         rows = [json.loads(line) for line in args.ledger.read_text(encoding="utf-8").splitlines()]
         for name in ("local", "optimum"):
-            values = np.array([r["overall"] for r in rows if r.get("configuration") == name and r.get("status") == "scored"])
+            values = np.array(
+                [r["overall"] for r in rows if r.get("configuration") == name and r.get("status") == "scored"]
+            )
             skew = float(((values - values.mean()) ** 3).mean() / values.std() ** 3)
             populations[f"sample {name} (skew {skew:+.2f})"] = (
-                (lambda v: lambda rng, n: rng.choice(v, n))(values), float(values.mean()),
+                (lambda v: lambda rng, n: rng.choice(v, n))(values),
+                float(values.mean()),
             )
     started = time.perf_counter()
-    print(f"Coverage of the shown 95% interval ({args.trials:,} trials per cell; BCa with {args.resamples:,} resamples)")
+    print(
+        f"Coverage of the shown 95% interval ({args.trials:,} trials per cell; BCa with {args.resamples:,} resamples)"
+    )
     print(f"{'population':34}" + "".join(f"{'n=' + str(n):>26}" for n in SIZES))
     for name, (draw, truth) in populations.items():
         cells = []
         for n in SIZES:
             share, withheld, method = coverage(draw, truth, n, args.trials, args.resamples)
             se = math.sqrt(share * (1 - share) / max(1, round(args.trials * (1 - withheld))))
-            cells.append(f"{100 * share:5.1f}% {method:>3} ±{100 * se:.1f}" + (f" ({100 * withheld:.0f}% none)" if withheld else ""))
+            cells.append(
+                f"{100 * share:5.1f}% {method:>3} ±{100 * se:.1f}"
+                + (f" ({100 * withheld:.0f}% none)" if withheld else "")
+            )
         print(f"{name:34}" + "".join(f"{cell:>26}" for cell in cells))
-    print(f"(± one Monte Carlo standard error; 'none': trials whose n values were all equal, where no interval is "
-          f"shown; {time.perf_counter() - started:.0f} s in all)")
+    print(
+        f"(± one Monte Carlo standard error; 'none': trials whose n values were all equal, where no interval is "
+        f"shown; {time.perf_counter() - started:.0f} s in all)"
+    )
 
 
 if __name__ == "__main__":

@@ -121,8 +121,11 @@ def analyse(profile: Path, root: Path, top: int = 10) -> dict[str, Any]:
         by_component[component(func) or "unattributed"] += seconds
     waiting = by_component.pop("waiting", 0.0)
     total = profiled - waiting
-    lines = [f"Profile of the full-sample replay at -n 0 (cProfile, all threads): {profiled:.1f} s profiled, "
-             f"{waiting:.1f} s of it waiting (blocked on a lock or an idle poll), {total:.1f} s busy", ""]
+    lines = [
+        f"Profile of the full-sample replay at -n 0 (cProfile, all threads): {profiled:.1f} s profiled, "
+        f"{waiting:.1f} s of it waiting (blocked on a lock or an idle poll), {total:.1f} s busy",
+        "",
+    ]
     lines.append("Busy time by component (standard library and builtins credited to their component caller):")
     for name, seconds in sorted(by_component.items(), key=lambda item: -item[1]):
         lines.append(f"  {name:<14}{seconds / total:>7.1%}")
@@ -130,27 +133,56 @@ def analyse(profile: Path, root: Path, top: int = 10) -> dict[str, Any]:
     for name in ("pytest-ora", "vcrpy", "pytest", "httpx", "pydantic"):
         ranked = sorted((f for f in credit if component(f) == name), key=lambda f: -credit[f])[:top]
         hot[name] = [
-            {"function": label(f, root), "own": credit[f] / total, "cumulative": stats[f][3] / total, "calls": stats[f][1]}
+            {
+                "function": label(f, root),
+                "own": credit[f] / total,
+                "cumulative": stats[f][3] / total,
+                "calls": stats[f][1],
+            }
             for f in ranked
         ]
         lines += ["", f"{name}: top functions by own time (share of busy time; cumulative share; calls)"]
-        lines += [f"  {h['own']:>6.1%}  cum {h['cumulative']:>6.1%}  {h['calls']:>8}  {h['function']}" for h in hot[name]]
-    cumulative = sorted(
-        (f for f in stats if component(f) in ("pytest-ora", "vcrpy")), key=lambda f: -stats[f][3]
-    )[: top * 2]
-    lines += ["", "pytest-ora and vcrpy functions by cumulative time (share of busy time; calls; includes waits beneath)"]
+        lines += [
+            f"  {h['own']:>6.1%}  cum {h['cumulative']:>6.1%}  {h['calls']:>8}  {h['function']}" for h in hot[name]
+        ]
+    cumulative = sorted((f for f in stats if component(f) in ("pytest-ora", "vcrpy")), key=lambda f: -stats[f][3])[
+        : top * 2
+    ]
+    lines += [
+        "",
+        "pytest-ora and vcrpy functions by cumulative time (share of busy time; calls; includes waits beneath)",
+    ]
     lines += [f"  {stats[f][3] / total:>6.1%}  {stats[f][1]:>8}  {label(f, root)}" for f in cumulative]
-    return {"total": total, "waiting": waiting, "components": {k: v / total for k, v in by_component.items()}, "hot": hot,
-            "cumulative": [{"function": label(f, root), "cumulative": stats[f][3] / total} for f in cumulative],
-            "text": "\n".join(lines)}
+    return {
+        "total": total,
+        "waiting": waiting,
+        "components": {k: v / total for k, v in by_component.items()},
+        "hot": hot,
+        "cumulative": [{"function": label(f, root), "cumulative": stats[f][3] / total} for f in cumulative],
+        "text": "\n".join(lines),
+    }
 
 
 def profile_replay(root: Path, env: dict[str, str], scratch: Path, extra: list[str] = ()) -> dict[str, Any]:  # type: ignore[assignment]
     """Run `pytest evals/ -n 0` on the sample under cProfile and analyse it."""
     output = scratch / "replay.prof"
     wrapper = Path(__file__).resolve().parent / "profile_all_threads.py"
-    command = [sys.executable, str(wrapper), str(output), "-m", "pytest", "evals/", "-q",
-               "-p", "no:cacheprovider", *extra, "-n", "0", "--ora-out", str(scratch / "profile-out")]
+    command = [
+        sys.executable,
+        str(wrapper),
+        str(output),
+        "-m",
+        "pytest",
+        "evals/",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *extra,
+        "-n",
+        "0",
+        "--ora-out",
+        str(scratch / "profile-out"),
+    ]
     start = time.perf_counter()
     result = subprocess.run(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False)
     wall = time.perf_counter() - start

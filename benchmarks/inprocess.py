@@ -49,12 +49,18 @@ def synthetic_records(plan: Any) -> list[Any]:
         for judge in plan.panel.judges:
             judges.append(
                 JudgeRecord(
-                    label=judge.label, slot=judge.slot, role=judge.role, provider=judge.spec.provider,
-                    model=judge.spec.model, resolved_model=judge.spec.model, judge_model=judge.spec.model,
+                    label=judge.label,
+                    slot=judge.slot,
+                    role=judge.role,
+                    provider=judge.spec.provider,
+                    model=judge.spec.model,
+                    resolved_model=judge.spec.model,
+                    judge_model=judge.spec.model,
                     scores={name: _score(planned.capture.capture_id, judge.slot, name) for name in rubric.names},
                     notes={name: f"Synthetic note on {name} for the benchmark." for name in rubric.names},
                     impression="Synthetic impression written by benchmarks/inprocess.py.",
-                    asks=1, attempts=1,
+                    asks=1,
+                    attempts=1,
                     usage={"input_tokens": 1950, "output_tokens": 200, "cached_input_tokens": 0, "reasoning_tokens": 0},
                 )
             )

@@ -25,8 +25,14 @@ _ROUTE = re.compile(r"^\s+(anthropic|openai|openai-compatible|google)\s+(http://
 class JudgeServer:
     """The reference judge in a child process; stop() ends that process (and only that one)."""
 
-    def __init__(self, latency: float, rpm: float | None = None, port: int = 0, batch_delay: float = 0.5,
-                 rate_headers: bool = True) -> None:
+    def __init__(
+        self,
+        latency: float,
+        rpm: float | None = None,
+        port: int = 0,
+        batch_delay: float = 0.5,
+        rate_headers: bool = True,
+    ) -> None:
         self.latency = latency
         self.rate_headers = rate_headers
         self.batch_delay = batch_delay
@@ -38,7 +44,15 @@ class JudgeServer:
         self._process: subprocess.Popen[str] | None = None
 
     def start(self) -> JudgeServer:
-        command = [sys.executable, "-m", "pytest_ora.testing.server", "--port", str(self.port), "--latency", str(self.latency)]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest_ora.testing.server",
+            "--port",
+            str(self.port),
+            "--latency",
+            str(self.latency),
+        ]
         if self.rpm is not None:
             command += ["--rpm", str(self.rpm)]
             if not self.rate_headers:

@@ -57,12 +57,30 @@ def sample_run(out: Path, env: dict[str, str]) -> float:
 
 def ten_x_run(scratch: Path, out: Path, env: dict[str, str]) -> float:
     bundle = scratch / "bundle-10x"
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle), "--scale", "10"],
-                   cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle), "--scale", "10"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     with live.JudgeServer(0.0) as server:
         live.point_bundle_at(bundle, server)
-        return run([*PYTEST, "evals/", "--ora-bundle", str(bundle), "--ora-record", "all",
-                    "--ora-cassettes", str(scratch / "cassettes-10x"), "--ora-out", str(out)], live.environment(env))
+        return run(
+            [
+                *PYTEST,
+                "evals/",
+                "--ora-bundle",
+                str(bundle),
+                "--ora-record",
+                "all",
+                "--ora-cassettes",
+                str(scratch / "cassettes-10x"),
+                "--ora-out",
+                str(out),
+            ],
+            live.environment(env),
+        )
 
 
 def render_seconds(out: Path, repeat: int) -> tuple[float, int]:
@@ -82,8 +100,15 @@ def render_seconds(out: Path, repeat: int) -> tuple[float, int]:
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
-        data = page_data(bundle="benchmark", rubric=rubric, judges=[], rows=rows, summary=summary, table=table,
-                         scoring_date="2026-06-21")
+        data = page_data(
+            bundle="benchmark",
+            rubric=rubric,
+            judges=[],
+            rows=rows,
+            summary=summary,
+            table=table,
+            scoring_date="2026-06-21",
+        )
         data.update(compare_sections(out))  # texts.json, runs.json, baseline.json: as the run's page has them
         render_html(data)
         times.append(time.perf_counter() - started)
@@ -138,10 +163,17 @@ def browser_figures(page_path: Path, repeat: int) -> dict[str, float]:
                 document.querySelector('#capture-rows tr').click();
                 return performance.now() - t;
             }""")
-            for key, value in (("first_paint_ms", timing["paint"]), ("matrix_ms", timing["matrix"]),
-                               ("domcontentloaded_ms", timing["dom"]),
-                               ("load_ms", timing["load"]), ("sort_ms", sort_ms), ("open_ms", open_ms),
-                               ("filter_ms", filter_ms), ("detail_ms", detail_ms), ("heap_mb", timing["heap"])):
+            for key, value in (
+                ("first_paint_ms", timing["paint"]),
+                ("matrix_ms", timing["matrix"]),
+                ("domcontentloaded_ms", timing["dom"]),
+                ("load_ms", timing["load"]),
+                ("sort_ms", sort_ms),
+                ("open_ms", open_ms),
+                ("filter_ms", filter_ms),
+                ("detail_ms", detail_ms),
+                ("heap_mb", timing["heap"]),
+            ):
                 samples.setdefault(key, []).append(float(value))
             context.close()
         browser.close()
@@ -181,23 +213,60 @@ def main(argv: list[str] | None = None) -> int:
             raw = page.read_bytes()
             render, captures = render_seconds(out, args.repeat)
             figures = browser_figures(page, args.repeat)
-            results.append({"size": name, "captures": captures, "run_s": wall, "bytes": len(raw),
-                            "gzip_bytes": len(gzip.compress(raw, 9)), "render_s": render, **figures})
+            results.append(
+                {
+                    "size": name,
+                    "captures": captures,
+                    "run_s": wall,
+                    "bytes": len(raw),
+                    "gzip_bytes": len(gzip.compress(raw, 9)),
+                    "render_s": render,
+                    **figures,
+                }
+            )
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(page, args.keep / f"report-{name}.html")
-    header = ("size", "captures", "page MB", "gzip MB", "render s", "first paint ms", "matrix shown ms",
-              "DOMContentLoaded ms", "load ms",
-              "sort by spread ms", "open from matrix ms", "filter ms", "detail ms", "JS heap MB", "whole run s")
+    header = (
+        "size",
+        "captures",
+        "page MB",
+        "gzip MB",
+        "render s",
+        "first paint ms",
+        "matrix shown ms",
+        "DOMContentLoaded ms",
+        "load ms",
+        "sort by spread ms",
+        "open from matrix ms",
+        "filter ms",
+        "detail ms",
+        "JS heap MB",
+        "whole run s",
+    )
     print(" | ".join(header))
     for r in results:
-        print(" | ".join([
-            r["size"], f"{r['captures']:,}", f"{r['bytes'] / 1e6:.2f}", f"{r['gzip_bytes'] / 1e6:.2f}",
-            f"{r['render_s']:.2f}", f"{r['first_paint_ms']:.0f}", f"{r['matrix_ms']:.0f}", f"{r['domcontentloaded_ms']:.0f}",
-            f"{r['load_ms']:.0f}",
-            f"{r['sort_ms']:.1f}", f"{r['open_ms']:.1f}", f"{r['filter_ms']:.1f}",
-            f"{r['detail_ms']:.1f}", f"{r['heap_mb']:.1f}", f"{r['run_s']:.1f}",
-        ]))
+        print(
+            " | ".join(
+                [
+                    r["size"],
+                    f"{r['captures']:,}",
+                    f"{r['bytes'] / 1e6:.2f}",
+                    f"{r['gzip_bytes'] / 1e6:.2f}",
+                    f"{r['render_s']:.2f}",
+                    f"{r['first_paint_ms']:.0f}",
+                    f"{r['matrix_ms']:.0f}",
+                    f"{r['domcontentloaded_ms']:.0f}",
+                    f"{r['load_ms']:.0f}",
+                    f"{r['sort_ms']:.1f}",
+                    f"{r['open_ms']:.1f}",
+                    f"{r['filter_ms']:.1f}",
+                    f"{r['detail_ms']:.1f}",
+                    f"{r['heap_mb']:.1f}",
+                    f"{r['run_s']:.1f}",
+                ]
+            )
+        )
     return 0
 
 

@@ -121,8 +121,9 @@ class Runner:
         self.env = base
         self.disabled = foreign_plugins()
 
-    def pytest(self, args: list[str], cwd: Path, *, env: dict[str, str] | None = None,
-               expect_items: int | None = None) -> Run:
+    def pytest(
+        self, args: list[str], cwd: Path, *, env: dict[str, str] | None = None, expect_items: int | None = None
+    ) -> Run:
         self.count += 1
         probe = self.scratch / f"probe-{self.count}.json"
         log = self.scratch / f"log-{self.count}.txt"
@@ -132,8 +133,9 @@ class Runner:
         with open(log, "wb") as output:
             start_wall = time.time()
             start = time.perf_counter()
-            process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=output, stderr=subprocess.STDOUT,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                command, cwd=cwd, env=environment, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            )
             self.current = process
             timer = threading.Timer(RUN_TIMEOUT, self.stop_current)
             timer.start()
@@ -157,8 +159,9 @@ class Runner:
             data["workers_children_cpu"] = sum(worker["cpu_children"] for worker in each)
         for path in workers:
             path.unlink()
-        run = Run(wall=wall, cpu=usage.ru_utime + usage.ru_stime, returncode=process.returncode, probe=data,
-                  start=start_wall)
+        run = Run(
+            wall=wall, cpu=usage.ru_utime + usage.ru_stime, returncode=process.returncode, probe=data, start=start_wall
+        )
         problem = None
         if run.returncode != 0 and wall >= RUN_TIMEOUT:
             problem = f"stopped after {RUN_TIMEOUT:.0f} s"
@@ -225,8 +228,15 @@ def cpu_split(runs: list[Run]) -> tuple[float | None, ...]:
     controller = median([run.probe["cpu_self"] for run in runs])
     workers = median([run.probe.get("workers_cpu", 0.0) for run in runs])
     helpers = median([run.probe.get("workers_children_cpu", 0.0) for run in runs])
-    rest = median([run.cpu - run.probe["cpu_self"] - run.probe.get("workers_cpu", 0.0)
-                   - run.probe.get("workers_children_cpu", 0.0) for run in runs])
+    rest = median(
+        [
+            run.cpu
+            - run.probe["cpu_self"]
+            - run.probe.get("workers_cpu", 0.0)
+            - run.probe.get("workers_children_cpu", 0.0)
+            for run in runs
+        ]
+    )
     return controller, workers, helpers, rest
 
 
@@ -244,7 +254,7 @@ def measure_replay(runner: Runner, dirs: dict[str, Path], out: Path, repeat: int
     order = list(variants)
     for r in range(repeat):
         for n in WORKERS:
-            rotated = order[r % len(order):] + order[:r % len(order)]  # no variant always goes first
+            rotated = order[r % len(order) :] + order[: r % len(order)]  # no variant always goes first
             for name in rotated:
                 cwd, args, expected = variants[name]
                 extra = ["--ora-out", str(out / f"replay-{name}-{n}-{r}")] if name == "c" else []
@@ -272,9 +282,22 @@ def measure_collection(runner: Runner, bundles: dict[str, Path], out: Path, repe
         runs = []
         for r in range(repeat):
             target = out / f"collect-{name}-{r}"
-            runs.append(runner.pytest(
-                ["evals/", "--collect-only", "-q", "-p", "no:cacheprovider", "--ora-bundle", str(bundle),
-                 "--ora-out", str(target)], ROOT))
+            runs.append(
+                runner.pytest(
+                    [
+                        "evals/",
+                        "--collect-only",
+                        "-q",
+                        "-p",
+                        "no:cacheprovider",
+                        "--ora-bundle",
+                        str(bundle),
+                        "--ora-out",
+                        str(target),
+                    ],
+                    ROOT,
+                )
+            )
             shutil.rmtree(target, ignore_errors=True)
             log(f"  collect-only {name} run {r + 1}/{repeat}: {runs[-1].wall:.2f} s, peak RSS {runs[-1].rss_mb:.0f} MB")
         result[f"collect_{name}"] = runs
@@ -309,8 +332,20 @@ def measure_live(runner: Runner, bundle: Path, out: Path, repeat: int, per_proce
                 extra = ["--ora-concurrency", str(concurrency)]
                 args = [
                     *(f"evals/test_ora.py::test_capture[{capture_id}]" for capture_id in ids),
-                    "-q", "-p", "no:cacheprovider", "-n", str(n), "--ora-bundle", str(bundle),
-                    "--ora-record", "all", "--ora-cassettes", str(cassettes), "--ora-out", str(target), *extra,
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "-n",
+                    str(n),
+                    "--ora-bundle",
+                    str(bundle),
+                    "--ora-record",
+                    "all",
+                    "--ora-cassettes",
+                    str(cassettes),
+                    "--ora-out",
+                    str(target),
+                    *extra,
                 ]
                 run = runner.pytest(args, ROOT, env=env, expect_items=count)
                 recorded = sum(1 for _ in cassettes.rglob("*.json"))
@@ -320,8 +355,10 @@ def measure_live(runner: Runner, bundle: Path, out: Path, repeat: int, per_proce
                     raise RuntimeError(f"live -n {n}: {recorded} cassettes recorded for {count} captures")
                 result.setdefault((n, concurrency), []).append((count, run))
                 phase = run.phase("first_start", "last_end") or float("nan")
-                log(f"  live -n {n}{' --ora-concurrency ' + str(concurrency) if concurrency > 1 else ''} run {r + 1}/{repeat}: "
-                    f"{count} captures, {run.wall:.2f} s wall, {phase:.2f} s from first item to last")
+                log(
+                    f"  live -n {n}{' --ora-concurrency ' + str(concurrency) if concurrency > 1 else ''} run {r + 1}/{repeat}: "
+                    f"{count} captures, {run.wall:.2f} s wall, {phase:.2f} s from first item to last"
+                )
     return result
 
 
@@ -333,16 +370,31 @@ def measure_full_10x(runner: Runner, bundle: Path, out: Path, log: Any) -> Run:
     """
     with live.JudgeServer(0.0) as server:
         live.point_bundle_at(bundle, server)
-        args = ["evals/", "-q", "-p", "no:cacheprovider", "-n", "2", "--ora-bundle", str(bundle),
-                "--ora-record", "all", "--ora-cassettes", str(out / "full-10x-cassettes"),
-                "--ora-out", str(out / "full-10x-out")]
+        args = [
+            "evals/",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--ora-bundle",
+            str(bundle),
+            "--ora-record",
+            "all",
+            "--ora-cassettes",
+            str(out / "full-10x-cassettes"),
+            "--ora-out",
+            str(out / "full-10x-out"),
+        ]
         try:
             run = runner.pytest(args, ROOT, env=live.environment(runner.env))
         finally:
             shutil.rmtree(out / "full-10x-cassettes", ignore_errors=True)
             shutil.rmtree(out / "full-10x-out", ignore_errors=True)
-    log(f"  full 10x run -n 2: {run.probe.get('items_done')} items, {run.wall:.1f} s, controller peak RSS "
-        f"{run.rss_mb:.0f} MB, worker peak RSS {fmt(run.worker_rss_mb, '.0f')} MB")
+    log(
+        f"  full 10x run -n 2: {run.probe.get('items_done')} items, {run.wall:.1f} s, controller peak RSS "
+        f"{run.rss_mb:.0f} MB, worker peak RSS {fmt(run.worker_rss_mb, '.0f')} MB"
+    )
     return run
 
 
@@ -392,11 +444,19 @@ def machine() -> dict[str, str]:
 def tree_state() -> str:
     """The commit and whether pytest_ora differs from it, so a figure names what it measured."""
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                                check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "pytest_ora", "evals", "cassettes"], cwd=ROOT,
-                               capture_output=True, text=True, check=True).stdout.splitlines()
-        return f"commit {commit}" + (f", {len(dirty)} uncommitted changes in pytest_ora/evals/cassettes" if dirty else ", clean")
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "pytest_ora", "evals", "cassettes"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.splitlines()
+        return f"commit {commit}" + (
+            f", {len(dirty)} uncommitted changes in pytest_ora/evals/cassettes" if dirty else ", clean"
+        )
     except (OSError, subprocess.CalledProcessError):
         return "not a git checkout"
 
@@ -446,38 +506,56 @@ def render(results: dict[str, Any], args: argparse.Namespace, info: dict[str, st
         add(f"   {label:<41}" + "".join(f"{fmt(v, spec):>12}" for v in values) + (f"   {note}" if note else ""))
 
     cb = [wall[("c", n)] / wall[("b", n)] for n in WORKERS]
-    row("c/b  wall, pytest-ora / design floor", cb,
+    row(
+        "c/b  wall, pytest-ora / design floor",
+        cb,
         note=f"target <= {TARGETS['c/b']}: {verdict(all(x <= TARGETS['c/b'] for x in cb))}"
-        + ("" if all(x <= TARGETS["c/b"] for x in cb) else
-           " (missed at " + ", ".join(f"-n {n}" for n, x in zip(WORKERS, cb) if x > TARGETS["c/b"]) + ")"))
+        + (
+            ""
+            if all(x <= TARGETS["c/b"] for x in cb)
+            else " (missed at " + ", ".join(f"-n {n}" for n, x in zip(WORKERS, cb) if x > TARGETS["c/b"]) + ")"
+        ),
+    )
     if len(replay[("c", 0)]) > 1:
         paired = {n: [c.wall / b.wall for c, b in zip(replay[("c", n)], replay[("b", n)])] for n in WORKERS}
-        add(f"   {'c/b  wall, paired per repeat, min-max':<41}" + "".join(
-            f"{f'{min(paired[n]):.2f}-{max(paired[n]):.2f}':>12}" for n in WORKERS))
+        add(
+            f"   {'c/b  wall, paired per repeat, min-max':<41}"
+            + "".join(f"{f'{min(paired[n]):.2f}-{max(paired[n]):.2f}':>12}" for n in WORKERS)
+        )
     row("b/a  wall, design floor / bare pytest", [wall[("b", n)] / wall[("a", n)] for n in WORKERS])
     row("c/a  wall, pytest-ora / bare pytest", [wall[("c", n)] / wall[("a", n)] for n in WORKERS])
     row("c/b  CPU (all processes, user+sys)", [cpu[("c", n)] / cpu[("b", n)] for n in WORKERS])
-    row("c/b  items phase (first item to last)", [items[("c", n)] / items[("b", n)] if items[("b", n)] else None
-                                                 for n in WORKERS])
+    row(
+        "c/b  items phase (first item to last)",
+        [items[("c", n)] / items[("b", n)] if items[("b", n)] else None for n in WORKERS],
+    )
     row("wall(-n N) / wall(-n 0), pytest-ora", [wall[("c", n)] / wall[("c", 0)] for n in WORKERS])
     row("wall(-n N) / wall(-n 0), design floor", [wall[("b", n)] / wall[("b", 0)] for n in WORKERS])
     add("   medians behind the ratios, seconds (wall / CPU):")
     for name, label in (("a", "a bare"), ("b", "b design floor"), ("c", "c pytest-ora")):
-        add(f"   {label:<41}" + "".join(f"{fmt(wall[(name, n)], '.1f') + '/' + fmt(cpu[(name, n)], '.1f'):>12}"
-                                        for n in WORKERS))
+        add(
+            f"   {label:<41}"
+            + "".join(f"{fmt(wall[(name, n)], '.1f') + '/' + fmt(cpu[(name, n)], '.1f'):>12}" for n in WORKERS)
+        )
     add("   CPU by process, seconds (medians), each read at its pytest_unconfigure: controller / xdist workers /")
     add("   the workers' children (pytest-ora's file-writing helpers) / the rest (every process's exit after")
     add("   unconfigure; without -n also the helper and, for a large run, the session end's child process)")
     for name in "bc":
-        add(f"   {name}: controller / workers / helpers / rest{'':<8}" + "".join(
-            f"{'/'.join(fmt(v, '.1f') for v in cpu_split(replay[(name, n)])):>20}" for n in WORKERS))
+        add(
+            f"   {name}: controller / workers / helpers / rest{'':<8}"
+            + "".join(f"{'/'.join(fmt(v, '.1f') for v in cpu_split(replay[(name, n)])):>20}" for n in WORKERS)
+        )
     add("   where the wall time goes, seconds (medians): start = process start to first item; items =")
     add("   first item start to last item end; end = sessionfinish to unconfigure (report, summary, workers)")
     for name in "abc":
         start = [med(name, n, lambda r: (r.probe.get("t_first_start") or r.start) - r.start) for n in WORKERS]
         end = [med(name, n, lambda r: r.phase("finish_start", "unconfigure") or 0.0) for n in WORKERS]
-        add(f"   {name}: start / items / end{'':<22}" + "".join(
-            f"{f' {s:.1f}/{i:.1f}/{e:.1f}':>12}" for s, i, e in zip(start, [items[(name, n)] for n in WORKERS], end)))
+        add(
+            f"   {name}: start / items / end{'':<22}"
+            + "".join(
+                f"{f' {s:.1f}/{i:.1f}/{e:.1f}':>12}" for s, i, e in zip(start, [items[(name, n)] for n in WORKERS], end)
+            )
+        )
     add("")
 
     if "collection" not in results:  # --replay-only
@@ -488,45 +566,67 @@ def render(results: dict[str, Any], args: argparse.Namespace, info: dict[str, st
     add(f"   bundle lines / scored-set captures       {col['lines_sample']:>7,}  {col['lines_10x']:>7,}")
     add(f"   {'':41}{col['scored_set_sample']:>7,}  {col['scored_set_10x']:>7,}")
     ok_intake = col["intake_sample"] < TARGETS["intake_sample"] and col["intake_10x"] < TARGETS["intake_10x"]
-    add(f"   intake() in-process [s]                  {col['intake_sample']:>7.3f}  {col['intake_10x']:>7.3f}"
-        f"    < 1 s / < 5 s: {verdict(ok_intake)}")
+    add(
+        f"   intake() in-process [s]                  {col['intake_sample']:>7.3f}  {col['intake_10x']:>7.3f}"
+        f"    < 1 s / < 5 s: {verdict(ok_intake)}"
+    )
     cs, cx = col["collect_sample"], col["collect_10x"]
-    add(f"   --collect-only wall [s]                  {median([r.wall for r in cs]):>7.2f}  "
-        f"{median([r.wall for r in cx]):>7.2f}")
-    add(f"   --collect-only collection phase [s]      {median([r.phase('configure', 'collected') or 0 for r in cs]):>7.2f}  "
-        f"{median([r.phase('configure', 'collected') or 0 for r in cx]):>7.2f}")
-    add(f"   --collect-only session end [s]           {median([r.phase('finish_start', 'unconfigure') or 0 for r in cs]):>7.2f}  "
-        f"{median([r.phase('finish_start', 'unconfigure') or 0 for r in cx]):>7.2f}")
+    add(
+        f"   --collect-only wall [s]                  {median([r.wall for r in cs]):>7.2f}  "
+        f"{median([r.wall for r in cx]):>7.2f}"
+    )
+    add(
+        f"   --collect-only collection phase [s]      {median([r.phase('configure', 'collected') or 0 for r in cs]):>7.2f}  "
+        f"{median([r.phase('configure', 'collected') or 0 for r in cx]):>7.2f}"
+    )
+    add(
+        f"   --collect-only session end [s]           {median([r.phase('finish_start', 'unconfigure') or 0 for r in cs]):>7.2f}  "
+        f"{median([r.phase('finish_start', 'unconfigure') or 0 for r in cx]):>7.2f}"
+    )
     rss_10x = median([r.rss_mb or 0 for r in cx])
-    add(f"   controller peak RSS, --collect-only [MB] {median([r.rss_mb or 0 for r in cs]):>7.0f}  {rss_10x:>7.0f}"
-        f"    < 300 MB at 10x: {verdict(rss_10x < TARGETS['rss_10x_mb'])}")
+    add(
+        f"   controller peak RSS, --collect-only [MB] {median([r.rss_mb or 0 for r in cs]):>7.0f}  {rss_10x:>7.0f}"
+        f"    < 300 MB at 10x: {verdict(rss_10x < TARGETS['rss_10x_mb'])}"
+    )
     for n in WORKERS:
         rss = median([r.rss_mb or 0 for r in replay[("c", n)]])
         worker = median([r.worker_rss_mb or 0 for r in replay[("c", n)]]) if n else None
-        add(f"   controller peak RSS, replay -n {n} [MB]     {rss:>7.0f}        -"
-            + (f"    (largest worker: {worker:.0f} MB)" if worker else ""))
+        add(
+            f"   controller peak RSS, replay -n {n} [MB]     {rss:>7.0f}        -"
+            + (f"    (largest worker: {worker:.0f} MB)" if worker else "")
+        )
     full = results.get("full_10x")
     if full is None:
         add("   full 10x run: skipped (--quick or --no-full-10x)")
     else:
         ok = (full.rss_mb or 0) < TARGETS["rss_10x_mb"]
         add(f"   full 10x run, -n 2, {full.probe.get('items_done', 0):,} items (recorded at zero latency):")
-        add(f"     controller peak RSS [MB]                          {fmt(full.rss_mb, '>7.0f')}"
-            f"    < 300 MB at 10x: {verdict(ok)}")
-        add(f"     largest worker peak RSS [MB]                      {fmt(full.worker_rss_mb, '>7.0f')}"
-            "    < 200 MB at 10x: " + verdict((full.worker_rss_mb or 0) < TARGETS["worker_rss_10x_mb"]))
-        add(f"     largest child peak RSS [MB]                       {fmt(full.children_rss_mb, '>7.0f')}"
-            "    (a worker, or the child making statistics and report.html)")
-        add(f"     wall [s] / session end (report, summary) [s]      {full.wall:>7.1f} / "
-            f"{fmt(full.phase('finish_start', 'unconfigure'), '.1f')}")
+        add(
+            f"     controller peak RSS [MB]                          {fmt(full.rss_mb, '>7.0f')}"
+            f"    < 300 MB at 10x: {verdict(ok)}"
+        )
+        add(
+            f"     largest worker peak RSS [MB]                      {fmt(full.worker_rss_mb, '>7.0f')}"
+            "    < 200 MB at 10x: " + verdict((full.worker_rss_mb or 0) < TARGETS["worker_rss_10x_mb"])
+        )
+        add(
+            f"     largest child peak RSS [MB]                       {fmt(full.children_rss_mb, '>7.0f')}"
+            "    (a worker, or the child making statistics and report.html)"
+        )
+        add(
+            f"     wall [s] / session end (report, summary) [s]      {full.wall:>7.1f} / "
+            f"{fmt(full.phase('finish_start', 'unconfigure'), '.1f')}"
+        )
     add("")
 
     add(f"3. Live judging, reference judge on loopback, {LIVE_LATENCY} s per call, --ora-record all")
     add("   ideal = max(1, N) processes x captures in flight per process / 0.5 s (both judges of a capture")
     add("   are in flight at once); run = first item start to last item end, excluding pytest and worker")
     add("   start-up; e2e = captures / wall time of the whole pytest process")
-    add(f"   {'':22}{'captures':>9}{'ideal/s':>9}{'run/s':>9}{'ratio':>8}{'e2e/s':>9}{'ratio':>8}   target >= "
-        f"{TARGETS['live']} of ideal (run)")
+    add(
+        f"   {'':22}{'captures':>9}{'ideal/s':>9}{'run/s':>9}{'ratio':>8}{'e2e/s':>9}{'ratio':>8}   target >= "
+        f"{TARGETS['live']} of ideal (run)"
+    )
     for (n, concurrency), samples in results["live"].items():
         count = samples[0][0]
         ideal = max(1, n) * concurrency / LIVE_LATENCY
@@ -535,15 +635,19 @@ def render(results: dict[str, Any], args: argparse.Namespace, info: dict[str, st
         ok = phase_rate / ideal >= TARGETS["live"]
         name = f"-n {n}" + (f" --ora-concurrency {concurrency}" if concurrency > 1 else "")
         note = verdict(ok) if concurrency == 1 else f"({'above' if ok else 'below'} {TARGETS['live']}; not a target)"
-        add(f"   {name:<22}{count:>9}{ideal:>9.1f}{phase_rate:>9.2f}{phase_rate / ideal:>8.2f}{e2e_rate:>9.2f}"
-            f"{e2e_rate / ideal:>8.2f}   {note}")
+        add(
+            f"   {name:<22}{count:>9}{ideal:>9.1f}{phase_rate:>9.2f}{phase_rate / ideal:>8.2f}{e2e_rate:>9.2f}"
+            f"{e2e_rate / ideal:>8.2f}   {note}"
+        )
     add("")
 
     reports = results["reports"]
     (s_sec, s_rec, s_scored), (x_sec, x_rec, x_scored) = reports["sample"], reports["10x"]
     add("4. Session-end report, OutputDir.write_report in-process, synthetic records (two judges each)")
-    add(f"   sample: {s_rec:,} records ({s_scored:,} scored): {s_sec:.3f} s   "
-        f"10x: {x_rec:,} records ({x_scored:,} scored): {x_sec:.3f} s   10x / sample = {x_sec / s_sec:.1f}")
+    add(
+        f"   sample: {s_rec:,} records ({s_scored:,} scored): {s_sec:.3f} s   "
+        f"10x: {x_rec:,} records ({x_scored:,} scored): {x_sec:.3f} s   10x / sample = {x_sec / s_sec:.1f}"
+    )
     add("")
     add(f"({runner_count(results)} pytest runs in {elapsed / 60:.1f} min)")
     return "\n".join(lines)
@@ -565,8 +669,10 @@ def settle(log: Any, seconds: float = SETTLE_SECONDS) -> float:
     wait = min(deleted + seconds - time.time(), seconds)
     if wait <= 0:
         return 0.0
-    log(f"waiting {wait:.0f} s: the last benchmark deleted its scratch directory {time.time() - deleted:.0f} s ago "
-        "(files created within minutes of many deletions cost more on some file systems; --no-settle skips this)")
+    log(
+        f"waiting {wait:.0f} s: the last benchmark deleted its scratch directory {time.time() - deleted:.0f} s ago "
+        "(files created within minutes of many deletions cost more on some file systems; --no-settle skips this)"
+    )
     time.sleep(wait)
     return wait
 
@@ -585,19 +691,36 @@ def _interrupt(signum: int, frame: Any) -> None:
 # C901: the benchmark's options and its run order in one place; split, the order of the runs would be harder to see.
 def main(argv: list[str] | None = None) -> int:  # noqa: C901
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one run per figure, fewer live captures, no whole-10x run (~2 min)")
-    parser.add_argument("--repeat", type=int, default=None, help="runs per measurement, medians reported (default 3; 1 with --quick)")
-    parser.add_argument("--live-per-process", type=int, default=None,
-                        help="live captures per pytest process (default 12; 6 with --quick)")
-    parser.add_argument("--no-full-10x", action="store_true",
-                        help="skip the whole 10x run (about 1.5 min) that measures the controller's memory at 10x")
+    parser.add_argument(
+        "--quick", action="store_true", help="one run per figure, fewer live captures, no whole-10x run (~2 min)"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=None, help="runs per measurement, medians reported (default 3; 1 with --quick)"
+    )
+    parser.add_argument(
+        "--live-per-process",
+        type=int,
+        default=None,
+        help="live captures per pytest process (default 12; 6 with --quick)",
+    )
+    parser.add_argument(
+        "--no-full-10x",
+        action="store_true",
+        help="skip the whole 10x run (about 1.5 min) that measures the controller's memory at 10x",
+    )
     parser.add_argument("--profile", action="store_true", help="also cProfile the full-sample replay at -n 0")
     parser.add_argument("--json", type=Path, default=None, help="also write the raw figures to this file")
     parser.add_argument("--replay-only", action="store_true", help="part 1 only (replay against its floor)")
-    parser.add_argument("--cold", action="store_true",
-                        help="no report cache: every run computes its statistics and charts (as the first run after a change)")
-    parser.add_argument("--no-settle", action="store_true",
-                        help="measure at once, even within minutes of the last benchmark deleting its files (see SETTLE_SECONDS)")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="no report cache: every run computes its statistics and charts (as the first run after a change)",
+    )
+    parser.add_argument(
+        "--no-settle",
+        action="store_true",
+        help="measure at once, even within minutes of the last benchmark deleting its files (see SETTLE_SECONDS)",
+    )
     args = parser.parse_args(argv)
     args.repeat = args.repeat if args.repeat is not None else (1 if args.quick else 3)
     if args.repeat < 1:
@@ -624,8 +747,9 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901
             dirs = {"bare": suites.write_bare(scratch / "bare"), "floor": suites.write_floor(scratch / "floor")}
             make = [sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py")]
             for out, extra in ((scratch / "bundle-10x", ["--scale", "10"]), (scratch / "bundle-live", [])):
-                subprocess.run([*make, "--out", str(out), *extra], cwd=ROOT, env=runner.env, check=True,
-                               stdout=subprocess.DEVNULL)
+                subprocess.run(
+                    [*make, "--out", str(out), *extra], cwd=ROOT, env=runner.env, check=True, stdout=subprocess.DEVNULL
+                )
             bundles = {"sample": ROOT / "evals" / "bundle", "10x": scratch / "bundle-10x"}
             # One untimed collection writes pytest_ora's bytecode caches and warms the page cache; one untimed
             # replay fills the report cache of this benchmark's own (as any earlier run of the same cassettes
@@ -633,7 +757,9 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901
             runner.env["PYTEST_ORA_CACHE"] = "off" if args.cold else str(scratch / "report-cache")
             runner.pytest(["-q", "-p", "no:cacheprovider", "--co", "evals/", "--ora-out", str(scratch / "warm")], ROOT)
             if not args.cold:
-                runner.pytest(["-q", "-p", "no:cacheprovider", "evals/", "--ora-out", str(scratch / "warm-replay")], ROOT)
+                runner.pytest(
+                    ["-q", "-p", "no:cacheprovider", "evals/", "--ora-out", str(scratch / "warm-replay")], ROOT
+                )
 
             info["settled"] = "no (--no-settle)" if args.no_settle else f"waited {settle(log):.0f} s"
             log("1. replay against its floor")
@@ -674,7 +800,8 @@ def _profile(runner: Any, scratch: Path, log: Any) -> dict[str, Any]:
 
     log("profile: full-sample replay at -n 0 under cProfile")
     return hotspots.profile_replay(
-        ROOT, runner.env, scratch, [arg for name in runner.disabled for arg in ("-p", f"no:{name}")])
+        ROOT, runner.env, scratch, [arg for name in runner.disabled for arg in ("-p", f"no:{name}")]
+    )
 
 
 class _PartOne(Exception):
@@ -683,16 +810,22 @@ class _PartOne(Exception):
 
 def to_json(results: dict[str, Any], info: dict[str, str]) -> dict[str, Any]:
     def run(r: Run) -> dict[str, Any]:
-        return {"wall": r.wall, "cpu": r.cpu, "rss_mb": r.rss_mb,
-                "items_phase": r.phase("first_start", "last_end"), "session_end": r.phase("finish_start", "unconfigure")}
+        return {
+            "wall": r.wall,
+            "cpu": r.cpu,
+            "rss_mb": r.rss_mb,
+            "items_phase": r.phase("first_start", "last_end"),
+            "session_end": r.phase("finish_start", "unconfigure"),
+        }
 
     data: dict[str, Any] = {"machine": info}
     data["replay"] = {f"{v}-n{n}": [run(r) for r in runs] for (v, n), runs in results["replay"]["runs"].items()}
     if "collection" in results:  # not with --replay-only
         collection = results["collection"]
         data["collection"] = {k: ([run(r) for r in v] if isinstance(v, list) else v) for k, v in collection.items()}
-        data["live"] = {f"n{n}-c{c}": [{"captures": k, **run(r)} for k, r in samples]
-                        for (n, c), samples in results["live"].items()}
+        data["live"] = {
+            f"n{n}-c{c}": [{"captures": k, **run(r)} for k, r in samples] for (n, c), samples in results["live"].items()
+        }
     if "full_10x" in results:
         data["full_10x"] = {**run(results["full_10x"]), "worker_rss_mb": results["full_10x"].worker_rss_mb}
     if "reports" in results:

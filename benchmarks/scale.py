@@ -46,8 +46,9 @@ def run_pytest(args: list[str], env: dict[str, str], interrupt_after: float | No
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
     start = time.perf_counter()
     with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         if interrupt_after is not None:
             time.sleep(interrupt_after)
             process.send_signal(signal.SIGINT)
@@ -74,9 +75,18 @@ def served(server: live.JudgeServer) -> tuple[int, int]:
 
 
 def pytest_args(ids: list[str], bundle: Path, scratch: Path, name: str, *extra: str) -> list[str]:
-    return [*(f"evals/test_ora.py::test_capture[{capture_id}]" for capture_id in ids), "--ora-bundle", str(bundle),
-            "--ora-record", "once", "--ora-cassettes", str(scratch / f"{name}-cassettes"),
-            "--ora-out", str(scratch / f"{name}-out"), *extra]
+    return [
+        *(f"evals/test_ora.py::test_capture[{capture_id}]" for capture_id in ids),
+        "--ora-bundle",
+        str(bundle),
+        "--ora-record",
+        "once",
+        "--ora-cassettes",
+        str(scratch / f"{name}-cassettes"),
+        "--ora-out",
+        str(scratch / f"{name}-out"),
+        *extra,
+    ]
 
 
 def throughput(bundle: Path, scratch: Path, env: dict[str, str], captures: int, slow_captures: int) -> None:
@@ -96,8 +106,10 @@ def throughput(bundle: Path, scratch: Path, env: dict[str, str], captures: int, 
             result = run_pytest(pytest_args(ids, bundle, scratch, f"tp{index}", *extra), env)
             if result.returncode != 0:
                 raise RuntimeError(f"{label}: exit {result.returncode}\n{result.output[-3000:]}")
-            print(f"| {label} | {count} | {result.wall:.1f} | {count / result.wall:.2f} | {result.maxrss_mb:.0f} |",
-                  flush=True)
+            print(
+                f"| {label} | {count} | {result.wall:.1f} | {count / result.wall:.2f} | {result.maxrss_mb:.0f} |",
+                flush=True,
+            )
 
 
 def ratelimit(bundle: Path, scratch: Path, env: dict[str, str], captures: int, rpm: float) -> None:
@@ -107,20 +119,25 @@ def ratelimit(bundle: Path, scratch: Path, env: dict[str, str], captures: int, r
         live.point_bundle_at(bundle, server)
         result = run_pytest(pytest_args(ids, bundle, scratch, "rl", "-n", "8"), env)
     calls, refused = served(server)
-    print(f"pytest exit {result.returncode}, {result.wall:.1f} s wall; {calls} judge calls, {refused} answered 429 "
-          f"({100 * refused / max(1, calls):.2f}%)")
+    print(
+        f"pytest exit {result.returncode}, {result.wall:.1f} s wall; {calls} judge calls, {refused} answered 429 "
+        f"({100 * refused / max(1, calls):.2f}%)"
+    )
     for line in server.closing[1:]:
         print("  " + line)
     if result.returncode != 0:
         print(result.output[-3000:])
 
 
-def headerless(bundle: Path, scratch: Path, env: dict[str, str], captures: int, rps: float, settings: list[str],
-               repeat: int) -> None:
+def headerless(
+    bundle: Path, scratch: Path, env: dict[str, str], captures: int, rps: float, settings: list[str], repeat: int
+) -> None:
     """Captures x 2 judges against a judge allowing `rps` calls a second per route that announces nothing."""
     floor = captures / rps
-    print(f"\n## Header-less rate limit: {captures} captures x 2 judges, a judge allowing {rps:g} requests/s per route "
-          f"(429 + retry-after only, no rate-limit header), {LATENCY} s a call; physical limit {floor:.0f} s")
+    print(
+        f"\n## Header-less rate limit: {captures} captures x 2 judges, a judge allowing {rps:g} requests/s per route "
+        f"(429 + retry-after only, no rate-limit header), {LATENCY} s a call; physical limit {floor:.0f} s"
+    )
     print("| setting | run | wall s | wall / limit | judge calls | answered 429 | share of 429s | captures lost |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     ids = live.judged_ids(bundle, captures)
@@ -129,28 +146,38 @@ def headerless(bundle: Path, scratch: Path, env: dict[str, str], captures: int, 
         for run in range(repeat):
             name = f"hl{setting.replace(' ', '')}-{run}"
             probe = scratch / f"{name}-probe.json"
-            probed = {**env, "ORA_BENCH_PROBE": str(probe),
-                      "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), env.get("PYTHONPATH")]))}
+            probed = {
+                **env,
+                "ORA_BENCH_PROBE": str(probe),
+                "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), env.get("PYTHONPATH")])),
+            }
             with live.JudgeServer(LATENCY, rpm=rps * 60, rate_headers=False) as server:
                 live.point_bundle_at(bundle, server)
                 started = time.time()
                 result = run_pytest(pytest_args(ids, bundle, scratch, name, "-p", "ora_bench_probe", *extra), probed)
             calls, refused = served(server)
             ledger = scratch / f"{name}-out" / "ledger.jsonl"
-            statuses = [json.loads(line)["status"] for line in ledger.read_text().splitlines()] if ledger.exists() else []
+            statuses = (
+                [json.loads(line)["status"] for line in ledger.read_text().splitlines()] if ledger.exists() else []
+            )
             lost = captures - statuses.count("scored")
-            print(f"| {setting or '-n 0'} (defaults) | {run + 1} | {result.wall:.1f} | {result.wall / floor:.2f} | {calls} | "
-                  f"{refused} | {100 * refused / max(1, calls):.1f}% | {lost} |", flush=True)
+            print(
+                f"| {setting or '-n 0'} (defaults) | {run + 1} | {result.wall:.1f} | {result.wall / floor:.2f} | {calls} | "
+                f"{refused} | {100 * refused / max(1, calls):.1f}% | {lost} |",
+                flush=True,
+            )
             if result.returncode not in (0, 1) or lost:
                 print(result.output[-3000:])
             for line in server.closing[1:]:
                 print("    " + line)
             if probe.is_file():
                 times = json.loads(probe.read_text())
-                print(f"    start to the first item {times['t_first_start'] - started:.1f} s; items "
-                      f"{times['t_last_end'] - times['t_first_start']:.1f} s; session end "
-                      f"{times['t_unconfigure'] - times['t_finish_start']:.1f} s; exit "
-                      f"{started + result.wall - times['t_unconfigure']:.1f} s")
+                print(
+                    f"    start to the first item {times['t_first_start'] - started:.1f} s; items "
+                    f"{times['t_last_end'] - times['t_first_start']:.1f} s; session end "
+                    f"{times['t_unconfigure'] - times['t_finish_start']:.1f} s; exit "
+                    f"{started + result.wall - times['t_unconfigure']:.1f} s"
+                )
 
 
 def resume(bundle: Path, scratch: Path, env: dict[str, str], captures: int, after: float) -> None:
@@ -170,18 +197,34 @@ def resume(bundle: Path, scratch: Path, env: dict[str, str], captures: int, afte
         second = run_pytest(args, env)
     second_calls, _ = served(second_server)
     needed = 2 * captures
-    print(f"run 1: exit {first.returncode}, {first_calls} calls paid; kept {kept} exchanges "
-          f"({whole} whole cassettes, {partial} partial); in flight at the interrupt: {first_calls - kept}")
-    print(f"run 2: exit {second.returncode}, {second_calls} calls paid; "
-          f"re-paid = {first_calls + second_calls - needed} (calls of both runs less the {needed} needed)")
+    print(
+        f"run 1: exit {first.returncode}, {first_calls} calls paid; kept {kept} exchanges "
+        f"({whole} whole cassettes, {partial} partial); in flight at the interrupt: {first_calls - kept}"
+    )
+    print(
+        f"run 2: exit {second.returncode}, {second_calls} calls paid; "
+        f"re-paid = {first_calls + second_calls - needed} (calls of both runs less the {needed} needed)"
+    )
 
 
 def batch(bundle: Path, scratch: Path, env: dict[str, str], delay: float) -> None:
-    print(f"\n## Batch: the whole sample with --ora-batch, interrupted while polling, then run again "
-          f"(batches end {delay:g} s after submission)")
+    print(
+        f"\n## Batch: the whole sample with --ora-batch, interrupted while polling, then run again "
+        f"(batches end {delay:g} s after submission)"
+    )
     cassettes, states = scratch / "batch-cassettes", scratch / "batch-cassettes" / ".ora-batches"
-    args = ["evals/", "--ora-bundle", str(bundle), "--ora-record", "once", "--ora-batch",
-            "--ora-cassettes", str(cassettes), "--ora-out", str(scratch / "batch-out")]
+    args = [
+        "evals/",
+        "--ora-bundle",
+        str(bundle),
+        "--ora-record",
+        "once",
+        "--ora-batch",
+        "--ora-cassettes",
+        str(cassettes),
+        "--ora-out",
+        str(scratch / "batch-out"),
+    ]
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args]
     with live.JudgeServer(0.0, batch_delay=delay) as server:
         live.point_bundle_at(bundle, server)
@@ -207,10 +250,22 @@ def batch(bundle: Path, scratch: Path, env: dict[str, str], delay: float) -> Non
         print("  " + line)
     print(f"judge: {calls} POST requests in all (uploads and batch creations included), {created}")
     whole = sum(1 for _ in cassettes.rglob("*.json")) - len(list(states.glob("*.json")))
-    replay = run_pytest(["evals/", "--ora-bundle", str(bundle), "--ora-cassettes", str(cassettes),
-                         "--ora-out", str(scratch / "batch-replay")], env)
-    print(f"cassettes written: {whole}; replay (--ora-record none): exit {replay.returncode}, "
-          f"{replay.output.strip().splitlines()[-1]}")
+    replay = run_pytest(
+        [
+            "evals/",
+            "--ora-bundle",
+            str(bundle),
+            "--ora-cassettes",
+            str(cassettes),
+            "--ora-out",
+            str(scratch / "batch-replay"),
+        ],
+        env,
+    )
+    print(
+        f"cassettes written: {whole}; replay (--ora-record none): exit {replay.returncode}, "
+        f"{replay.output.strip().splitlines()[-1]}"
+    )
 
 
 INTAKE = """
@@ -233,20 +288,36 @@ def memory(scratch: Path, env: dict[str, str], scales: list[int]) -> None:
             bundle = ROOT / "evals" / "bundle"
         else:
             bundle = scratch / f"bundle-{scale}x"
-            subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle),
-                            "--scale", str(scale)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        read = subprocess.run([sys.executable, "-c", INTAKE, str(bundle)], cwd=ROOT, env=env, capture_output=True,
-                              text=True, check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "scripts" / "make_sample_bundle.py"),
+                    "--out",
+                    str(bundle),
+                    "--scale",
+                    str(scale),
+                ],
+                cwd=ROOT,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+        read = subprocess.run(
+            [sys.executable, "-c", INTAKE, str(bundle)], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+        )
         captures, took, rss = read.stdout.split()
-        collected = run_pytest(["evals/", "--collect-only", "--ora-bundle", str(bundle),
-                                "--ora-out", str(scratch / f"collect-{scale}")], env)
-        print(f"| {scale}x | {int(captures):,} | {took} | {rss} | {collected.wall:.1f} | {collected.maxrss_mb:.0f} |",
-              flush=True)
+        collected = run_pytest(
+            ["evals/", "--collect-only", "--ora-bundle", str(bundle), "--ora-out", str(scratch / f"collect-{scale}")],
+            env,
+        )
+        print(
+            f"| {scale}x | {int(captures):,} | {took} | {rss} | {collected.wall:.1f} | {collected.maxrss_mb:.0f} |",
+            flush=True,
+        )
         if scale != 1:
             shutil.rmtree(bundle, ignore_errors=True)
 
 
-INSPECT_TASK = '''
+INSPECT_TASK = """
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import get_model
@@ -268,35 +339,60 @@ def second_judge():
 def two_judges():
     samples = [Sample(input=PACKET.format(i=i), target="") for i in range({count})]
     return Task(dataset=samples, solver=[generate()], scorer=second_judge())
-'''
+"""
 
 
 def inspect(scratch: Path, env: dict[str, str], captures: int, python: str) -> None:
     print(f"\n## Inspect AI on the same loopback work ({captures} samples x 2 judge calls, {LATENCY} s a call)")
     if not Path(python).is_file():
-        print(f"not measured: no Python with inspect-ai at {python} (install it in a throwaway venv, pass --inspect-python)")
+        print(
+            f"not measured: no Python with inspect-ai at {python} (install it in a throwaway venv, pass --inspect-python)"
+        )
         return
     task = scratch / "inspect_task.py"
     task.write_text(INSPECT_TASK.replace("{count}", str(captures)), encoding="utf-8")
     with live.JudgeServer(LATENCY) as server:
         base = server.routes["anthropic"].removesuffix("/v1/messages")
-        environment = {**env, "ANTHROPIC_BASE_URL": base, "OPENAI_BASE_URL": base + "/v1",
-                       "INSPECT_LOG_DIR": str(scratch / "inspect-logs")}
-        for index, (label, extra) in enumerate((("default", []), ("--max-connections 24", ["--max-connections", "24"]))):
+        environment = {
+            **env,
+            "ANTHROPIC_BASE_URL": base,
+            "OPENAI_BASE_URL": base + "/v1",
+            "INSPECT_LOG_DIR": str(scratch / "inspect-logs"),
+        }
+        for index, (label, extra) in enumerate(
+            (("default", []), ("--max-connections 24", ["--max-connections", "24"]))
+        ):
             logs = scratch / f"inspect-logs-{index}"
-            command = [python, "-m", "inspect_ai", "eval", task.name, "--model", "openai/gpt-5.4-mini",
-                       "--display", "none", "--no-log-images", "-M", "responses_api=false", "--log-dir", str(logs),
-                       *extra]
+            command = [
+                python,
+                "-m",
+                "inspect_ai",
+                "eval",
+                task.name,
+                "--model",
+                "openai/gpt-5.4-mini",
+                "--display",
+                "none",
+                "--no-log-images",
+                "-M",
+                "responses_api=false",
+                "--log-dir",
+                str(logs),
+                *extra,
+            ]
             start = time.perf_counter()
             process = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=scratch)
             wall = time.perf_counter() - start
             status = "ok" if process.returncode == 0 else f"exit {process.returncode}: {process.stderr[-800:]}"
             # The eval's own clock (its log's started/completed) leaves out start-up, which offline includes
             # network time-outs that a connected machine would not wait for.
-            read = subprocess.run([python, "-c", INSPECT_LOG, str(next(logs.glob("*.eval"), ""))],
-                                  capture_output=True, text=True)
-            print(f"inspect eval ({label}): {wall:.1f} s wall; {read.stdout.strip() or read.stderr[-300:]}; {status}",
-                  flush=True)
+            read = subprocess.run(
+                [python, "-c", INSPECT_LOG, str(next(logs.glob("*.eval"), ""))], capture_output=True, text=True
+            )
+            print(
+                f"inspect eval ({label}): {wall:.1f} s wall; {read.stdout.strip() or read.stderr[-300:]}; {status}",
+                flush=True,
+            )
 
 
 INSPECT_LOG = """
@@ -317,7 +413,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow-captures", type=int, default=40, help="captures of the old-default row (1 at a time)")
     parser.add_argument("--rpm", type=float, default=300, help="the judge's limit in the rate-limit part")
     parser.add_argument("--rpm-captures", type=int, default=150, help="captures of the rate-limit part")
-    parser.add_argument("--headerless-rps", type=float, default=2.0, help="the header-less judge's requests/s per route")
+    parser.add_argument(
+        "--headerless-rps", type=float, default=2.0, help="the header-less judge's requests/s per route"
+    )
     parser.add_argument("--headerless-captures", type=int, default=100)
     parser.add_argument("--headerless-settings", default=",-n 4", help="comma-separated pytest options, one run each")
     parser.add_argument("--headerless-repeat", type=int, default=1)
@@ -325,14 +423,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interrupt-after", type=float, default=8.0, help="seconds before SIGINT in the resume part")
     parser.add_argument("--batch-delay", type=float, default=10.0, help="seconds until the judge ends a batch")
     parser.add_argument("--scales", default="1,10,100", help="bundle scales of the memory part")
-    parser.add_argument("--inspect-python", default=str(Path(tempfile.gettempdir()) / "inspect-venv" / "bin" / "python"))
+    parser.add_argument(
+        "--inspect-python", default=str(Path(tempfile.gettempdir()) / "inspect-venv" / "bin" / "python")
+    )
     args = parser.parse_args(argv)
     parts = set(args.parts.split(","))
     scratch = Path(tempfile.mkdtemp(prefix="ora-scale-"))
     try:
         bundle = scratch / "bundle"
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle)],
-                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--out", str(bundle)],
+            cwd=ROOT,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         env = live.environment({**os.environ, "PYTHONPATH": str(ROOT)})
         print(f"# pytest-ora scale figures ({os.cpu_count()} cores)")
         if "throughput" in parts:
@@ -340,8 +444,15 @@ def main(argv: list[str] | None = None) -> int:
         if "ratelimit" in parts:
             ratelimit(bundle, scratch, env, args.rpm_captures, args.rpm)
         if "headerless" in parts:
-            headerless(bundle, scratch, env, args.headerless_captures, args.headerless_rps,
-                       args.headerless_settings.split(","), args.headerless_repeat)
+            headerless(
+                bundle,
+                scratch,
+                env,
+                args.headerless_captures,
+                args.headerless_rps,
+                args.headerless_settings.split(","),
+                args.headerless_repeat,
+            )
         if "resume" in parts:
             resume(bundle, scratch, env, args.resume_captures, args.interrupt_after)
         if "batch" in parts:

@@ -61,8 +61,14 @@ def measure(bundle: Path, repeat: int, seed: int, memory: bool) -> dict[str, Any
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
     return {
-        "rows": len(rows), "scored": len(data.capture_ids), "configurations": len(configurations),
-        "pairs": len(result.data["comparisons"]), "arrays_s": arrays_s, "stats_s": stats_s, "cpu_s": cpu_s, "peak_mb": peak,
+        "rows": len(rows),
+        "scored": len(data.capture_ids),
+        "configurations": len(configurations),
+        "pairs": len(result.data["comparisons"]),
+        "arrays_s": arrays_s,
+        "stats_s": stats_s,
+        "cpu_s": cpu_s,
+        "peak_mb": peak,
     }
 
 
@@ -75,13 +81,21 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ora-stats-bench-") as scratch:
         tenfold = Path(scratch) / "bundle-10x"
-        subprocess.run([sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--scale", "10", "--out", str(tenfold)],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        figures = {"sample": measure(ROOT / "evals" / "bundle", args.repeat, args.seed, args.memory),
-                   "10x": measure(tenfold, args.repeat, args.seed, args.memory)}
+        subprocess.run(
+            [sys.executable, str(ROOT / "scripts" / "make_sample_bundle.py"), "--scale", "10", "--out", str(tenfold)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        figures = {
+            "sample": measure(ROOT / "evals" / "bundle", args.repeat, args.seed, args.memory),
+            "10x": measure(tenfold, args.repeat, args.seed, args.memory),
+        }
     print(f"pytest-ora statistics benchmark (medians of {args.repeat} runs; seed {args.seed}; 10,000 resamples)")
-    print(f"machine: Python {platform.python_version()}, {platform.machine()}; "
-          + ", ".join(f"{name} {version(name)}" for name in LIBRARIES))
+    print(
+        f"machine: Python {platform.python_version()}, {platform.machine()}; "
+        + ", ".join(f"{name} {version(name)}" for name in LIBRARIES)
+    )
     print(f"{'':34}{'sample':>14}{'10x':>14}")
     rows = (
         ("ledger rows / scored captures", lambda f: f"{f['rows']:,}/{f['scored']:,}"),

@@ -133,8 +133,9 @@ def write_floor(directory: Path, tests: int = TESTS) -> Path:
     thread.start()
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}"
-        recorder = vcr.VCR(serializer="json", record_mode="all",
-                           match_on=("method", "scheme", "host", "port", "path", "query", "body"))
+        recorder = vcr.VCR(
+            serializer="json", record_mode="all", match_on=("method", "scheme", "host", "port", "path", "query", "body")
+        )
         headers = {"content-type": "application/json"}
 
         def body(i: int, judge: str) -> bytes:

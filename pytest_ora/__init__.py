@@ -36,8 +36,17 @@ __all__ = [
 ]
 
 _HOMES = {
-    "core.errors": ("CassetteError", "IntakeError", "InvalidReplyError", "JudgeError", "MissingCassette", "OraError",
-               "PacketDrift", "TransportError", "UnreachableJudge"),
+    "core.errors": (
+        "CassetteError",
+        "IntakeError",
+        "InvalidReplyError",
+        "JudgeError",
+        "MissingCassette",
+        "OraError",
+        "PacketDrift",
+        "TransportError",
+        "UnreachableJudge",
+    ),
     "bundle.intake": ("intake",),
     "core.plan": ("Plan", "PlannedCapture"),
     "core.models": ("Capture", "JudgeReply"),

@@ -31,41 +31,110 @@ def main(argv: list[str] | None = None) -> int:
     show.add_argument("id", help="a built-in rubric id")
     digest = actions.add_parser("digest", help="print a rubric file's content digest (for its history line)")
     digest.add_argument("file", type=Path)
-    check = commands.add_parser("verify", help="re-render every report of an --ora-out directory; fail naming any edited by hand")
+    check = commands.add_parser(
+        "verify", help="re-render every report of an --ora-out directory; fail naming any edited by hand"
+    )
     check.add_argument("directory", type=Path)
-    label = commands.add_parser("label", help="write DIR/label.html: a page on which a person scores a sample of the bundle")
+    label = commands.add_parser(
+        "label", help="write DIR/label.html: a page on which a person scores a sample of the bundle"
+    )
     label.add_argument("directory", type=Path, help="a capture bundle (or a suite holding bundle/)")
-    label.add_argument("--sample", type=int, default=50, metavar="N", help="captures to sample, stratified by configuration (default 50)")
+    label.add_argument(
+        "--sample",
+        type=int,
+        default=50,
+        metavar="N",
+        help="captures to sample, stratified by configuration (default 50)",
+    )
     label.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the sample and its order (default 0)")
     label.add_argument("--rubric", default=None, help="rubric (built-in id or file) instead of the bundle's")
-    label.add_argument("--unblind", action="store_true", help="show each capture's configuration (and, with --results, the judges' scores)")
-    label.add_argument("--results", type=Path, default=None, help="an --ora-out directory whose judge scores an --unblind page shows")
-    init = commands.add_parser("init", help="write a runnable eval suite of your own (bundle, pytest.ini, test module, README)")
+    label.add_argument(
+        "--unblind",
+        action="store_true",
+        help="show each capture's configuration (and, with --results, the judges' scores)",
+    )
+    label.add_argument(
+        "--results", type=Path, default=None, help="an --ora-out directory whose judge scores an --unblind page shows"
+    )
+    init = commands.add_parser(
+        "init", help="write a runnable eval suite of your own (bundle, pytest.ini, test module, README)"
+    )
     init.add_argument("directory", type=Path, help="the suite's directory (new, or empty)")
-    init.add_argument("--rubric", default=None, metavar="ID|PATH",
-                      help="a built-in rubric id or a rubric file (default: a starter rubric.yaml to edit)")
-    init.add_argument("--from", dest="source", type=Path, default=None, metavar="FILE",
-                      help="import captures from JSONL or CSV: id (or entry_key), configuration, prompt, answer; "
-                      "optional context, reference, cost_usd, wall_clock_minutes; other columns kept under metadata; "
-                      "with --candidates, rows without configuration and answer are prompts the candidates answer")
-    init.add_argument("--candidates", nargs="+", default=(), metavar="NAME=PROVIDER:MODEL|NAME=python:module:function",
-                      help="configurations that answer the prompts inside the run: a model (a role of optimum.yaml) "
-                      "or a Python function importable from the suite's directory")
-    init.add_argument("--judges", nargs="+", default=(), metavar="ROLE=PROVIDER:MODEL",
-                      help="the judges' roles, panel order (default: judge-a=anthropic:claude-opus-4-7 "
-                      "judge-b=openai:gpt-5.4); openai-compatible takes ROLE=openai-compatible:MODEL@URL")
-    judge = commands.add_parser("judge", help="judge one response (or pair, teams, chain) in a mode of the judge skill; print one JSON result")
-    judge.add_argument("--mode", required=True, help="solo, compare, phase-sm, phase-tea, phase-dev, phase-reviewer, coherence, "
-                       "swebench or ground-truth")
-    judge.add_argument("--data", required=True, metavar="JSON|@FILE", help="the mode's data fields as a JSON object, or @FILE holding it")
-    judge.add_argument("--judge", dest="judges", action="append", default=[], metavar="LABEL=PROVIDER:MODEL",
-                       help="a judge of the panel (repeatable; default: the rubric's panel_size, one per provider key set); @URL after the model "
-                       "names its endpoint")
-    judge.add_argument("--cassette", type=Path, default=None, metavar="FILE", help="record every judge exchange in FILE, replay from it")
-    judge.add_argument("--record", default="once", choices=("none", "once", "all"),
-                       help="none: replay only; once: record when FILE does not exist (default); all: record again")
-    judge.add_argument("--scenarios", type=Path, default=None, metavar="FILE",
-                       help="swebench and ground-truth: a JSONL file of SWE-bench instances")
+    init.add_argument(
+        "--rubric",
+        default=None,
+        metavar="ID|PATH",
+        help="a built-in rubric id or a rubric file (default: a starter rubric.yaml to edit)",
+    )
+    init.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="import captures from JSONL or CSV: id (or entry_key), configuration, prompt, answer; "
+        "optional context, reference, cost_usd, wall_clock_minutes; other columns kept under metadata; "
+        "with --candidates, rows without configuration and answer are prompts the candidates answer",
+    )
+    init.add_argument(
+        "--candidates",
+        nargs="+",
+        default=(),
+        metavar="NAME=PROVIDER:MODEL|NAME=python:module:function",
+        help="configurations that answer the prompts inside the run: a model (a role of optimum.yaml) "
+        "or a Python function importable from the suite's directory",
+    )
+    init.add_argument(
+        "--judges",
+        nargs="+",
+        default=(),
+        metavar="ROLE=PROVIDER:MODEL",
+        help="the judges' roles, panel order (default: judge-a=anthropic:claude-opus-4-7 "
+        "judge-b=openai:gpt-5.4); openai-compatible takes ROLE=openai-compatible:MODEL@URL",
+    )
+    judge = commands.add_parser(
+        "judge", help="judge one response (or pair, teams, chain) in a mode of the judge skill; print one JSON result"
+    )
+    judge.add_argument(
+        "--mode",
+        required=True,
+        help="solo, compare, phase-sm, phase-tea, phase-dev, phase-reviewer, coherence, swebench or ground-truth",
+    )
+    judge.add_argument(
+        "--data",
+        required=True,
+        metavar="JSON|@FILE",
+        help="the mode's data fields as a JSON object, or @FILE holding it",
+    )
+    judge.add_argument(
+        "--judge",
+        dest="judges",
+        action="append",
+        default=[],
+        metavar="LABEL=PROVIDER:MODEL",
+        help="a judge of the panel (repeatable; default: the rubric's panel_size, one per provider key set); @URL after the model "
+        "names its endpoint",
+    )
+    judge.add_argument(
+        "--cassette",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="record every judge exchange in FILE, replay from it",
+    )
+    judge.add_argument(
+        "--record",
+        default="once",
+        choices=("none", "once", "all"),
+        help="none: replay only; once: record when FILE does not exist (default); all: record again",
+    )
+    judge.add_argument(
+        "--scenarios",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="swebench and ground-truth: a JSONL file of SWE-bench instances",
+    )
     args = parser.parse_args(argv)
     if args.command == "judge":
         return _judge(args)
@@ -77,7 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         return _label(args)
     try:
         if args.command == "schema":
-            document = capture_json_schema() if args.which == "capture" else reply_schema(resolve_rubric(args.rubric, Path.cwd()))
+            document = (
+                capture_json_schema()
+                if args.which == "capture"
+                else reply_schema(resolve_rubric(args.rubric, Path.cwd()))
+            )
             json.dump(document, sys.stdout, indent=2)
             sys.stdout.write("\n")
         elif args.action == "list":
@@ -101,7 +174,9 @@ def _judge(args: argparse.Namespace) -> int:
 
     try:
         data = _data(args.data)
-        result = judge(args.mode, data, judges=args.judges, cassette=args.cassette, record=args.record, scenarios=args.scenarios)
+        result = judge(
+            args.mode, data, judges=args.judges, cassette=args.cassette, record=args.record, scenarios=args.scenarios
+        )
     except DataError as error:
         sys.stderr.write(f"error: {error}\n")
         return 4
@@ -143,8 +218,14 @@ def _init(args: argparse.Namespace) -> int:
 
     own_gitignore = (args.directory / ".gitignore").is_file()
     try:
-        written = init_suite(args.directory, args.rubric, args.source, tuple(args.judges),
-                             say=lambda line: print(line), candidates=tuple(args.candidates))
+        written = init_suite(
+            args.directory,
+            args.rubric,
+            args.source,
+            tuple(args.judges),
+            say=lambda line: print(line),
+            candidates=tuple(args.candidates),
+        )
     except InitError as error:
         sys.stderr.write(f"error: {error}\n")
         return 4
@@ -184,8 +265,12 @@ def _label(args: argparse.Namespace) -> int:
         return 4
     try:
         path, count = write_label_page(
-            args.directory, args.sample, args.seed, rubric_option=(args.rubric, Path.cwd()) if args.rubric else None,
-            blind=not args.unblind, results=args.results,
+            args.directory,
+            args.sample,
+            args.seed,
+            rubric_option=(args.rubric, Path.cwd()) if args.rubric else None,
+            blind=not args.unblind,
+            results=args.results,
         )
     except (LabelPageError, IntakeError, RubricError) as error:
         sys.stderr.write(f"error: {error}\n")
@@ -193,8 +278,10 @@ def _label(args: argparse.Namespace) -> int:
     except OSError as error:
         sys.stderr.write(f"error: {args.directory}: cannot write the page ({error.strerror or error})\n")
         return 4
-    sys.stdout.write(f"label: {count} captures on {path}; open it in a browser, score, download labels.jsonl, "
-                     "then run with --ora-labels labels.jsonl\n")
+    sys.stdout.write(
+        f"label: {count} captures on {path}; open it in a browser, score, download labels.jsonl, "
+        "then run with --ora-labels labels.jsonl\n"
+    )
     return 0
 
 

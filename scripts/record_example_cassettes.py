@@ -39,8 +39,21 @@ def record(name: str, port: int) -> int:
     env = {**os.environ, **PLACEHOLDER_KEYS}
     with ReferenceJudge(port=port), tempfile.TemporaryDirectory() as out:
         command = [
-            sys.executable, "-m", "pytest", str(suite), "-q", "-p", "no:cacheprovider", "-n", "2",
-            "--ora-record", "all", "--ora-cassettes", str(cassettes), "--ora-out", out,
+            sys.executable,
+            "-m",
+            "pytest",
+            str(suite),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--ora-record",
+            "all",
+            "--ora-cassettes",
+            str(cassettes),
+            "--ora-out",
+            out,
         ]
         result = subprocess.run(command, cwd=ROOT, env=env, check=False)
     files = sorted(cassettes.rglob("*.json"))

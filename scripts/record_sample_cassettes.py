@@ -22,7 +22,10 @@ from pytest_ora.testing.server import ReferenceJudge
 ROOT = Path(__file__).resolve().parent.parent
 PORT = 8765
 # The reference judge accepts any non-empty key; these placeholders never leave this machine.
-PLACEHOLDER_KEYS = {"ANTHROPIC_API_KEY": "reference-judge-placeholder-a", "OPENAI_API_KEY": "reference-judge-placeholder-b"}
+PLACEHOLDER_KEYS = {
+    "ANTHROPIC_API_KEY": "reference-judge-placeholder-a",
+    "OPENAI_API_KEY": "reference-judge-placeholder-b",
+}
 
 
 def main() -> int:
@@ -34,8 +37,21 @@ def main() -> int:
     env = {**os.environ, **PLACEHOLDER_KEYS}
     with ReferenceJudge(port=PORT), tempfile.TemporaryDirectory() as out:
         command = [
-            sys.executable, "-m", "pytest", "evals/", "-q", "-p", "no:cacheprovider", "-n", args.workers,
-            "--ora-record", "all", "--ora-cassettes", str(args.cassettes), "--ora-out", out,
+            sys.executable,
+            "-m",
+            "pytest",
+            "evals/",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            args.workers,
+            "--ora-record",
+            "all",
+            "--ora-cassettes",
+            str(args.cassettes),
+            "--ora-out",
+            out,
         ]
         result = subprocess.run(command, cwd=ROOT, env=env, check=False)
     files = sorted(args.cassettes.rglob("*.json"))

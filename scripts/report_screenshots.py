@@ -32,9 +32,14 @@ def main(argv: list[str] | None = None) -> int:
         context = offline_context(browser, blocked, width=1280, height=900)
         page = context.new_page()
         page.goto(args.report.resolve().as_uri(), wait_until="load")
-        bottom = page.evaluate("() => { const b = document.getElementById('charts').getBoundingClientRect(); return b.bottom + window.scrollY + 12; }")
-        page.screenshot(path=str(args.out / "report-overview.png"), full_page=True,
-                        clip={"x": 0, "y": 0, "width": 1280, "height": bottom})
+        bottom = page.evaluate(
+            "() => { const b = document.getElementById('charts').getBoundingClientRect(); return b.bottom + window.scrollY + 12; }"
+        )
+        page.screenshot(
+            path=str(args.out / "report-overview.png"),
+            full_page=True,
+            clip={"x": 0, "y": 0, "width": 1280, "height": bottom},
+        )
         page.select_option("#f-configuration", "small")
         page.select_option("#f-status", "failure")
         page.locator("#captures").scroll_into_view_if_needed()

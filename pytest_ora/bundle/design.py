@@ -21,7 +21,11 @@ __all__ = ["check_design", "cluster_labels", "cluster_value", "option_problems",
 
 def cluster_value(capture: Capture, field: str) -> str | None:
     """The capture's cluster label under `field` (a capture field or metadata.<key>); None when it has none."""
-    value = (capture.metadata or {}).get(field.removeprefix("metadata.")) if field.startswith("metadata.") else getattr(capture, field, None)
+    value = (
+        (capture.metadata or {}).get(field.removeprefix("metadata."))
+        if field.startswith("metadata.")
+        else getattr(capture, field, None)
+    )
     if value is None or value == "":
         return None
     if isinstance(value, (dict, list)):
@@ -67,24 +71,46 @@ def check_design(root: Path, manifest: BundleManifest, captures: Sequence[Captur
         node = None
 
     def problem(location: tuple[Any, ...], message: str, value: object, fix: str) -> None:
-        problems.append(Problem("bundle.yaml", message, line=yaml_line(node, location), field=".".join(map(str, location)),
-                                value=show_value(value), fix=fix))
+        problems.append(
+            Problem(
+                "bundle.yaml",
+                message,
+                line=yaml_line(node, location),
+                field=".".join(map(str, location)),
+                value=show_value(value),
+                fix=fix,
+            )
+        )
 
     if manifest.cluster is not None:
         reason = _field_problem(manifest.cluster, captures)
         if reason is not None:
-            problem(("cluster",), reason, manifest.cluster, "name a field the related entries share, e.g. metadata.scenario")
+            problem(
+                ("cluster",), reason, manifest.cluster, "name a field the related entries share, e.g. metadata.scenario"
+            )
     for index, pair in enumerate(manifest.compare_pairs or []):
         for side, name in enumerate(pair):
             if name not in manifest.configurations:
-                problem(("compare_pairs", index, side), "names a configuration that bundle.yaml does not list", name,
-                        f"use one of {', '.join(manifest.configurations)}")
+                problem(
+                    ("compare_pairs", index, side),
+                    "names a configuration that bundle.yaml does not list",
+                    name,
+                    f"use one of {', '.join(manifest.configurations)}",
+                )
         if pair[0] == pair[1]:
-            problem(("compare_pairs", index), "compares a configuration with itself", pair, "name two different configurations")
+            problem(
+                ("compare_pairs", index),
+                "compares a configuration with itself",
+                pair,
+                "name two different configurations",
+            )
 
 
 def option_problems(
-    configurations: Sequence[str], captures: Sequence[Capture], cluster: str | None, reference: str | None,
+    configurations: Sequence[str],
+    captures: Sequence[Capture],
+    cluster: str | None,
+    reference: str | None,
     pairs: Sequence[tuple[str, str]],
 ) -> list[str]:
     """What is wrong with --ora-cluster, --ora-reference and --ora-pairs for this bundle (empty when nothing)."""
@@ -99,5 +125,7 @@ def option_problems(
     for first, second in pairs:
         for name in (first, second):
             if name not in configurations:
-                found.append(f"--ora-pairs {first}:{second} names {name!r}, which bundle.yaml does not list (use one of {known})")
+                found.append(
+                    f"--ora-pairs {first}:{second} names {name!r}, which bundle.yaml does not list (use one of {known})"
+                )
     return found

@@ -34,12 +34,19 @@ def entry_of(name: str, number: int, obj: dict[str, Any], problems: list[Problem
     except ValidationError as error:
         for detail in error.errors(include_url=False):
             missing = detail["type"] == "missing"
-            problems.append(Problem(
-                name, "is required but missing" if missing else "is not a known field" if detail["type"] == "extra_forbidden"
-                else str(detail["msg"]).replace("Value error, ", "").lower(),
-                line=number, field=redact_shapes(".".join(str(part) for part in detail["loc"])) or None,
-                value=None if missing else redact_shapes(show_value(detail.get("input"))),
-            ))
+            problems.append(
+                Problem(
+                    name,
+                    "is required but missing"
+                    if missing
+                    else "is not a known field"
+                    if detail["type"] == "extra_forbidden"
+                    else str(detail["msg"]).replace("Value error, ", "").lower(),
+                    line=number,
+                    field=redact_shapes(".".join(str(part) for part in detail["loc"])) or None,
+                    value=None if missing else redact_shapes(show_value(detail.get("input"))),
+                )
+            )
         return None
 
 
@@ -64,8 +71,14 @@ def read_entries(root: Path, problems: list[Problem]) -> list[tuple[Entry, int]]
             problems.append(Problem(ENTRIES, f"is not UTF-8 at byte {error.start} of the line", line=number))
             continue
         except (json.JSONDecodeError, StrictJsonError) as error:
-            problems.append(Problem(ENTRIES, f"is not valid JSON: {redact_shapes(str(error))}", line=number,
-                                    fix="each line must hold exactly one JSON object"))
+            problems.append(
+                Problem(
+                    ENTRIES,
+                    f"is not valid JSON: {redact_shapes(str(error))}",
+                    line=number,
+                    fix="each line must hold exactly one JSON object",
+                )
+            )
             continue
         if not isinstance(obj, dict):
             problems.append(Problem(ENTRIES, "must be a JSON object", line=number, value=show_value(obj)))
@@ -74,7 +87,9 @@ def read_entries(root: Path, problems: list[Problem]) -> list[tuple[Entry, int]]
         if entry is not None:
             entries.append((entry, number))
     if not entries and not problems:
-        problems.append(Problem(ENTRIES, "is empty: it holds no entry", fix="write one JSON object per line, one per prompt"))
+        problems.append(
+            Problem(ENTRIES, "is empty: it holds no entry", fix="write one JSON object per line, one per prompt")
+        )
     return entries
 
 
@@ -85,11 +100,18 @@ def candidate_captures(manifest: BundleManifest, entries: list[tuple[Entry, int]
         if configuration not in (manifest.candidates or {}):
             continue
         for entry, number in entries:
-            capture = Capture.model_validate({
-                "entry_key": entry.entry_key, "configuration": configuration, "prompt": entry.prompt, "answer": "",
-                "context": entry.context, "reference": entry.reference, "metadata": entry.metadata,
-                "messages": None if entry.messages is None else [turn.model_dump() for turn in entry.messages],
-                "acceptance": {"passed": True, "reason": None, "notes": "answered inside the run"},
-            })
+            capture = Capture.model_validate(
+                {
+                    "entry_key": entry.entry_key,
+                    "configuration": configuration,
+                    "prompt": entry.prompt,
+                    "answer": "",
+                    "context": entry.context,
+                    "reference": entry.reference,
+                    "metadata": entry.metadata,
+                    "messages": None if entry.messages is None else [turn.model_dump() for turn in entry.messages],
+                    "acceptance": {"passed": True, "reason": None, "notes": "answered inside the run"},
+                }
+            )
             lines.append(CaptureLine(capture, number, text_secret(capture)))
     return lines

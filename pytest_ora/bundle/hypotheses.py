@@ -35,8 +35,12 @@ def check_hypotheses(root: Path, manifest: BundleManifest, rubric: Any, problems
     def problem(location: tuple[Any, ...], message: str, value: object = None, fix: str | None = None) -> None:
         problems.append(
             Problem(
-                "bundle.yaml", message, line=yaml_line(node, location), field=".".join(map(str, location)),
-                value=None if value is None else show_value(value), fix=fix,
+                "bundle.yaml",
+                message,
+                line=yaml_line(node, location),
+                field=".".join(map(str, location)),
+                value=None if value is None else show_value(value),
+                fix=fix,
             )
         )
 
@@ -44,22 +48,38 @@ def check_hypotheses(root: Path, manifest: BundleManifest, rubric: Any, problems
     seen: dict[str, int] = {}
     for index, hypothesis in enumerate(manifest.hypotheses or []):
         if hypothesis.id in seen:
-            problem(("hypotheses", index, "id"), f"repeats the id of hypotheses[{seen[hypothesis.id]}]",
-                    hypothesis.id, "give every hypothesis its own id")
+            problem(
+                ("hypotheses", index, "id"),
+                f"repeats the id of hypotheses[{seen[hypothesis.id]}]",
+                hypothesis.id,
+                "give every hypothesis its own id",
+            )
         seen.setdefault(hypothesis.id, index)
         for side in ("better", "worse"):
             name = getattr(hypothesis, side)
             if name not in known:
-                problem(("hypotheses", index, side), "names a configuration that bundle.yaml does not list", name,
-                        f"use one of {', '.join(known)}")
+                problem(
+                    ("hypotheses", index, side),
+                    "names a configuration that bundle.yaml does not list",
+                    name,
+                    f"use one of {', '.join(known)}",
+                )
         if hypothesis.better == hypothesis.worse:
-            problem(("hypotheses", index, "worse"), "is the same configuration as `better`", hypothesis.worse,
-                    "a hypothesis compares two different configurations")
+            problem(
+                ("hypotheses", index, "worse"),
+                "is the same configuration as `better`",
+                hypothesis.worse,
+                "a hypothesis compares two different configurations",
+            )
     verdict = manifest.verdict
     if verdict is None:
         return
     if not manifest.hypotheses:
         problem(("verdict",), "needs hypotheses to count", fix="add `hypotheses:` or remove `verdict:`")
     if verdict.no_critical and "critical" not in rubric_votes(rubric):
-        problem(("verdict", "no_critical"), f"needs a `critical` vote, which rubric {rubric.version} does not define",
-                True, "use a rubric with votes (e.g. trio-likert-1.0) or set no_critical: false")
+        problem(
+            ("verdict", "no_critical"),
+            f"needs a `critical` vote, which rubric {rubric.version} does not define",
+            True,
+            "use a rubric with votes (e.g. trio-likert-1.0) or set no_critical: false",
+        )

@@ -41,7 +41,9 @@ def parse_substitution(text: str, roles: dict[str, RoleSpec]) -> Substitution:
     """SLOT=ROLE (another role of optimum.yaml) or SLOT=provider:model@route."""
     slot, sep, target = text.partition("=")
     if not sep or not slot or not target:
-        raise ValueError(f"--ora-substitute takes SLOT=ROLE or SLOT=provider:model@route (SLOT a panel role), got {text!r}")
+        raise ValueError(
+            f"--ora-substitute takes SLOT=ROLE or SLOT=provider:model@route (SLOT a panel role), got {text!r}"
+        )
     if "@" not in target:
         if target not in roles:
             raise ValueError(f"--ora-substitute names role {target!r}, which optimum.yaml does not define")
@@ -98,7 +100,9 @@ def intake(
     planned.sort(key=lambda p: (families.index(p.capture.family), p.capture.technique, order[p.capture.configuration]))
     pairs = compare or tuple((a, b) for a, b in bundle.manifest.compare or ()) or rubric.compare
     planned = item_shape(rubric.kind).items(planned, pairs, bundle.manifest.configurations, problems)
-    bundle_problems(rubric, bundle.root, problems)  # a kind that reads its own bundle file checks it here (kind advisory)
+    bundle_problems(
+        rubric, bundle.root, problems
+    )  # a kind that reads its own bundle file checks it here (kind advisory)
     if problems:
         raise IntakeError(problems)
     return Plan(
@@ -124,8 +128,15 @@ def _rubric(bundle: Bundle, option: tuple[str, Path] | None, problems: list[Prob
         try:
             inside(bundle.root, named)  # a rubric file is resolved like every path the bundle names
         except BundlePathError as error:
-            problems.append(Problem("bundle.yaml", str(error), field="rubric", value=show_value(named),
-                                    fix="name a built-in rubric or a file under the bundle directory"))
+            problems.append(
+                Problem(
+                    "bundle.yaml",
+                    str(error),
+                    field="rubric",
+                    value=show_value(named),
+                    fix="name a built-in rubric or a file under the bundle directory",
+                )
+            )
             return None
         return resolve_rubric(named, bundle.root)
     except RubricError as error:
@@ -138,8 +149,10 @@ def _rubric(bundle: Bundle, option: tuple[str, Path] | None, problems: list[Prob
 def _default_rubric_hint() -> Problem:
     """A bundle that names no rubric is held to seed 000's: say so, since its checks may be why it failed."""
     return Problem(
-        "bundle.yaml", f"names no rubric, so {DEFAULT_RUBRIC} (seed 000: families mode, visual, lens, its scored_set, "
-        "acceptance on every capture) was used by default", field="rubric",
+        "bundle.yaml",
+        f"names no rubric, so {DEFAULT_RUBRIC} (seed 000: families mode, visual, lens, its scored_set, "
+        "acceptance on every capture) was used by default",
+        field="rubric",
         fix="choose another with `rubric: ID` in bundle.yaml or --ora-rubric ID|PATH (python -m pytest_ora rubric list)",
     )
 
@@ -150,15 +163,26 @@ def _check_seed000_fields(bundle: Bundle, rubric: Rubric, problems: list[Problem
         return
     for name in ("snapshot", "frozen_at"):
         if getattr(bundle.optimum, name) is None:
-            problems.append(Problem("optimum.yaml", f"is required by rubric {DEFAULT_RUBRIC} (the frozen Optimum snapshot)",
-                                    field=name, fix="add it, or choose another rubric in bundle.yaml"))
+            problems.append(
+                Problem(
+                    "optimum.yaml",
+                    f"is required by rubric {DEFAULT_RUBRIC} (the frozen Optimum snapshot)",
+                    field=name,
+                    fix="add it, or choose another rubric in bundle.yaml",
+                )
+            )
     for item in bundle.captures:
         if "acceptance" not in item.capture.model_fields_set:
-            problems.append(Problem(
-                "captures.jsonl", f"is required by rubric {DEFAULT_RUBRIC} (seed 000's acceptance gate)",
-                line=item.line, capture_id=item.capture.capture_id, field="acceptance",
-                fix='add "acceptance": {"passed": true, "reason": null, "notes": ""}, or choose another rubric',
-            ))
+            problems.append(
+                Problem(
+                    "captures.jsonl",
+                    f"is required by rubric {DEFAULT_RUBRIC} (seed 000's acceptance gate)",
+                    line=item.line,
+                    capture_id=item.capture.capture_id,
+                    field="acceptance",
+                    fix='add "acceptance": {"passed": true, "reason": null, "notes": ""}, or choose another rubric',
+                )
+            )
 
 
 def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[str]:
@@ -166,13 +190,22 @@ def _families(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> list[s
     present = sorted({item.capture.family for item in bundle.captures})
     if rubric.families is None:
         return present
-    allowed = ", ".join(rubric.families[:-1]) + f" or {rubric.families[-1]}" if len(rubric.families) > 1 else rubric.families[0]
+    allowed = (
+        ", ".join(rubric.families[:-1]) + f" or {rubric.families[-1]}"
+        if len(rubric.families) > 1
+        else rubric.families[0]
+    )
     for item in bundle.captures:
         if item.capture.family not in rubric.families:
             problems.append(
-                Problem("captures.jsonl", f"must be family:technique with family {allowed} (rubric {rubric.version})",
-                        line=item.line, capture_id=item.capture.capture_id, field="entry_key",
-                        value=show_value(item.capture.entry_key))
+                Problem(
+                    "captures.jsonl",
+                    f"must be family:technique with family {allowed} (rubric {rubric.version})",
+                    line=item.line,
+                    capture_id=item.capture.capture_id,
+                    field="entry_key",
+                    value=show_value(item.capture.entry_key),
+                )
             )
     return list(rubric.families) + [family for family in present if family not in rubric.families]
 
@@ -182,17 +215,26 @@ def _check_key_envs(panel: Panel | None, allowed: tuple[str, ...], problems: lis
     for judge in panel.judges if panel is not None else ():
         for field, name in (("api_key_env", judge.spec.api_key_env), ("api_token_env", judge.spec.api_token_env)):
             if name is not None and not key_env_allowed(name, allowed):
-                problems.append(Problem(
-                    "optimum.yaml", "names an environment variable that is not an API key's: its value would be sent as "
-                    f"{judge.label}'s key to the role's route", field=f"roles.{judge.role}.{field}", value=show_value(name),
-                    fix="name a variable ending in _API_KEY, or allow this one with --ora-key-env NAME (ini ora_key_env)",
-                ))
+                problems.append(
+                    Problem(
+                        "optimum.yaml",
+                        "names an environment variable that is not an API key's: its value would be sent as "
+                        f"{judge.label}'s key to the role's route",
+                        field=f"roles.{judge.role}.{field}",
+                        value=show_value(name),
+                        fix="name a variable ending in _API_KEY, or allow this one with --ora-key-env NAME (ini ora_key_env)",
+                    )
+                )
         if judge.spec.api_token_env is not None and judge.spec.provider not in ("azure-openai", "vertex"):
-            problems.append(Problem(
-                "optimum.yaml", f"is for azure-openai and vertex roles only, not {judge.spec.provider}",
-                field=f"roles.{judge.role}.api_token_env", value=show_value(judge.spec.api_token_env),
-                fix="remove it, or use api_key_env for this provider's key",
-            ))
+            problems.append(
+                Problem(
+                    "optimum.yaml",
+                    f"is for azure-openai and vertex roles only, not {judge.spec.provider}",
+                    field=f"roles.{judge.role}.api_token_env",
+                    value=show_value(judge.spec.api_token_env),
+                    fix="remove it, or use api_key_env for this provider's key",
+                )
+            )
 
 
 def _check_thinking(panel: Panel | None, problems: list[Problem]) -> None:
@@ -203,11 +245,15 @@ def _check_thinking(panel: Panel | None, problems: list[Problem]) -> None:
             continue
         claude = "claude" in spec.model and spec.provider in ("anthropic", "vertex", "bedrock")
         if not claude:
-            problems.append(Problem(
-                "optimum.yaml", f"is Claude's extended thinking: not for {spec.provider} model {spec.model}",
-                field=f"roles.{judge.role}.thinking_budget", value=show_value(str(spec.thinking_budget)),
-                fix="remove it, or give it to a Claude role (provider anthropic, or Claude on vertex or bedrock)",
-            ))
+            problems.append(
+                Problem(
+                    "optimum.yaml",
+                    f"is Claude's extended thinking: not for {spec.provider} model {spec.model}",
+                    field=f"roles.{judge.role}.thinking_budget",
+                    value=show_value(str(spec.thinking_budget)),
+                    fix="remove it, or give it to a Claude role (provider anthropic, or Claude on vertex or bedrock)",
+                )
+            )
 
 
 def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:
@@ -226,15 +272,24 @@ def _panel(
     panel = tuple(bundle.manifest.panel or DEFAULT_PANEL)
     if len(panel) != rubric.panel_size:
         problems.append(
-            Problem("bundle.yaml", f"names {len(panel)} judges but rubric {rubric.version} needs panel_size {rubric.panel_size}",
-                    field="panel", value=show_value(list(panel)),
-                    fix=f"list {rubric.panel_size} roles of optimum.yaml under panel")
+            Problem(
+                "bundle.yaml",
+                f"names {len(panel)} judges but rubric {rubric.version} needs panel_size {rubric.panel_size}",
+                field="panel",
+                value=show_value(list(panel)),
+                fix=f"list {rubric.panel_size} roles of optimum.yaml under panel",
+            )
         )
         return None
     for sub in substitutions:
         if sub.slot not in panel:
-            problems.append(Problem("--ora-substitute", f"names slot {sub.slot!r}, which is not a panel role",
-                                    fix=f"use one of {', '.join(panel)}"))
+            problems.append(
+                Problem(
+                    "--ora-substitute",
+                    f"names slot {sub.slot!r}, which is not a panel role",
+                    fix=f"use one of {', '.join(panel)}",
+                )
+            )
     by_slot = {sub.slot: sub for sub in substitutions}
     judges: list[JudgeSlot] = []
     for index, slot in enumerate(panel):
@@ -260,13 +315,16 @@ def _panel(
     locked = rubric.panel_models
     for judge in judges:
         if locked is not None and not judge.substituted and judge.spec.model not in locked:
-            problems.append(Problem(
-                "optimum.yaml", f"role {judge.slot!r} ({judge.label}) is model {judge.spec.model!r}, not one of rubric "
-                f"{rubric.version}'s locked panel ({', '.join(locked)}): another model is a judge substitution",
-                field=f"roles.{judge.slot}.model",
-                fix=f"restore the locked model, or substitute explicitly with --ora-substitute {judge.slot}=... and "
+            problems.append(
+                Problem(
+                    "optimum.yaml",
+                    f"role {judge.slot!r} ({judge.label}) is model {judge.spec.model!r}, not one of rubric "
+                    f"{rubric.version}'s locked panel ({', '.join(locked)}): another model is a judge substitution",
+                    field=f"roles.{judge.slot}.model",
+                    fix=f"restore the locked model, or substitute explicitly with --ora-substitute {judge.slot}=... and "
                     "--ora-panel-label (recorded as a different judging panel)",
-            ))
+                )
+            )
     default = "Optimum Big 1 / Big 2" if panel == DEFAULT_PANEL else "Optimum " + " / ".join(panel)
     return Panel(tuple(judges), label or default)
 
@@ -277,8 +335,13 @@ def _check_configurations(bundle: Bundle, families: list[str], problems: list[Pr
     for name in listed:
         if name in RESERVED_NAMES or name in families:
             problems.append(
-                Problem("bundle.yaml", "clashes with a pytest marker or family name", field="configurations",
-                        value=show_value(name), fix="rename the configuration")
+                Problem(
+                    "bundle.yaml",
+                    "clashes with a pytest marker or family name",
+                    field="configurations",
+                    value=show_value(name),
+                    fix="rename the configuration",
+                )
             )
     for item in bundle.captures:
         if item.capture.configuration not in known:
@@ -332,28 +395,50 @@ def _scored_entries(bundle: Bundle, losers: set[str], families: list[str]) -> di
 
 
 def _check_scored_set(
-    bundle: Bundle, rubric: Rubric, entries: dict[str, tuple[str, ...]], collisions: Mapping[str, str],
+    bundle: Bundle,
+    rubric: Rubric,
+    entries: dict[str, tuple[str, ...]],
+    collisions: Mapping[str, str],
     problems: list[Problem],
 ) -> None:
     given = bundle.manifest.scored_set
     if given is None and rubric.families is None:
         return  # other rubrics check the scored set only where the bundle gives one
-    expected_set: dict[str, int | list[str]] = {str(k): v for k, v in (default_scored_set() if given is None else given).items()}
+    expected_set: dict[str, int | list[str]] = {
+        str(k): v for k, v in (default_scored_set() if given is None else given).items()
+    }
     default = default_scored_set()
-    if rubric.families is not None and REQUIRED_ENTRIES not in expected_set and all(
-        expected_set.get(family) == default[family] for family in rubric.families
+    if (
+        rubric.families is not None
+        and REQUIRED_ENTRIES not in expected_set
+        and all(expected_set.get(family) == default[family] for family in rubric.families)
     ):
         expected_set[REQUIRED_ENTRIES] = default[REQUIRED_ENTRIES]  # the Ora method's full set names its two modes
     required = expected_set.pop(REQUIRED_ENTRIES, [])
-    absent = [key for key in required if key not in entries.get(key.partition(":")[0], ())] if isinstance(required, list) else []
+    absent = (
+        [key for key in required if key not in entries.get(key.partition(":")[0], ())]
+        if isinstance(required, list)
+        else []
+    )
     if absent:
         lacks = f"scored set lacks the required {'entry' if len(absent) == 1 else 'entries'} {', '.join(absent)}"
         if given is None or REQUIRED_ENTRIES not in given:
-            problems.append(Problem("bundle.yaml", f"{lacks} (the full campaign's scored set names them)",
-                                    fix="capture the required entries, or declare the scored_set this bundle holds"))
+            problems.append(
+                Problem(
+                    "bundle.yaml",
+                    f"{lacks} (the full campaign's scored set names them)",
+                    fix="capture the required entries, or declare the scored_set this bundle holds",
+                )
+            )
         else:
-            problems.append(Problem("bundle.yaml", lacks, field=f"scored_set.{REQUIRED_ENTRIES}",
-                                    fix="capture the required entries, or correct scored_set.required"))
+            problems.append(
+                Problem(
+                    "bundle.yaml",
+                    lacks,
+                    field=f"scored_set.{REQUIRED_ENTRIES}",
+                    fix="capture the required entries, or correct scored_set.required",
+                )
+            )
     if rubric.families is not None:
         expected_set = {family: expected_set.get(family, 0) for family in rubric.families}
     if given is None:
@@ -373,7 +458,9 @@ def _check_scored_set(
             candidates = (p.stem for p in specs.glob("*.md")) if specs is not None else iter(())
             uncaptured = sorted(t for t in candidates if t not in found and t not in losing)
             missing = uncaptured if len(found) < expected else []
-            extra = [] if len(found) < expected else ["(name the expected techniques as a list in scored_set to see which)"]
+            extra = (
+                [] if len(found) < expected else ["(name the expected techniques as a list in scored_set to see which)"]
+            )
             problems.append(_set_problem(family, len(found), expected, missing, extra))
 
 
@@ -455,16 +542,26 @@ def _plan_capture(
 ) -> PlannedCapture:
     capture = item.capture
     root = where.root
-    for field, path in (("spec", capture.spec_path), ("target", capture.host_spec_path),
-                        ("visual_artifact", capture.visual_artifact)):
+    for field, path in (
+        ("spec", capture.spec_path),
+        ("target", capture.host_spec_path),
+        ("visual_artifact", capture.visual_artifact),
+    ):
         if path is None:
             continue
         try:
             where.inside(path)
         except BundlePathError as error:
             problems.append(
-                Problem("captures.jsonl", str(error), line=item.line, capture_id=capture.capture_id,
-                        field=field, value=show_value(path), fix="use a path to a file inside the bundle directory")
+                Problem(
+                    "captures.jsonl",
+                    str(error),
+                    line=item.line,
+                    capture_id=capture.capture_id,
+                    field=field,
+                    value=show_value(path),
+                    fix="use a path to a file inside the bundle directory",
+                )
             )
     if capture.entry_key in losers:
         winner = collisions[capture.technique]
@@ -476,8 +573,16 @@ def _plan_capture(
     lacking = None if material is None else material.capture_problem(capture)
     if lacking is not None:
         field, message = lacking
-        problems.append(Problem("captures.jsonl", message, line=item.line, capture_id=capture.capture_id, field=field,
-                                fix=f"give every capture the {field} that rubric {rubric.version} (kind {rubric.kind}) judges"))
+        problems.append(
+            Problem(
+                "captures.jsonl",
+                message,
+                line=item.line,
+                capture_id=capture.capture_id,
+                field=field,
+                fix=f"give every capture the {field} that rubric {rubric.version} (kind {rubric.kind}) judges",
+            )
+        )
     secret = item.secret or file_secret(capture, root, files)  # the capture's own texts: scanned when read
     if secret is not None:
         return PlannedCapture(capture, item.line, "excluded", secret_reason(*secret))

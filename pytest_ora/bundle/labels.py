@@ -74,11 +74,29 @@ def labels_path(option: tuple[str, Path] | None, manifest_labels: str | None, ro
     try:
         return bundle_file(root, manifest_labels), manifest_labels
     except FileNotFoundError:
-        raise IntakeError([Problem("bundle.yaml", "names a labels file that does not exist", field="labels",
-                                   value=show_value(manifest_labels), fix="give a JSONL file inside the bundle")]) from None
+        raise IntakeError(
+            [
+                Problem(
+                    "bundle.yaml",
+                    "names a labels file that does not exist",
+                    field="labels",
+                    value=show_value(manifest_labels),
+                    fix="give a JSONL file inside the bundle",
+                )
+            ]
+        ) from None
     except BundlePathError as error:
-        raise IntakeError([Problem("bundle.yaml", f"names a labels file that {error}", field="labels",
-                                   value=show_value(manifest_labels), fix="give a JSONL file inside the bundle")]) from None
+        raise IntakeError(
+            [
+                Problem(
+                    "bundle.yaml",
+                    f"names a labels file that {error}",
+                    field="labels",
+                    value=show_value(manifest_labels),
+                    fix="give a JSONL file inside the bundle",
+                )
+            ]
+        ) from None
 
 
 def check_label(data: Any, rubric: Any, captures: Collection[str]) -> tuple[HumanLabel | None, str | None, str | None]:
@@ -96,16 +114,26 @@ def check_label(data: Any, rubric: Any, captures: Collection[str]) -> tuple[Huma
         return None, "capture_id", f"names no capture of this bundle (got {show_value(data['capture_id'])})"
     scores = data.get("scores")
     if not isinstance(scores, dict):
-        return None, "scores", f"must be an object of criterion: number (got {show_value(scores) if 'scores' in data else 'nothing'})"
+        return (
+            None,
+            "scores",
+            f"must be an object of criterion: number (got {show_value(scores) if 'scores' in data else 'nothing'})",
+        )
     for name, value in scores.items():
-        if isinstance(value, bool) or not isinstance(value, (int, Decimal)) or (isinstance(value, Decimal) and not value.is_finite()):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, Decimal))
+            or (isinstance(value, Decimal) and not value.is_finite())
+        ):
             return None, f"scores.{name}", f"must be a number (got {show_value(value)})"
     problem = check_scale(scores, rubric)
     if problem is not None:
         return None, problem.field, f"{problem.reason} (got {problem.value})"
     notes = data.get("notes")
-    if notes is not None and not isinstance(notes, str) and not (
-        isinstance(notes, dict) and all(isinstance(v, str) for v in notes.values())
+    if (
+        notes is not None
+        and not isinstance(notes, str)
+        and not (isinstance(notes, dict) and all(isinstance(v, str) for v in notes.values()))
     ):
         return None, "notes", "must be text, or an object of criterion: text"
     ordered = tuple((name, str(scores[name])) for name in rubric.names)
@@ -116,7 +144,9 @@ def _lines(path: Path, name: str) -> Iterable[tuple[int, bytes]]:
     try:
         stream = path.open("rb")
     except FileNotFoundError:
-        raise IntakeError([Problem(name, "does not exist", fix="--ora-labels names a JSONL file of human labels")]) from None
+        raise IntakeError(
+            [Problem(name, "does not exist", fix="--ora-labels names a JSONL file of human labels")]
+        ) from None
     except OSError as error:
         raise IntakeError([Problem(name, f"cannot be read ({error.strerror or error})")]) from None
     with stream:
@@ -124,7 +154,13 @@ def _lines(path: Path, name: str) -> Iterable[tuple[int, bytes]]:
 
 
 def json_lines(
-    path: Path, name: str, problems: list[Problem], *, max_line: int, what: str, secrets: Collection[str] = (),
+    path: Path,
+    name: str,
+    problems: list[Problem],
+    *,
+    max_line: int,
+    what: str,
+    secrets: Collection[str] = (),
 ) -> Iterator[tuple[int, Any]]:
     """Each JSON line of a labels file as (line number, value); a bad line is added to `problems`, never yielded.
 
@@ -156,13 +192,18 @@ def json_lines(
             problem(f"is not valid JSON: {error.msg} at column {error.colno}")
             continue
         if any(needle in data for needle in needles):
-            problem("holds the value of a configured API key, which would be written to the report; remove it "
-                    "(and rotate the key)", _field_holding(parsed, needles))
+            problem(
+                "holds the value of a configured API key, which would be written to the report; remove it "
+                "(and rotate the key)",
+                _field_holding(parsed, needles),
+            )
             continue
         yield number, parsed
 
 
-def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str], secrets: Collection[str] = ()) -> LabelSet:
+def read_labels(
+    path: Path, name: str, rubric: Any, captures: Collection[str], secrets: Collection[str] = ()
+) -> LabelSet:
     """Every label of the file, checked; IntakeError listing each bad line (file, line, field).
 
     A line holding the value of a configured API key (`secrets`: a rater named by the key) is refused,
@@ -172,8 +213,15 @@ def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str], s
         what = "does not exist" if not path.exists() else "is not a regular file"
         raise IntakeError([Problem(name, what, fix="--ora-labels names a JSONL file of human labels")])
     if getattr(rubric, "kind", "scores") != "scores":
-        raise IntakeError([Problem(name, f"human labels calibrate judges' scores; rubric {rubric.version} is kind "
-                                         f"{rubric.kind}", fix="use labels with a kind: scores rubric")])
+        raise IntakeError(
+            [
+                Problem(
+                    name,
+                    f"human labels calibrate judges' scores; rubric {rubric.version} is kind {rubric.kind}",
+                    fix="use labels with a kind: scores rubric",
+                )
+            ]
+        )
     problems: list[Problem] = []
     labels: list[HumanLabel] = []
     seen: dict[tuple[str, str], int] = {}
@@ -184,19 +232,27 @@ def read_labels(path: Path, name: str, rubric: Any, captures: Collection[str], s
 
         label, field, why = check_label(parsed, rubric, captures)
         if label is None:
-            capture = parsed.get("capture_id") if isinstance(parsed, dict) and isinstance(parsed.get("capture_id"), str) else None
+            capture = (
+                parsed.get("capture_id")
+                if isinstance(parsed, dict) and isinstance(parsed.get("capture_id"), str)
+                else None
+            )
             problem(str(why), field, capture)
             continue
         key = (label.capture_id, label.rater)
         if key in seen:
-            problem(f"rater {label.rater!r} already labelled this capture on line {seen[key]}", "rater", label.capture_id)
+            problem(
+                f"rater {label.rater!r} already labelled this capture on line {seen[key]}", "rater", label.capture_id
+            )
             continue
         seen[key] = number
         labels.append(HumanLabel(label.capture_id, label.rater, label.scores, number))
     if problems:
         raise IntakeError(problems)
     if not labels:
-        raise IntakeError([Problem(name, "holds no label", fix="write one JSON object per line: capture_id, rater, scores, notes")])
+        raise IntakeError(
+            [Problem(name, "holds no label", fix="write one JSON object per line: capture_id, rater, scores, notes")]
+        )
     return LabelSet(name, tuple(labels))
 
 
@@ -206,7 +262,9 @@ def _field_holding(parsed: Any, needles: Collection[bytes]) -> str | None:
         for key, value in parsed.items():
             text = json.dumps([key, value], ensure_ascii=False, default=str).encode("utf-8")
             if any(needle in text for needle in needles):
-                return str(key) if not any(needle in str(key).encode("utf-8") for needle in needles) else "(a field name)"
+                return (
+                    str(key) if not any(needle in str(key).encode("utf-8") for needle in needles) else "(a field name)"
+                )
     return None
 
 

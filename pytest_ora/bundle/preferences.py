@@ -91,7 +91,11 @@ def check_preference(data: Any, items: dict[str, Pair]) -> tuple[Preference | No
             return None, "entry_key", "must name the entry (or give capture_id)"
         pair = _pair_of(data.get("pair"))
         if pair is None:
-            return None, "pair", f"must be \"A:B\" or [\"A\", \"B\"] (got {show_value(data.get('pair')) if 'pair' in data else 'nothing'})"
+            return (
+                None,
+                "pair",
+                f'must be "A:B" or ["A", "B"] (got {show_value(data.get("pair")) if "pair" in data else "nothing"})',
+            )
         capture_id = f"{entry_key}/{pair.lane}"
         if capture_id not in items:
             return None, "pair", f"entry {entry_key!r} has no compare item {pair.first} vs {pair.second} in this run"
@@ -111,7 +115,9 @@ def check_preference(data: Any, items: dict[str, Pair]) -> tuple[Preference | No
     return Preference(capture_id, rater.strip(), side, 0), None, None
 
 
-def read_preferences(path: Path, name: str, pairs: Sequence[tuple[str, Pair]], secrets: Collection[str] = ()) -> PreferenceSet:
+def read_preferences(
+    path: Path, name: str, pairs: Sequence[tuple[str, Pair]], secrets: Collection[str] = ()
+) -> PreferenceSet:
     """Every preference of the file, checked; IntakeError listing each bad line (file, line, field)."""
     if not path.is_file():
         what = "does not exist" if not path.exists() else "is not a regular file"
@@ -120,7 +126,9 @@ def read_preferences(path: Path, name: str, pairs: Sequence[tuple[str, Pair]], s
     problems: list[Problem] = []
     labels: list[Preference] = []
     seen: dict[tuple[str, str], int] = {}
-    for number, parsed in json_lines(path, name, problems, max_line=MAX_LINE, what="a preference label", secrets=secrets):
+    for number, parsed in json_lines(
+        path, name, problems, max_line=MAX_LINE, what="a preference label", secrets=secrets
+    ):
 
         def problem(message: str, field: str | None = None, capture_id: str | None = None, line: int = number) -> None:
             problems.append(Problem(name, message, line=line, field=field, capture_id=capture_id))
@@ -138,6 +146,13 @@ def read_preferences(path: Path, name: str, pairs: Sequence[tuple[str, Pair]], s
     if problems:
         raise IntakeError(problems)
     if not labels:
-        raise IntakeError([Problem(name, "holds no label",
-                                   fix="write one JSON object per line: capture_id (or entry_key and pair), rater, winner")])
+        raise IntakeError(
+            [
+                Problem(
+                    name,
+                    "holds no label",
+                    fix="write one JSON object per line: capture_id (or entry_key and pair), rater, winner",
+                )
+            ]
+        )
     return PreferenceSet(name, tuple(labels))

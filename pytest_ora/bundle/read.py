@@ -46,7 +46,11 @@ def read_bundle(root: Path, problems: list[Problem]) -> Bundle | None:
     """Read what can be read, adding every problem found; None when a manifest is unusable."""
     if not root.is_dir():
         what = "is not a directory" if root.exists() else "does not exist"
-        problems.append(Problem(str(root), what, fix="point --ora-bundle at a capture bundle (python -m pytest_ora init DIR makes one)"))
+        problems.append(
+            Problem(
+                str(root), what, fix="point --ora-bundle at a capture bundle (python -m pytest_ora init DIR makes one)"
+            )
+        )
         return None
     manifest = _read_model(root, "bundle.yaml", BundleManifest, problems)
     optimum = _read_model(root, "optimum.yaml", OptimumSnapshot, problems)
@@ -59,21 +63,31 @@ def read_bundle(root: Path, problems: list[Problem]) -> Bundle | None:
     if candidates:
         for item in captures:
             if item.capture.configuration in candidates:
-                problems.append(Problem(
-                    "captures.jsonl", f"holds an answer of {item.capture.configuration}, which its candidate makes in the run",
-                    line=item.line, capture_id=item.capture.capture_id, field="configuration",
-                    fix="give the prompt once, without configuration and answer (or in entries.jsonl)",
-                ))
+                problems.append(
+                    Problem(
+                        "captures.jsonl",
+                        f"holds an answer of {item.capture.configuration}, which its candidate makes in the run",
+                        line=item.line,
+                        capture_id=item.capture.capture_id,
+                        field="configuration",
+                        fix="give the prompt once, without configuration and answer (or in entries.jsonl)",
+                    )
+                )
         captures += candidate_captures(manifest, [*(entries or []), *(inline or [])])
         _check_candidate_roles(root, manifest, optimum, problems)
         _check_role_conversations(manifest, entries or [], inline or [], problems)
     return Bundle(root=root, manifest=manifest, optimum=optimum, captures=tuple(captures))
 
 
-def _check_candidate_roles(root: Path, manifest: BundleManifest, optimum: OptimumSnapshot, problems: list[Problem]) -> None:
+def _check_candidate_roles(
+    root: Path, manifest: BundleManifest, optimum: OptimumSnapshot, problems: list[Problem]
+) -> None:
     """A role candidate names a role of optimum.yaml."""
-    unknown = [(name, spec.role) for name, spec in (manifest.candidates or {}).items()
-               if spec.role is not None and spec.role not in optimum.roles]
+    unknown = [
+        (name, spec.role)
+        for name, spec in (manifest.candidates or {}).items()
+        if spec.role is not None and spec.role not in optimum.roles
+    ]
     if not unknown:
         return
     try:
@@ -81,15 +95,21 @@ def _check_candidate_roles(root: Path, manifest: BundleManifest, optimum: Optimu
     except (OSError, ValueError, yaml.YAMLError):
         node = None
     for name, role in unknown:
-        problems.append(Problem(
-            "bundle.yaml", f"names role {role!r}, which optimum.yaml does not define", line=_yaml_line(node, ("candidates", name, "role")),
-            field=f"candidates.{name}.role", value=show_value(role),
-            fix=f"roles defined: {', '.join(sorted(optimum.roles)) or 'none'}",
-        ))
+        problems.append(
+            Problem(
+                "bundle.yaml",
+                f"names role {role!r}, which optimum.yaml does not define",
+                line=_yaml_line(node, ("candidates", name, "role")),
+                field=f"candidates.{name}.role",
+                value=show_value(role),
+                fix=f"roles defined: {', '.join(sorted(optimum.roles)) or 'none'}",
+            )
+        )
 
 
-def _check_role_conversations(manifest: BundleManifest, entries: list[tuple[Entry, int]], inline: list[tuple[Entry, int]],
-                              problems: list[Problem]) -> None:
+def _check_role_conversations(
+    manifest: BundleManifest, entries: list[tuple[Entry, int]], inline: list[tuple[Entry, int]], problems: list[Problem]
+) -> None:
     """A role candidate sends the context and the prompt: an entry's `messages` would not reach it, so it is refused."""
     roles = sorted(name for name, spec in (manifest.candidates or {}).items() if spec.role is not None)
     if not roles:
@@ -97,13 +117,18 @@ def _check_role_conversations(manifest: BundleManifest, entries: list[tuple[Entr
     for file, lines in (("entries.jsonl", entries), ("captures.jsonl", inline)):
         for entry, line in lines:
             if entry.messages:
-                problems.append(Problem(
-                    file, f"gives a conversation, which role candidate{'s' if len(roles) > 1 else ''} {', '.join(roles)} "
-                    "would not be sent (a role candidate's request is its system prompt, the context and the prompt)",
-                    line=line, capture_id=entry.entry_key, field="messages",
-                    fix="give the conversation's text as context and its last question as prompt, or answer it with a "
-                    "python or command candidate (they receive messages)",
-                ))
+                problems.append(
+                    Problem(
+                        file,
+                        f"gives a conversation, which role candidate{'s' if len(roles) > 1 else ''} {', '.join(roles)} "
+                        "would not be sent (a role candidate's request is its system prompt, the context and the prompt)",
+                        line=line,
+                        capture_id=entry.entry_key,
+                        field="messages",
+                        fix="give the conversation's text as context and its last question as prompt, or answer it with a "
+                        "python or command candidate (they receive messages)",
+                    )
+                )
 
 
 def read_yaml(path: Path) -> tuple[Any, yaml.Node | None]:
@@ -174,7 +199,9 @@ def _read_model(root: Path, name: str, model: type[_Model], problems: list[Probl
         problem = str(getattr(error, "problem", error))
         if _tab_at(mark, root / name) or "'\\t'" in problem:
             column = mark.column + 1 if mark is not None else None
-            problem = f"has a tab character (column {column}): YAML indents with spaces only; replace the tab with spaces"
+            problem = (
+                f"has a tab character (column {column}): YAML indents with spaces only; replace the tab with spaces"
+            )
         else:
             problem = f"is not valid YAML: {problem}"
         problems.append(Problem(name, problem, line=line))
@@ -241,7 +268,11 @@ def yaml_line(node: yaml.Node | None, location: tuple[Any, ...]) -> int | None:
 
 
 def _read_captures(
-    root: Path, name: str, problems: list[Problem], entries: list[tuple[Entry, int]] | None = None, optional: bool = False,
+    root: Path,
+    name: str,
+    problems: list[Problem],
+    entries: list[tuple[Entry, int]] | None = None,
+    optional: bool = False,
 ) -> list[CaptureLine]:
     """The captures; with candidates, lines without answer and configuration go to `entries` instead."""
     captures: list[CaptureLine] = []
@@ -278,7 +309,9 @@ def _read_captures(
                 light = deferred(capture, source, number, start, raw, values)
                 captures.append(CaptureLine(light, number, text_secret(capture)))
     if lines == 0 and not optional:
-        problems.append(Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture"))
+        problems.append(
+            Problem(name, "is empty: it holds no capture", fix="write one JSON object per line, one per capture")
+        )
     return captures
 
 
@@ -295,8 +328,11 @@ def _shared_strings(obj: dict[str, Any], shared: dict[str, str]) -> dict[str, An
 
     # The deferred texts are not kept after the line is checked: sharing them would hold them all while reading.
     return {
-        one(key): value if key in DEFERRED_TEXTS else
-        {one(k): one(v) for k, v in value.items()} if isinstance(value, dict) else one(value)
+        one(key): value
+        if key in DEFERRED_TEXTS
+        else {one(k): one(v) for k, v in value.items()}
+        if isinstance(value, dict)
+        else one(value)
         for key, value in obj.items()
     }
 
@@ -326,8 +362,13 @@ def _shared_acceptance(obj: dict[str, Any], models: dict[tuple[Any, ...], Accept
 
 
 def _read_capture_line(
-    name: str, number: int, data: bytes, problems: list[Problem], shared: dict[str, str] | None = None,
-    shared_acceptance: dict[tuple[Any, ...], Acceptance] | None = None, entries: list[tuple[Entry, int]] | None = None,
+    name: str,
+    number: int,
+    data: bytes,
+    problems: list[Problem],
+    shared: dict[str, str] | None = None,
+    shared_acceptance: dict[tuple[Any, ...], Acceptance] | None = None,
+    entries: list[tuple[Entry, int]] | None = None,
 ) -> Capture | None:
     try:
         text = data.decode("utf-8")
@@ -340,15 +381,24 @@ def _read_capture_line(
         obj = strict_loads(text, lenient=("evidence",))  # a scorecard grades repeats in evidence UNKNOWN
     except json.JSONDecodeError as error:
         problems.append(
-            Problem(name, f"is not valid JSON: {error.msg} at column {error.colno}", line=number,
-                    fix="each line must hold exactly one JSON object")
+            Problem(
+                name,
+                f"is not valid JSON: {error.msg} at column {error.colno}",
+                line=number,
+                fix="each line must hold exactly one JSON object",
+            )
         )
         return None
     except StrictJsonError as error:
         field = error.field or (key_of(text, error.literal) if error.literal else None)
         problems.append(
-            Problem(name, redact_shapes(str(error)), line=number, field=None if field is None else redact_shapes(field),
-                    fix="each line must hold one unambiguous JSON object")
+            Problem(
+                name,
+                redact_shapes(str(error)),
+                line=number,
+                field=None if field is None else redact_shapes(field),
+                fix="each line must hold one unambiguous JSON object",
+            )
         )
         return None
     if not isinstance(obj, dict):
@@ -401,8 +451,10 @@ def _message(detail: Any) -> str:
     if kind == "string_pattern_mismatch":
         pattern = detail.get("ctx", {}).get("pattern", "")
         if "https?" in pattern:  # before the slug test: this pattern has a ':' too
-            return ("must be a full http(s) URL: a judge route is called over http:// or https:// only (file, ftp, "
-                    "javascript and other schemes are refused)")
+            return (
+                "must be a full http(s) URL: a judge route is called over http:// or https:// only (file, ftp, "
+                "javascript and other schemes are refused)"
+            )
         if "\\w" in pattern:  # a Python candidate's target
             return "must be module:function (a dotted module path, a colon, then the function's name)"
         if ":" in pattern:
@@ -410,4 +462,6 @@ def _message(detail: Any) -> str:
         if "A-Z" in pattern:
             return "must be a name of letters, digits, '_', '.', '+' and '-', starting with a letter or digit"
         return "must be a slug: lowercase letters, digits and hyphens, starting with a letter or digit"
-    return str(detail["msg"]).replace("Value error, ", "").lower() if kind == "value_error" else str(detail["msg"]).lower()
+    return (
+        str(detail["msg"]).replace("Value error, ", "").lower() if kind == "value_error" else str(detail["msg"]).lower()
+    )

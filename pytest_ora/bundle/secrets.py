@@ -19,7 +19,14 @@ from ..core.pngtext import PNG_SIGNATURE, PngTextError, png_texts
 from ..core.vocabulary import SECRET_REASON
 
 __all__ = [
-    "SHAPES", "capture_texts", "file_secret", "find_secret", "redact_shapes", "secret_in", "secret_reason", "text_secret",
+    "SHAPES",
+    "capture_texts",
+    "file_secret",
+    "find_secret",
+    "redact_shapes",
+    "secret_in",
+    "secret_reason",
+    "text_secret",
 ]
 
 SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
@@ -32,10 +39,16 @@ SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
         # After a word character "sk-" is a slug's tail (risk-assessment-...), not a key.
         ("an OpenAI API key", r"(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}", ("sk-",)),
         ("a Google API key", r"AIza[0-9A-Za-z_-]{35}", ("AIza",)),
-        ("a GitHub token", r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
-         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
-        ("an AWS access key id", r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}(?![A-Z0-9])",
-         ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA")),
+        (
+            "a GitHub token",
+            r"(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})",
+            ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        ),
+        (
+            "an AWS access key id",
+            r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}(?![A-Z0-9])",
+            ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA"),
+        ),
         ("a Slack token", r"xox[abposr]-[A-Za-z0-9-]{10,}", ("xox",)),
         ("a Stripe secret key", r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,}", ("k_live_", "k_test_")),
         ("a Hugging Face token", r"hf_[A-Za-z0-9]{30,}", ("hf_",)),
@@ -47,8 +60,11 @@ SHAPES: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...] = tuple(
         ("a JSON Web Token", r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyJ",)),
         # A bearer credential: the scheme word, then a token with a digit in it (prose says
         # "bearer tokens", never "Bearer 9f2c...").
-        ("a bearer token", r"(?i:\bbearer)\s+(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{16,}=*",
-         ("Bearer", "bearer", "BEARER")),
+        (
+            "a bearer token",
+            r"(?i:\bbearer)\s+(?=[A-Za-z0-9._~+/-]*[0-9])[A-Za-z0-9._~+/-]{16,}=*",
+            ("Bearer", "bearer", "BEARER"),
+        ),
     )
 )
 
@@ -146,8 +162,11 @@ def text_secret(capture: Capture) -> tuple[str, str] | None:
 def file_secret(capture: Capture, root: Path, files: dict[str, str | None] | None = None) -> tuple[str, str] | None:
     """(field, kind of credential) of the first credential-shaped text of the capture's spec, host mode spec or text artifact."""
     cache = {} if files is None else files
-    for field, relative in (("spec", capture.spec_path), ("target", capture.host_spec_path),
-                            ("visual_artifact", capture.visual_artifact)):
+    for field, relative in (
+        ("spec", capture.spec_path),
+        ("target", capture.host_spec_path),
+        ("visual_artifact", capture.visual_artifact),
+    ):
         if relative is None:
             continue
         if relative not in cache:

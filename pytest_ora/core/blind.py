@@ -30,7 +30,14 @@ from .models import Capture
 from .rubric import Rubric
 
 __all__ = [
-    "WITHHELD", "artifact_path", "blind_names", "blindness", "names_itself", "specification_source", "withheld_count", "withhold",
+    "WITHHELD",
+    "artifact_path",
+    "blind_names",
+    "blindness",
+    "names_itself",
+    "specification_source",
+    "withheld_count",
+    "withhold",
     "withhold_all",
 ]
 

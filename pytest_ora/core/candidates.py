@@ -9,8 +9,17 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr, TypeAdapter, Valid
 
 from .errors import OraError
 
-__all__ = ["CANDIDATE_FAILED", "DEFAULT_MAX_TOKENS", "CandidateParams", "CandidateSpec", "Entry", "TranscriptError", "Turn",
-           "transcript_of", "transcript_text"]
+__all__ = [
+    "CANDIDATE_FAILED",
+    "DEFAULT_MAX_TOKENS",
+    "CandidateParams",
+    "CandidateSpec",
+    "Entry",
+    "TranscriptError",
+    "Turn",
+    "transcript_of",
+    "transcript_text",
+]
 
 DEFAULT_MAX_TOKENS = 4096
 """A role candidate's output limit when its params set none."""
@@ -63,8 +72,10 @@ def transcript_of(value: Any) -> list[Turn]:
         where = [str(part) for part in detail["loc"]]
         turn = f"turn {int(where[0]) + 1}" if where and where[0].isdigit() else "a turn"
         field = f" field {where[1]!r}" if len(where) > 1 else ""
-        message = {"missing": "is required but missing", "extra_forbidden": "is not a turn's field (role, content)"}.get(
-            detail["type"], str(detail["msg"]).lower())
+        message = {
+            "missing": "is required but missing",
+            "extra_forbidden": "is not a turn's field (role, content)",
+        }.get(detail["type"], str(detail["msg"]).lower())
         raise TranscriptError(f"{turn}{field} {message}") from None
 
 
@@ -95,7 +106,9 @@ class CandidateSpec(BaseModel):
     def _one_way(self) -> CandidateSpec:
         ways = [name for name in ("role", "python", "command") if getattr(self, name) is not None]
         if len(ways) != 1:
-            raise ValueError("must name exactly one of role, python or command" + (f" (names {', '.join(ways)})" if ways else ""))
+            raise ValueError(
+                "must name exactly one of role, python or command" + (f" (names {', '.join(ways)})" if ways else "")
+            )
         if self.role is None and (self.system is not None or self.params is not None):
             raise ValueError("system and params are for role candidates only")
         return self

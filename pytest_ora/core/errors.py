@@ -141,7 +141,7 @@ class IntakeError(OraError):
         self.problems = sorted(problems, key=lambda problem: (problem.file, problem.line or 0))
         count = len(self.problems)
         lines = [f"capture bundle failed intake ({count} problem{'s' if count != 1 else ''}):"]
-        lines += listed([problem.render() for problem in self.problems[:MAX_LISTED + 1]], count)
+        lines += listed([problem.render() for problem in self.problems[: MAX_LISTED + 1]], count)
         super().__init__("\n".join(lines))
 
 
@@ -153,8 +153,10 @@ def listed(problems: list[str], count: int) -> list[str]:
     """The first MAX_LISTED of `count` problems as `  - ` lines, then how many more there are."""
     lines = [f"  - {problem}" for problem in problems[:MAX_LISTED]]
     if count > MAX_LISTED:
-        lines.append(f"  ... and {count - MAX_LISTED} more problem{'s' if count - MAX_LISTED != 1 else ''} "
-                     f"(the first {MAX_LISTED} are listed; fix them and run again)")
+        lines.append(
+            f"  ... and {count - MAX_LISTED} more problem{'s' if count - MAX_LISTED != 1 else ''} "
+            f"(the first {MAX_LISTED} are listed; fix them and run again)"
+        )
     return lines
 
 

@@ -39,6 +39,8 @@ _FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 def line_digest(data: bytes) -> bytes:
     """The digest a line's bytes (as read, line end included) are checked against when read again."""
     return hashlib.blake2b(data, digest_size=16).digest()
+
+
 class LineSource:
     """The captures.jsonl a bundle's deferred texts come from, as intake opened it (its real path and file identity)."""
 
@@ -65,13 +67,17 @@ class LineSource:
                 status = os.fstat(stream.fileno())
                 # The same file or none: a file moved, replaced or linked in since intake is never read.
                 if (status.st_dev, status.st_ino) != self.identity:
-                    raise BundleChanged(f"{changed}: it is another file now; leave the bundle unchanged while a "
-                                        "run reads it, then run again")
+                    raise BundleChanged(
+                        f"{changed}: it is another file now; leave the bundle unchanged while a "
+                        "run reads it, then run again"
+                    )
                 stream.seek(offset)
                 return stream.read(size)
         except OSError as error:
-            raise BundleChanged(f"{changed}: it cannot be read again ({error.strerror or error}); "
-                                "leave the bundle unchanged while a run reads it") from None
+            raise BundleChanged(
+                f"{changed}: it cannot be read again ({error.strerror or error}); "
+                "leave the bundle unchanged while a run reads it"
+            ) from None
 
 
 class LineTexts:
@@ -99,8 +105,10 @@ class LineTexts:
         key = self._key()
         data = self.source.read(self.line, self.offset, self.size)
         if len(data) != self.size or line_digest(data) != self.digest:
-            raise BundleChanged(f"{self.source.name} line {self.line} changed since intake checked it (its bytes "
-                                "differ): leave the bundle unchanged while a run reads it, then run again")
+            raise BundleChanged(
+                f"{self.source.name} line {self.line} changed since intake checked it (its bytes "
+                "differ): leave the bundle unchanged while a run reads it, then run again"
+            )
         with _LOCK:  # the bytes are checked on every read; only their parse is kept for the next field
             if _LAST.get("key") == key:
                 return dict(_LAST["texts"])
@@ -140,8 +148,9 @@ class DeferredCapture(Capture):
         return BaseModel.model_dump_json(loaded(self), **kwargs)
 
 
-def deferred(capture: Capture, source: LineSource, line: int, offset: int, raw: bytes,
-             shared: dict[Any, Any] | None = None) -> Capture:
+def deferred(
+    capture: Capture, source: LineSource, line: int, offset: int, raw: bytes, shared: dict[Any, Any] | None = None
+) -> Capture:
     """`capture` (line `line` of `source`, the bytes `raw` at `offset`) without its prompt and answer when the
     switch is on; the capture itself when it is off.
 

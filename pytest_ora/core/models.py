@@ -111,7 +111,12 @@ class _Record(BaseModel):
 
 def default_scored_set() -> dict[str, int | list[str]]:
     """The Ora method's scored set (with ora-1.0 when bundle.yaml gives none): its counts and the two modes it names."""
-    return {"mode": 60, "visual": 21, "lens": 115, REQUIRED_ENTRIES: ["mode:passion-exploration", "mode:structured-output"]}
+    return {
+        "mode": 60,
+        "visual": 21,
+        "lens": 115,
+        REQUIRED_ENTRIES: ["mode:passion-exploration", "mode:structured-output"],
+    }
 
 
 def default_collisions() -> dict[str, str]:
@@ -144,7 +149,9 @@ class VerdictRule(_Record):
     @model_validator(mode="after")
     def _one_count(self) -> VerdictRule:
         if (self.directional_at_least is None) == (self.per_hypothesis_at_least is None):
-            raise ValueError("give exactly one of directional_at_least (over all hypotheses) and per_hypothesis_at_least")
+            raise ValueError(
+                "give exactly one of directional_at_least (over all hypotheses) and per_hypothesis_at_least"
+            )
         return self
 
 
@@ -206,6 +213,7 @@ class BundleManifest(_Record):
             if family != REQUIRED_ENTRIES and keyed:
                 raise ValueError(f"scored_set.{family} lists techniques without their family (e.g. argument-audit)")
         return self
+
     rubric: str | None = None
     """The rubric (a built-in id or a path under the bundle) when --ora-rubric does not name one; default ora-1.0."""
     panel: list[str] | None = Field(default=None, min_length=1)
@@ -235,7 +243,9 @@ class BundleManifest(_Record):
 
     @field_validator("candidates")
     @classmethod
-    def _known_candidates(cls, value: dict[str, CandidateSpec] | None, info: ValidationInfo) -> dict[str, CandidateSpec] | None:
+    def _known_candidates(
+        cls, value: dict[str, CandidateSpec] | None, info: ValidationInfo
+    ) -> dict[str, CandidateSpec] | None:
         configurations = info.data.get("configurations") or []
         unknown = sorted(name for name in value or {} if name not in configurations)
         if unknown:
@@ -252,8 +262,10 @@ class BundleManifest(_Record):
         for number, name in enumerate(value, start=1):  # cassettes and packets are files named by configuration
             first = folded.setdefault(name.casefold(), number)
             if first != number:
-                raise ValueError(f"names {first} and {number} differ only in case: each configuration needs files "
-                                 "of its own, and some file systems do not tell such names apart")
+                raise ValueError(
+                    f"names {first} and {number} differ only in case: each configuration needs files "
+                    "of its own, and some file systems do not tell such names apart"
+                )
         return value
 
     @field_validator("panel")
@@ -416,11 +428,30 @@ class Capture(_Record):
     """family:technique (with ora-1.0 the family is mode, visual or lens)."""
     configuration: ConfigurationName
     prompt: str
-    answer: Annotated[str, WithJsonSchema({
-        "anyOf": [{"type": "string"}, {"type": "array", "minItems": 1, "items": {
-            "type": "object", "additionalProperties": False, "required": ["role", "content"],
-            "properties": {"role": {"enum": ["system", "user", "assistant", "tool"]}, "content": {"type": "string"}}}}],
-        "description": "The answer: a text, or a transcript (a list of {role, content} turns)."})]
+    answer: Annotated[
+        str,
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "string"},
+                    {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["role", "content"],
+                            "properties": {
+                                "role": {"enum": ["system", "user", "assistant", "tool"]},
+                                "content": {"type": "string"},
+                            },
+                        },
+                    },
+                ],
+                "description": "The answer: a text, or a transcript (a list of {role, content} turns).",
+            }
+        ),
+    ]
     target: str | None = None
     """Intended mode, visual route or lens host."""
     spec: str | None = Field(default=None, min_length=1)

@@ -9,7 +9,17 @@ from .bundle import Bundle
 from .models import Capture, RoleSpec
 from .rubric import Rubric
 
-__all__ = ["DEFAULT_PANEL", "JUDGE_SLOTS", "JudgeSlot", "Pair", "Panel", "Plan", "PlannedCapture", "Status", "Substitution"]
+__all__ = [
+    "DEFAULT_PANEL",
+    "JUDGE_SLOTS",
+    "JudgeSlot",
+    "Pair",
+    "Panel",
+    "Plan",
+    "PlannedCapture",
+    "Status",
+    "Substitution",
+]
 
 JUDGE_SLOTS: tuple[tuple[str, str], ...] = (("Judge A", "big-1"), ("Judge B", "big-2"))
 """Seed 000: Judge A is Optimum Big 1, Judge B is Optimum Big 2 (the default panel)."""

@@ -43,8 +43,8 @@ def png_texts(data: bytes) -> list[str]:
     budget = MAX_TEXT_BYTES
     offset = len(PNG_SIGNATURE)
     while offset + 8 <= len(data):
-        length, kind = struct.unpack(">I4s", data[offset:offset + 8])
-        body = data[offset + 8:offset + 8 + length]
+        length, kind = struct.unpack(">I4s", data[offset : offset + 8])
+        body = data[offset + 8 : offset + 8 + length]
         offset += 12 + length
         if kind == b"IEND":
             break

@@ -23,8 +23,17 @@ from .rubric import Rubric
 from .usage import Usage
 
 __all__ = [
-    "CaptureRecord", "JudgeRecord", "RecordStore", "Usage", "answered_plan", "base_record", "candidate_fields",
-    "in_plan_order", "note_blindness", "record_from_text", "record_text",
+    "CaptureRecord",
+    "JudgeRecord",
+    "RecordStore",
+    "Usage",
+    "answered_plan",
+    "base_record",
+    "candidate_fields",
+    "in_plan_order",
+    "note_blindness",
+    "record_from_text",
+    "record_text",
 ]
 
 
@@ -140,14 +149,20 @@ def answered_plan(plan: Plan, records: Sequence[CaptureRecord]) -> Plan:
         record = made.get(planned.capture.capture_id)
         if record is not None and planned.pair is None:
             candidate, transcript = record.get("candidate") or {}, record.get("transcript")
-            capture = loaded(planned.capture).model_copy(update={
-                **candidate,
-                "candidate_cost_usd": None if candidate.get("candidate_cost_usd") is None else Decimal(candidate["candidate_cost_usd"]),
-                "answer": record["answer"],
-                "transcript": None if transcript is None else transcript_of(transcript),
-                "cost_usd": None if record["cost_usd"] is None else Decimal(record["cost_usd"]),
-                "wall_clock_minutes": None if record["wall_clock_minutes"] is None else Decimal(record["wall_clock_minutes"]),
-            })
+            capture = loaded(planned.capture).model_copy(
+                update={
+                    **candidate,
+                    "candidate_cost_usd": None
+                    if candidate.get("candidate_cost_usd") is None
+                    else Decimal(candidate["candidate_cost_usd"]),
+                    "answer": record["answer"],
+                    "transcript": None if transcript is None else transcript_of(transcript),
+                    "cost_usd": None if record["cost_usd"] is None else Decimal(record["cost_usd"]),
+                    "wall_clock_minutes": None
+                    if record["wall_clock_minutes"] is None
+                    else Decimal(record["wall_clock_minutes"]),
+                }
+            )
             planned = dataclasses.replace(planned, capture=capture)
         captures.append(planned)
     return dataclasses.replace(plan, captures=tuple(captures))

@@ -36,7 +36,9 @@ def check_target(root: Path, relative: str, overwrite: bool = False) -> Path:
         path = path / part
         last = index == len(parts) - 1
         if os.path.islink(path):
-            raise UnsafeWriteError(f"{path}: is a symbolic link; not written through (remove it or choose another directory)")
+            raise UnsafeWriteError(
+                f"{path}: is a symbolic link; not written through (remove it or choose another directory)"
+            )
         if not os.path.lexists(path):
             continue
         if not last and not path.is_dir():

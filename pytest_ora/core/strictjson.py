@@ -18,8 +18,16 @@ from typing import Any
 from .errors import OraError
 
 __all__ = [
-    "MAX_EXPONENT", "MAX_NUMBER_CHARS", "StrictJsonError", "bounded_fraction", "exact_number", "key_of", "lone_surrogate",
-    "repeated_names", "strict_loads", "unique_pairs",
+    "MAX_EXPONENT",
+    "MAX_NUMBER_CHARS",
+    "StrictJsonError",
+    "bounded_fraction",
+    "exact_number",
+    "key_of",
+    "lone_surrogate",
+    "repeated_names",
+    "strict_loads",
+    "unique_pairs",
 ]
 
 MAX_NUMBER_CHARS = 64
@@ -141,7 +149,9 @@ def unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
     if len(result) != len(pairs):
         key = repeated_names(key for key, _ in pairs)[0]
-        raise StrictJsonError(f"key {key!r} given twice in one object (ambiguous; the tool never takes the last)", field=key)
+        raise StrictJsonError(
+            f"key {key!r} given twice in one object (ambiguous; the tool never takes the last)", field=key
+        )
     return result
 
 

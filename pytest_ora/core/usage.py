@@ -30,12 +30,19 @@ class Usage(TypedDict):
 
 
 def reported_usage(
-    input_tokens: int = 0, output_tokens: int = 0, cached_input_tokens: int = 0, reasoning_tokens: int = 0,
+    input_tokens: int = 0,
+    output_tokens: int = 0,
+    cached_input_tokens: int = 0,
+    reasoning_tokens: int = 0,
     cache_write_input_tokens: int = 0,
 ) -> Usage:
     """One call's usage as its provider reported it (cache writes only when there were some)."""
-    usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_input_tokens=cached_input_tokens,
-                  reasoning_tokens=reasoning_tokens)
+    usage = Usage(
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        cached_input_tokens=cached_input_tokens,
+        reasoning_tokens=reasoning_tokens,
+    )
     if cache_write_input_tokens:
         usage["cache_write_input_tokens"] = cache_write_input_tokens
     return usage
@@ -50,5 +57,7 @@ def add_usage(total: Usage, more: Usage) -> Usage:
         reasoning_tokens=total["reasoning_tokens"] + more["reasoning_tokens"],
     )
     if "cache_write_input_tokens" in total or "cache_write_input_tokens" in more:
-        usage["cache_write_input_tokens"] = total.get("cache_write_input_tokens", 0) + more.get("cache_write_input_tokens", 0)
+        usage["cache_write_input_tokens"] = total.get("cache_write_input_tokens", 0) + more.get(
+            "cache_write_input_tokens", 0
+        )
     return usage

@@ -27,7 +27,13 @@ Provider = Literal["anthropic", "openai", "openai-compatible", "google", "azure-
 PROVIDERS: tuple[str, ...] = get_args(Provider)
 """Judge providers a role of optimum.yaml may name (the reference judge speaks all of them)."""
 
-IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+IMAGE_TYPES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+}
 """Artifact suffixes sent to a judge as an image, with their media types."""
 
 SECRET_REASON = "secret-bearing input"
@@ -46,7 +52,7 @@ their cloud's credential chain instead of a key)."""
 CLOUD_CREDENTIALS: dict[str, str] = {
     "bedrock": "AWS credentials (botocore's chain: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, an instance role)",
     "vertex": "Google Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud auth application-default login, "
-              "a service account), or a token in the variable the role's api_token_env names",
+    "a service account), or a token in the variable the role's api_token_env names",
 }
 """Where a cloud provider's credentials come from, as a message names them."""
 

@@ -263,7 +263,9 @@ class OraController:
             self.gate_results = self._gate() if any_set(self.options) else []
         except Exception as error:  # a gate must never cost the report: the session end says it failed
             self.gate_results = [GateResult("gates", "", (f"could not be evaluated: {error}",))]
-        self.gate_failures = [f"{result.name}: {message}" for result in self.gate_results for message in result.failures]
+        self.gate_failures = [
+            f"{result.name}: {message}" for result in self.gate_results for message in result.failures
+        ]
         for report in gate_reports(self.gate_results):
             self.config.hook.pytest_runtest_logreport(report=report)
         junit_only(self.config, gate_reports(self.gate_results, held=True))  # a held gate: a passed testcase
@@ -273,7 +275,9 @@ class OraController:
         plan = self.plan()
         summary = [(row.model_dump()["configuration"], values) for row, values in self.summary()]
         out = None if self._output is None else self._output.path
-        calibration = written_calibration(out) if out is not None and self.options.fail_calibration is not None else None
+        calibration = (
+            written_calibration(out) if out is not None and self.options.fail_calibration is not None else None
+        )
         baseline = written_baseline_comparison(out) if out is not None and self.options.fail_regression else None
         return evaluate(GateContext(self.options, plan.rubric, summary, calibration, baseline))
 

@@ -54,8 +54,10 @@ def drift_lines(records: Iterable[Any], config: Any) -> list[str]:
     total = len(drifted)
     parts = [f"{name} changed" + (f" in {count}" if count != total else "") for name, count in sorted(fields.items())]
     if request_only:
-        parts.append("the judge request itself (rubric wording, judge, model or route) changed"
-                     + (f" in {request_only}" if request_only != total else ""))
+        parts.append(
+            "the judge request itself (rubric wording, judge, model or route) changed"
+            + (f" in {request_only}" if request_only != total else "")
+        )
     args: list[str] = []
     skip = False
     for arg in config.invocation_params.args:

@@ -135,13 +135,24 @@ def gate_reports(results: Sequence[GateResult], held: bool = False) -> list[pyte
         nodeid = f"{GATE_PREFIX}{result.option}"
         message = "\n".join(f"{result.name}: {text}" for text in result.failures)
         phases: tuple[tuple[Literal["setup", "call", "teardown"], str, str | None], ...] = (
-            ("setup", "passed", None), ("call", "passed" if held else "failed", None if held else message),
-            ("teardown", "passed", None))
+            ("setup", "passed", None),
+            ("call", "passed" if held else "failed", None if held else message),
+            ("teardown", "passed", None),
+        )
         for when, outcome, longrepr in phases:
-            reports.append(pytest.TestReport(
-                nodeid=nodeid, location=("ora-gate", None, nodeid), keywords={}, outcome=outcome,  # type: ignore[arg-type]
-                longrepr=longrepr, when=when, sections=[], duration=0.0, user_properties=[("gate", result.option)],
-            ))
+            reports.append(
+                pytest.TestReport(
+                    nodeid=nodeid,
+                    location=("ora-gate", None, nodeid),
+                    keywords={},
+                    outcome=outcome,  # type: ignore[arg-type]
+                    longrepr=longrepr,
+                    when=when,
+                    sections=[],
+                    duration=0.0,
+                    user_properties=[("gate", result.option)],
+                )
+            )
     return reports
 
 
@@ -167,8 +178,10 @@ def _validate_under(options: Any, rubric: Rubric) -> str | None:
         return None
     low, high = span
     if not low <= Fraction(under) <= high:
-        return (f"--ora-fail-under {under} is outside rubric {rubric.version}'s overall range "
-                f"{_plain(low)}-{_plain(high)}: give a threshold within it")
+        return (
+            f"--ora-fail-under {under} is outside rubric {rubric.version}'s overall range "
+            f"{_plain(low)}-{_plain(high)}: give a threshold within it"
+        )
     return None
 
 
@@ -189,7 +202,9 @@ def _fail_under(context: GateContext) -> GateResult | None:
         for name, values in context.summary
         if values["overall"] is not None and values["overall"] < Fraction(under)
     )
-    return GateResult("--ora-fail-under", str(under), failing, f"every selected configuration's mean overall is at least {under}")
+    return GateResult(
+        "--ora-fail-under", str(under), failing, f"every selected configuration's mean overall is at least {under}"
+    )
 
 
 @gate("--ora-fail-lowscore-pct", _validate_share)
@@ -202,8 +217,9 @@ def _fail_lowscore(context: GateContext) -> GateResult | None:
         for name, values in context.summary
         if values["failure_rate"] is not None and values["failure_rate"] * 100 > Fraction(share)
     )
-    return GateResult("--ora-fail-lowscore-pct", str(share), failing,
-                      f"no selected configuration's LOWSCORE share exceeds {share}%")
+    return GateResult(
+        "--ora-fail-lowscore-pct", str(share), failing, f"no selected configuration's LOWSCORE share exceeds {share}%"
+    )
 
 
 @gate("--ora-fail-calibration")
@@ -226,5 +242,9 @@ def _fail_regression(context: GateContext) -> GateResult | None:
         return GateResult("--ora-fail-regression", "", ("the comparison with the baseline was not written",))
     prefix = "--ora-fail-regression: "
     failing = tuple(message.removeprefix(prefix) for message in regressed(context.baseline))
-    return GateResult("--ora-fail-regression", "", failing,
-                      "no configuration's paired interval against the baseline lies entirely below 0")
+    return GateResult(
+        "--ora-fail-regression",
+        "",
+        failing,
+        "no configuration's paired interval against the baseline lies entirely below 0",
+    )

@@ -89,7 +89,9 @@ class PlanHandoff:
         hand_to_worker(node, {PLAN_KEY: self._written})
 
 
-def received_plan(config: pytest.Config, bundle: Path, arguments: tuple[Any, ...], rubric_file: Path | None) -> Plan | None:
+def received_plan(
+    config: pytest.Config, bundle: Path, arguments: tuple[Any, ...], rubric_file: Path | None
+) -> Plan | None:
     """On a worker: the controller's plan, if it was handed on and this worker reads the same inputs; else None."""
     handed = worker_value(config, PLAN_KEY)
     if not isinstance(handed, str) or handed.count("\t") != 2:

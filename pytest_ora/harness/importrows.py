@@ -24,13 +24,13 @@ from ..core.strictjson import StrictJsonError, repeated_names, unique_pairs
 __all__ = ["InitError", "Row", "import_rows", "name_changes"]
 
 _REQUIRED = ("configuration", "prompt", "answer")
-_KNOWN = frozenset({"id", "entry_key", "configuration", "prompt", "answer", "context", "reference", "cost_usd",
-                    "wall_clock_minutes"})
+_KNOWN = frozenset(
+    {"id", "entry_key", "configuration", "prompt", "answer", "context", "reference", "cost_usd", "wall_clock_minutes"}
+)
 _SLUG = re.compile(r"[^a-z0-9]+")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
 _FAMILY_COLUMNS = ("family", "dataset")
 """Columns that name an entry's family when its id is not family:technique, the first present winning."""
-
 
 
 class InitError(OraError, ValueError):
@@ -39,7 +39,9 @@ class InitError(OraError, ValueError):
     def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         count = len(problems)
-        super().__init__(f"nothing written ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(listed(problems, count)))
+        super().__init__(
+            f"nothing written ({count} problem{'s' if count != 1 else ''}):\n" + "\n".join(listed(problems, count))
+        )
 
 
 @dataclass(frozen=True)
@@ -164,24 +166,32 @@ def _csv_rows(path: Path, text: str, problems: list[str]) -> list[tuple[int, dic
 def _csv_problem(path: Path, reader: Any, error: csv.Error) -> str:
     """A CSV the reader stops on (a cell over its size limit, a bad quote), named by the line it reached."""
     if "field larger than field limit" in str(error):
-        return (f"{path}:{reader.line_num}: a cell is longer than {csv.field_size_limit():,} characters, the CSV "
-                "reader's limit; import such answers from JSONL instead")
+        return (
+            f"{path}:{reader.line_num}: a cell is longer than {csv.field_size_limit():,} characters, the CSV "
+            "reader's limit; import such answers from JSONL instead"
+        )
     return f"{path}:{reader.line_num}: not readable as CSV ({error})"
 
 
-def _csv_values(path: Path, reader: Any, header: list[str], start: int, problems: list[str]) -> list[tuple[int, dict[str, Any]]]:
+def _csv_values(
+    path: Path, reader: Any, header: list[str], start: int, problems: list[str]
+) -> list[tuple[int, dict[str, Any]]]:
     rows = []
     for values in reader:
         if not any(value.strip() for value in values):
             start = reader.line_num + 1
             continue
         if len(values) < len(header):
-            missing = ", ".join(header[len(values):])
-            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}: "
-                            f"missing {missing} (a value with a comma needs quotes)")
+            missing = ", ".join(header[len(values) :])
+            problems.append(
+                f"{path}:{start}: has {len(values)} columns, the header has {len(header)}: "
+                f"missing {missing} (a value with a comma needs quotes)"
+            )
         elif len(values) > len(header):
-            problems.append(f"{path}:{start}: has {len(values)} columns, the header has {len(header)}: "
-                            f"{len(values) - len(header)} more than {header[-1]} (a value with a comma needs quotes)")
+            problems.append(
+                f"{path}:{start}: has {len(values)} columns, the header has {len(header)}: "
+                f"{len(values) - len(header)} more than {header[-1]} (a value with a comma needs quotes)"
+            )
         else:
             # Empty optional cells are absent; an empty answer is kept (a low score, not an error).
             rows.append((start, {k: v for k, v in zip(header, values) if v != "" or k in _REQUIRED}))
@@ -220,8 +230,12 @@ def _row(path: Path, line: int, data: dict[str, Any], problems: list[str]) -> Ro
     if not configuration:
         problems.append(f"{where}: column configuration: {data['configuration']!r} has no letters or digits")
         return None
-    capture: dict[str, Any] = {"entry_key": entry_key, "configuration": configuration,
-                               "prompt": data["prompt"], "answer": data["answer"]}
+    capture: dict[str, Any] = {
+        "entry_key": entry_key,
+        "configuration": configuration,
+        "prompt": data["prompt"],
+        "answer": data["answer"],
+    }
     for name in ("context", "reference"):
         if data.get(name) is not None:
             if not isinstance(data[name], str):
@@ -263,7 +277,9 @@ def _row(path: Path, line: int, data: dict[str, Any], problems: list[str]) -> Ro
 
 def _entry(row: Row) -> Row:
     """A prompt row as an entries.jsonl line: what a capture line holds, less its configuration and answer."""
-    capture = {k: v for k, v in row.capture.items() if k not in ("configuration", "answer", "cost_usd", "wall_clock_minutes")}
+    capture = {
+        k: v for k, v in row.capture.items() if k not in ("configuration", "answer", "cost_usd", "wall_clock_minutes")
+    }
     metadata = {k: v for k, v in (capture.pop("metadata", None) or {}).items() if k not in ("configuration", "answer")}
     if metadata:
         capture["metadata"] = metadata

@@ -32,27 +32,62 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ("panel-label", "name of a substituted judging panel", None),
     ("scoring-date", "scoring date for the methodology note (default today, UTC)", None),
     ("budget-usd", "stop starting captures once live spend (judges and candidates) reaches this many USD", None),
-    ("concurrency", "captures judged at once per process (auto: 32 live, split over xdist workers; 1 in replay)", "auto"),
+    (
+        "concurrency",
+        "captures judged at once per process (auto: 32 live, split over xdist workers; 1 in replay)",
+        "auto",
+    ),
     ("prices", "YAML file of model-prefix: {input, output} USD per million tokens", None),
     ("fail-under", "exit non-zero when a selected configuration's mean overall is below this", None),
     ("fail-lowscore-pct", "exit non-zero when a selected configuration's LOWSCORE share exceeds this percentage", None),
     ("rubric", "rubric: a built-in id (python -m pytest_ora rubric list) or a rubric YAML file", None),
     ("seed", "seed of the statistics' resampling (bootstrap, permutation)", "0"),
     ("disagreement", "judge spread listed in disagreements.csv: points, or a share of the scale like 30%", "30%"),
-    ("labels", "JSONL file of human labels (capture_id, rater, scores, notes; or capture_id, rater, winner for a "
-     "compare rubric): calibrates the judges against people", None),
-    ("fail-calibration", "exit non-zero when the panel's alpha vs the human labels on overall (its Cohen's kappa vs "
-     "the preferences on a compare run) is below this (or fewer than 10 captures are labelled)", None),
-    ("batch-max", "most requests in one provider batch with --ora-batch (batches also split at each provider's limits)", None),
-    ("prompt-cache", "prompt caching: on (repeated prefix first, cache breakpoints, an entry's captures judged together) or off", "on"),
-    ("baseline", "an earlier --ora-out (or one of its runs/NNNN) to compare this run with: baseline.json, baseline.md", None),
-    ("regression-min", "per-capture change of overall listed against --ora-baseline: points, or a share of the scale like 10%", "10%"),
+    (
+        "labels",
+        "JSONL file of human labels (capture_id, rater, scores, notes; or capture_id, rater, winner for a "
+        "compare rubric): calibrates the judges against people",
+        None,
+    ),
+    (
+        "fail-calibration",
+        "exit non-zero when the panel's alpha vs the human labels on overall (its Cohen's kappa vs "
+        "the preferences on a compare run) is below this (or fewer than 10 captures are labelled)",
+        None,
+    ),
+    (
+        "batch-max",
+        "most requests in one provider batch with --ora-batch (batches also split at each provider's limits)",
+        None,
+    ),
+    (
+        "prompt-cache",
+        "prompt caching: on (repeated prefix first, cache breakpoints, an entry's captures judged together) or off",
+        "on",
+    ),
+    (
+        "baseline",
+        "an earlier --ora-out (or one of its runs/NNNN) to compare this run with: baseline.json, baseline.md",
+        None,
+    ),
+    (
+        "regression-min",
+        "per-capture change of overall listed against --ora-baseline: points, or a share of the scale like 10%",
+        "10%",
+    ),
     ("cluster", "capture field (or metadata.KEY) shared by related entries: cluster-robust statistics", None),
     ("reference", "configuration every other one is compared with in the statistics", None),
-    ("judge-samples", "judgments per judge and capture, each recorded, reduced per criterion (bundle.yaml judge_samples; "
-     "default 1)", None),
-    ("repeat", "answers per candidate and entry, each recorded, ids #1..#K, the entry the statistical unit "
-     "(bundle.yaml repeat; default 1)", None),
+    (
+        "judge-samples",
+        "judgments per judge and capture, each recorded, reduced per criterion (bundle.yaml judge_samples; default 1)",
+        None,
+    ),
+    (
+        "repeat",
+        "answers per candidate and entry, each recorded, ids #1..#K, the entry the statistical unit "
+        "(bundle.yaml repeat; default 1)",
+        None,
+    ),
 )
 
 
@@ -133,24 +168,38 @@ def add_options(parser: pytest.Parser) -> None:
         choices = RECORD_MODES if name == "record" else None
         shown = f" (default: {default}; ini {dest})" if default is not None else f" (ini {dest})"
         # argparse formats help with %: a literal one (the 30% default of --ora-disagreement) is doubled.
-        group.addoption(f"--ora-{name}", dest=dest, default=None, choices=choices, help=(help_text + shown).replace("%", "%%"))
+        group.addoption(
+            f"--ora-{name}", dest=dest, default=None, choices=choices, help=(help_text + shown).replace("%", "%%")
+        )
         # Path options get their default in read_options, relative to where pytest was started;
         # an empty ini default tells "not set in the ini file" apart from "set to the default".
         parser.addini(dest, help_text, type="string", default="" if name in _PATHS else default)
     group.addoption(
-        "--ora-batch", dest="ora_batch", action="store_true", default=False,
+        "--ora-batch",
+        dest="ora_batch",
+        action="store_true",
+        default=False,
         help="make first asks through the providers' batch APIs (half price, slower) before judging",
     )
     group.addoption(
-        "--ora-fail-regression", dest="ora_fail_regression", action="store_true", default=False,
+        "--ora-fail-regression",
+        dest="ora_fail_regression",
+        action="store_true",
+        default=False,
         help="exit non-zero when a configuration's paired interval against --ora-baseline lies entirely below 0",
     )
     group.addoption(
-        "--ora-dry-run", dest="ora_dry_run", action="store_true", default=False,
+        "--ora-dry-run",
+        dest="ora_dry_run",
+        action="store_true",
+        default=False,
         help="build every packet and estimate tokens and cost without calling a judge",
     )
     group.addoption(
-        "--ora-generate-only", dest="ora_generate_only", action="store_true", default=False,
+        "--ora-generate-only",
+        dest="ora_generate_only",
+        action="store_true",
+        default=False,
         help="make and record the candidates' answers without judging; writes captures.jsonl under --ora-out",
     )
     for unit, what in (("rpm", "requests"), ("tpm", "input tokens")):
@@ -160,22 +209,42 @@ def add_options(parser: pytest.Parser) -> None:
         )
         parser.addini(f"ora_{unit}", help_text, type="linelist", default=[])
     group.addoption(
-        "--ora-substitute", dest="ora_substitute", action="append", default=[], metavar="SLOT=ROLE",
+        "--ora-substitute",
+        dest="ora_substitute",
+        action="append",
+        default=[],
+        metavar="SLOT=ROLE",
         help="replace a judge: SLOT=ROLE or SLOT=provider:model@route, SLOT a panel role (needs --ora-panel-label)",
     )
     group.addoption(
-        "--ora-key-env", dest="ora_key_env", action="append", default=[], metavar="NAME",
+        "--ora-key-env",
+        dest="ora_key_env",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="allow a role's api_key_env to name this variable (by default only the providers' key names and "
-             "names ending in _API_KEY); repeatable",
+        "names ending in _API_KEY); repeatable",
     )
-    parser.addini("ora_key_env", "environment variables a role's api_key_env may name besides *_API_KEY",
-                  type="linelist", default=[])
+    parser.addini(
+        "ora_key_env",
+        "environment variables a role's api_key_env may name besides *_API_KEY",
+        type="linelist",
+        default=[],
+    )
     group.addoption(
-        "--ora-compare", dest="ora_compare", action="append", default=[], metavar="A:B",
+        "--ora-compare",
+        dest="ora_compare",
+        action="append",
+        default=[],
+        metavar="A:B",
         help="a configuration pair to compare head to head (kind compare); repeatable",
     )
     group.addoption(
-        "--ora-pairs", dest="ora_pairs", action="append", default=[], metavar="A:B",
+        "--ora-pairs",
+        dest="ora_pairs",
+        action="append",
+        default=[],
+        metavar="A:B",
         help="a configuration pair the statistics compare (first - second); repeatable; Holm runs over these",
     )
 
@@ -184,7 +253,9 @@ def check_spelling(args: list[str], parser: pytest.Parser) -> None:
     """A misspelt --ora- option names the nearest real one (argparse would only call it unrecognized)."""
     import difflib
 
-    known = sorted({name for option in parser.getgroup("ora").options for name in option.names() if name.startswith("--ora-")})
+    known = sorted(
+        {name for option in parser.getgroup("ora").options for name in option.names() if name.startswith("--ora-")}
+    )
     for arg in args:
         if arg == "--":
             break
@@ -241,7 +312,9 @@ def read_options(config: pytest.Config) -> Options:
         cluster=source.value("cluster") or None,
         reference=source.value("reference") or None,
         pairs=tuple(_pair(text, "--ora-pairs") for text in config.getoption("ora_pairs") or ()),
-        judge_samples=None if source.value("judge-samples") in (None, "") else int(source.number("judge-samples", int, minimum=1)),
+        judge_samples=None
+        if source.value("judge-samples") in (None, "")
+        else int(source.number("judge-samples", int, minimum=1)),
         generate_only=bool(config.getoption("ora_generate_only")),
         repeat=None if source.value("repeat") in (None, "") else int(source.number("repeat", int, minimum=1)),
     )
@@ -256,8 +329,10 @@ def key_problems(options: Options, keys: Sequence[str]) -> list[str]:
     for item in dataclasses.fields(options):
         text = str(getattr(options, item.name))
         if any(key and key in text for key in keys):
-            problems.append(f"--ora-{item.name.replace('_', '-')} holds the value of a configured API key, which would "
-                            "be written to the report; remove it (and rotate the key)")
+            problems.append(
+                f"--ora-{item.name.replace('_', '-')} holds the value of a configured API key, which would "
+                "be written to the report; remove it (and rotate the key)"
+            )
     return problems
 
 
@@ -265,8 +340,10 @@ def _alpha_gate(source: _Source) -> Decimal | None:
     """--ora-fail-calibration: an alpha between 0 and 1."""
     value = source.amount("fail-calibration", allow_zero=True)
     if value is not None and value > 1:
-        raise pytest.UsageError(f"{source.name('fail-calibration')} takes a Krippendorff alpha (a Cohen's kappa on a "
-                                f"compare run) between 0 and 1, got {value}")
+        raise pytest.UsageError(
+            f"{source.name('fail-calibration')} takes a Krippendorff alpha (a Cohen's kappa on a "
+            f"compare run) between 0 and 1, got {value}"
+        )
     return value
 
 
@@ -321,8 +398,10 @@ def _share(name: str, value: Any, points: str, share: str) -> str:
     except (ValueError, ZeroDivisionError):
         amount = Fraction(-1)
     if "/" in text or amount < 0 or (percent and amount > 100):
-        raise pytest.UsageError(f"--ora-{name} takes scale points ({points}) or a share of the scale ({share}), "
-                                f"a finite number >= 0 (a share at most 100%), got {value!r}")
+        raise pytest.UsageError(
+            f"--ora-{name} takes scale points ({points}) or a share of the scale ({share}), "
+            f"a finite number >= 0 (a share at most 100%), got {value!r}"
+        )
     return text
 
 
@@ -369,7 +448,9 @@ class _Source:
         options (`--ora-bundle X`, X taken for a test path, and `--ora-bundle=X` could differ), so the
         default is then relative to where pytest was started.
         """
-        base = Path(self.config.rootpath) if self.config.inipath is not None else Path(self.config.invocation_params.dir)
+        base = (
+            Path(self.config.rootpath) if self.config.inipath is not None else Path(self.config.invocation_params.dir)
+        )
         return (base / str(_DEFAULTS[name])).resolve()
 
     def number(self, name: str, kind: type, *, minimum: int = 0, positive: bool = False) -> Any:
@@ -411,9 +492,7 @@ def _date(source: _Source) -> str | None:
     try:
         return dt.date.fromisoformat(str(value)).isoformat()
     except ValueError:
-        raise pytest.UsageError(
-            f"{source.name('scoring-date')} takes a date as YYYY-MM-DD, got {value!r}"
-        ) from None
+        raise pytest.UsageError(f"{source.name('scoring-date')} takes a date as YYYY-MM-DD, got {value!r}") from None
 
 
 def today() -> str:

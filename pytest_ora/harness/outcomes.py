@@ -13,7 +13,13 @@ from ..core.rubric import Rubric
 from ..method.kinds import combined, graded
 
 __all__ = [
-    "drop_record", "junit_lowscore", "junit_only", "lowscore_lines", "overall_text", "score_properties", "shows_lowscores",
+    "drop_record",
+    "junit_lowscore",
+    "junit_only",
+    "lowscore_lines",
+    "overall_text",
+    "score_properties",
+    "shows_lowscores",
     "verbose_word",
 ]
 

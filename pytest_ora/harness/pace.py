@@ -89,7 +89,9 @@ class RunLimits:
 
     def configure_node(self, node: Any) -> None:
         """Hand the directory to an xdist worker before it starts."""
-        hand_to_worker(node, {LIMITS_KEY: str(self.directory()), DIST_KEY: str(getattr(self._config.option, "dist", "no"))})
+        hand_to_worker(
+            node, {LIMITS_KEY: str(self.directory()), DIST_KEY: str(getattr(self._config.option, "dist", "no"))}
+        )
 
     def limiter(self, rpm: tuple[tuple[str, float], ...], tpm: tuple[tuple[str, float], ...]) -> SharedLimiter:
         """The limiter of this process over the shared directory."""

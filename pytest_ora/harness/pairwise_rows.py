@@ -57,8 +57,17 @@ def is_pairwise(path: Path) -> bool:
 
 def _winner(value: Any, pair: tuple[str, str]) -> str | None:
     text = str(value).strip()
-    names = {"1": "first", "2": "second", "tie": "tie", "first": "first", "second": "second",
-             "answer_1": "first", "answer_2": "second", pair[0]: "first", pair[1]: "second"}
+    names = {
+        "1": "first",
+        "2": "second",
+        "tie": "tie",
+        "first": "first",
+        "second": "second",
+        "answer_1": "first",
+        "answer_2": "second",
+        pair[0]: "first",
+        pair[1]: "second",
+    }
     return names.get(text if text in pair else text.lower())
 
 
@@ -71,8 +80,12 @@ def pairwise_import(path: Path) -> PairwiseImport:  # noqa: C901
     problems: list[str] = []
     given = {tuple(str(data.get(name) or default) for name, default in zip(NAMES, DEFAULT_NAMES)) for _, data in raw}
     if len(given) > 1:
-        raise InitError([f"{path}: columns configuration_1 / configuration_2 name different pairs on different rows "
-                         f"({', '.join(' vs '.join(p) for p in sorted(given))}); one suite compares one pair"])
+        raise InitError(
+            [
+                f"{path}: columns configuration_1 / configuration_2 name different pairs on different rows "
+                f"({', '.join(' vs '.join(p) for p in sorted(given))}); one suite compares one pair"
+            ]
+        )
     rows: list[Row] = []
     labels: list[dict[str, str]] = []
     pair: tuple[str, str] = DEFAULT_NAMES
@@ -88,8 +101,10 @@ def pairwise_import(path: Path) -> PairwiseImport:  # noqa: C901
         base = {k: v for k, v in data.items() if k not in _PAIRWISE_ONLY}
         if "id" not in base and "entry_key" not in base:
             base["id"] = f"pair-{line}"
-        made = [_row(path, line, {**base, "configuration": name, "answer": data[answer]}, problems)
-                for name, answer in zip(names, ANSWERS)]
+        made = [
+            _row(path, line, {**base, "configuration": name, "answer": data[answer]}, problems)
+            for name, answer in zip(names, ANSWERS)
+        ]
         if any(row is None for row in made):
             continue
         first, second = made[0], made[1]
@@ -109,8 +124,10 @@ def pairwise_import(path: Path) -> PairwiseImport:  # noqa: C901
             winner = _winner(value, (names[0], names[1]))
             column = "winner" if "winner" in data else "label"
             if winner is None:
-                problems.append(f"{path}:{line}: column {column}: must be 1, 2, tie, first, second, answer_1, answer_2 "
-                                f"or a configuration's name, got {value!r}")
+                problems.append(
+                    f"{path}:{line}: column {column}: must be 1, 2, tie, first, second, answer_1, answer_2 "
+                    f"or a configuration's name, got {value!r}"
+                )
                 continue
             rater = str(data.get("rater") or "gold")
             labels.append({"capture_id": f"{entry}/{pair[0]}+{pair[1]}", "rater": rater, "winner": winner})
@@ -129,10 +146,14 @@ def labels_text(labels: list[dict[str, str]]) -> str:
 def readme_gate(labelled: bool) -> str:
     """The README's CI-gate step for a compare suite (a compare run has no mean overall to gate on)."""
     if labelled:
-        return ("5. CI gate: exit 1 (and a failed `ora-gate::--ora-fail-calibration` testcase in JUnit) when the panel's\n"
-                "   Cohen's kappa against the labels in bundle/labels.jsonl is below 0.4 (a compare run has no\n"
-                "   overall score; --ora-fail-under does not apply):\n\n"
-                "       pytest --ora-fail-calibration 0.4 --junitxml=ora-junit.xml\n")
-    return ("5. Results: compare.md gives wins, ties, losses and the win rate with its interval. A compare run has no\n"
-            "   overall score, so --ora-fail-under does not apply; add preference labels (bundle/labels.jsonl, or\n"
-            "   `python -m pytest_ora label bundle` to make them) and gate on --ora-fail-calibration.\n")
+        return (
+            "5. CI gate: exit 1 (and a failed `ora-gate::--ora-fail-calibration` testcase in JUnit) when the panel's\n"
+            "   Cohen's kappa against the labels in bundle/labels.jsonl is below 0.4 (a compare run has no\n"
+            "   overall score; --ora-fail-under does not apply):\n\n"
+            "       pytest --ora-fail-calibration 0.4 --junitxml=ora-junit.xml\n"
+        )
+    return (
+        "5. Results: compare.md gives wins, ties, losses and the win rate with its interval. A compare run has no\n"
+        "   overall score, so --ora-fail-under does not apply; add preference labels (bundle/labels.jsonl, or\n"
+        "   `python -m pytest_ora label bundle` to make them) and gate on --ora-fail-calibration.\n"
+    )

@@ -87,7 +87,13 @@ class LiveProgress:
         spend = f"${self.spent:.4f}"
         if self.priced_only:  # judges on this machine: what the calls would cost at the models' prices
             spend = f"{spend} (priced, not paid)"
-        parts.append(f"{spend} of ${self.budget} budget" if self.budget is not None else spend if self.priced_only else f"{spend} spent")
+        parts.append(
+            f"{spend} of ${self.budget} budget"
+            if self.budget is not None
+            else spend
+            if self.priced_only
+            else f"{spend} spent"
+        )
         parts.append(f"done in {self._clock() - self._started:.0f}s" if final else self._time_left())
         return "ora live: " + ", ".join(parts)
 

@@ -30,10 +30,19 @@ def suite_commit(root: Path) -> str | None:
     """The git commit the suite's directory is checked out at, or None (not a git work tree, no git)."""
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "--verify", "--quiet", "HEAD"], cwd=root, capture_output=True, text=True,
-            timeout=10, check=False, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
         )
     except (OSError, subprocess.SubprocessError):
         return None
     commit = done.stdout.strip()
-    return commit if done.returncode == 0 and len(commit) in (40, 64) and all(c in "0123456789abcdef" for c in commit) else None
+    return (
+        commit
+        if done.returncode == 0 and len(commit) in (40, 64) and all(c in "0123456789abcdef" for c in commit)
+        else None
+    )

@@ -74,7 +74,9 @@ class RunReporter:
         except pytest.UsageError:
             prices = {}
         batched = run.judging.summary.usd if run.judging.summary is not None else None
-        return candidate_spend_lines(candidate_spend(run.records), priced_total(judge_spend(run.records, prices), batched))
+        return candidate_spend_lines(
+            candidate_spend(run.records), priced_total(judge_spend(run.records, prices), batched)
+        )
 
     def failure_rule(self) -> str:
         """Why a low score is low, after its overall: '< 4.0' (ora-1.0), or the vote that failed it."""
@@ -91,8 +93,11 @@ class RunReporter:
         plan = run.plan()
         options = run.options
         if options.dry_run:
-            return [*estimate_table(list(run.estimates.values())).splitlines(), "",
-                    f"ora: estimate written to {options.out} (the last report there is untouched)"]
+            return [
+                *estimate_table(list(run.estimates.values())).splitlines(),
+                "",
+                f"ora: estimate written to {options.out} (the last report there is untouched)",
+            ]
         if options.generate_only:
             if run.report_error is not None:
                 return [f"ora: CAPTURES NOT WRITTEN: {run.report_error}"]
@@ -107,15 +112,24 @@ class RunReporter:
         lines += [] if run.kept_last else fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
-            heading = "judge spend this run (tokens x price)" if not all_local(plan) else \
-                "judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price)"
+            heading = (
+                "judge spend this run (tokens x price)"
+                if not all_local(plan)
+                else "judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price)"
+            )
             lines += ["", f"ora: {heading}: " + "; ".join(spend)]
         candidates = self.candidate_spend()
         if candidates:
-            lines += [f"ora: {CANDIDATE_SPEND_HEADING[0].lower()}{CANDIDATE_SPEND_HEADING[1:]}: " + "; ".join(candidates)]
+            lines += [
+                f"ora: {CANDIDATE_SPEND_HEADING[0].lower()}{CANDIDATE_SPEND_HEADING[1:]}: " + "; ".join(candidates)
+            ]
         lines += candidate_lines(run.records)
         lines += [result.line() for result in run.gate_results]
-        written = f"ora: report written to {options.out}" if run.report_error is None else f"ora: REPORT NOT WRITTEN: {run.report_error}"
+        written = (
+            f"ora: report written to {options.out}"
+            if run.report_error is None
+            else f"ora: REPORT NOT WRITTEN: {run.report_error}"
+        )
         if run.kept_last and run.report_error is None:
             written = f"ora: nothing scored in this run: the last report in {options.out} is left as it was"
         lines += terminal_lines(run.records, plan.rubric)

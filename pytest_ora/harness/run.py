@@ -64,8 +64,14 @@ class OraRun:
         if self._plan is None:
             assert self.options.bundle is not None
             bundle, options = self.options.bundle, self.options
-            arguments = (str(bundle), options.substitutes, options.panel_label, options.rubric, options.compare,
-                         options.key_envs)
+            arguments = (
+                str(bundle),
+                options.substitutes,
+                options.panel_label,
+                options.rubric,
+                options.compare,
+                options.key_envs,
+            )
             rubric_file = _rubric_file(options.rubric)
             try:
                 plan = received_plan(self.config, bundle, arguments, rubric_file) if self.is_worker else None
@@ -75,7 +81,11 @@ class OraRun:
                     roles = _roles(bundle)
                     substitutions = tuple(parse_substitution(text, roles) for text in options.substitutes)
                     plan = intake(
-                        bundle, substitutions, options.panel_label, options.rubric, options.compare,
+                        bundle,
+                        substitutions,
+                        options.panel_label,
+                        options.rubric,
+                        options.compare,
                         key_envs=options.key_envs,
                     )
                     if inputs is not None:
@@ -129,7 +139,8 @@ class OraRun:
             f"{plan.scored_set_captures} captures; record mode {self.options.record}",
             f"ora: rubric {rubric.version}: {formula(rubric)}",
             f"ora: panel {plan.panel.label}" + (f": {judges}" if judges else ""),
-            f"ora: rubric digest {rubric.digest} ({rubric.source})" + (f"; {blindness(rubric)}" if plan.panel.judges else ""),
+            f"ora: rubric digest {rubric.digest} ({rubric.source})"
+            + (f"; {blindness(rubric)}" if plan.panel.judges else ""),
         ]
         if rubric.rules():
             lines.append(f"ora: rules: {rubric.rules()}")

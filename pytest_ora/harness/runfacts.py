@@ -31,7 +31,9 @@ def run_facts(run: RunState, reporter: RunReporter, exitstatus: int) -> RunFacts
         deviations.append(f"partial run ({selection.banner()}); earlier reports are under runs/")
     if selected is not None and len(records) < selected and exitstatus != pytest.ExitCode.INTERRUPTED:
         missing = selected - len(records)
-        deviations.append(f"{missing} selected captures have no record (a worker crashed or stopped); re-run to complete")
+        deviations.append(
+            f"{missing} selected captures have no record (a worker crashed or stopped); re-run to complete"
+        )
     if exitstatus == pytest.ExitCode.INTERRUPTED:
         deviations.append(f"run interrupted: {len(records)} captures recorded; re-run to complete")
     if unjudged:
@@ -69,8 +71,12 @@ def run_facts(run: RunState, reporter: RunReporter, exitstatus: int) -> RunFacts
         cluster=options.cluster,
         reference=options.reference,
         pairs=options.pairs,
-        run={"pytest_ora_version": tool_version(), "suite_commit": suite_commit(Path(run.config.rootpath)),
-             "started_utc": run.started, "ended_utc": run_moment()},
+        run={
+            "pytest_ora_version": tool_version(),
+            "suite_commit": suite_commit(Path(run.config.rootpath)),
+            "started_utc": run.started,
+            "ended_utc": run_moment(),
+        },
     )
     return dataclasses.replace(facts, notices=tuple(notices(run.plan(), facts)))
 

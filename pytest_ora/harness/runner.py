@@ -50,8 +50,13 @@ class _Loop:
     hand-overs of the interpreter lock, about as much as a replayed judge call itself.
     """
 
-    def __init__(self, timeout: httpx.Timeout, limiter: SharedLimiter | None = None,
-                 in_flight: InFlightLog | None = None, inline: bool = False) -> None:
+    def __init__(
+        self,
+        timeout: httpx.Timeout,
+        limiter: SharedLimiter | None = None,
+        in_flight: InFlightLog | None = None,
+        inline: bool = False,
+    ) -> None:
         self.loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
         if not inline:
@@ -226,7 +231,9 @@ class CaptureRunner:
         """A dry run: the packets are built and written, each judge's first requests sized, nothing sent."""
         spec = self.answering.candidates.get(planned.capture.configuration) if self.answering is not None else None
         slot = self.answering.slot(planned.capture.configuration) if self.answering is not None else None
-        return estimate(planned, self.root, self.judging, self.output, prices, spec, None if slot is None else slot.spec)
+        return estimate(
+            planned, self.root, self.judging, self.output, prices, spec, None if slot is None else slot.spec
+        )
 
     def close(self) -> list[str]:
         """Cancel captures judged ahead whose items never ran, stop the loop; files that failed to write."""

@@ -29,7 +29,16 @@ from ..method.rubric_file import digest_of
 from .importrows import _FAMILY_COLUMNS, InitError, Row, _slug, _slug_ok, import_rows, name_changes
 from .initcandidates import candidates_yaml, parse_candidate
 
-__all__ = ["DEFAULT_JUDGES", "InitError", "JudgeRole", "Row", "import_rows", "init_suite", "name_changes", "parse_judge"]
+__all__ = [
+    "DEFAULT_JUDGES",
+    "InitError",
+    "JudgeRole",
+    "Row",
+    "import_rows",
+    "init_suite",
+    "name_changes",
+    "parse_judge",
+]
 
 REFERENCE_PORT = 8765
 DEFAULT_JUDGES = ("judge-a=anthropic:claude-opus-4-7", "judge-b=openai:gpt-5.4")
@@ -38,8 +47,14 @@ _ROUTES = {
     "openai": "https://api.openai.com/v1/chat/completions",
     "google": "https://generativelanguage.googleapis.com/v1beta/models/{model}:generateContent",
 }
-_REFERENCE_PATHS = {"anthropic": "/v1/messages", "openai": "/v1/chat/completions",
-                    "openai-compatible": "/v1/chat/completions", "google": "/v1beta/models/{model}:generateContent"}
+_REFERENCE_PATHS = {
+    "anthropic": "/v1/messages",
+    "openai": "/v1/chat/completions",
+    "openai-compatible": "/v1/chat/completions",
+    "google": "/v1beta/models/{model}:generateContent",
+}
+
+
 @dataclass(frozen=True)
 class JudgeRole:
     """One judge role of optimum.yaml from --judges ROLE=PROVIDER:MODEL[@ROUTE]."""
@@ -56,13 +71,21 @@ def parse_judge(text: str) -> JudgeRole:
     provider, colon, model = rest.partition(":")
     model, at, route = model.partition("@")
     if not sep or not colon or not role or not model or not _slug_ok(role):
-        raise InitError([f"--judges {text!r}: takes ROLE=PROVIDER:MODEL (ROLE a slug such as judge-a), "
-                         "e.g. judge-a=anthropic:claude-opus-4-7"])
+        raise InitError(
+            [
+                f"--judges {text!r}: takes ROLE=PROVIDER:MODEL (ROLE a slug such as judge-a), "
+                "e.g. judge-a=anthropic:claude-opus-4-7"
+            ]
+        )
     if provider not in (*_ROUTES, "openai-compatible"):
-        raise InitError([f"--judges {text!r}: unknown provider {provider!r}; known: anthropic, openai, google, openai-compatible"])
+        raise InitError(
+            [f"--judges {text!r}: unknown provider {provider!r}; known: anthropic, openai, google, openai-compatible"]
+        )
     if not at:
         if provider == "openai-compatible":
-            raise InitError([f"--judges {text!r}: openai-compatible needs its endpoint: ROLE=openai-compatible:MODEL@URL"])
+            raise InitError(
+                [f"--judges {text!r}: openai-compatible needs its endpoint: ROLE=openai-compatible:MODEL@URL"]
+            )
         route = _ROUTES[provider].format(model=model)
     return JudgeRole(role, provider, model, route)
 
@@ -74,15 +97,29 @@ _STARTER_RUBRIC: dict[str, Any] = {
     "title": "Starter rubric: accuracy, reasoning, completeness on 1-10",
     "kind": "scores",
     "scale": {"min": 1, "max": 10, "step": 1},
-    "task": ("You are an impartial judge. Score the ANSWER to the PROMPT on each criterion below, using the "
-             "REFERENCE answer (when the packet has one) as what a good answer covers."),
+    "task": (
+        "You are an impartial judge. Score the ANSWER to the PROMPT on each criterion below, using the "
+        "REFERENCE answer (when the packet has one) as what a good answer covers."
+    ),
     "criteria": [
-        {"name": "accuracy", "title": "Accuracy", "weight": "0.4",
-         "question": "Is every claim correct, and does the answer cover the points the reference (or the prompt) calls for?"},
-        {"name": "reasoning", "title": "Reasoning", "weight": "0.3",
-         "question": "Does the answer explain why, with its steps in order?"},
-        {"name": "completeness", "title": "Completeness", "weight": "0.3",
-         "question": "Does the answer address the whole prompt, leaving nothing needed out?"},
+        {
+            "name": "accuracy",
+            "title": "Accuracy",
+            "weight": "0.4",
+            "question": "Is every claim correct, and does the answer cover the points the reference (or the prompt) calls for?",
+        },
+        {
+            "name": "reasoning",
+            "title": "Reasoning",
+            "weight": "0.3",
+            "question": "Does the answer explain why, with its steps in order?",
+        },
+        {
+            "name": "completeness",
+            "title": "Completeness",
+            "weight": "0.3",
+            "question": "Does the answer address the whole prompt, leaving nothing needed out?",
+        },
     ],
     "cap": None,
     "failure": {"below": 5.0},
@@ -110,18 +147,28 @@ def _starter_rubric_text(today: str) -> str:
 
 
 _EXAMPLE = [
-    ("capital-of-australia", "What is the capital of Australia, and why is it not Sydney?",
-     "Canberra is the capital of Australia. It was chosen as a compromise between Sydney and Melbourne, because "
-     "neither would accept the other as capital, and it was purpose-built for the role.",
-     {"baseline": "Sydney.",
-      "candidate": "The capital is Canberra, not Sydney. Because Sydney and Melbourne were rivals, the founders "
-                   "built Canberra between them as a compromise; Parliament moved there in 1927."}),
-    ("boil-an-egg", "How long should I boil an egg for a runny yolk, and why does timing matter?",
-     "About six minutes in boiling water gives a set white and a runny yolk; timing matters because the yolk sets "
-     "at a higher temperature than the white, so a few extra minutes make it firm.",
-     {"baseline": "Boil it for a while.",
-      "candidate": "Lower the egg into boiling water for about six minutes, then cool it. Timing matters because "
-                   "the white sets before the yolk: past seven or eight minutes the yolk turns firm."}),
+    (
+        "capital-of-australia",
+        "What is the capital of Australia, and why is it not Sydney?",
+        "Canberra is the capital of Australia. It was chosen as a compromise between Sydney and Melbourne, because "
+        "neither would accept the other as capital, and it was purpose-built for the role.",
+        {
+            "baseline": "Sydney.",
+            "candidate": "The capital is Canberra, not Sydney. Because Sydney and Melbourne were rivals, the founders "
+            "built Canberra between them as a compromise; Parliament moved there in 1927.",
+        },
+    ),
+    (
+        "boil-an-egg",
+        "How long should I boil an egg for a runny yolk, and why does timing matter?",
+        "About six minutes in boiling water gives a set white and a runny yolk; timing matters because the yolk sets "
+        "at a higher temperature than the white, so a few extra minutes make it firm.",
+        {
+            "baseline": "Boil it for a while.",
+            "candidate": "Lower the egg into boiling water for about six minutes, then cool it. Timing matters because "
+            "the white sets before the yolk: past seven or eight minutes the yolk turns firm.",
+        },
+    ),
 ]
 
 
@@ -129,15 +176,30 @@ def _example_rows() -> list[Row]:
     rows = []
     for ident, prompt, reference, answers in _EXAMPLE:
         for configuration, answer in answers.items():
-            rows.append(Row(0, {"entry_key": f"eval:{ident}", "configuration": configuration, "prompt": prompt,
-                                "answer": answer, "reference": reference}))
+            rows.append(
+                Row(
+                    0,
+                    {
+                        "entry_key": f"eval:{ident}",
+                        "configuration": configuration,
+                        "prompt": prompt,
+                        "answer": answer,
+                        "reference": reference,
+                    },
+                )
+            )
     return rows
 
 
 # C901: every refusal comes before anything is written, in the order the user is told.
 def init_suite(  # noqa: C901
-    directory: Path, rubric: str | None = None, source: Path | None = None, judges: tuple[str, ...] = (),
-    today: str | None = None, say: Callable[[str], None] | None = None, candidates: tuple[str, ...] = (),
+    directory: Path,
+    rubric: str | None = None,
+    source: Path | None = None,
+    judges: tuple[str, ...] = (),
+    today: str | None = None,
+    say: Callable[[str], None] | None = None,
+    candidates: tuple[str, ...] = (),
 ) -> list[Path]:
     """Write the suite; the files written. InitError (nothing written) for any problem. `say` hears, a line
     each, every name that had to change at import (also written at the top of bundle.yaml)."""
@@ -146,10 +208,15 @@ def init_suite(  # noqa: C901
         raise InitError([f"{directory}: is not a directory; give a new or existing directory for the suite"])
     if directory.is_dir():
         # lexists: a dangling symbolic link named README.md is taken too (exists() calls it absent)
-        taken = [name for name in ("bundle", "pytest.ini", "test_eval.py", "README.md", "reference.ini")
-                 if os.path.lexists(directory / name)]
+        taken = [
+            name
+            for name in ("bundle", "pytest.ini", "test_eval.py", "README.md", "reference.ini")
+            if os.path.lexists(directory / name)
+        ]
         if taken:
-            raise InitError([f"{directory}: already holds {', '.join(taken)}; choose a new directory (init never overwrites)"])
+            raise InitError(
+                [f"{directory}: already holds {', '.join(taken)}; choose a new directory (init never overwrites)"]
+            )
     roles = [parse_judge(text) for text in (judges or DEFAULT_JUDGES)]
     names = [role.role for role in roles]
     if len(set(names)) != len(names):
@@ -167,29 +234,48 @@ def init_suite(  # noqa: C901
             rubric = rubric or PAIRWISE_RUBRIC
             kind = _kind(rubric)
             if kind != "compare":
-                raise InitError([f"--rubric {rubric}: kind {kind}; pairwise rows need a kind: compare rubric "
-                                 f"(the built-in {PAIRWISE_RUBRIC} is the default)"])
+                raise InitError(
+                    [
+                        f"--rubric {rubric}: kind {kind}; pairwise rows need a kind: compare rubric "
+                        f"(the built-in {PAIRWISE_RUBRIC} is the default)"
+                    ]
+                )
     rubric_ref, rubric_file, panel_size = _rubric_choice(rubric, today)
     if panel_size != len(roles):
         raise InitError([f"rubric {rubric_ref} needs {panel_size} judges (panel_size); --judges gave {len(roles)}"])
-    rows = pairwise.rows if pairwise is not None else import_rows(source, prompts=bool(answering)) if source is not None \
+    rows = (
+        pairwise.rows
+        if pairwise is not None
+        else import_rows(source, prompts=bool(answering))
+        if source is not None
         else _example_rows()
+    )
     prompts = _prompts(rows) if answering else []
     rows = [row for row in rows if not row.entry]
     configurations = list(dict.fromkeys(row.capture["configuration"] for row in rows))
     clash = [c.name for c in answering if c.name in configurations]
     if clash:
-        raise InitError([f"--candidates: {', '.join(clash)} already answer in {source}; a candidate configuration's "
-                         "answers are made in the run: name it otherwise"])
+        raise InitError(
+            [
+                f"--candidates: {', '.join(clash)} already answer in {source}; a candidate configuration's "
+                "answers are made in the run: name it otherwise"
+            ]
+        )
     configurations += [c.name for c in answering]
     if len(configurations) > MAX_CONFIGURATIONS:  # what intake would refuse, refused before anything is written
-        raise InitError([f"{source}: names {len(configurations)} configurations; a bundle lists at most {MAX_CONFIGURATIONS}"])
+        raise InitError(
+            [f"{source}: names {len(configurations)} configurations; a bundle lists at most {MAX_CONFIGURATIONS}"]
+        )
     folded: dict[str, str] = {}
     for configuration in configurations:
         other = folded.setdefault(configuration.casefold(), configuration)
         if other != configuration:
-            raise InitError([f"{source}: column configuration: {other!r} and {configuration!r} differ only in case; "
-                             "give them names that differ in letters"])
+            raise InitError(
+                [
+                    f"{source}: column configuration: {other!r} and {configuration!r} differ only in case; "
+                    "give them names that differ in letters"
+                ]
+            )
     changes = name_changes(rows)
     families = [column for column in _FAMILY_COLUMNS if any(row.family_from == column for row in rows)]
     bundle_id = _slug(directory.resolve().name) or "my-eval"
@@ -206,8 +292,12 @@ def init_suite(  # noqa: C901
     }
     if rubric_file is not None:
         if f"bundle/{rubric_ref}" in files:
-            raise InitError([f"--rubric {rubric}: a rubric file named {rubric_ref} would replace the suite's own "
-                             f"bundle/{rubric_ref}; copy it under another name (such as rubric.yaml) and name that"])
+            raise InitError(
+                [
+                    f"--rubric {rubric}: a rubric file named {rubric_ref} would replace the suite's own "
+                    f"bundle/{rubric_ref}; copy it under another name (such as rubric.yaml) and name that"
+                ]
+            )
         files[f"bundle/{rubric_ref}"] = rubric_file
     if answering:
         files["bundle/bundle.yaml"] += candidates_yaml(answering)
@@ -225,25 +315,41 @@ def init_suite(  # noqa: C901
         from .pairwise_rows import readme_gate
 
         if len(configurations) < 2:
-            raise InitError([f"--rubric {rubric}: a compare rubric compares two configurations; "
-                             f"{source or 'the rows'} names {len(configurations)}"])
+            raise InitError(
+                [
+                    f"--rubric {rubric}: a compare rubric compares two configurations; "
+                    f"{source or 'the rows'} names {len(configurations)}"
+                ]
+            )
         pairs = [[a, b] for i, a in enumerate(configurations) for b in configurations[i + 1 :]]
-        files["bundle/bundle.yaml"] += (f"compare: {json.dumps(pairs)}   # first vs second, both orders "
-                                        "(every pair of the configurations, in table order)\n")
-        files["README.md"] = re.sub(r"5\. CI gate:.*?\n\n(?=Results:)", lambda _: readme_gate(False) + "\n",
-                                    files["README.md"], flags=re.S)
+        files["bundle/bundle.yaml"] += (
+            f"compare: {json.dumps(pairs)}   # first vs second, both orders "
+            "(every pair of the configurations, in table order)\n"
+        )
+        files["README.md"] = re.sub(
+            r"5\. CI gate:.*?\n\n(?=Results:)", lambda _: readme_gate(False) + "\n", files["README.md"], flags=re.S
+        )
         if say is not None:
-            say(f"compare: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} of configurations, "
-                + "; ".join(f"{a} vs {b}" for a, b in pairs[:3]) + ("; ..." if len(pairs) > 3 else ""))
+            say(
+                f"compare: {len(pairs)} pair{'s' if len(pairs) != 1 else ''} of configurations, "
+                + "; ".join(f"{a} vs {b}" for a, b in pairs[:3])
+                + ("; ..." if len(pairs) > 3 else "")
+            )
     if pairwise is not None:
         from .pairwise_rows import labels_text, readme_gate
 
-        files["bundle/bundle.yaml"] += f"compare: [{json.dumps(list(pairwise.pair))}]   # first vs second, both orders\n"
+        files["bundle/bundle.yaml"] += (
+            f"compare: [{json.dumps(list(pairwise.pair))}]   # first vs second, both orders\n"
+        )
         if pairwise.labels:
             files["bundle/bundle.yaml"] += "labels: labels.jsonl   # preference labels from the rows' winner column\n"
             files["bundle/labels.jsonl"] = labels_text(pairwise.labels)
-        files["README.md"] = re.sub(r"5\. CI gate:.*?\n\n(?=Results:)", lambda _: readme_gate(bool(pairwise.labels)) + "\n",
-                                    files["README.md"], flags=re.S)
+        files["README.md"] = re.sub(
+            r"5\. CI gate:.*?\n\n(?=Results:)",
+            lambda _: readme_gate(bool(pairwise.labels)) + "\n",
+            files["README.md"],
+            flags=re.S,
+        )
     try:
         return write_files(directory, files, replace={".gitignore"})
     except OSError as error:
@@ -257,8 +363,11 @@ def _prompts(rows: list[Row]) -> list[dict[str, Any]]:
     for row in rows:
         key = row.capture["entry_key"]
         if key not in entries:
-            entries[key] = {name: row.capture[name] for name in ("entry_key", "prompt", "context", "reference", "metadata")
-                            if name in row.capture and (row.entry or name != "metadata")}
+            entries[key] = {
+                name: row.capture[name]
+                for name in ("entry_key", "prompt", "context", "reference", "metadata")
+                if name in row.capture and (row.entry or name != "metadata")
+            }
     return list(entries.values())
 
 
@@ -303,12 +412,18 @@ def _rubric_choice(rubric: str | None, today: str) -> tuple[str, str | None, int
 def _judged(rubric: str, kind: str) -> None:
     """init makes judged suites: a kind that grades without judges (scorecard, python, advisory) is refused."""
     if not calls_judges(kind):
-        raise InitError([f"--rubric {rubric}: kind {kind} grades captures' evidence without judges; "
-                         "init makes judged suites"])
+        raise InitError(
+            [f"--rubric {rubric}: kind {kind} grades captures' evidence without judges; init makes judged suites"]
+        )
 
 
 def _bundle_yaml(
-    bundle: str, today: str, configurations: list[str], rubric: str, panel: list[str], source: Path | None,
+    bundle: str,
+    today: str,
+    configurations: list[str],
+    rubric: str,
+    panel: list[str],
+    source: Path | None,
     changes: list[str],
 ) -> str:
     origin = f"imported from {source.name}" if source is not None else "an example to replace with your own captures"
@@ -327,10 +442,16 @@ def _bundle_yaml(
 
 
 def _optimum_yaml(roles: list[JudgeRole]) -> str:
-    lines = ["# The judges. Keys come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY,",
-             "# OPENROUTER_API_KEY by provider; api_key_env: NAME for another), never from this file.", "roles:"]
+    lines = [
+        "# The judges. Keys come from the environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY,",
+        "# OPENROUTER_API_KEY by provider; api_key_env: NAME for another), never from this file.",
+        "roles:",
+    ]
     # JSON strings are YAML scalars: a model id holding ` #`, `: ` or a quote is read back as given.
-    lines += [f"  {r.role}: {{model: {json.dumps(r.model)}, provider: {r.provider}, route: {json.dumps(r.route)}}}" for r in roles]
+    lines += [
+        f"  {r.role}: {{model: {json.dumps(r.model)}, provider: {r.provider}, route: {json.dumps(r.route)}}}"
+        for r in roles
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -417,7 +538,7 @@ Run every command from this directory (or name it: `pytest {name}/ ...` from its
 
 Results: ora-results/summary.md, report.html, ledger.jsonl, methodology.md.
 
-Edit bundle/captures.jsonl (one capture a line) and bundle/{rubric if rubric.endswith('.yaml') else 'bundle.yaml'}; a rubric change is a
+Edit bundle/captures.jsonl (one capture a line) and bundle/{rubric if rubric.endswith(".yaml") else "bundle.yaml"}; a rubric change is a
 new version (see the comment at the top of the rubric file).
 """
 
@@ -426,4 +547,3 @@ def _key(provider: str) -> str:
     from ..judges.providers import DEFAULT_KEY_ENV
 
     return DEFAULT_KEY_ENV[provider]
-

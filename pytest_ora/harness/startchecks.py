@@ -67,8 +67,10 @@ def check_options(run: OraRun, config: pytest.Config) -> OptionChecks | None:
     if config.option.collectonly:
         return None
     if options.generate_only and not plan.bundle.manifest.candidates:
-        raise pytest.UsageError("--ora-generate-only makes the candidates' answers, and bundle.yaml names no candidates: "
-                                "add a `candidates:` section, or run without --ora-generate-only")
+        raise pytest.UsageError(
+            "--ora-generate-only makes the candidates' answers, and bundle.yaml names no candidates: "
+            "add a `candidates:` section, or run without --ora-generate-only"
+        )
     if options.generate_only and options.dry_run:
         raise pytest.UsageError("--ora-generate-only and --ora-dry-run exclude each other: give one")
     baseline = None if options.dry_run else _baseline(plan, options)
@@ -79,7 +81,9 @@ def check_live(run: OraRun) -> bool:
     """At the session start: whether the judges are called live; if so their keys and reachability are checked
     and the recording has started."""
     plan, options = run.plan(), run.options
-    live = not options.dry_run and not options.generate_only and is_live(options.record) and _needs_network(plan, options)
+    live = (
+        not options.dry_run and not options.generate_only and is_live(options.record) and _needs_network(plan, options)
+    )
     if live:
         _check_live(plan, options)
     return live
@@ -89,8 +93,11 @@ def _check_options(run: OraRun, plan: Plan) -> None:
     """Options that contradict the bundle, the panel or each other."""
     options = run.options
     wrong = option_problems(
-        plan.bundle.manifest.configurations, [item.capture for item in plan.bundle.captures], options.cluster,
-        options.reference, options.pairs,
+        plan.bundle.manifest.configurations,
+        [item.capture for item in plan.bundle.captures],
+        options.cluster,
+        options.reference,
+        options.pairs,
     )
     if wrong:
         raise pytest.UsageError("; ".join(wrong))
@@ -98,9 +105,11 @@ def _check_options(run: OraRun, plan: Plan) -> None:
         raise pytest.UsageError("--ora-substitute changes the judging panel: name it with --ora-panel-label")
     if options.budget_usd is not None:
         roles = plan.bundle.optimum.roles
-        candidates = [JudgeSlot(f"candidate {name}", "candidate", spec.role, roles[spec.role])
-                      for name, spec in (plan.bundle.manifest.candidates or {}).items()
-                      if spec.role is not None and spec.role in roles]
+        candidates = [
+            JudgeSlot(f"candidate {name}", "candidate", spec.role, roles[spec.role])
+            for name, spec in (plan.bundle.manifest.candidates or {}).items()
+            if spec.role is not None and spec.role in roles
+        ]
         unpriced = [j for j in (*plan.panel.judges, *candidates) if price_for(j.spec.model, run.prices()) is None]
         if unpriced:
             names = ", ".join(f"{j.label} ({j.spec.model})" for j in unpriced)
@@ -186,7 +195,11 @@ def _needs_network(plan: Plan, options: Options) -> bool:
 
     judged = [p.capture for p in plan.captures if p.status == "judge"]
     roles = {name for name, spec in (plan.bundle.manifest.candidates or {}).items() if spec.role is not None}
-    if any(not CandidateRecording(options.cassettes, c.capture_id).path.is_file() for c in judged if c.configuration in roles):
+    if any(
+        not CandidateRecording(options.cassettes, c.capture_id).path.is_file()
+        for c in judged
+        if c.configuration in roles
+    ):
         return True  # a role candidate not yet recorded is called
     if not plan.panel.judges:
         return False
@@ -206,8 +219,13 @@ def _labels(plan: Plan, options: Options) -> LabelSet | PreferenceSet | None:
 
             pairs = [(p.capture.capture_id, p.pair) for p in plan.captures if p.pair is not None]
             return read_preferences(found[0], found[1], pairs, configured_keys(plan.panel, os.environ))
-        return read_labels(found[0], found[1], plan.rubric, {p.capture.capture_id for p in plan.captures},
-                           configured_keys(plan.panel, os.environ))
+        return read_labels(
+            found[0],
+            found[1],
+            plan.rubric,
+            {p.capture.capture_id for p in plan.captures},
+            configured_keys(plan.panel, os.environ),
+        )
     except IntakeError as error:
         raise pytest.UsageError(str(error).replace("capture bundle failed intake", "human labels refused", 1)) from None
 

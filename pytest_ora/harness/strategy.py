@@ -63,8 +63,13 @@ class BatchJudging:
         plan = run.plan()
         if mechanical_kind(plan.rubric.kind) is not None:
             return  # this rubric kind calls no judge
-        judging = Judging(plan.panel, plan.rubric, policy=run.policy(), environ=dict(os.environ),
-                          prompt_cache=run.options.prompt_cache)
+        judging = Judging(
+            plan.panel,
+            plan.rubric,
+            policy=run.policy(),
+            environ=dict(os.environ),
+            prompt_cache=run.options.prompt_cache,
+        )
         library = CassetteLibrary(run.options.cassettes, run.options.record, secrets=judging.secrets())
         reporter = run.config.pluginmanager.get_plugin("terminalreporter")
 
@@ -76,15 +81,25 @@ class BatchJudging:
         candidates = plan.bundle.manifest.candidates or {}
         answered_later = [p for p in selected if p.capture.configuration in candidates and p.status == "judge"]
         if answered_later:
-            say(f"ora: batch: {len(answered_later)} captures whose answers candidates make in the run are judged live, "
-                "each once its answer exists (not batched)")
+            say(
+                f"ora: batch: {len(answered_later)} captures whose answers candidates make in the run are judged live, "
+                "each once its answer exists (not batched)"
+            )
             selected = [p for p in selected if p.capture.configuration not in candidates]
         budget = None if run.options.budget_usd is None else Decimal(str(run.options.budget_usd))
         with httpx.Client(timeout=http_timeout(run.options.timeout), trust_env=False) as client:
             try:
                 self.summary = run_batches(
-                    plan.bundle.root, judging, library, selected, run.prices(), run.spend_log(), say, client,
-                    budget=budget, batch_max=run.options.batch_max,
+                    plan.bundle.root,
+                    judging,
+                    library,
+                    selected,
+                    run.prices(),
+                    run.spend_log(),
+                    say,
+                    client,
+                    budget=budget,
+                    batch_max=run.options.batch_max,
                 )
             except BatchStopped as stopped:
                 # Resumable: the batch ids stay under --ora-cassettes and the next run polls them again.

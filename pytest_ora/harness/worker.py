@@ -75,7 +75,11 @@ class OraWorker:
     def estimate(self, planned: PlannedCapture) -> dict[str, Any]:
         """A dry run of one capture: packet built, tokens and cost estimated, no judge called."""
         if mechanical_kind(self.run.plan().rubric.kind) is not None:  # nothing would be sent: nothing to estimate
-            return {"capture_id": planned.capture.capture_id, "configuration": planned.capture.configuration, "judges": []}
+            return {
+                "capture_id": planned.capture.capture_id,
+                "configuration": planned.capture.configuration,
+                "judges": [],
+            }
         return self._capture_runner().estimate(planned, self.run.prices())
 
     @pytest.hookimpl(wrapper=True)
@@ -136,7 +140,9 @@ class OraWorker:
         # junitxml reads properties from the teardown report, which copies the item's.
         item.user_properties.extend(score_properties(record, rubric))
         if call.excinfo is not None and isinstance(call.excinfo.value, PacketDrift):
-            report.longrepr = short_drift(planned.capture.capture_id, str(call.excinfo.value))  # the fix: once, in the summary
+            report.longrepr = short_drift(
+                planned.capture.capture_id, str(call.excinfo.value)
+            )  # the fix: once, in the summary
         elif call.excinfo is not None and isinstance(call.excinfo.value, OraError):
             report.longrepr = f"{planned.capture.capture_id}: {call.excinfo.value}"
 
@@ -158,26 +164,57 @@ class OraWorker:
         if self._runner is None:
             run, options = self.run, self.options
             plan = run.plan()
-            judging = Judging(plan.panel, plan.rubric, policy=run.policy(), reasks=options.reasks,
-                              environ=dict(os.environ), prompt_cache=options.prompt_cache, live=is_live(options.record))
+            judging = Judging(
+                plan.panel,
+                plan.rubric,
+                policy=run.policy(),
+                reasks=options.reasks,
+                environ=dict(os.environ),
+                prompt_cache=options.prompt_cache,
+                live=is_live(options.record),
+            )
             candidates = plan.bundle.manifest.candidates
-            secrets = judging.secrets() + candidate_secrets(candidates, plan.bundle.optimum.roles, judging.environ,
-                                                             live=judging.live)
+            secrets = judging.secrets() + candidate_secrets(
+                candidates, plan.bundle.optimum.roles, judging.environ, live=judging.live
+            )
             library = CassetteLibrary(options.cassettes, options.record, secrets=secrets)
             budget = None
             if options.budget_usd is not None:
-                budget = Budget(options.budget_usd, run.prices(), run.spend_log(), candidates=bool(plan.bundle.manifest.candidates))
+                budget = Budget(
+                    options.budget_usd, run.prices(), run.spend_log(), candidates=bool(plan.bundle.manifest.candidates)
+                )
             workers = worker_count(self.config)
             ahead = lookahead(options.concurrency, options.record, workers, budget is not None)
             limiter = run.limits.limiter(options.rpm, options.tpm) if is_live(options.record) else None
             out = options.out / DRY_RUN_DIR if options.dry_run else options.out
             in_flight = run.in_flight_log() if is_live(options.record) and not options.dry_run else None
             self._runner = CaptureRunner(
-                plan.bundle.root, judging, library, CaptureFiles(out), budget, ahead, limiter, in_flight,
-                answering(candidates, self.config.rootpath, options.cassettes, options.record, secrets,
-                          RoleCandidates(plan.bundle.optimum.roles, RoleCall(
-                              judging.policy, judging.environ, run.prices(), secrets, judging.live, options.prompt_cache,
-                          ))),
+                plan.bundle.root,
+                judging,
+                library,
+                CaptureFiles(out),
+                budget,
+                ahead,
+                limiter,
+                in_flight,
+                answering(
+                    candidates,
+                    self.config.rootpath,
+                    options.cassettes,
+                    options.record,
+                    secrets,
+                    RoleCandidates(
+                        plan.bundle.optimum.roles,
+                        RoleCall(
+                            judging.policy,
+                            judging.environ,
+                            run.prices(),
+                            secrets,
+                            judging.live,
+                            options.prompt_cache,
+                        ),
+                    ),
+                ),
                 generate_only=options.generate_only,
             )
         return self._runner

@@ -58,8 +58,12 @@ class Price:
 def _price(text_in: str, text_out: str, read: str | None = None, write: str | None = None) -> Price:
     """A price; `read`/`write` are the cache rates as multiples of the input price."""
     base = Decimal(text_in)
-    return Price(base, Decimal(text_out), None if read is None else base * Decimal(read),
-                 None if write is None else base * Decimal(write))
+    return Price(
+        base,
+        Decimal(text_out),
+        None if read is None else base * Decimal(read),
+        None if write is None else base * Decimal(write),
+    )
 
 
 # Cache rates (as of PRICES_AS_OF): Anthropic reads 0.1x, 5-minute writes 1.25x the input price;
@@ -102,8 +106,12 @@ def load_prices(path: Path | None) -> dict[str, Price]:
     for prefix, entry in data.items():
         try:
             prices[str(prefix)] = Price(
-                Decimal(str(entry["input"])), Decimal(str(entry["output"])),
-                *(None if entry.get(name) is None else Decimal(str(entry[name])) for name in ("cached_input", "cache_write")),
+                Decimal(str(entry["input"])),
+                Decimal(str(entry["output"])),
+                *(
+                    None if entry.get(name) is None else Decimal(str(entry[name]))
+                    for name in ("cached_input", "cache_write")
+                ),
             )
         except (KeyError, TypeError, ArithmeticError, AttributeError):
             raise ValueError(
@@ -113,7 +121,9 @@ def load_prices(path: Path | None) -> dict[str, Price]:
     return prices
 
 
-_BEDROCK_ID = re.compile(r"^(?:(?:us|eu|apac|jp|au|ca|global)\.)?(?:anthropic|meta|amazon|mistral|cohere|deepseek|openai)\.")
+_BEDROCK_ID = re.compile(
+    r"^(?:(?:us|eu|apac|jp|au|ca|global)\.)?(?:anthropic|meta|amazon|mistral|cohere|deepseek|openai)\."
+)
 """A Bedrock model id's inference-profile region and vendor (`us.anthropic.claude-sonnet-4-5-...`): the model follows."""
 
 
@@ -143,8 +153,13 @@ def usage_cost(judges: Iterable[Mapping[str, Any]], prices: Mapping[str, Price])
         price = price_for(judge["model"], prices)
         if price is not None:
             usage = judge["usage"]
-            total += cost(price, usage["input_tokens"], usage["output_tokens"],
-                          usage.get("cached_input_tokens", 0), usage.get("cache_write_input_tokens", 0))
+            total += cost(
+                price,
+                usage["input_tokens"],
+                usage["output_tokens"],
+                usage.get("cached_input_tokens", 0),
+                usage.get("cache_write_input_tokens", 0),
+            )
     return total
 
 

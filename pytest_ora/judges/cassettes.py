@@ -63,8 +63,16 @@ __all__ = [
 ]
 
 REDACTED_HEADERS = (
-    "authorization", "x-api-key", "api-key", "x-goog-api-key", "openai-organization", "cookie",
-    "x-amz-security-token", "x-amz-date", "x-amz-content-sha256", "x-goog-user-project",
+    "authorization",
+    "x-api-key",
+    "api-key",
+    "x-goog-api-key",
+    "openai-organization",
+    "cookie",
+    "x-amz-security-token",
+    "x-amz-date",
+    "x-amz-content-sha256",
+    "x-goog-user-project",
 )
 """Credential and signature headers (SigV4's date and token change with every signing); never stored, never
 matched on: request headers are kept by allowlist, and replay matches method, URL and body only."""
@@ -177,9 +185,7 @@ class _ReadableJson:
             recorded = interaction.pop("response_sha256", None)
             # Cassettes written before digests existed carry none and still replay.
             if recorded is not None and recorded != _response_digest(response):
-                raise _Corrupt(
-                    f"interaction {index}'s recorded response was edited (its SHA-256 no longer matches)"
-                )
+                raise _Corrupt(f"interaction {index}'s recorded response was edited (its SHA-256 no longer matches)")
             stored = response["body"]
             if "json" in stored:
                 response["body"] = {"string": json.dumps(stored["json"], ensure_ascii=False)}
@@ -305,7 +311,10 @@ def _why(error: BaseException) -> str:
 def packet_digests(fields: Mapping[str, Any]) -> dict[str, str]:
     """A SHA-256 of each packet field, kept in the cassette so a refusal can name what changed."""
     return {
-        name: "sha256:" + hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+        name: "sha256:"
+        + hashlib.sha256(
+            json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        ).hexdigest()
         for name, value in sorted(fields.items())
     }
 
@@ -354,7 +363,8 @@ class CaptureCassette:
         if self._recorded_fields is None:
             return "the cassette predates per-field digests, so the changed field cannot be named"
         changed = sorted(
-            name for name in set(self._fields) | set(self._recorded_fields)
+            name
+            for name in set(self._fields) | set(self._recorded_fields)
             if self._fields.get(name) != self._recorded_fields.get(name)
         )
         if not changed:
@@ -378,7 +388,8 @@ class CaptureCassette:
         if self._persister is None or self.cassette.record_mode == RecordMode.ALL:
             return  # `all` re-records every call anyway
         kept = [
-            pair for index, pair in enumerate(self.cassette.data)
+            pair
+            for index, pair in enumerate(self.cassette.data)
             if index < self._loaded or self._judges.get(index) in valid
         ]
         if len(kept) > self._loaded:
@@ -405,7 +416,7 @@ class CaptureCassette:
         return PacketDrift(
             f"the cassette {self.path} was recorded for a different packet or judge request than "
             f"{self.capture_id} sends now ({self.changed_fields()}): re-record with --ora-record new_episodes "
-            f"-k \"{self.capture_id}\" (only this capture is sent again; or delete the file and use "
+            f'-k "{self.capture_id}" (only this capture is sent again; or delete the file and use '
             "--ora-record once); --ora-record all would pay again for every selected capture",
             capture_id=self.capture_id,
         )

@@ -37,8 +37,11 @@ def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:
     roles = plan.bundle.optimum.roles
     callers = [(judge.label, judge.spec) for judge in plan.panel.judges]
     # Role candidates send their keys as judges do: checked the same way.
-    callers += [(f"candidate {name}", roles[spec.role]) for name, spec in (plan.bundle.manifest.candidates or {}).items()
-                if spec.role is not None and spec.role in roles]
+    callers += [
+        (f"candidate {name}", roles[spec.role])
+        for name, spec in (plan.bundle.manifest.candidates or {}).items()
+        if spec.role is not None and spec.role in roles
+    ]
     for label, role in callers:
         key = api_key_for(role, environ)
         name = key_env_for(role)
@@ -68,7 +71,10 @@ def check_keys(plan: Plan, environ: Mapping[str, str]) -> None:
 def _find(plan: Plan, needle: bytes) -> str | None:
     """Where in the bundle's judged text the bytes occur (file, and line for captures.jsonl and entries.jsonl), or None."""
     root = plan.bundle.root
-    for name in ("captures.jsonl", "entries.jsonl"):  # a bundle whose candidates make every answer has no captures.jsonl
+    for name in (
+        "captures.jsonl",
+        "entries.jsonl",
+    ):  # a bundle whose candidates make every answer has no captures.jsonl
         try:
             with (root / name).open("rb") as stream:
                 for number, line in enumerate(stream, start=1):

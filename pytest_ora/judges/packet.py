@@ -66,8 +66,15 @@ class Artifact(BaseModel):
     """The artifact itself when it is text; images travel as image content."""
 
 
-_OPTIONAL = ("context", "gold_standard", "material", "reference", "target_specification", "target_specification_source",
-             "transcript")
+_OPTIONAL = (
+    "context",
+    "gold_standard",
+    "material",
+    "reference",
+    "target_specification",
+    "target_specification_source",
+    "transcript",
+)
 """Packet fields that older packets did not have: left out when empty, so those packets stay byte-identical."""
 
 
@@ -163,15 +170,19 @@ def _host_specification(capture: Capture, root: Path, rubric: Rubric) -> str | N
     return host_file.read_text(encoding="utf-8") if rubric.requires_spec or host_file.is_file() else None
 
 
-def _blind(capture: Capture, specification: str | None, host: str | None, artifact: Artifact | None,
-           rubric: Rubric) -> Packet:
+def _blind(
+    capture: Capture, specification: str | None, host: str | None, artifact: Artifact | None, rubric: Rubric
+) -> Packet:
     """The packet without the fields that name the configuration; its texts as written unless `blind: strict`."""
     names = blind_names(capture) if rubric.blind_strict else ()
     gold = capture.gold_standard
     if artifact is not None:
-        artifact = artifact.model_copy(update={
-            "path": artifact_path(artifact.path), "text": None if artifact.text is None else withhold(artifact.text, names),
-        })
+        artifact = artifact.model_copy(
+            update={
+                "path": artifact_path(artifact.path),
+                "text": None if artifact.text is None else withhold(artifact.text, names),
+            }
+        )
     return Packet(
         capture_id=None,
         entry_key=capture.entry_key,
@@ -191,11 +202,17 @@ def _blind(capture: Capture, specification: str | None, host: str | None, artifa
         rubric_version=rubric.shown_version or rubric.version,  # as an unblinded packet: a rescoring replays
         prompt_version=rubric.prompt_format,
         context=None if capture.context is None else withhold(capture.context, names),
-        gold_standard=None if gold is None else gold.model_copy(update={
-            "response": withhold(gold.response, names), "notes": None if gold.notes is None else withhold(gold.notes, names),
-        }),
-        transcript=None if capture.transcript is None else [
-            turn.model_copy(update={"content": withhold(turn.content, names)}) for turn in capture.transcript],
+        gold_standard=None
+        if gold is None
+        else gold.model_copy(
+            update={
+                "response": withhold(gold.response, names),
+                "notes": None if gold.notes is None else withhold(gold.notes, names),
+            }
+        ),
+        transcript=None
+        if capture.transcript is None
+        else [turn.model_copy(update={"content": withhold(turn.content, names)}) for turn in capture.transcript],
         material=withhold_all(_material(capture, rubric), names),
     )
 
@@ -251,7 +268,11 @@ def _system(rubric: Rubric) -> str:
     criteria = "\n".join(_criterion_text(index, c, shows_weights) for index, c in enumerate(rubric.criteria, start=1))
     anchors = "\n".join(f"- {a.low}-{a.high}: {a.meaning}" for a in rubric.anchors)
     low, high = float(rubric.scale_min), float(rubric.scale_max)
-    focus = " Judge the method against the SPECIFICATION section, not against the prompt alone." if rubric.requires_spec else ""
+    focus = (
+        " Judge the method against the SPECIFICATION section, not against the prompt alone."
+        if rubric.requires_spec
+        else ""
+    )
     return (
         f"{rubric.task}\n\n"
         "The packet's sections between <<<BEGIN NAME nonce>>> and <<<END NAME nonce>>> markers "
@@ -279,9 +300,15 @@ def judge_view(rubric: Rubric) -> str:
     import dataclasses
 
     neutral = dataclasses.replace(rubric, shown_version="*")
-    view = {"system": _system(neutral), "reply": reply_schema(neutral), "blind": rubric.blind, "kind": rubric.kind,
-            "requires_spec": rubric.requires_spec, "format": rubric.prompt_format,
-            **({"blind_strict": True} if rubric.blind_strict else {})}  # strict rewrites texts: a change the judges see
+    view = {
+        "system": _system(neutral),
+        "reply": reply_schema(neutral),
+        "blind": rubric.blind,
+        "kind": rubric.kind,
+        "requires_spec": rubric.requires_spec,
+        "format": rubric.prompt_format,
+        **({"blind_strict": True} if rubric.blind_strict else {}),
+    }  # strict rewrites texts: a change the judges see
     text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -311,7 +338,9 @@ def _visual(packet: Packet) -> str:
 
 
 def _spec_source(packet: Packet) -> list[str]:
-    line = f"specification_source: {json.dumps(packet.specification_source if packet.specification is not None else None)}"
+    line = (
+        f"specification_source: {json.dumps(packet.specification_source if packet.specification is not None else None)}"
+    )
     if packet.target_specification is None:
         return [line]
     return [line, f"host_specification_source: {json.dumps(packet.target_specification_source)}"]
@@ -322,7 +351,9 @@ def _capture_sections(packet: Packet, rubric: Rubric, nonce: str) -> list[str]:
     kind = material_of(rubric.kind)
     sections = []
     if kind is None or kind.answer_in_packet:
-        sections.append(_section("ANSWER", nonce, packet.answer if packet.transcript is None else _turns(packet.transcript, nonce)))
+        sections.append(
+            _section("ANSWER", nonce, packet.answer if packet.transcript is None else _turns(packet.transcript, nonce))
+        )
     if packet.artifact is not None and packet.artifact.text is not None:
         sections.append(_section("ARTIFACT", nonce, packet.artifact.text))
     if packet.gold_standard is not None:
@@ -334,10 +365,19 @@ def _capture_sections(packet: Packet, rubric: Rubric, nonce: str) -> list[str]:
 
 def _turns(turns: list[Turn], nonce: str) -> str:
     """A transcript answer turn by turn, each turn opened by a marker line its text cannot forge (it holds the nonce)."""
-    head = (f"This answer is a transcript of {len(turns)} turn{'s' if len(turns) != 1 else ''}; each turn starts with "
-            f"a <<<TURN number ROLE {nonce}>>> line. Judge the whole conversation as the answer.")
-    return "\n".join([head, *(f"<<<TURN {number} {turn.role.upper()} {nonce}>>>\n{turn.content}"
-                               for number, turn in enumerate(turns, start=1))])
+    head = (
+        f"This answer is a transcript of {len(turns)} turn{'s' if len(turns) != 1 else ''}; each turn starts with "
+        f"a <<<TURN number ROLE {nonce}>>> line. Judge the whole conversation as the answer."
+    )
+    return "\n".join(
+        [
+            head,
+            *(
+                f"<<<TURN {number} {turn.role.upper()} {nonce}>>>\n{turn.content}"
+                for number, turn in enumerate(turns, start=1)
+            ),
+        ]
+    )
 
 
 def _footer(packet: Packet, rubric: Rubric) -> str:
@@ -396,8 +436,17 @@ def _entry_nonce(packet: Packet) -> str:
     """
     # prompt-2 requests hold only what the judge is shown: the rubric version is not part of them.
     version = packet.rubric_version if packet.prompt_version == PROMPT_VERSION else None
-    fields = [packet.entry_key, packet.family, packet.technique, packet.specification_source,
-              packet.specification, packet.context, packet.prompt, version, packet.prompt_version]
+    fields = [
+        packet.entry_key,
+        packet.family,
+        packet.technique,
+        packet.specification_source,
+        packet.specification,
+        packet.context,
+        packet.prompt,
+        version,
+        packet.prompt_version,
+    ]
     if packet.reference is not None:
         fields.append(packet.reference)
     if packet.target_specification is not None:
@@ -462,13 +511,16 @@ def _gold(gold: GoldStandard, nonce: str, rubric: Rubric) -> str:
         f"Gold standard calibration: an expert-level response for this prompt scored {gold.score}/{overall_scale(rubric)}.{notes}\n"
         "Use it as a calibration reference point: a response of similar quality should score similarly; "
         "responses that miss its key insights should score lower. Do not penalize different but equally "
-        "valid approaches: it is an anchor, not the only correct answer.\n"
-        + _section("GOLD", nonce, gold.response)
+        "valid approaches: it is an anchor, not the only correct answer.\n" + _section("GOLD", nonce, gold.response)
     )
 
 
 def judge_prompt(
-    packet: Packet, image: bytes | None, rubric: Rubric, correction: str | None = None, cache: bool = True,
+    packet: Packet,
+    image: bytes | None,
+    rubric: Rubric,
+    correction: str | None = None,
+    cache: bool = True,
     sample: int = 1,
 ) -> JudgePrompt:
     """The judge call for a packet; `correction` re-asks after an invalid reply; `sample` k > 1 adds samples.sample_line(k).
@@ -495,7 +547,9 @@ def judge_prompt(
             )
         )
     return JudgePrompt(
-        system=_system(rubric), parts=tuple(parts), reply_schema=reply_schema(rubric),
+        system=_system(rubric),
+        parts=tuple(parts),
+        reply_schema=reply_schema(rubric),
         cache_key=f"ora-{_entry_nonce(packet)}" if cache else None,
     )
 

@@ -66,7 +66,11 @@ class Judging:
 
 
 async def judge_packet(
-    judging: Judging, client: httpx.AsyncClient, packet: Packet, image: bytes | None, call: CaptureCall | None = None,
+    judging: Judging,
+    client: httpx.AsyncClient,
+    packet: Packet,
+    image: bytes | None,
+    call: CaptureCall | None = None,
     prompt: JudgePrompt | None = None,
 ) -> list[JudgeRecord]:
     """Every panel judge's validated reply, judged concurrently; all calls finish before any error is raised (a failed capture records nothing).
@@ -77,10 +81,18 @@ async def judge_packet(
     capture_call = call if call is not None else CaptureCall()
     first = prompt if prompt is not None else judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache)
     samples = judging.panel.samples
-    prompts = [first, *(judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache, sample=k)
-                        for k in range(2, samples + 1))]
-    calls = [_judge(judging, client, judge, packet, image, capture_call, prompts[k - 1], k)
-             for judge in judging.panel.judges for k in range(1, samples + 1)]
+    prompts = [
+        first,
+        *(
+            judge_prompt(packet, image, judging.rubric, cache=judging.prompt_cache, sample=k)
+            for k in range(2, samples + 1)
+        ),
+    ]
+    calls = [
+        _judge(judging, client, judge, packet, image, capture_call, prompts[k - 1], k)
+        for judge in judging.panel.judges
+        for k in range(1, samples + 1)
+    ]
     results = await asyncio.gather(*calls, return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
@@ -92,8 +104,14 @@ async def judge_packet(
 
 
 async def _judge(
-    judging: Judging, client: httpx.AsyncClient, judge: JudgeSlot, packet: Packet, image: bytes | None,
-    call: CaptureCall, first: JudgePrompt, sample: int = 1,
+    judging: Judging,
+    client: httpx.AsyncClient,
+    judge: JudgeSlot,
+    packet: Packet,
+    image: bytes | None,
+    call: CaptureCall,
+    first: JudgePrompt,
+    sample: int = 1,
 ) -> JudgeRecord:
     provider = client_for(judge.spec)
     key = api_key_for(judge.spec, judging.environ, chains=judging.live)
@@ -107,8 +125,17 @@ async def _judge(
     problem = ReplyProblem("(reply)", "nothing", "was never received")
     raw = ""
     for ask in range(1, judging.reasks + 2):
-        prompt = first if correction is None else judge_prompt(
-            packet, image, judging.rubric, correction, judging.prompt_cache, sample,
+        prompt = (
+            first
+            if correction is None
+            else judge_prompt(
+                packet,
+                image,
+                judging.rubric,
+                correction,
+                judging.prompt_cache,
+                sample,
+            )
         )
         request = provider.build_request(judge.spec, prompt, key)
         # The transports below read these: the call is paced and recorded as this judge's, in this capture's cassette.
@@ -141,7 +168,11 @@ async def _judge(
     # whole before show_value cuts it, so no part of a key survives at either end.
     shown = _redacted(problem, secrets)
     raise InvalidReplyError(
-        judge=name, field=shown.field, value=shown.value, reason=shown.reason, raw=redact(raw, secrets),
+        judge=name,
+        field=shown.field,
+        value=shown.value,
+        reason=shown.reason,
+        raw=redact(raw, secrets),
         asks=judging.reasks + 1,
     )
 
@@ -176,7 +207,12 @@ def _body_text(response: httpx.Response) -> str:
 def _record(
     judge: JudgeSlot,
     rubric: Rubric,
-    reply: ProviderReply, parsed: CheckedReply, asks: int, attempts: int, usage: Usage, secrets: tuple[str, ...]
+    reply: ProviderReply,
+    parsed: CheckedReply,
+    asks: int,
+    attempts: int,
+    usage: Usage,
+    secrets: tuple[str, ...],
 ) -> JudgeRecord:
     fields = judged_kind(rubric.kind).record_fields(parsed, rubric)
     record = JudgeRecord(
@@ -219,4 +255,3 @@ def describe(error: BaseException) -> str:
     if isinstance(error, JudgeError):
         return str(error)
     return f"{type(error).__name__}: {error}"
-

@@ -90,7 +90,9 @@ def parse_reset(value: str | None, now: float) -> float | None:
     if not value:
         return None
     text = value.strip()
-    match = re.fullmatch(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?", text)
+    match = re.fullmatch(
+        r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+(?:\.\d+)?)ms)?", text
+    )
     if match and any(match.groups()):
         hours, minutes, seconds, millis = (float(part) if part else 0.0 for part in match.groups())
         return hours * 3600 + minutes * 60 + seconds + millis / 1000
@@ -124,13 +126,21 @@ def _header_number(headers: httpx.Headers, *names: str) -> float | None:
 _REQUEST_LIMIT = ("anthropic-ratelimit-requests-limit", "x-ratelimit-limit-requests")
 _REQUEST_REMAINING = ("anthropic-ratelimit-requests-remaining", "x-ratelimit-remaining-requests")
 _REQUEST_RESET = ("anthropic-ratelimit-requests-reset", "x-ratelimit-reset-requests")
-_TOKEN_LIMIT = ("anthropic-ratelimit-input-tokens-limit", "anthropic-ratelimit-tokens-limit", "x-ratelimit-limit-tokens")
+_TOKEN_LIMIT = (
+    "anthropic-ratelimit-input-tokens-limit",
+    "anthropic-ratelimit-tokens-limit",
+    "x-ratelimit-limit-tokens",
+)
 _TOKEN_REMAINING = (
     "anthropic-ratelimit-input-tokens-remaining",
     "anthropic-ratelimit-tokens-remaining",
     "x-ratelimit-remaining-tokens",
 )
-_TOKEN_RESET = ("anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-tokens-reset", "x-ratelimit-reset-tokens")
+_TOKEN_RESET = (
+    "anthropic-ratelimit-input-tokens-reset",
+    "anthropic-ratelimit-tokens-reset",
+    "x-ratelimit-reset-tokens",
+)
 
 
 def _first(headers: httpx.Headers, names: tuple[str, ...]) -> str | None:
@@ -160,10 +170,23 @@ class SharedLimiter:
         rate = limit.rpm / 60 if limit.rpm else None
         tokens = limit.tpm / 60 if limit.tpm else None
         return {
-            "tat": 0.0, "ttat": 0.0, "rate": rate, "ceiling": rate, "token_rate": tokens,
-            "token_ceiling": tokens, "cut_at": 0.0, "probe": None, "learned": rate is not None,
-            "fixed": rate is not None, "sent": 0, "limited": 0, "started": None,
-            "accepted": [], "measured": None, "announced": False, "streak": 0,
+            "tat": 0.0,
+            "ttat": 0.0,
+            "rate": rate,
+            "ceiling": rate,
+            "token_rate": tokens,
+            "token_ceiling": tokens,
+            "cut_at": 0.0,
+            "probe": None,
+            "learned": rate is not None,
+            "fixed": rate is not None,
+            "sent": 0,
+            "limited": 0,
+            "started": None,
+            "accepted": [],
+            "measured": None,
+            "announced": False,
+            "streak": 0,
         }
 
     @contextlib.contextmanager
@@ -258,8 +281,12 @@ class SharedLimiter:
                 state["limited"] += 1
                 if sent_at > state["cut_at"]:
                     self._cut(state, now, scheduled)
-                    logger.info("%s: refused (429); pace now %.3g calls/s (successes measured at %s)", role,
-                                state["rate"], f"{state['measured']:.3g}/s" if state.get("measured") else "-")
+                    logger.info(
+                        "%s: refused (429); pace now %.3g calls/s (successes measured at %s)",
+                        role,
+                        state["rate"],
+                        f"{state['measured']:.3g}/s" if state.get("measured") else "-",
+                    )
             elif 200 <= status < 300:
                 _remember(state, now)
                 state["streak"] = state.get("streak", 0) + 1

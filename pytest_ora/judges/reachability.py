@@ -22,7 +22,9 @@ def missing_keys(panel: Panel, environ: Mapping[str, str]) -> list[str]:
         local = host in {"127.0.0.1", "localhost", "::1"}
         extra = missing_extra(judge.spec)
         if extra is not None:
-            missing.append(f"{judge.label} ({judge.spec.model}) needs the optional extra {extra} (pip install '{extra}')")
+            missing.append(
+                f"{judge.label} ({judge.spec.model}) needs the optional extra {extra} (pip install '{extra}')"
+            )
         elif not local and api_key_for(judge.spec, environ) is None:
             missing.append(f"{judge.label} ({judge.spec.model}) needs {key_env_for(judge.spec)}")
     return missing

@@ -68,7 +68,9 @@ def read_recorded(directory: Path) -> tuple[str | None, tuple[Recorded, ...]]:
     except (FileNotFoundError, NotADirectoryError):
         return None, ()  # no record yet (or no directory: the run says so when it would record there)
     except (OSError, ValueError) as error:
-        raise RecordingsError(f"{path}: cannot be read ({error}); restore it from version control or delete it") from None
+        raise RecordingsError(
+            f"{path}: cannot be read ({error}); restore it from version control or delete it"
+        ) from None
     try:
         fmt = data["prompt"]
         entries = tuple(Recorded(str(e["version"]), str(e["digest"]), str(e["view"])) for e in data["rubrics"])

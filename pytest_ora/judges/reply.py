@@ -24,7 +24,10 @@ def reply_schema(rubric: Rubric) -> dict[str, Any]:
 
 
 def check_reply(
-    reply: ProviderReply, rubric: Rubric, entry_key: str, configuration: str | None,
+    reply: ProviderReply,
+    rubric: Rubric,
+    entry_key: str,
+    configuration: str | None,
     material: Mapping[str, Any] | None = None,
 ) -> CheckedReply | ReplyProblem:
     """The validated reply (its kind's model), or the first problem that makes it invalid."""

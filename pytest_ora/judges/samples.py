@@ -51,8 +51,10 @@ def sample_line(sample: int) -> str | None:
     """The line ending sample k's prompt (None for sample 1, the ordinary call)."""
     if sample <= 1:
         return None
-    return (f"Repeated judgment: this is judgment {sample} of this capture, made independently of any other. "
-            "Score it as you would the first time.")
+    return (
+        f"Repeated judgment: this is judgment {sample} of this capture, made independently of any other. "
+        "Score it as you would the first time."
+    )
 
 
 def _mean(values: Sequence[Decimal]) -> Decimal:

@@ -78,9 +78,18 @@ def judge_checklist(
     detection = detection_weights["recall"] * recall + detection_weights["precision"] * precision + novel
     quality, persona = pair_scores(scores, rubric)
     return JudgeChecklist(
-        weighted_found=weighted_found, weighted_total=weighted_total, found=hits, bonus_found=bonus_found,
-        novel_valid=novel_valid, false_positives=false_positives, recall=recall, precision=precision, f2=f2,
-        detection=detection, quality=quality, persona=persona,
+        weighted_found=weighted_found,
+        weighted_total=weighted_total,
+        found=hits,
+        bonus_found=bonus_found,
+        novel_valid=novel_valid,
+        false_positives=false_positives,
+        recall=recall,
+        precision=precision,
+        f2=f2,
+        detection=detection,
+        quality=quality,
+        persona=persona,
     )
 
 

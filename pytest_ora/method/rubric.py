@@ -39,8 +39,12 @@ def builtin_ids() -> tuple[str, ...]:
 def builtin_text(version: str) -> str:
     """A built-in rubric file's text."""
     if version not in builtin_ids():
-        raise RubricError("rubric", f"unknown rubric {version!r}; built-ins: {', '.join(builtin_ids())}, or give a file path")
-    return resources.files("pytest_ora.method").joinpath("rubrics").joinpath(f"{version}.yaml").read_text(encoding="utf-8")
+        raise RubricError(
+            "rubric", f"unknown rubric {version!r}; built-ins: {', '.join(builtin_ids())}, or give a file path"
+        )
+    return (
+        resources.files("pytest_ora.method").joinpath("rubrics").joinpath(f"{version}.yaml").read_text(encoding="utf-8")
+    )
 
 
 @functools.lru_cache(maxsize=32)
@@ -55,12 +59,17 @@ def load_rubric(path: Path) -> Rubric:
         data = path.read_bytes()
         text = data.decode("utf-8")
     except FileNotFoundError:
-        raise RubricError(str(path), "does not exist (a rubric is a built-in id or a YAML file; "
-                          "python -m pytest_ora rubric list names the built-ins)") from None
+        raise RubricError(
+            str(path),
+            "does not exist (a rubric is a built-in id or a YAML file; "
+            "python -m pytest_ora rubric list names the built-ins)",
+        ) from None
     except OSError as error:
         raise RubricError(str(path), f"cannot read the rubric file ({error.strerror or error})") from None
     except UnicodeDecodeError as error:
-        raise RubricError(str(path), f"is not UTF-8 at {utf8_error_at(data, error)}; save the rubric file as UTF-8") from None
+        raise RubricError(
+            str(path), f"is not UTF-8 at {utf8_error_at(data, error)}; save the rubric file as UTF-8"
+        ) from None
     return _parse(text, str(path), str(path))
 
 
@@ -73,7 +82,9 @@ def resolve_rubric(reference: str, base: Path) -> Rubric:
         candidate = base / candidate
     if reference.endswith((".yaml", ".yml")) or candidate.is_file():
         return load_rubric(candidate)
-    raise RubricError("rubric", f"unknown rubric {reference!r}; built-ins: {', '.join(builtin_ids())}, or give a file path")
+    raise RubricError(
+        "rubric", f"unknown rubric {reference!r}; built-ins: {', '.join(builtin_ids())}, or give a file path"
+    )
 
 
 def _parse(text: str, source: str, where: str) -> Rubric:

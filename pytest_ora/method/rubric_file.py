@@ -180,8 +180,10 @@ class RubricFile(_Model):
     def _by_kind(self) -> RubricFile:
         if self.kind == "advisory":
             if self.criteria or self.scale is not None or self.failure is not None or self.axes is not None:
-                raise ValueError("an advisory rubric evaluates records against its fixed threshold: it has no scale, "
-                                 "criteria, failure or axes")
+                raise ValueError(
+                    "an advisory rubric evaluates records against its fixed threshold: it has no scale, "
+                    "criteria, failure or axes"
+                )
             return self
         if self.kind == "scorecard":
             if not self.axes:
@@ -239,8 +241,11 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         raise RubricError(where, f"not valid YAML ({error})") from None
     if repeated is not None:
         key, line, first_line = repeated
-        raise RubricError(where, f"line {line}: key {key!r} appears twice in one mapping (first on line {first_line}); YAML "
-                                 "would keep the last silently: give each key once")
+        raise RubricError(
+            where,
+            f"line {line}: key {key!r} appears twice in one mapping (first on line {first_line}); YAML "
+            "would keep the last silently: give each key once",
+        )
     if not isinstance(data, dict):
         raise RubricError(where, "a rubric file is a YAML mapping (rubric, title, scale, criteria, ...)")
     try:
@@ -260,14 +265,14 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         raise RubricError(
             where,
             f"the last history entry is version {last.version!r} but the file says rubric {parsed.rubric!r}: "
-            "a changed rubric needs a new version and a new history line naming it"
+            "a changed rubric needs a new version and a new history line naming it",
         )
     if last.digest != digest:
         raise RubricError(
             where,
             f"rubric {parsed.rubric} changed without a new version: its content digest is {digest}, "
             f"but its last history line records {last.digest}. A changed number needs a new version and a new "
-            "history line (python -m pytest_ora rubric digest FILE prints the digest to record)"
+            "history line (python -m pytest_ora rubric digest FILE prints the digest to record)",
         )
     versions = [entry.version for entry in parsed.history]
     if len(set(versions)) != len(versions):
@@ -275,11 +280,12 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
     _in_range(parsed, where)
     wide = tuple(_anchor(key, meaning, where) for key, meaning in _bands(parsed.anchors, where))
     criteria = tuple(
-        Criterion(c.name, c.title, c.weight, c.question, _bands(c.anchors, where))
-        for c in parsed.criteria
+        Criterion(c.name, c.title, c.weight, c.question, _bands(c.anchors, where)) for c in parsed.criteria
     )
     try:  # the kind's own section (scorecard: axes and baseline; python: scorer), parsed by the kind
-        options = rubric_options(parsed.kind, {"axes": parsed.axes, "baseline": parsed.baseline, "scorer": parsed.scorer})
+        options = rubric_options(
+            parsed.kind, {"axes": parsed.axes, "baseline": parsed.baseline, "scorer": parsed.scorer}
+        )
     except ValueError as error:
         raise RubricError(where, str(error)) from None
     scale = parsed.scale or _Scale.model_validate({"min": 0, "max": 1})  # scorecards grade, they have no scale
@@ -314,8 +320,14 @@ def parse_rubric(text: str, source: str, where: str) -> Rubric:
         options=options,
         judge_verdict=parsed.judge_verdict,
         panel_models=None if parsed.panel_models is None else tuple(parsed.panel_models),
-        calibration=None if parsed.calibration is None else RecordedCalibration(
-            parsed.calibration.statistic, parsed.calibration.value, str(parsed.calibration.date), parsed.calibration.scope),
+        calibration=None
+        if parsed.calibration is None
+        else RecordedCalibration(
+            parsed.calibration.statistic,
+            parsed.calibration.value,
+            str(parsed.calibration.date),
+            parsed.calibration.scope,
+        ),
     )
     problem = rubric_problem(rubric)
     if problem is not None:
@@ -369,14 +381,21 @@ def _in_range(parsed: RubricFile, where: str) -> None:
         low, high = total * parsed.scale.min, total * parsed.scale.max
         if parsed.cap is not None:  # overall = min(weighted, the cap criterion's mean on the scale)
             low, high = min(low, parsed.scale.min), min(high, parsed.scale.max)
-    thresholds: list[tuple[str, Fraction | None]] = [("failure.below", parsed.failure.below if parsed.failure else None)]
+    thresholds: list[tuple[str, Fraction | None]] = [
+        ("failure.below", parsed.failure.below if parsed.failure else None)
+    ]
     thresholds += [(f"verdicts.{band.name}.min", band.min) for band in parsed.verdicts]
-    thresholds += [(f"votes.{name}.{'min' if vote.min is not None else 'below'}",
-                    vote.min if vote.min is not None else vote.below) for name, vote in parsed.votes.items()]
+    thresholds += [
+        (f"votes.{name}.{'min' if vote.min is not None else 'below'}", vote.min if vote.min is not None else vote.below)
+        for name, vote in parsed.votes.items()
+    ]
     for field, threshold in thresholds:
         if threshold is None:
             continue
         if threshold < low or (high is not None and threshold > high):
             span = f"{float(low):g} to {float(high):g}" if high is not None else f"at least {float(low):g}"
-            raise RubricError(where, f"field '{field}': {float(threshold):g} is outside what overall can be ({span} on this "
-                                     "rubric's scale and weights)")
+            raise RubricError(
+                where,
+                f"field '{field}': {float(threshold):g} is outside what overall can be ({span} on this "
+                "rubric's scale and weights)",
+            )

@@ -81,8 +81,13 @@ def _combine(judges: tuple[tuple[str, ...], ...], rubric: Rubric) -> Scores:
     own = tuple(_formula(dict(zip(names, judge)), rubric)[1] for judge in parsed)
     voted = votes(rubric, own)
     return Scores(
-        means=means, weighted=weighted, overall=overall, failure=is_failure(rubric, overall, voted),
-        judge_overalls=own, votes=voted, verdict=verdict(rubric, overall),
+        means=means,
+        weighted=weighted,
+        overall=overall,
+        failure=is_failure(rubric, overall, voted),
+        judge_overalls=own,
+        votes=voted,
+        verdict=verdict(rubric, overall),
     )
 
 

@@ -43,8 +43,20 @@ __all__ = [
 ]
 
 PUBLIC_COLUMNS = (
-    "configuration", "judged", "unscorable", "excluded", "errors", "overall", "fidelity", "soundness",
-    "completeness", "relevance", "calibration", "failure_rate_pct", "cost_per_100_usd", "minutes_per_run",
+    "configuration",
+    "judged",
+    "unscorable",
+    "excluded",
+    "errors",
+    "overall",
+    "fidelity",
+    "soundness",
+    "completeness",
+    "relevance",
+    "calibration",
+    "failure_rate_pct",
+    "cost_per_100_usd",
+    "minutes_per_run",
 )
 
 
@@ -74,7 +86,9 @@ def _panel_judge(judge: JudgeRecord, overall: Fraction) -> PanelJudge:
         notes=judge["notes"],
         impression=judge["impression"],
         overall=float(overall),
-        samples=None if samples is None else [{name: float(exact(score)) for name, score in sample.items()} for sample in samples],
+        samples=None
+        if samples is None
+        else [{name: float(exact(score)) for name, score in sample.items()} for sample in samples],
     )
 
 
@@ -146,12 +160,18 @@ class LedgerCsv:
         line += [columns[label]["model"] if columns[label] else "" for label in labels]
         line += [_cell(columns[label]["scores"].get(n) if columns[label] else None) for label in labels for n in names]
         line += [_cell(data[n]) for n in names]
-        line += [_cell(data["weighted"]), _cell(data["overall"]), _cell(data["failure"]), data["rubric"], data["rubric_digest"]]
+        line += [
+            _cell(data["weighted"]),
+            _cell(data["overall"]),
+            _cell(data["failure"]),
+            data["rubric"],
+            data["rubric_digest"],
+        ]
         line += [_cell(panel[label]["overall"] if label in panel else None) for label in labels]
         grades = data.get("grades") or {}
         line += [
             _cell(grades.get(key.removeprefix("grade_")) if key.startswith("grade_") else data.get(key))
-            for key in header[len(line):]
+            for key in header[len(line) :]
         ]
         return self._text(line)
 
@@ -275,8 +295,17 @@ def public_columns(rubric: Rubric) -> tuple[str, ...]:
     """The public table's columns for this rubric (PUBLIC_COLUMNS with ora-1.0), counts last."""
     names = get_kind(rubric.kind).summary_columns(rubric)
     return (
-        "configuration", "judged", "unscorable", "excluded", "errors", "overall", *names,
-        "failure_rate_pct", "cost_per_100_usd", "minutes_per_run", *_counts(rubric),
+        "configuration",
+        "judged",
+        "unscorable",
+        "excluded",
+        "errors",
+        "overall",
+        *names,
+        "failure_rate_pct",
+        "cost_per_100_usd",
+        "minutes_per_run",
+        *_counts(rubric),
     )
 
 
@@ -290,7 +319,11 @@ def public_row(row: BaseModel, values: dict[str, Fraction | None], rubric: Rubri
         return "" if value is None else str(round_half_away(value * scale, places))
 
     return [
-        data["configuration"], str(data["judged"]), str(data["unscorable"]), str(data["excluded"]), str(data["errors"]),
+        data["configuration"],
+        str(data["judged"]),
+        str(data["unscorable"]),
+        str(data["excluded"]),
+        str(data["errors"]),
         fmt("overall", rounding.rating_places),
         *(fmt(name, rounding.rating_places) for name in get_kind(rubric.kind).summary_columns(rubric)),
         fmt("failure_rate", rounding.percent_places, 100),
@@ -301,7 +334,9 @@ def public_row(row: BaseModel, values: dict[str, Fraction | None], rubric: Rubri
     ]
 
 
-def summary_json(rows: Sequence[BaseModel], selection: str = "", complete: bool = True, stopped_by: str | None = None) -> str:
+def summary_json(
+    rows: Sequence[BaseModel], selection: str = "", complete: bool = True, stopped_by: str | None = None
+) -> str:
     """summary.json: one object per configuration at full precision; `selection` names a partial run,
     `complete` is false (and `stopped_by` says why) when the run stopped before its selection was judged."""
     extra = {"selection": selection or None, "complete": complete, "stopped_by": stopped_by}
@@ -319,9 +354,17 @@ def _headings(rubric: Rubric) -> list[str]:
     titles = {c.name: c.title for c in rubric.criteria}
     names = get_kind(rubric.kind).summary_columns(rubric)
     return [
-        "Configuration", "Judged", "Unscorable", "Excluded", "Errors", "Overall",
+        "Configuration",
+        "Judged",
+        "Unscorable",
+        "Excluded",
+        "Errors",
+        "Overall",
         *(titles.get(n, n.replace("_", " ").capitalize()) for n in names),
-        "Failure rate", "Cost / 100 queries", "Minutes / run", *_counts(rubric),
+        "Failure rate",
+        "Cost / 100 queries",
+        "Minutes / run",
+        *_counts(rubric),
     ]
 
 
@@ -335,8 +378,14 @@ def public_cells(table: Sequence[Sequence[str]], rubric: Rubric) -> tuple[list[s
     budget = any(line[-1] != "0" for line in table)
     given = _given
     shown = [
-        [*line[:rate], f"{line[rate]}%" if line[rate] else "", given(line[rate + 1], line[1], f"${line[rate + 1]}"),
-         given(line[rate + 2], line[1], line[rate + 2]), *line[rate + 3 : -1], *(line[-1:] if budget else [])]
+        [
+            *line[:rate],
+            f"{line[rate]}%" if line[rate] else "",
+            given(line[rate + 1], line[1], f"${line[rate + 1]}"),
+            given(line[rate + 2], line[1], line[rate + 2]),
+            *line[rate + 3 : -1],
+            *(line[-1:] if budget else []),
+        ]
         for line in table
     ]
     return [*_headings(rubric), *(["Budget"] if budget else [])], shown
@@ -354,7 +403,13 @@ def summary_table(table: Sequence[Sequence[str]], fmt: str = "github", rubric: R
         rate = _rate_index(rubric)
         keep = (0, 1, 2, 3, 4, rate + 1, rate + 2)
         headings, shown = [headings[i] for i in keep], [[line[i] for i in keep] for line in shown]
-    return tabulate(shown, headers=headings, tablefmt=fmt, disable_numparse=True, colalign=("left",) + ("right",) * (len(headings) - 1))
+    return tabulate(
+        shown,
+        headers=headings,
+        tablefmt=fmt,
+        disable_numparse=True,
+        colalign=("left",) + ("right",) * (len(headings) - 1),
+    )
 
 
 def _rate_index(rubric: Rubric) -> int:
@@ -370,13 +425,22 @@ def fit_table(table: Sequence[Sequence[str]], width: int, rubric: Rubric = ORA_V
     rate = _rate_index(rubric)
     keep = (0, 1, 4, 5, rate, rate + 1, rate + 2)  # configuration, judged, errors, overall, failure, cost, minutes
     headings = ["Configuration", "Judged", "Errors", "Overall", "Fail %", "$ / 100", "Min / run"]
-    cells = [[_given(line[i], line[1], line[i]) if i in (rate + 1, rate + 2) else line[i] for i in keep] for line in table]
-    compact = tabulate(cells, headers=headings, tablefmt="simple",
-                       disable_numparse=True, colalign=("left",) + ("right",) * (len(keep) - 1)).splitlines()
+    cells = [
+        [_given(line[i], line[1], line[i]) if i in (rate + 1, rate + 2) else line[i] for i in keep] for line in table
+    ]
+    compact = tabulate(
+        cells,
+        headers=headings,
+        tablefmt="simple",
+        disable_numparse=True,
+        colalign=("left",) + ("right",) * (len(keep) - 1),
+    ).splitlines()
     if max(map(len, compact), default=0) <= width:
         return [*compact, "(narrow terminal: criterion columns are in summary.md)"]
-    return [f"{line[0]}: overall {line[5] or '-'}, judged {line[1]}, failure rate {f'{line[rate]}%' if line[rate] else '-'}"
-            for line in table]
+    return [
+        f"{line[0]}: overall {line[5] or '-'}, judged {line[1]}, failure rate {f'{line[rate]}%' if line[rate] else '-'}"
+        for line in table
+    ]
 
 
 def _failing(rubric: Rubric) -> str:
@@ -392,7 +456,11 @@ _COMPARE_NOTE = (
 
 
 def summary_markdown(
-    table: Sequence[Sequence[str]], rubric: Rubric, bundle: str, preface: Sequence[str] = (), appendix: Sequence[str] = ()
+    table: Sequence[Sequence[str]],
+    rubric: Rubric,
+    bundle: str,
+    preface: Sequence[str] = (),
+    appendix: Sequence[str] = (),
 ) -> str:
     """summary.md: the public table with the rubric and formula it was computed with.
 
@@ -406,9 +474,12 @@ def summary_markdown(
         f"Rubric {rubric.version} ({rubric.title}). {formula(rubric)}.\n"
         + (f"Rules: {rubric.rules()}.\n" if rubric.rules() else "")
         + f"Rubric digest {rubric.digest}.\n"
-        + (_COMPARE_NOTE if rubric.kind == "compare" else
-           "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "
-           f"failure rate is the share of scored captures {_failing(rubric)}; cost and minutes are "
-           "means over the configuration's accepted captures. Machine-written: do not edit.\n\n")
+        + (
+            _COMPARE_NOTE
+            if rubric.kind == "compare"
+            else "Ratings are judge means over scored captures, rounded half away from zero to one decimal; "
+            f"failure rate is the share of scored captures {_failing(rubric)}; cost and minutes are "
+            "means over the configuration's accepted captures. Machine-written: do not edit.\n\n"
+        )
         + f"{summary_table(table, rubric=rubric)}\n{tail}"
     )

@@ -23,8 +23,11 @@ def run_directories(runs: Path) -> list[tuple[int, Path]]:
     """
     if runs.is_symlink() or not runs.is_dir():
         return []
-    found = [(int(p.name), p) for p in runs.iterdir()
-             if p.name.isascii() and p.name.isdigit() and not p.is_symlink() and p.is_dir()]
+    found = [
+        (int(p.name), p)
+        for p in runs.iterdir()
+        if p.name.isascii() and p.name.isdigit() and not p.is_symlink() and p.is_dir()
+    ]
     return sorted(found)
 
 

@@ -46,8 +46,17 @@ from .baselinedata import (
 from .runfile import RunFileError, parse_run_file, read_run_file
 
 __all__ = [
-    "BASELINE_FILES", "BASELINE_JSON", "BASELINE_MD", "DEFAULT_REGRESSION_MIN", "BaselineError", "BaselineRun",
-    "baseline_markdown", "compare_with_baseline", "load_baseline", "regressed", "regression_min",
+    "BASELINE_FILES",
+    "BASELINE_JSON",
+    "BASELINE_MD",
+    "DEFAULT_REGRESSION_MIN",
+    "BaselineError",
+    "BaselineRun",
+    "baseline_markdown",
+    "compare_with_baseline",
+    "load_baseline",
+    "regressed",
+    "regression_min",
 ]
 
 BASELINE_JSON = "baseline.json"
@@ -100,10 +109,14 @@ def _lines(path: Path, label: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 try:
                     value = json.loads(line, object_pairs_hook=unique_pairs)
                 except StrictJsonError as error:
-                    raise BaselineError(f"--ora-baseline {label}: {path.name} line {number}: field {error.field}: "
-                                        "given twice (never last-wins)") from None
+                    raise BaselineError(
+                        f"--ora-baseline {label}: {path.name} line {number}: field {error.field}: "
+                        "given twice (never last-wins)"
+                    ) from None
                 except ValueError as error:
-                    raise BaselineError(f"--ora-baseline {label}: {path.name} line {number}: not JSON ({error})") from None
+                    raise BaselineError(
+                        f"--ora-baseline {label}: {path.name} line {number}: not JSON ({error})"
+                    ) from None
                 if not isinstance(value, dict):
                     raise BaselineError(f"--ora-baseline {label}: {path.name} line {number}: not an object")
                 yield number, value
@@ -131,12 +144,16 @@ def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> 
     unreadable, or forged (a capture twice, an overall that is not finite or off the rubric's `scale`)."""
     label = str(directory)
     if not directory.is_dir():
-        raise BaselineError(f"--ora-baseline {label}: does not exist or is not a directory (give an earlier --ora-out "
-                            "or one of its runs/NNNN)")
+        raise BaselineError(
+            f"--ora-baseline {label}: does not exist or is not a directory (give an earlier --ora-out "
+            "or one of its runs/NNNN)"
+        )
     for name in ("ledger.jsonl", "run.json"):
         if not _inside(directory, name).is_file():
-            raise BaselineError(f"--ora-baseline {label}: no {name}: not a pytest-ora output directory (give an "
-                                "earlier --ora-out or one of its runs/NNNN)")
+            raise BaselineError(
+                f"--ora-baseline {label}: no {name}: not a pytest-ora output directory (give an "
+                "earlier --ora-out or one of its runs/NNNN)"
+            )
     try:
         run = parse_run_file(json.loads(_inside(directory, "run.json").read_text(encoding="utf-8")))
         if run.methodology is None:
@@ -148,7 +165,9 @@ def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> 
         shown = first_problem(error) if isinstance(error, ValidationError) else str(error)
         raise BaselineError(f"--ora-baseline {label}: run.json is unreadable ({shown})") from None
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
-        raise BaselineError(f"--ora-baseline {label}: run.json is unreadable ({type(error).__name__}: {error})") from None
+        raise BaselineError(
+            f"--ora-baseline {label}: run.json is unreadable ({type(error).__name__}: {error})"
+        ) from None
     lines: dict[str, int] = {}
     for number, row in _lines(_inside(directory, "ledger.jsonl"), label):
         where = f"--ora-baseline {label}: ledger.jsonl line {number}"
@@ -157,12 +176,15 @@ def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> 
         except KeyError as error:
             raise BaselineError(f"{where}: no field {error}") from None
         if capture_id in lines:
-            raise BaselineError(f"{where}: field capture_id: {capture_id} is already on line {lines[capture_id]} "
-                                "(a capture given twice; never last-wins)")
+            raise BaselineError(
+                f"{where}: field capture_id: {capture_id} is already on line {lines[capture_id]} "
+                "(a capture given twice; never last-wins)"
+            )
         lines[capture_id] = number
         failure = row.get("failure")
-        result.captures[capture_id] = Capture(configuration, status, _number(row.get("overall"), where, scale),
-                                              None if failure is None else bool(failure))
+        result.captures[capture_id] = Capture(
+            configuration, status, _number(row.get("overall"), where, scale), None if failure is None else bool(failure)
+        )
     texts = _inside(directory, "texts.json")
     if texts.is_file():
         from .texts import read_texts
@@ -190,17 +212,35 @@ def _interval(value: tuple[float, float] | None) -> list[float] | None:
 
 def _run_facts(bundle: str, rubric: str, digest: str, facts: Mapping[str, Any], path: str | None) -> RunSide:
     judges = [f"{j.get('label')}: {j.get('provider')}:{j.get('model')}" for j in facts.get("judges") or []]
-    return RunSide(path=path, bundle=bundle, rubric=rubric, rubric_digest=digest,
-                   scoring_date=facts.get("scoring_date"), record_mode=facts.get("record_mode"),
-                   snapshot=facts.get("snapshot"), panel=facts.get("panel"), judges=judges,
-                   selected=facts.get("selected"))
+    return RunSide(
+        path=path,
+        bundle=bundle,
+        rubric=rubric,
+        rubric_digest=digest,
+        scoring_date=facts.get("scoring_date"),
+        record_mode=facts.get("record_mode"),
+        snapshot=facts.get("snapshot"),
+        panel=facts.get("panel"),
+        judges=judges,
+        selected=facts.get("selected"),
+    )
 
 
 def _changes(before: RunSide, after: RunSide) -> list[Change]:
-    named = (("rubric", "rubric version"), ("rubric_digest", "rubric digest"), ("judges", "judges"),
-             ("panel", "panel"), ("bundle", "bundle"), ("snapshot", "Optimum snapshot"), ("record_mode", "record mode"))
-    return [Change(what=label, baseline=getattr(before, key), current=getattr(after, key))
-            for key, label in named if getattr(before, key) != getattr(after, key)]
+    named = (
+        ("rubric", "rubric version"),
+        ("rubric_digest", "rubric digest"),
+        ("judges", "judges"),
+        ("panel", "panel"),
+        ("bundle", "bundle"),
+        ("snapshot", "Optimum snapshot"),
+        ("record_mode", "record mode"),
+    )
+    return [
+        Change(what=label, baseline=getattr(before, key), current=getattr(after, key))
+        for key, label in named
+        if getattr(before, key) != getattr(after, key)
+    ]
 
 
 def _text_changes(baseline: BaselineRun, texts: Mapping[str, Any] | None, shared: Sequence[str]) -> TextChanges | None:
@@ -224,7 +264,11 @@ def _text_changes(baseline: BaselineRun, texts: Mapping[str, Any] | None, shared
 
 
 def compare_with_baseline(
-    baseline: BaselineRun, directory: Path, rubric: Rubric, minimum_text: str, seed: int,
+    baseline: BaselineRun,
+    directory: Path,
+    rubric: Rubric,
+    minimum_text: str,
+    seed: int,
 ) -> BaselineComparison:
     """baseline.json's data: this run (the files just written in `directory`) against the baseline."""
     import numpy as np
@@ -237,8 +281,9 @@ def compare_with_baseline(
     order: list[str] = []
     for _, row in _lines(directory / "ledger.jsonl", str(directory)):
         failure = row.get("failure")
-        current[row["capture_id"]] = Capture(row["configuration"], row["status"], row.get("overall"),
-                                             None if failure is None else bool(failure))
+        current[row["capture_id"]] = Capture(
+            row["configuration"], row["status"], row.get("overall"), None if failure is None else bool(failure)
+        )
         order.append(row["capture_id"])
     shared = [cid for cid in order if cid in baseline.captures]
     minimum = regression_min(minimum_text, (float(rubric.scale_min), float(rubric.scale_max)))
@@ -251,12 +296,24 @@ def compare_with_baseline(
             configurations.setdefault(now.configuration, []).append((now.overall, then.overall))
             change = Fraction(repr(now.overall)) - Fraction(repr(then.overall))
             if abs(change) >= minimum:
-                changes.append(CaptureChange(capture_id=capture_id, configuration=now.configuration,
-                                             baseline=then.overall, current=now.overall, change=float(change)))
+                changes.append(
+                    CaptureChange(
+                        capture_id=capture_id,
+                        configuration=now.configuration,
+                        baseline=then.overall,
+                        current=now.overall,
+                        change=float(change),
+                    )
+                )
         if now.status != then.status or now.failure != then.failure:
-            flips.append(Flip(capture_id=capture_id, configuration=now.configuration,
-                              baseline=State(status=then.status, failure=then.failure),
-                              current=State(status=now.status, failure=now.failure)))
+            flips.append(
+                Flip(
+                    capture_id=capture_id,
+                    configuration=now.configuration,
+                    baseline=State(status=then.status, failure=then.failure),
+                    current=State(status=now.status, failure=now.failure),
+                )
+            )
     position = {capture_id: index for index, capture_id in enumerate(shared)}
     changes.sort(key=lambda c: (c.change, position[c.capture_id]))  # the largest drop first
     rows = []
@@ -267,17 +324,24 @@ def compare_with_baseline(
         then_values = np.array([p[1] for p in pairs], dtype=np.float64)
         result = baseline_difference(now_values, then_values, seed, name)
         interval = result.interval
-        rows.append(ConfigurationDifference(
-            configuration=name, n=result.n,
-            baseline_mean=float(then_values.mean()) if result.n else None,
-            current_mean=float(now_values.mean()) if result.n else None,
-            mean_difference=result.mean_difference,
-            t_interval=_interval(result.t_interval), bootstrap_interval=_interval(result.bootstrap_interval),
-            interval_method=result.interval_method, interval=_interval(interval), p_value=result.p_value,
-            p_floor=result.p_floor, p_min=result.p_min,
-            regressed=interval is not None and interval[1] < 0,
-            improved=interval is not None and interval[0] > 0,
-        ))
+        rows.append(
+            ConfigurationDifference(
+                configuration=name,
+                n=result.n,
+                baseline_mean=float(then_values.mean()) if result.n else None,
+                current_mean=float(now_values.mean()) if result.n else None,
+                mean_difference=result.mean_difference,
+                t_interval=_interval(result.t_interval),
+                bootstrap_interval=_interval(result.bootstrap_interval),
+                interval_method=result.interval_method,
+                interval=_interval(interval),
+                p_value=result.p_value,
+                p_floor=result.p_floor,
+                p_min=result.p_min,
+                regressed=interval is not None and interval[1] < 0,
+                improved=interval is not None and interval[0] > 0,
+            )
+        )
     before = _run_facts(baseline.bundle, baseline.rubric, baseline.rubric_digest, baseline.facts, baseline.path)
     after = _run_facts(run.bundle, run.rubric, run.rubric_digest, run.methodology or {}, None)
     texts, _ = read_texts(directory)
@@ -304,8 +368,12 @@ def regressed(data: BaselineComparison) -> list[str]:
     """The --ora-fail-regression messages: one per configuration whose paired interval lies below 0."""
     messages = []
     rubric = [c for c in data.changed if c.what in ("rubric version", "rubric digest")]
-    caveat = (f"; the rubric changed between the runs ({rubric[0].what} {rubric[0].baseline} -> "
-              f"{rubric[0].current}): the difference may be the rubric's" if rubric else "")
+    caveat = (
+        f"; the rubric changed between the runs ({rubric[0].what} {rubric[0].baseline} -> "
+        f"{rubric[0].current}): the difference may be the rubric's"
+        if rubric
+        else ""
+    )
     for row in data.configurations:
         if row.regressed and row.interval is not None and row.mean_difference is not None:
             low, high = row.interval
@@ -345,13 +413,17 @@ def baseline_markdown(data: BaselineComparison) -> str:
     """baseline.md, rendered from baseline.json's data alone."""
     before, after = data.baseline, data.current
     lines = [
-        f"# Since baseline: {after.bundle}", "",
+        f"# Since baseline: {after.bundle}",
+        "",
         f"Machine-written by pytest-ora from {BASELINE_JSON}; rubric {data.rubric}. Baseline "
         f"`{before.path}` (scored {before.scoring_date}, rubric {before.rubric}) against this run (scored "
-        f"{after.scoring_date}, rubric {after.rubric}).", "",
+        f"{after.scoring_date}, rubric {after.rubric}).",
+        "",
         f"{data.shared} capture ids in both runs; {data.only_in_baseline} only in the baseline, "
-        f"{data.only_in_current} only in this run.", "",
-        "## What changed between the runs", "",
+        f"{data.only_in_current} only in this run.",
+        "",
+        "## What changed between the runs",
+        "",
     ]
     if data.changed:
         lines += ["| what | baseline | this run |", "| --- | --- | --- |"]
@@ -362,12 +434,18 @@ def baseline_markdown(data: BaselineComparison) -> str:
     if texts is None:
         lines += ["", "Prompts and answers were not compared: a run without texts.json is one of the two."]
     else:
-        lines += ["", f"Of {texts.compared} shared captures, {texts.prompt} have a different prompt, "
-                  f"{texts.context} a different context and {texts.answer} a different answer."]
+        lines += [
+            "",
+            f"Of {texts.compared} shared captures, {texts.prompt} have a different prompt, "
+            f"{texts.context} a different context and {texts.answer} a different answer.",
+        ]
     lines += [
-        "", "## Per configuration", "",
+        "",
+        "## Per configuration",
+        "",
         f"Paired difference of mean overall (this run minus the baseline) over the captures both runs scored; "
-        f"interval: {data.interval_rule}. A configuration regressed when its interval lies below 0.", "",
+        f"interval: {data.interval_rule}. A configuration regressed when its interval lies below 0.",
+        "",
         "| configuration | n | baseline | this run | difference | 95% interval | method | p | regressed |",
         "| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | --- |",
     ]
@@ -378,17 +456,27 @@ def baseline_markdown(data: BaselineComparison) -> str:
             f"{'' if row.mean_difference is None else _amount(row.mean_difference)} | {_range(row.interval)} | {row.interval_method} | "
             f"{_p(row)} | {flag} |"
         )
-    lines += ["", f"## Captures whose overall changed by at least {data.regression_min:g} "
-              f"(--ora-regression-min {data.regression_min_given})", ""]
+    lines += [
+        "",
+        f"## Captures whose overall changed by at least {data.regression_min:g} "
+        f"(--ora-regression-min {data.regression_min_given})",
+        "",
+    ]
     if data.changes:
         lines += ["| capture | baseline | this run | change |", "| --- | ---: | ---: | ---: |"]
-        lines += [f"| {c.capture_id} | {_num(c.baseline)} | {_num(c.current)} | {c.change:+.2f} |"
-                  for c in data.changes]
+        lines += [
+            f"| {c.capture_id} | {_num(c.baseline)} | {_num(c.current)} | {c.change:+.2f} |" for c in data.changes
+        ]
     else:
         lines.append("None.")
     if data.flips:
-        lines += ["", "## Captures whose status or failure flag changed", "",
-                  "| capture | baseline | this run |", "| --- | --- | --- |"]
+        lines += [
+            "",
+            "## Captures whose status or failure flag changed",
+            "",
+            "| capture | baseline | this run |",
+            "| --- | --- | --- |",
+        ]
         for flip in data.flips:
             lines.append(f"| {flip.capture_id} | {_state(flip.baseline)} | {_state(flip.current)} |")
     return "\n".join(lines) + "\n"

@@ -14,8 +14,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ..core.errors import OraError
 
 __all__ = [
-    "BaselineComparison", "BaselineDataError", "CaptureChange", "Change", "ConfigurationDifference", "Flip",
-    "RunSide", "State", "TextChanges", "first_problem", "parse_baseline_comparison", "read_baseline_comparison",
+    "BaselineComparison",
+    "BaselineDataError",
+    "CaptureChange",
+    "Change",
+    "ConfigurationDifference",
+    "Flip",
+    "RunSide",
+    "State",
+    "TextChanges",
+    "first_problem",
+    "parse_baseline_comparison",
+    "read_baseline_comparison",
 ]
 
 Number = int | float

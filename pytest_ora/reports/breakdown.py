@@ -35,8 +35,11 @@ def family_table(records: Sequence[CaptureRecord], configurations: Sequence[str]
         for family in families:
             values = overall.get((configuration, family), [])
             mean = sum(values, Fraction(0)) / len(values) if values else None
-            cells.append("" if mean is None else f"{round_half_away(mean, rubric.rounding.rating_places)} ({len(values)})")
+            cells.append(
+                "" if mean is None else f"{round_half_away(mean, rubric.rounding.rating_places)} ({len(values)})"
+            )
         rows.append(cells)
     headers = ["Configuration", *(family.title() for family in families)]
-    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True,
-                    colalign=("left",) + ("right",) * len(families))
+    return tabulate(
+        rows, headers=headers, tablefmt="github", disable_numparse=True, colalign=("left",) + ("right",) * len(families)
+    )

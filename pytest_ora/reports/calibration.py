@@ -18,11 +18,28 @@ from tabulate import tabulate
 
 from .fewunits import SMALL_ROWS, TOO_FEW
 
-__all__ = ["CHART_TITLE", "calibration_chart", "calibration_html", "calibration_markdown", "gate_message", "held_message"]
+__all__ = [
+    "CHART_TITLE",
+    "calibration_chart",
+    "calibration_html",
+    "calibration_markdown",
+    "gate_message",
+    "held_message",
+]
 
 CHART_TITLE = "Judge vs human per criterion"
-_HEADERS = ("Judge", "Criterion", "n", "alpha vs human", "95% bootstrap", "Quadratic kappa", "Bias (judge - human)",
-            "95% t interval", "MAE", "Spearman rho")
+_HEADERS = (
+    "Judge",
+    "Criterion",
+    "n",
+    "alpha vs human",
+    "95% bootstrap",
+    "Quadratic kappa",
+    "Bias (judge - human)",
+    "95% t interval",
+    "MAE",
+    "Spearman rho",
+)
 
 
 def _fmt(value: Any, places: int = 3) -> str:
@@ -53,17 +70,28 @@ def _rows(data: Mapping[str, Any]) -> list[list[str]]:
     rows = []
     for judge in data["judges"]:
         for row in [*judge["criteria"], judge["overall"]]:
-            rows.append([
-                _judge_name(judge["judge"]), row["criterion"], _n(row), _fmt(row["krippendorff_alpha"]),
-                _plain_range(row.get("alpha_interval")) if int(row["n"]) >= SMALL_ROWS else TOO_FEW, _fmt(row["quadratic_kappa"]), _signed(row["bias"]), _range(row["bias_interval"]), _fmt(row["mae"], 2),
-                _fmt(row["spearman_rho"]),
-            ])
+            rows.append(
+                [
+                    _judge_name(judge["judge"]),
+                    row["criterion"],
+                    _n(row),
+                    _fmt(row["krippendorff_alpha"]),
+                    _plain_range(row.get("alpha_interval")) if int(row["n"]) >= SMALL_ROWS else TOO_FEW,
+                    _fmt(row["quadratic_kappa"]),
+                    _signed(row["bias"]),
+                    _range(row["bias_interval"]),
+                    _fmt(row["mae"], 2),
+                    _fmt(row["spearman_rho"]),
+                ]
+            )
     return rows
 
 
 def _ceiling_rows(data: Mapping[str, Any]) -> list[list[str]]:
     humans = data["humans"]
-    return [[row["criterion"], _n(row), _fmt(row["krippendorff_alpha"])] for row in [*humans["criteria"], humans["overall"]]]
+    return [
+        [row["criterion"], _n(row), _fmt(row["krippendorff_alpha"])] for row in [*humans["criteria"], humans["overall"]]
+    ]
 
 
 def _lead(data: Mapping[str, Any]) -> list[str]:
@@ -100,11 +128,22 @@ def calibration_markdown(data: Mapping[str, Any]) -> str:
     lines = ["", "## Calibration against human labels", "", *_lead(data), ""]
     lines += [tabulate(_rows(data), headers=_HEADERS, tablefmt="github", disable_numparse=True), ""]
     if data["humans"] is not None:
-        lines += [f"### Human vs human (the ceiling, {data['humans']['raters']} raters)", "",
-                  tabulate(_ceiling_rows(data), headers=("Criterion", "Captures with 2+ raters", "alpha"),
-                           tablefmt="github", disable_numparse=True), ""]
+        lines += [
+            f"### Human vs human (the ceiling, {data['humans']['raters']} raters)",
+            "",
+            tabulate(
+                _ceiling_rows(data),
+                headers=("Criterion", "Captures with 2+ raters", "alpha"),
+                tablefmt="github",
+                disable_numparse=True,
+            ),
+            "",
+        ]
     else:
-        lines += ["Human vs human: not computed (one rater); a second rater on the same captures gives the ceiling.", ""]
+        lines += [
+            "Human vs human: not computed (one rater); a second rater on the same captures gives the ceiling.",
+            "",
+        ]
     notes = _notes(data)
     if notes:
         lines += ["Not computed:", *notes, ""]
@@ -121,8 +160,10 @@ def gate_message(data: Mapping[str, Any] | None, threshold: Any) -> str | None:
 
         return preference_gate(data, threshold)
     if data["captures"] < data["gate_minimum"]:
-        return (f"only {data['captures']} labelled captures were scored (at least {data['gate_minimum']} "
-                "are needed to judge a judge)")
+        return (
+            f"only {data['captures']} labelled captures were scored (at least {data['gate_minimum']} "
+            "are needed to judge a judge)"
+        )
     alpha = next(j["overall"]["krippendorff_alpha"] for j in data["judges"] if j["judge"] == "panel")
     if alpha is None:
         return "the panel's alpha vs humans on overall is undefined (no variation)"
@@ -163,11 +204,15 @@ def calibration_html(data: Mapping[str, Any] | None, scale: Sequence[float]) -> 
     parts = [f'<p class="note">{escape(line)}</p>' for line in _lead(data)]
     svg = calibration_chart(data, scale)
     if svg:
-        parts.append(f'<figure class="chart calibration-chart" data-chart="calibration" style="max-width: 820px"><figcaption>{escape(CHART_TITLE)}'
-                     f"</figcaption>{svg}</figure>")
-        parts.append('<p class="note">Each point is a labelled capture: the human mean across, the judge (or the panel '
-                     "mean) up, the judges drawn side by side around each human value. On the dashed line judge and people agree; "
-                     "above it the judge scores higher.</p>")
+        parts.append(
+            f'<figure class="chart calibration-chart" data-chart="calibration" style="max-width: 820px"><figcaption>{escape(CHART_TITLE)}'
+            f"</figcaption>{svg}</figure>"
+        )
+        parts.append(
+            '<p class="note">Each point is a labelled capture: the human mean across, the judge (or the panel '
+            "mean) up, the judges drawn side by side around each human value. On the dashed line judge and people agree; "
+            "above it the judge scores higher.</p>"
+        )
     parts.append(_html_table(_HEADERS, _rows(data)))
     if data["humans"] is not None:
         parts.append(f"<h3>Human vs human (the ceiling, {data['humans']['raters']} raters)</h3>")
@@ -216,9 +261,16 @@ def _draw_calibration_chart(data: Mapping[str, Any], scale: Sequence[float]) -> 
                 xs = [p["human"][index] + dodge for p in data["points"]]
                 ys = [p["judges"][label][index] for p in data["points"]]
                 panel = label == "panel"
-                axes.plot(xs, ys, "D" if panel else "o", color="#29323c" if panel else charts._PALETTE[j % len(charts._PALETTE)],
-                          markersize=3.5 if panel else 3, alpha=0.9 if panel else 0.6, linestyle="none",
-                          label=_judge_name(label))
+                axes.plot(
+                    xs,
+                    ys,
+                    "D" if panel else "o",
+                    color="#29323c" if panel else charts._PALETTE[j % len(charts._PALETTE)],
+                    markersize=3.5 if panel else 3,
+                    alpha=0.9 if panel else 0.6,
+                    linestyle="none",
+                    label=_judge_name(label),
+                )
             axes.set_xlim(low - pad, high + pad)
             axes.set_ylim(low - pad, high + pad)
             axes.set_aspect("equal")
@@ -234,7 +286,9 @@ def _draw_calibration_chart(data: Mapping[str, Any], scale: Sequence[float]) -> 
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
-    text = text[text.index("<svg"):]
+    text = text[text.index("<svg") :]
     text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
     text = re.sub(r'(id="|url\(#|href="#)', r"\g<1>ora-calibration-", text)
-    return re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', rf'<svg \1role="img" aria-label="{CHART_TITLE}"', text, count=1)
+    return re.sub(
+        r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', rf'<svg \1role="img" aria-label="{CHART_TITLE}"', text, count=1
+    )

@@ -46,8 +46,13 @@ def captures_jsonl(plan: Plan, records: Sequence[CaptureRecord]) -> str:
         if capture.configuration in candidates and "answer" not in record:
             if not (record["reason"] or "").startswith(CANDIDATE_FAILED):
                 continue  # no answer was made: nothing to write
-            capture = capture.model_copy(update={"acceptance": capture.acceptance.model_copy(update={
-                "passed": False, "reason": CANDIDATE_FAILED_REASON, "notes": record["reason"] or ""})})
+            capture = capture.model_copy(
+                update={
+                    "acceptance": capture.acceptance.model_copy(
+                        update={"passed": False, "reason": CANDIDATE_FAILED_REASON, "notes": record["reason"] or ""}
+                    )
+                }
+            )
         line = _line(capture)
         if secret_in(line) is None:
             lines.append(line)
@@ -66,7 +71,11 @@ def _json(value: Any) -> str:
     if isinstance(value, Decimal):
         return format(value, "f")
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{json.dumps(str(key), ensure_ascii=False)}: {_json(item)}" for key, item in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{json.dumps(str(key), ensure_ascii=False)}: {_json(item)}" for key, item in value.items())
+            + "}"
+        )
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_json(item) for item in value) + "]"
     return json.dumps(value, ensure_ascii=False)

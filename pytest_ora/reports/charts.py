@@ -99,8 +99,15 @@ def _errors(values: Sequence[float], intervals: Sequence[tuple[float, float] | N
     return [lows, highs]
 
 
-def _bars(names: Sequence[str], values: Sequence[float], errors: Any, color: str, label: str, gap: float,
-          texts: Sequence[str] | None = None) -> Any:
+def _bars(
+    names: Sequence[str],
+    values: Sequence[float],
+    errors: Any,
+    color: str,
+    label: str,
+    gap: float,
+    texts: Sequence[str] | None = None,
+) -> Any:
     """One horizontal bar per configuration, top to bottom in table order, each labelled with its value."""
     figure = _figure(_rows_height(len(names)))
     axes = figure.add_subplot()
@@ -108,14 +115,21 @@ def _bars(names: Sequence[str], values: Sequence[float], errors: Any, color: str
     axes.barh(positions, values, color=color, height=0.6, xerr=errors, error_kw={"ecolor": "#29323c", "capsize": 3})
     for k, (position, value) in enumerate(zip(positions, values)):
         text = texts[k] if texts is not None else label.format(value)
-        axes.text(value + gap, position + 0.3 if errors else position, text, va="center",
-                  fontsize=_label_size(len(names)) - 1)
+        axes.text(
+            value + gap, position + 0.3 if errors else position, text, va="center", fontsize=_label_size(len(names)) - 1
+        )
     axes.set_yticks(positions, names, fontsize=_label_size(len(names)))
     return figure, axes
 
 
-def _grid(data: Mapping[str, Any], rows: Sequence[str], columns: Sequence[str],
-          grid: Sequence[Sequence[float | None]], annotate: bool, label: str | None = None) -> Any:
+def _grid(
+    data: Mapping[str, Any],
+    rows: Sequence[str],
+    columns: Sequence[str],
+    grid: Sequence[Sequence[float | None]],
+    annotate: bool,
+    label: str | None = None,
+) -> Any:
     """A heatmap on the rubric's scale, one row per configuration."""
     low, high = data["rubric"]["scale"]
     figure = _figure(_rows_height(len(rows)))
@@ -123,14 +137,24 @@ def _grid(data: Mapping[str, Any], rows: Sequence[str], columns: Sequence[str],
     axes.grid(False)
     image = axes.imshow(
         [[value if value is not None else float("nan") for value in row] for row in grid],
-        cmap="RdYlGn", vmin=low, vmax=high, aspect="auto",
+        cmap="RdYlGn",
+        vmin=low,
+        vmax=high,
+        aspect="auto",
     )
     for y, row in enumerate(grid if annotate else ()):
         for x, value in enumerate(row):
             if value is not None:
                 shade = (value - low) / (high - low)
-                axes.text(x, y, f"{value:.1f}", ha="center", va="center", fontsize=_label_size(len(grid)) - 1,
-                          color="#ffffff" if shade < 0.2 or shade > 0.85 else "#1d252c")
+                axes.text(
+                    x,
+                    y,
+                    f"{value:.1f}",
+                    ha="center",
+                    va="center",
+                    fontsize=_label_size(len(grid)) - 1,
+                    color="#ffffff" if shade < 0.2 or shade > 0.85 else "#1d252c",
+                )
     axes.set_xticks(range(len(columns)), columns)
     axes.set_yticks(range(len(rows)), rows, fontsize=_label_size(len(rows)))
     axes.tick_params(length=0)
@@ -190,13 +214,22 @@ def _agreement(data: Mapping[str, Any]) -> Any:
     stats = data.get("statistics", {}).get("agreement")
     if stats:
         keys = [k for k in (*data["rubric"]["criteria"], "overall") if k in stats]
-        series = [(label, [stats[k].get(field) for k in keys]) for field, label in
-                  (("alpha", "Krippendorff's alpha"), ("kappa", "weighted kappa"), ("within_one", "within one step"))]
+        series = [
+            (label, [stats[k].get(field) for k in keys])
+            for field, label in (
+                ("alpha", "Krippendorff's alpha"),
+                ("kappa", "weighted kappa"),
+                ("within_one", "within one step"),
+            )
+        ]
         ylabel, bottom = "agreement", min([0.0, *(v for _, vs in series for v in vs if v is not None)])
     else:
         agreement = data["agreement"]
         keys = [k for k in data["rubric"]["criteria"] if k in agreement]
-        series = [("exact", [agreement[k]["exact"] for k in keys]), ("within 1 point", [agreement[k]["within_one"] for k in keys])]
+        series = [
+            ("exact", [agreement[k]["exact"] for k in keys]),
+            ("within 1 point", [agreement[k]["within_one"] for k in keys]),
+        ]
         ylabel, bottom = "share of scored captures", 0.0
     series = [(label, values) for label, values in series if any(v is not None for v in values)]
     if not keys or not series:
@@ -246,14 +279,22 @@ def _families_grid(data: Mapping[str, Any], families: Sequence[str], names: Sequ
     return _grid(data, names, families, grid, annotate=False, label="mean overall")
 
 
-def _forest(labels: Sequence[str], values: Sequence[float], intervals: Sequence[Sequence[float] | None],
-            reference: float, xlabel: str, marks: Sequence[float] | None = None) -> Any:
+def _forest(
+    labels: Sequence[str],
+    values: Sequence[float],
+    intervals: Sequence[Sequence[float] | None],
+    reference: float,
+    xlabel: str,
+    marks: Sequence[float] | None = None,
+) -> Any:
     figure = _figure(0.32 * len(labels) + 0.9)
     axes = figure.add_subplot()
     positions = list(range(len(labels)))[::-1]
     for position, value, interval in zip(positions, values, intervals):
         if interval:
-            axes.plot([interval[0], interval[1]], [position, position], color=_MUTED, linewidth=3, solid_capstyle="round")
+            axes.plot(
+                [interval[0], interval[1]], [position, position], color=_MUTED, linewidth=3, solid_capstyle="round"
+            )
         axes.plot([value], [position], "o", color=_ACCENT, markersize=5)
     if marks:
         axes.plot(marks, positions, "|", color=_WARN, markersize=12, markeredgewidth=2)
@@ -268,24 +309,40 @@ def _paired(data: Mapping[str, Any]) -> Any:
     pairs = data.get("statistics", {}).get("paired")
     if not pairs:
         return None
-    return _forest([f"{p['a']} - {p['b']}" for p in pairs], [p["mean_difference"] for p in pairs],
-                   [p.get("interval") for p in pairs], 0.0, "mean difference of overall (95% paired t interval)")
+    return _forest(
+        [f"{p['a']} - {p['b']}" for p in pairs],
+        [p["mean_difference"] for p in pairs],
+        [p.get("interval") for p in pairs],
+        0.0,
+        "mean difference of overall (95% paired t interval)",
+    )
 
 
 def _compare(data: Mapping[str, Any]) -> Any:
     pairs = data.get("compare")
     if not pairs:
         return None
-    return _forest([f"{p['a']} vs {p['b']}" for p in pairs], [p["win_rate"] for p in pairs],
-                   [p.get("interval") for p in pairs], 0.5, "win rate of the first (tie = half; 95% Wilson)")
+    return _forest(
+        [f"{p['a']} vs {p['b']}" for p in pairs],
+        [p["win_rate"] for p in pairs],
+        [p.get("interval") for p in pairs],
+        0.5,
+        "win rate of the first (tie = half; 95% Wilson)",
+    )
 
 
 def _hypotheses(data: Mapping[str, Any]) -> Any:
     rows = data.get("statistics", {}).get("hypotheses", {}).get("rows")
     if not rows:
         return None
-    return _forest([f"{r['id']}: {r['better']} > {r['worse']}" for r in rows], [r["mean_delta"] for r in rows],
-                   [r.get("interval") for r in rows], 0.0, "mean delta of overall (| margin)", [r["margin"] for r in rows])
+    return _forest(
+        [f"{r['id']}: {r['better']} > {r['worse']}" for r in rows],
+        [r["mean_delta"] for r in rows],
+        [r.get("interval") for r in rows],
+        0.0,
+        "mean delta of overall (| margin)",
+        [r["margin"] for r in rows],
+    )
 
 
 _BUILDERS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
@@ -304,11 +361,16 @@ def _svg(figure: Any, name: str) -> str:
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
-    text = text[text.index("<svg"):]
+    text = text[text.index("<svg") :]
     text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)  # RDF boilerplate, not the chart
     # Several SVGs share one document: give each its own id namespace.
     text = re.sub(r'(id="|url\(#|href="#)', rf"\g<1>ora-{name}-", text)
-    return re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', rf'<svg \1role="img" aria-label="{CHART_TITLES[name]}"', text, count=1)
+    return re.sub(
+        r'<svg ([^>]*?)width="[^"]*" height="[^"]*"',
+        rf'<svg \1role="img" aria-label="{CHART_TITLES[name]}"',
+        text,
+        count=1,
+    )
 
 
 def render_charts(data: Mapping[str, Any]) -> dict[str, str]:

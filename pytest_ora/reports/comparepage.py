@@ -40,13 +40,33 @@ def compare_summary(data: Mapping[str, Any]) -> str:
     rows = []
     for pair in pairs:
         interval = pair.get("interval")
-        consistency = ", ".join(f"Judge {label} {_percent(share)}" for label, share in (pair.get("position_consistency") or {}).items())
-        rows.append([f"{pair['a']} vs {pair['b']}", str(pair.get("items", pair["wins"] + pair["ties"] + pair["losses"])),
-                     str(pair["wins"]), str(pair["ties"]), str(pair["losses"]), _percent(pair["win_rate"]),
-                     "" if not interval else f"{_percent(interval[0])} - {_percent(interval[1])}",
-                     consistency, agreement_text(pair.get("judge_agreement"))])
-    headings = ("Pair (first vs second)", "Items", "Wins", "Ties", "Losses", "Win rate", "95% Wilson",
-                "Position consistency", "Judges agree on the winner")
+        consistency = ", ".join(
+            f"Judge {label} {_percent(share)}" for label, share in (pair.get("position_consistency") or {}).items()
+        )
+        rows.append(
+            [
+                f"{pair['a']} vs {pair['b']}",
+                str(pair.get("items", pair["wins"] + pair["ties"] + pair["losses"])),
+                str(pair["wins"]),
+                str(pair["ties"]),
+                str(pair["losses"]),
+                _percent(pair["win_rate"]),
+                "" if not interval else f"{_percent(interval[0])} - {_percent(interval[1])}",
+                consistency,
+                agreement_text(pair.get("judge_agreement")),
+            ]
+        )
+    headings = (
+        "Pair (first vs second)",
+        "Items",
+        "Wins",
+        "Ties",
+        "Losses",
+        "Win rate",
+        "95% Wilson",
+        "Position consistency",
+        "Judges agree on the winner",
+    )
     return _table(headings, rows) + (
         '<p class="note">Wins, ties and losses are the first configuration\'s; the win rate counts a tie as half. '
         "Each judge saw every pair twice, once in each order; its winner counts only when both orders agree, else a tie, "
@@ -58,6 +78,8 @@ def compare_summary(data: Mapping[str, Any]) -> str:
 def compare_statistics(data: Mapping[str, Any]) -> str:
     """The Statistics section of a compare run: where its figures are, and no table of scores it does not have."""
     notes = "".join(f'<p class="note">{escape(note)}</p>' for note in data.get("notes", ()))
-    return ('<p class="note">A compare run\'s statistics are the Summary\'s: the win rate\'s Wilson interval, each '
-            "judge's position consistency and the judges' agreement on the winner (Cohen's kappa with two judges, "
-            "Fleiss' kappa with more), and, with preference labels, the Calibration section below.</p>" + notes)
+    return (
+        "<p class=\"note\">A compare run's statistics are the Summary's: the win rate's Wilson interval, each "
+        "judge's position consistency and the judges' agreement on the winner (Cohen's kappa with two judges, "
+        "Fleiss' kappa with more), and, with preference labels, the Calibration section below.</p>" + notes
+    )

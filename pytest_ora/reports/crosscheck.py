@@ -70,8 +70,13 @@ def _summary(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) -> I
         lane = data["configuration"]
         rows = by_lane.pop(lane, [])
         statuses = Counter(row["status"] for row in rows)
-        for key, status in (("judged", "scored"), ("unscorable", "unscorable"), ("excluded", "excluded"),
-                            ("errors", "error"), ("budget", "budget")):
+        for key, status in (
+            ("judged", "scored"),
+            ("unscorable", "unscorable"),
+            ("excluded", "excluded"),
+            ("errors", "error"),
+            ("budget", "budget"),
+        ):
             if key in data and data[key] != statuses[status]:
                 yield f"{lane}: {key} is {data[key]}, but ledger.jsonl has {statuses[status]} rows {status}"
         scored = [row for row in rows if row["status"] == "scored" and row.get("judges")]
@@ -126,8 +131,9 @@ def _kept_scores(directory: Path, row: Mapping[str, Any]) -> dict[str, dict[str,
         except (OSError, ValueError):
             continue
         if isinstance(data, dict) and isinstance(data.get("scores"), dict) and data.get("scores"):
-            found[str(data.get("role"))] = {k: _exact(v) if isinstance(v, (int, float)) else Fraction(str(v))
-                                            for k, v in data["scores"].items()}
+            found[str(data.get("role"))] = {
+                k: _exact(v) if isinstance(v, (int, float)) else Fraction(str(v)) for k, v in data["scores"].items()
+            }
     return found
 
 
@@ -149,8 +155,10 @@ def _scorecard(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]) ->
                 if cell["grade"] != "UNKNOWN":  # a secret-bearing capture is graded UNKNOWN on every axis
                     yield f"{capture_id} is {capture['status']} but axis {axis} grades it {cell['grade']}"
             elif capture_id in grades and grades[capture_id].get(axis) != cell["cell"]:
-                yield f"{capture_id}: axis {axis} is {cell['cell']!r}, but ledger.jsonl grades it " \
-                      f"{grades[capture_id].get(axis)!r}"
+                yield (
+                    f"{capture_id}: axis {axis} is {cell['cell']!r}, but ledger.jsonl grades it "
+                    f"{grades[capture_id].get(axis)!r}"
+                )
             counts.setdefault(capture["configuration"], {}).setdefault(axis, Counter())[cell["grade"]] += 1
     cells = {(c["capture_id"], axis): cell for c in data["captures"] for axis, cell in c["axes"].items()}
     for pair in data["pairs"]:
@@ -213,13 +221,19 @@ def _compare_items(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]
     held = {row.get("capture_id"): row for row in rows}
     foreign = [capture for capture in held if capture not in scored]
     if foreign:
-        yield (f"{len(foreign)} of its {len(held)} items are no scored compare item of ledger.jsonl "
-               f"(first: {foreign[0]}): it is from an earlier run or another bundle")
+        yield (
+            f"{len(foreign)} of its {len(held)} items are no scored compare item of ledger.jsonl "
+            f"(first: {foreign[0]}): it is from an earlier run or another bundle"
+        )
     missing = [capture for capture in scored if capture not in held]
     if missing:
         yield f"{len(missing)} scored compare items of ledger.jsonl are not in it (first: {missing[0]})"
-    changed = [capture for capture, row in held.items() if capture in scored
-               and (row.get("first"), row.get("second")) != (scored[capture]["first"], scored[capture]["second"])]
+    changed = [
+        capture
+        for capture, row in held.items()
+        if capture in scored
+        and (row.get("first"), row.get("second")) != (scored[capture]["first"], scored[capture]["second"])
+    ]
     if changed:
         yield f"{len(changed)} items compare other configurations than ledger.jsonl says (first: {changed[0]})"
 
@@ -230,8 +244,10 @@ def cross_check(directory: Path, rubric: Rubric, ledger: Sequence[dict[str, Any]
     for name, check in CHECKS:
         if (directory / name).is_file() or name == "ledger.jsonl":
             try:
-                found += [f"{name}: does not match the other data: {problem}" for problem in
-                          check(directory, rubric, list(ledger))]
+                found += [
+                    f"{name}: does not match the other data: {problem}"
+                    for problem in check(directory, rubric, list(ledger))
+                ]
             except (KeyError, TypeError, ValueError) as error:
                 found.append(f"{name}: cannot be checked against the other data ({type(error).__name__}: {error})")
     return found
@@ -254,6 +270,8 @@ def _disagreements(directory: Path, rubric: Rubric, ledger: list[dict[str, Any]]
     rendered = disagreements_csv(disagreements(data, threshold(str(given), data.scale)), data.judges, rubric.version)
     written = (directory / "disagreements.csv").read_text(encoding="utf-8")
     if written != rendered:
-        number = next((n for n, (a, b) in enumerate(zip(written.splitlines(), rendered.splitlines()), start=1) if a != b),
-                      min(len(written.splitlines()), len(rendered.splitlines())) + 1)
+        number = next(
+            (n for n, (a, b) in enumerate(zip(written.splitlines(), rendered.splitlines()), start=1) if a != b),
+            min(len(written.splitlines()), len(rendered.splitlines())) + 1,
+        )
         yield f"edited by hand: line {number} differs from what the ledger's scores give"

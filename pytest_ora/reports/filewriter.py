@@ -125,7 +125,10 @@ class CaptureFileWriter:
         try:
             self._helper = subprocess.Popen(
                 [sys.executable, "-I", "-S", __file__, str(self._mode)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, close_fds=True, bufsize=0,  # a frame, a write: none waits in a buffer
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                close_fds=True,
+                bufsize=0,  # a frame, a write: none waits in a buffer
                 # In a session of its own, out of the terminal's process group: Ctrl-C interrupts pytest, which then closes
                 # the helper's input; the helper finishes the files already in its pipe.
                 start_new_session=True,
@@ -164,8 +167,10 @@ def _finish(helper: subprocess.Popen[bytes], sent: int) -> list[str]:
             done = item
     if helper.returncode != 0 or done != sent:
         count = sent - (done or 0)
-        errors.append(f"{count} per-capture file(s) of packets/ or judges/: the process writing them stopped "
-                      f"(exit status {helper.returncode})")
+        errors.append(
+            f"{count} per-capture file(s) of packets/ or judges/: the process writing them stopped "
+            f"(exit status {helper.returncode})"
+        )
     return errors
 
 
@@ -173,7 +178,7 @@ def write_all(descriptor: int, data: bytes) -> None:
     """os.write until every byte is written (a short write is not an error)."""
     view = memoryview(data)
     while view:
-        view = view[os.write(descriptor, view):]
+        view = view[os.write(descriptor, view) :]
 
 
 def write_whole(path: bytes, compact: bytes, mode: int, errors: list[str]) -> None:

@@ -59,7 +59,9 @@ def _notices(data: Mapping[str, Any]) -> str:
     """An incomplete run and a judge on this machine are said before any number."""
     # Styled inline: a page without notices keeps its stylesheet byte for byte.
     style = "border-left:4px solid #b45309;padding:.4em .8em;background:#fff7ed;font-weight:600"
-    return "".join(f'<p class="notice" role="alert" style="{style}">{escape(text)}</p>' for text in data.get("notices", ()))
+    return "".join(
+        f'<p class="notice" role="alert" style="{style}">{escape(text)}</p>' for text in data.get("notices", ())
+    )
 
 
 def _summary(data: Mapping[str, Any]) -> str:
@@ -79,7 +81,9 @@ def _charts(data: Mapping[str, Any]) -> str:
 
         drawn = {name: svg for name, svg in drawn.items() if name in COMPARE_CHARTS}
     if not drawn and charts.charts_available():
-        return '<p class="note" id="no-charts">Nothing to chart: no configuration has a mean overall (see the tables).</p>'
+        return (
+            '<p class="note" id="no-charts">Nothing to chart: no configuration has a mean overall (see the tables).</p>'
+        )
     if not drawn:
         return (
             '<p class="note" id="no-charts">Charts need the plotting library, which is not installed: '
@@ -118,56 +122,157 @@ def _statistics(data: Mapping[str, Any]) -> str:  # noqa: C901
             parts.append(f'<p class="note" id="recorded-calibration">{escape(stats["recorded_calibration_note"])}</p>')
         if agreement:
             fields: tuple[str, ...] = ("alpha", "kappa", "exact", "within_one")
-            headings: tuple[str, ...] = ("criterion", "Krippendorff's alpha", "weighted kappa", "exact", "within one step")
+            headings: tuple[str, ...] = (
+                "criterion",
+                "Krippendorff's alpha",
+                "weighted kappa",
+                "exact",
+                "within one step",
+            )
             if stats.get("intervals_note"):
                 fields += ("alpha_interval", "alpha_ordinal", "fleiss_kappa", "icc_2k")
                 headings += ("alpha 95% bootstrap", "ordinal alpha", "Fleiss kappa", "ICC(2,k)")
-            parts.append("<h3>Agreement</h3>" + _table(
-                headings, [[name, *(values.get(f) if f != "alpha_interval" else values.get(f) or values.get("alpha_interval_note")
-                                     for f in fields)] for name, values in agreement.items()],
-            ))
+            parts.append(
+                "<h3>Agreement</h3>"
+                + _table(
+                    headings,
+                    [
+                        [
+                            name,
+                            *(
+                                values.get(f)
+                                if f != "alpha_interval"
+                                else values.get(f) or values.get("alpha_interval_note")
+                                for f in fields
+                            ),
+                        ]
+                        for name, values in agreement.items()
+                    ],
+                )
+            )
         paired = stats.get("paired") or []
         if paired and stats.get("intervals_note"):
-            parts.append("<h3>Paired comparisons</h3>" + _table(
-                ("pair", "n", "mean difference", "95% interval", "interval", "p (sign-flip)", "p (Holm)", "p (t)",
-                 "MDE 80% (Holm)", "reading"),
-                [[f"{p['a']} - {p['b']}", p.get("n"), p.get("mean_difference"), p.get("interval"),
-                  ("t" if p.get("interval_method") == "t" else "BCa") + (" (small n)" if p.get("small_n") else ""), p.get("p_shown"), p.get("p_holm_shown"),
-                  p.get("p_t"), p.get("mde_80_adjusted"), p.get("reading")] for p in paired],
-            ))
+            parts.append(
+                "<h3>Paired comparisons</h3>"
+                + _table(
+                    (
+                        "pair",
+                        "n",
+                        "mean difference",
+                        "95% interval",
+                        "interval",
+                        "p (sign-flip)",
+                        "p (Holm)",
+                        "p (t)",
+                        "MDE 80% (Holm)",
+                        "reading",
+                    ),
+                    [
+                        [
+                            f"{p['a']} - {p['b']}",
+                            p.get("n"),
+                            p.get("mean_difference"),
+                            p.get("interval"),
+                            ("t" if p.get("interval_method") == "t" else "BCa")
+                            + (" (small n)" if p.get("small_n") else ""),
+                            p.get("p_shown"),
+                            p.get("p_holm_shown"),
+                            p.get("p_t"),
+                            p.get("mde_80_adjusted"),
+                            p.get("reading"),
+                        ]
+                        for p in paired
+                    ],
+                )
+            )
         elif paired:
-            parts.append("<h3>Paired comparisons</h3>" + _table(
-                ("pair", "n", "mean difference", "95% interval", "p", "p (Holm)"),
-                [[f"{p['a']} - {p['b']}", p.get("n"), p.get("mean_difference"), p.get("interval"),
-                  p.get("p_value"), p.get("p_holm")] for p in paired],
-            ))
+            parts.append(
+                "<h3>Paired comparisons</h3>"
+                + _table(
+                    ("pair", "n", "mean difference", "95% interval", "p", "p (Holm)"),
+                    [
+                        [
+                            f"{p['a']} - {p['b']}",
+                            p.get("n"),
+                            p.get("mean_difference"),
+                            p.get("interval"),
+                            p.get("p_value"),
+                            p.get("p_holm"),
+                        ]
+                        for p in paired
+                    ],
+                )
+            )
         if stats.get("judges"):
-            parts.append("<h3>Judges</h3>" + _table(
-                ("judge", "configuration", "n", "mean overall", "95% t interval"),
-                [[j["judge"], j["configuration"], j.get("n"), j.get("mean"), j.get("t_interval")] for j in stats["judges"]],
-            ))
+            parts.append(
+                "<h3>Judges</h3>"
+                + _table(
+                    ("judge", "configuration", "n", "mean overall", "95% t interval"),
+                    [
+                        [j["judge"], j["configuration"], j.get("n"), j.get("mean"), j.get("t_interval")]
+                        for j in stats["judges"]
+                    ],
+                )
+            )
             preference = stats.get("self_preference") or []
             parts.append(
-                '<p class="note">Self-preference: a judge\'s overall on a configuration running the judge\'s own model '
+                "<p class=\"note\">Self-preference: a judge's overall on a configuration running the judge's own model "
                 "minus the other judges' mean on the same captures; flagged when its 95% t interval excludes 0.</p>"
-                + (_table(("judge", "configuration", "n", "own - others", "95% t interval", "self-preference"),
-                          [[r["judge"], r["configuration"], r.get("n"), r.get("difference"), r.get("t_interval"),
-                            "FLAGGED" if r.get("flagged") else "no"] for r in preference])
-                   if preference else '<p class="note">No judge\'s model runs in a configuration: nothing to check.</p>')
+                + (
+                    _table(
+                        ("judge", "configuration", "n", "own - others", "95% t interval", "self-preference"),
+                        [
+                            [
+                                r["judge"],
+                                r["configuration"],
+                                r.get("n"),
+                                r.get("difference"),
+                                r.get("t_interval"),
+                                "FLAGGED" if r.get("flagged") else "no",
+                            ]
+                            for r in preference
+                        ],
+                    )
+                    if preference
+                    else '<p class="note">No judge\'s model runs in a configuration: nothing to check.</p>'
+                )
             )
         hypotheses = stats.get("hypotheses") or {}
         if hypotheses.get("rows"):
             verdict = str(hypotheses.get("verdict", ""))
             parts.append(
                 f'<h3>Hypotheses: <span class="verdict-{escape(verdict)}">{escape(verdict)}</span></h3>'
-                + (f'<p>{escape(str(hypotheses["detail"]))}</p>' if hypotheses.get("detail") else "")
-                + (f'<p class="note">With the labels shuffled within each entry, the rule\'s count condition passes '
-                   f'{100 * float(hypotheses["null_pass_probability"]):.1f}% of the time by chance.</p>'
-                   if hypotheses.get("null_pass_probability") is not None else "")
+                + (f"<p>{escape(str(hypotheses['detail']))}</p>" if hypotheses.get("detail") else "")
+                + (
+                    f'<p class="note">With the labels shuffled within each entry, the rule\'s count condition passes '
+                    f"{100 * float(hypotheses['null_pass_probability']):.1f}% of the time by chance.</p>"
+                    if hypotheses.get("null_pass_probability") is not None
+                    else ""
+                )
                 + _table(
-                    ("hypothesis", "better", "worse", "margin", "mean delta", "95% interval", "directional", "meets margin"),
-                    [[r["id"], r["better"], r["worse"], r["margin"], r["mean_delta"], r.get("interval"),
-                      r.get("directional"), r.get("meets_margin")] for r in hypotheses["rows"]],
+                    (
+                        "hypothesis",
+                        "better",
+                        "worse",
+                        "margin",
+                        "mean delta",
+                        "95% interval",
+                        "directional",
+                        "meets margin",
+                    ),
+                    [
+                        [
+                            r["id"],
+                            r["better"],
+                            r["worse"],
+                            r["margin"],
+                            r["mean_delta"],
+                            r.get("interval"),
+                            r.get("directional"),
+                            r.get("meets_margin"),
+                        ]
+                        for r in hypotheses["rows"]
+                    ],
                     numeric_from=3,
                 )
             )
@@ -180,11 +285,23 @@ def _statistics(data: Mapping[str, Any]) -> str:  # noqa: C901
         parts.append(f'<p class="note">{escape(note)}</p>')
     compare = data.get("compare")
     if compare:
-        parts.append("<h3>Compare</h3>" + _table(
-            ("pair", "wins", "ties", "losses", "win rate", "95% interval"),
-            [[f"{c['a']} vs {c['b']}", c.get("wins"), c.get("ties"), c.get("losses"), c.get("win_rate"),
-              c.get("interval")] for c in compare],
-        ))
+        parts.append(
+            "<h3>Compare</h3>"
+            + _table(
+                ("pair", "wins", "ties", "losses", "win rate", "95% interval"),
+                [
+                    [
+                        f"{c['a']} vs {c['b']}",
+                        c.get("wins"),
+                        c.get("ties"),
+                        c.get("losses"),
+                        c.get("win_rate"),
+                        c.get("interval"),
+                    ]
+                    for c in compare
+                ],
+            )
+        )
     return "".join(parts)
 
 
@@ -210,14 +327,17 @@ def _compare_sections(data: Mapping[str, Any]) -> dict[str, str]:
 
     baseline = data.get("baseline")
     since = (
-        f'<section id="since-baseline"><h2>Since baseline</h2>{since_baseline_html(baseline)}</section>' if baseline else ""
+        f'<section id="since-baseline"><h2>Since baseline</h2>{since_baseline_html(baseline)}</section>'
+        if baseline
+        else ""
     )
     notes = "".join(f'<p class="note">{escape(note)}</p>' for note in data.get("compare_notes", ()))
     return {
         "since_baseline": since,
         "since_nav": '<a href="#since-baseline">Since baseline</a> ' if baseline else "",
-        "earlier_runs": earlier_runs_html(data.get("runs") or [], data["configurations"],
-                                          means=data["rubric"].get("kind") != "compare"),
+        "earlier_runs": earlier_runs_html(
+            data.get("runs") or [], data["configurations"], means=data["rubric"].get("kind") != "compare"
+        ),
         "compare_notes": notes,
     }
 
@@ -242,7 +362,7 @@ COMPARE_PARTS = {
     "matrix_note": (
         '<p class="note">One row per entry, one column per compared pair: each cell names the pair\'s winner (the '
         "panel majority, else a tie) and each judge's verdict; a judge whose two orders named different winners counts "
-        "as a tie and is marked \"orders disagree\". Grey where the item was not scored. Click a heading to sort by it "
+        'as a tie and is marked "orders disagree". Grey where the item was not scored. Click a heading to sort by it '
         "(first wins, then ties, then second wins; again to reverse). A cell opens its item. A compare run has no overall "
         "score and no failure.</p>"
     ),
@@ -269,8 +389,11 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
     texts = data.get("texts")
     sections = _compare_sections(data)
     # The earlier runs are static HTML already (the script never reads them); the page's script data is JSON.
-    data = {key: value.model_dump(by_alias=True) if isinstance(value, BaselineComparison) else value
-            for key, value in data.items() if key not in ("texts", "runs")}
+    data = {
+        key: value.model_dump(by_alias=True) if isinstance(value, BaselineComparison) else value
+        for key, value in data.items()
+        if key not in ("texts", "runs")
+    }
     rubric = data["rubric"]
     judges = "; ".join(f"{j['label']} = {j['model']} ({j['provider']})" for j in data["judges"]) or "none"
     return Template(_asset("report.html")).substitute(

@@ -6,7 +6,15 @@ from urllib.parse import urlsplit
 
 from ..core.plan import JudgeSlot, Plan
 
-__all__ = ["CANDIDATE_SPEND_HEADING", "LOCAL_SPEND_HEADING", "LOOPBACK_HOSTS", "SPEND_HEADING", "all_local", "is_loopback", "spend_heading"]
+__all__ = [
+    "CANDIDATE_SPEND_HEADING",
+    "LOCAL_SPEND_HEADING",
+    "LOOPBACK_HOSTS",
+    "SPEND_HEADING",
+    "all_local",
+    "is_loopback",
+    "spend_heading",
+]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
@@ -26,12 +34,16 @@ def is_loopback(judge: JudgeSlot) -> bool:
 
 
 SPEND_HEADING = "Judge spend (live calls this run, tokens x price)"
-LOCAL_SPEND_HEADING = ("Judge spend: nothing paid (every judge is on this machine); what these live calls would "
-                       "cost at the named models' prices (tokens x price)")
+LOCAL_SPEND_HEADING = (
+    "Judge spend: nothing paid (every judge is on this machine); what these live calls would "
+    "cost at the named models' prices (tokens x price)"
+)
 
 
-CANDIDATE_SPEND_HEADING = ("Candidate spend (answers made live this run, apart from the judges': tokens x price for "
-                           "role candidates, as reported by Python and command candidates)")
+CANDIDATE_SPEND_HEADING = (
+    "Candidate spend (answers made live this run, apart from the judges': tokens x price for "
+    "role candidates, as reported by Python and command candidates)"
+)
 
 
 def all_local(plan: Plan) -> bool:

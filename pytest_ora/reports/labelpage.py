@@ -60,7 +60,9 @@ def _judgeable(plan: Plan) -> list[PlannedCapture]:
     return [p for p in plan.captures if p.status == "judge"]
 
 
-def stratified_sample(captures: Sequence[PlannedCapture], configurations: Sequence[str], size: int, seed: int) -> list[PlannedCapture]:
+def stratified_sample(
+    captures: Sequence[PlannedCapture], configurations: Sequence[str], size: int, seed: int
+) -> list[PlannedCapture]:
     """`size` captures (all, if fewer), each configuration in proportion to its share, then shuffled; seeded."""
     strata: dict[str, list[PlannedCapture]] = {name: [] for name in configurations}
     for planned in captures:
@@ -96,13 +98,20 @@ def _scale(rubric: Any) -> dict[str, Any]:
     step = Fraction(rubric.scale_step) if rubric.scale_step is not None else Fraction(1)
     # the values intake accepts in a labels file (multiples of a declared step), never a grid of the page's own
     values = [float(value) for value in scale_values(rubric, MAX_RADIOS)]
-    return {"min": float(low), "max": float(high), "step": float(step), "step_declared": rubric.scale_step is not None,
-            "values": values}
+    return {
+        "min": float(low),
+        "max": float(high),
+        "step": float(step),
+        "step_declared": rubric.scale_step is not None,
+        "values": values,
+    }
 
 
 def _rubric(rubric: Any) -> dict[str, Any]:
     return {
-        "version": rubric.version, "title": rubric.title, "task": rubric.task or "",
+        "version": rubric.version,
+        "title": rubric.title,
+        "task": rubric.task or "",
         "scale": _scale(rubric),
         "anchors": [[f"{a.low}-{a.high}" if a.low != a.high else str(a.low), a.meaning] for a in rubric.anchors],
         "criteria": [
@@ -118,7 +127,11 @@ def _capture(sampled: Sampled, root: Path, rubric: Any, blind: bool, number: int
     artifact = None
     if packet.artifact is not None:
         artifact = {"path": packet.artifact.path, "kind": packet.artifact.kind, "text": packet.artifact.text}
-        if image is not None and len(image) <= MAX_IMAGE_BYTES and packet.artifact.media_type in ("image/png", "image/jpeg", "image/gif", "image/webp"):
+        if (
+            image is not None
+            and len(image) <= MAX_IMAGE_BYTES
+            and packet.artifact.media_type in ("image/png", "image/jpeg", "image/gif", "image/webp")
+        ):
             artifact["image"] = f"data:{packet.artifact.media_type};base64,{base64.b64encode(image).decode('ascii')}"
     item: dict[str, Any] = {
         "id": capture.capture_id,  # needed in labels.jsonl; blind means not shown, and the page never shows it
@@ -152,13 +165,22 @@ def _judge_scores(results: Path, rubric: Any) -> dict[str, tuple[dict[str, Any],
                     continue
                 row = json.loads(line, object_pairs_hook=unique_pairs)
                 judges = row.get("judges") if isinstance(row, dict) else None
-                if not isinstance(row, dict) or not isinstance(row.get("capture_id"), str) or not isinstance(judges, list) \
-                        or not all(isinstance(j, dict) and isinstance(j.get("scores"), dict) for j in judges):
-                    raise LabelPageError(f"{path}:{number}: not a ledger row (capture_id text, judges a list of objects "
-                                         "with scores); give the ledger.jsonl a run wrote")
+                if (
+                    not isinstance(row, dict)
+                    or not isinstance(row.get("capture_id"), str)
+                    or not isinstance(judges, list)
+                    or not all(isinstance(j, dict) and isinstance(j.get("scores"), dict) for j in judges)
+                ):
+                    raise LabelPageError(
+                        f"{path}:{number}: not a ledger row (capture_id text, judges a list of objects "
+                        "with scores); give the ledger.jsonl a run wrote"
+                    )
                 found[row["capture_id"]] = tuple(
-                    {"label": str(j.get("label")), "scores": {n: _shown(j["scores"].get(n)) for n in rubric.names},
-                     "overall": _shown(j.get("overall"))}
+                    {
+                        "label": str(j.get("label")),
+                        "scores": {n: _shown(j["scores"].get(n)) for n in rubric.names},
+                        "overall": _shown(j.get("overall")),
+                    }
                     for j in judges
                 )
     except LabelPageError:
@@ -174,7 +196,11 @@ def _judge_scores(results: Path, rubric: Any) -> dict[str, tuple[dict[str, Any],
 
 def _shown(value: Any) -> float | None:
     """A judge's number for the page; anything else (text, an object) is not shown."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+    return (
+        float(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        else None
+    )
 
 
 def _script(name: str) -> str:
@@ -188,8 +214,13 @@ def _script_json(data: Mapping[str, Any]) -> str:
 
 
 def label_page(
-    root: Path, size: int = DEFAULT_SAMPLE, seed: int = 0, *, rubric_option: tuple[str, Path] | None = None,
-    blind: bool = True, results: Path | None = None,
+    root: Path,
+    size: int = DEFAULT_SAMPLE,
+    seed: int = 0,
+    *,
+    rubric_option: tuple[str, Path] | None = None,
+    blind: bool = True,
+    results: Path | None = None,
 ) -> tuple[str, int]:
     """The page's HTML and how many captures it holds."""
     plan = intake(root, (), None, rubric_option)
@@ -201,8 +232,10 @@ def label_page(
         except ValueError as error:
             raise LabelPageError(f"{root}: {error}") from None
     if plan.rubric.kind != "scores":
-        raise LabelPageError(f"rubric {plan.rubric.version} is kind {plan.rubric.kind}: the labelling page scores "
-                             "kind: scores rubrics (criteria on a scale)")
+        raise LabelPageError(
+            f"rubric {plan.rubric.version} is kind {plan.rubric.kind}: the labelling page scores "
+            "kind: scores rubrics (criteria on a scale)"
+        )
     pool = _judgeable(plan)
     if not pool:
         raise LabelPageError(f"{root}: no capture a judge would score (every capture is excluded or unscorable)")
@@ -210,19 +243,32 @@ def label_page(
     scores = _judge_scores(results, plan.rubric) if results is not None and not blind else {}
     sampled = [Sampled(p, scores.get(p.capture.capture_id, ())) for p in chosen]
     items = [_capture(s, plan.bundle.root, plan.rubric, blind, n) for n, s in enumerate(sampled, start=1)]
-    key = hashlib.sha256(json.dumps([plan.bundle.manifest.bundle, plan.rubric.digest, [i["id"] for i in items]]).encode()).hexdigest()[:16]
+    key = hashlib.sha256(
+        json.dumps([plan.bundle.manifest.bundle, plan.rubric.digest, [i["id"] for i in items]]).encode()
+    ).hexdigest()[:16]
     data = {
-        "bundle": plan.bundle.manifest.bundle, "rubric": _rubric(plan.rubric), "blind": blind, "seed": seed,
-        "storage_key": f"pytest-ora-labels:{plan.bundle.manifest.bundle}:{key}", "captures": items,
+        "bundle": plan.bundle.manifest.bundle,
+        "rubric": _rubric(plan.rubric),
+        "blind": blind,
+        "seed": seed,
+        "storage_key": f"pytest-ora-labels:{plan.bundle.manifest.bundle}:{key}",
+        "captures": items,
         "population": len(pool),
     }
     script = _script("label.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     page = Template(_script("label.html")).substitute(
-        bundle=escape(plan.bundle.manifest.bundle), rubric_version=escape(plan.rubric.version),
-        rubric_title=escape(plan.rubric.title), count=len(items), population=len(pool), seed=seed,
+        bundle=escape(plan.bundle.manifest.bundle),
+        rubric_version=escape(plan.rubric.version),
+        rubric_title=escape(plan.rubric.title),
+        count=len(items),
+        population=len(pool),
+        seed=seed,
         blind="blind: no configuration and no judge score is shown" if blind else "NOT blind: configurations shown",
-        script_hash=f"sha256-{digest}", css=_script("label.css"), js=script, data=_script_json(data),
+        script_hash=f"sha256-{digest}",
+        css=_script("label.css"),
+        js=script,
+        data=_script_json(data),
     )
     return page, len(items)
 

@@ -31,11 +31,17 @@ class Extras:
             extra["grades"] = [[axis, str(grade)] for axis, grade in grades.items()]
         first, second = getattr(row, "first", None), getattr(row, "second", None)
         if first and second:
-            extra["compare"] = {"first": first, "second": second, "winner": getattr(row, "winner", None),
-                                "first_score": getattr(row, "first_score", None),
-                                "second_score": getattr(row, "second_score", None),
-                                "judges": [[f"Judge {j.get('label')}", j.get("winner"), bool(j.get("consistent"))]
-                                           for j in getattr(row, "compare_judges", None) or []]}
+            extra["compare"] = {
+                "first": first,
+                "second": second,
+                "winner": getattr(row, "winner", None),
+                "first_score": getattr(row, "first_score", None),
+                "second_score": getattr(row, "second_score", None),
+                "judges": [
+                    [f"Judge {j.get('label')}", j.get("winner"), bool(j.get("consistent"))]
+                    for j in getattr(row, "compare_judges", None) or []
+                ],
+            }
         if extra:
             self.rows[str(index)] = extra
 

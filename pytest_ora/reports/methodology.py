@@ -89,7 +89,9 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
             cached[f"{judge['label']} written"] += judge["usage"].get("cache_write_input_tokens", 0)
     deviations = list(facts.deviations)
     for slot in plan.panel.substituted:
-        deviations.append(f"{slot.label} substituted: {slot.spec.provider}:{slot.spec.model} for {slot.slot} (panel {plan.panel.label})")
+        deviations.append(
+            f"{slot.label} substituted: {slot.spec.provider}:{slot.spec.model} for {slot.slot} (panel {plan.panel.label})"
+        )
     return {
         "bundle": plan.bundle.manifest.bundle,
         "panel": plan.panel.label,
@@ -97,15 +99,28 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "frozen_at": None if plan.bundle.optimum.frozen_at is None else str(plan.bundle.optimum.frozen_at),
         "no_judge": None if plan.panel.judges else _no_judge(rubric),
         "judges": [
-            {"label": j.label, "model": j.spec.model, "provider": j.spec.provider, "route": safe_route(j.spec.route),
-             "origin": f"substituted for {j.slot}" if j.substituted else f"Optimum {j.slot}"}
+            {
+                "label": j.label,
+                "model": j.spec.model,
+                "provider": j.spec.provider,
+                "route": safe_route(j.spec.route),
+                "origin": f"substituted for {j.slot}" if j.substituted else f"Optimum {j.slot}",
+            }
             for j in plan.panel.judges
         ],
         "scoring_date": facts.scoring_date,
         "record_mode": facts.record_mode,
-        "rubric": {"version": rubric.version, "title": rubric.title, "formula": formula(rubric), "digest": rubric.digest,
-                   "source": _shown_source(rubric.source, plan.bundle.root), "kind": rubric.kind, "rules": rubric.rules(), "blind": rubric.blind,
-                   "history": list(rubric.history)},
+        "rubric": {
+            "version": rubric.version,
+            "title": rubric.title,
+            "formula": formula(rubric),
+            "digest": rubric.digest,
+            "source": _shown_source(rubric.source, plan.bundle.root),
+            "kind": rubric.kind,
+            "rules": rubric.rules(),
+            "blind": rubric.blind,
+            "history": list(rubric.history),
+        },
         "scored_entry_count": plan.scored_entry_count,
         "entries": [[family, len(keys)] for family, keys in plan.entries.items()],
         "scored_set_captures": plan.scored_set_captures,
@@ -136,7 +151,11 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         "notices": list(facts.notices),
         **({"recorded_under": rubric.recorded_under} if rubric.recorded_under else {}),
         # Only with judge samples: runs with one judgment per judge keep their run.json as before.
-        **({"judge_samples": {"samples": plan.panel.samples, "reducer": plan.panel.reducer}} if plan.panel.samples > 1 else {}),
+        **(
+            {"judge_samples": {"samples": plan.panel.samples, "reducer": plan.panel.reducer}}
+            if plan.panel.samples > 1
+            else {}
+        ),
         **({"verdict_disagreements": verdict_disagreements(records)} if rubric.judge_verdict else {}),
     }
 
@@ -148,8 +167,10 @@ def verdict_disagreements(records: Iterable[CaptureRecord]) -> list[str]:
         for judge in record["judges"]:
             stated, computed = judge.get("overall_verdict"), judge.get("computed_verdict")
             if stated is not None and stated != computed:
-                lines.append(f"{record['capture_id']}: {judge['label']} ({judge['model']}) stated {stated}; "
-                             f"its scores give {computed}")
+                lines.append(
+                    f"{record['capture_id']}: {judge['label']} ({judge['model']}) stated {stated}; "
+                    f"its scores give {computed}"
+                )
     return lines
 
 
@@ -161,8 +182,11 @@ def methodology_text(data: dict[str, Any]) -> str:
     """methodology.md from methodology_data alone."""
     rubric = data["rubric"]
     judged = bool(data["judges"])
-    origin = (f"Selected automatically from the frozen Optimum snapshot {data['snapshot']} (frozen at {data['frozen_at']})."
-              if data["snapshot"] is not None else "Taken from the roles of the bundle's optimum.yaml.")
+    origin = (
+        f"Selected automatically from the frozen Optimum snapshot {data['snapshot']} (frozen at {data['frozen_at']})."
+        if data["snapshot"] is not None
+        else "Taken from the roles of the bundle's optimum.yaml."
+    )
     lines = [
         f"# Methodology: {data['bundle']}",
         "",
@@ -178,44 +202,76 @@ def methodology_text(data: dict[str, Any]) -> str:
         lines.append(f"- {judge['label']}: {judge['model']} ({judge['provider']}, {judge['route']}), {judge['origin']}")
     sampled = data.get("judge_samples")
     if sampled:
-        lines += ["", f"Judge samples: each judge judged each capture {sampled['samples']} times, each sample a call and a "
-                  "recorded exchange of its own (every sample after the first ends its prompt with one line naming the "
-                  "sample, so no cache can return another sample's reply); a judge's score per criterion is the "
-                  f"{sampled['reducer']} of its samples" + (" (to six decimal places)" if sampled["reducer"] == "mean" else "")
-                  + ", and the ledger keeps each sample's scores."]
+        lines += [
+            "",
+            f"Judge samples: each judge judged each capture {sampled['samples']} times, each sample a call and a "
+            "recorded exchange of its own (every sample after the first ends its prompt with one line naming the "
+            "sample, so no cache can return another sample's reply); a judge's score per criterion is the "
+            f"{sampled['reducer']} of its samples"
+            + (" (to six decimal places)" if sampled["reducer"] == "mean" else "")
+            + ", and the ledger keeps each sample's scores.",
+        ]
     lines += [
         "",
         "Each judge received the same packet and rubric independently; no packet held another judge's output."
-        if judged else "Graded in the pytest processes themselves: no judge call, no network, no cassette.",
+        if judged
+        else "Graded in the pytest processes themselves: no judge call, no network, no cassette.",
         "",
         "## Scoring",
         f"- Scoring date: {data['scoring_date']}",
         f"- Rubric: {rubric['version']} ({rubric['title']})",
         f"- Formula: {rubric['formula']}",
         f"- Criterion scores are the mean of the {_count(len(data['judges']))} judges; arithmetic is exact (rational)."
-        if judged else "- No judge was called: no packet left the machine, no network, no cassette.",
+        if judged
+        else "- No judge was called: no packet left the machine, no network, no cassette.",
         f"- Judge calls: record mode `{data['record_mode']}`",
-        *([f"- Judge replies: rescored from recordings made under {data['recorded_under']}: the judges saw the same "
-           f"requests, so no judge was called again; every number here is {rubric['version']}'s arithmetic"]
-          if data.get("recorded_under") else []),
+        *(
+            [
+                f"- Judge replies: rescored from recordings made under {data['recorded_under']}: the judges saw the same "
+                f"requests, so no judge was called again; every number here is {rubric['version']}'s arithmetic"
+            ]
+            if data.get("recorded_under")
+            else []
+        ),
         f"- Rubric digest: {rubric['digest']} ({rubric['source']}); kind {rubric['kind']}",
         *([f"- Rules: {rubric['rules']} (votes count each judge's own overall)"] if rubric["rules"] else []),
-        *(["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
-          if rubric["blind"] else []),
-        *([f"- Blind texts: judged as written; {data['names_itself']} judged "
-           + ("capture names its own configuration or model in its text " if data["names_itself"] == 1 else
-              "captures name their own configuration or model in their text ")
-           + "(ledger field names_itself)"] if "names_itself" in data and "withheld" not in data else []),
-        *([f"- Blind texts (strict): {data['withheld']} configuration or model "
-           f"name{'s' if data['withheld'] != 1 else ''} replaced by [withheld] in the captures' texts "
-           "(ledger field withheld)"] if "withheld" in data else []),
+        *(
+            ["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
+            if rubric["blind"]
+            else []
+        ),
+        *(
+            [
+                f"- Blind texts: judged as written; {data['names_itself']} judged "
+                + (
+                    "capture names its own configuration or model in its text "
+                    if data["names_itself"] == 1
+                    else "captures name their own configuration or model in their text "
+                )
+                + "(ledger field names_itself)"
+            ]
+            if "names_itself" in data and "withheld" not in data
+            else []
+        ),
+        *(
+            [
+                f"- Blind texts (strict): {data['withheld']} configuration or model "
+                f"name{'s' if data['withheld'] != 1 else ''} replaced by [withheld] in the captures' texts "
+                "(ledger field withheld)"
+            ]
+            if "withheld" in data
+            else []
+        ),
         "",
         "## Counts",
         f"- Scored set: {data['scored_entry_count']} entries "
-        + "(" + ", ".join(f"{count} {family}" for family, count in data["entries"]) + "), "
+        + "("
+        + ", ".join(f"{count} {family}" for family, count in data["entries"])
+        + "), "
         f"{data['scored_set_captures']} captures",
         f"- This run's selection: {data['selected']} captures; records written: {data['records']}",
-        "- Outcomes: " + ", ".join(f"{count} {name}" for name, count in data["outcomes"])
+        "- Outcomes: "
+        + ", ".join(f"{count} {name}" for name, count in data["outcomes"])
         + (f", {data['budget']} not started (budget reached)" if data.get("budget") else ""),
         f"- Re-asks after invalid replies: {sum(count for _, count in data['reasks'])}",
         *(f"  - {label}: {count}" for label, count in data["reasks"]),
@@ -227,13 +283,19 @@ def methodology_text(data: dict[str, Any]) -> str:
             judges = sorted({name.rsplit(" ", 1)[0] for name in cached})
             lines.append(
                 "- Prompt cache (input tokens, inside the input counts above; read at the cache rate, written at "
-                "the write rate): " + "; ".join(f"{j} read {cached.get(j + ' read', 0)}, written {cached.get(j + ' written', 0)}" for j in judges)
+                "the write rate): "
+                + "; ".join(
+                    f"{j} read {cached.get(j + ' read', 0)}, written {cached.get(j + ' written', 0)}" for j in judges
+                )
             )
     lines += _section("Exclusions", data["exclusions"])
     if data["secret_bearing"]:
-        lines += ["", "## Secret-bearing input",
-                  f"- {data['secret_bearing']} captures held text shaped like a credential; they were excluded before any "
-                  "packet was built and never sent to a judge (the reason names the field, never the value)"]
+        lines += [
+            "",
+            "## Secret-bearing input",
+            f"- {data['secret_bearing']} captures held text shaped like a credential; they were excluded before any "
+            "packet was built and never sent to a judge (the reason names the field, never the value)",
+        ]
     lines += _section("Unscorable captures", data["unscorable"])
     lines += _section("Errors", data["errors"])
     if data.get("spend"):
@@ -248,7 +310,11 @@ def methodology_text(data: dict[str, Any]) -> str:
     lines += ["", "## Lanes not captured"]
     lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
     if data["collision_losers"]:
-        lines += ["", "## Collisions", *(f"- {key}: excluded, scored in the winning family" for key in data["collision_losers"])]
+        lines += [
+            "",
+            "## Collisions",
+            *(f"- {key}: excluded, scored in the winning family" for key in data["collision_losers"]),
+        ]
     if "verdict_disagreements" in data:
         lines += ["", "## Stated verdicts that disagree with the judge's own scores"]
         lines += [f"- {text}" for text in data["verdict_disagreements"]] or ["- none"]

@@ -26,6 +26,7 @@ __all__ = [
     "summary_preface",
 ]
 
+
 def local_judge_notice(plan: Plan) -> str | None:
     """One sentence for every output when a judge's route is this machine or a private address."""
     local = [judge for judge in plan.panel.judges if is_loopback(judge)]
@@ -55,7 +56,11 @@ def notices(plan: Plan, facts: RunFacts) -> list[str]:
 
 def summary_preface(plan: Plan, facts: RunFacts) -> list[str]:
     """The selection banner of a partial run, the judges, and a plain note when they were local."""
-    lines = [f"**Partial run ({facts.selection}).** Captures outside the selection are not in this table."] if facts.selection else []
+    lines = (
+        [f"**Partial run ({facts.selection}).** Captures outside the selection are not in this table."]
+        if facts.selection
+        else []
+    )
     incomplete = incomplete_notice(facts)
     if incomplete is not None:
         lines.insert(0, f"**{incomplete}.** The means below cover only the captures judged.")
@@ -83,16 +88,22 @@ def scored_share(records: Sequence[CaptureRecord]) -> list[str]:
     partial = [f"{lane} from {scored} of {total}" for lane, (scored, total) in counts.items() if scored < total]
     if not partial:
         return []
-    return [f"**Overall from part of the captures: {'; '.join(partial)}.** The others failed (the Errors column; "
-            "ledger status error, with the reason); each mean covers only the captures scored."]
+    return [
+        f"**Overall from part of the captures: {'; '.join(partial)}.** The others failed (the Errors column; "
+        "ledger status error, with the reason); each mean covers only the captures scored."
+    ]
 
 
 def summary_appendix(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> list[str]:
     """The per-family breakdown (for rubrics with scores) and, for a live run, what the judges cost."""
-    blocks = [
-        "## Per family\n\nMean overall of scored captures within each family (captures in brackets).\n\n"
-        + family_table(records, plan.lanes, plan.rubric)
-    ] if plan.rubric.criteria and plan.rubric.kind != "compare" else []  # a pair's win shares are no overall
+    blocks = (
+        [
+            "## Per family\n\nMean overall of scored captures within each family (captures in brackets).\n\n"
+            + family_table(records, plan.lanes, plan.rubric)
+        ]
+        if plan.rubric.criteria and plan.rubric.kind != "compare"
+        else []
+    )  # a pair's win shares are no overall
     if plan.rubric.kind == "compare":
         from ..method.kinds.compare.report import compare_table
 

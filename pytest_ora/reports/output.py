@@ -68,7 +68,6 @@ Moved aside (a rename), they are deleted once this run's files exist: files crea
 deleted cost more on some file systems (docs/performance.md has the figures)."""
 
 
-
 @contextmanager
 def atomic_stream(path: Path) -> Iterator[TextIO]:
     """A text stream whose file appears whole at `path` when the block ends, or not at all."""
@@ -128,7 +127,9 @@ class OutputDir:
             if estimate:
                 shutil.rmtree(self.path / DRY_RUN_DIR, ignore_errors=True)
                 return
-            self._archived = archive_report(self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES + PAGE_FILES)
+            self._archived = archive_report(
+                self.path, REPORT_FILES + kind_files() + EXTRA_FILES + STATS_FILES + PAGE_FILES
+            )
             self._set_aside(("packets", "judges"))
             for name in (SPEND_DIR, PROGRESS_DIR):
                 shutil.rmtree(self.path / name, ignore_errors=True)
@@ -258,10 +259,14 @@ class OutputDir:
         if summary is None:
             summary = summarize(ordered, plan.lanes, rubric)
         self._close_journal()  # the journal whole first: what follows says it keeps every judged capture
-        notes = {"preface": summary_preface(plan, facts) + scored_share(ordered),
-                 "appendix": summary_appendix(plan, ordered, facts)}
+        notes = {
+            "preface": summary_preface(plan, facts) + scored_share(ordered),
+            "appendix": summary_appendix(plan, ordered, facts),
+        }
         # The data files first; every report is then rendered from them by the registry `verify` runs.
-        data = {"summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)}
+        data = {
+            "summary.json": summary_json([row for row, _ in summary], facts.selection, facts.complete, facts.stopped_by)
+        }
         methodology = methodology_data(plan, ordered, facts)
         run: dict[str, Any] = dict(facts.run)
         if plan.bundle.manifest.pilot is not None:
@@ -280,7 +285,12 @@ class OutputDir:
             _write_reports(self.path, rubric, statistics=False)
             # The statistics follow once the ledger and tables are on disk: a fault in them never costs those.
             finish = functools.partial(
-                _finish_report, self.path, rubric, plan.bundle.manifest, _design(plan, facts), self.baseline,
+                _finish_report,
+                self.path,
+                rubric,
+                plan.bundle.manifest,
+                _design(plan, facts),
+                self.baseline,
                 self.regression_min,
             )
             if len(ordered) >= CHILD_ROWS:
@@ -319,8 +329,10 @@ class OutputDir:
         try:
             write_atomic(self.path / CAPTURES_NAME, captures_jsonl(plan, records))
         except OSError as error:
-            raise OutputError(f"could not write {self.path / CAPTURES_NAME}: {error.strerror or error}; the answers "
-                              "are recorded under --ora-cassettes: run again to write it") from None
+            raise OutputError(
+                f"could not write {self.path / CAPTURES_NAME}: {error.strerror or error}; the answers "
+                "are recorded under --ora-cassettes: run again to write it"
+            ) from None
 
     def write_estimate(self, plan: Plan, estimates: Sequence[dict[str, Any]]) -> None:
         """estimate.json and estimate.md for a dry run: tokens and cost per judge, nothing sent."""
@@ -364,7 +376,11 @@ def _design(plan: Plan, facts: RunFacts) -> RunFacts:
 
 
 def _finish_report(
-    directory: Path, rubric: Rubric, manifest: Any, facts: RunFacts, baseline: BaselineRun | None = None,
+    directory: Path,
+    rubric: Rubric,
+    manifest: Any,
+    facts: RunFacts,
+    baseline: BaselineRun | None = None,
     regression_min: str = "10%",
 ) -> None:
     """The statistics files from the ledger just written (as `verify` reads it), the comparison with
@@ -424,10 +440,16 @@ def _statistics_files(directory: Path, rubric: Rubric, manifest: Any, facts: Run
     # summary.md and methodology.md as rendered before the statistics: what the run says of itself.
     files = {name: (directory / name).read_text(encoding="utf-8") for name in ("summary.md", "methodology.md")}
     inputs = {
-        "ledger": _file_digest(ledger), "rubric": repr(rubric), "manifest": manifest.model_dump(mode="json"),
-        "seed": facts.seed, "disagreement": facts.disagreement, "files": files,
+        "ledger": _file_digest(ledger),
+        "rubric": repr(rubric),
+        "manifest": manifest.model_dump(mode="json"),
+        "seed": facts.seed,
+        "disagreement": facts.disagreement,
+        "files": files,
         # the design the statistics read (--ora-cluster, --ora-reference, --ora-pairs, the captures' clusters)
-        "cluster": facts.cluster, "reference": facts.reference, "pairs": [list(pair) for pair in facts.pairs],
+        "cluster": facts.cluster,
+        "reference": facts.reference,
+        "pairs": [list(pair) for pair in facts.pairs],
         "design": facts.design,
         # the human labels the calibration reads (the same file name may hold other labels next time)
         "labels": None if facts.labels is None else repr(facts.labels),
@@ -454,7 +476,9 @@ def _file_digest(path: Path) -> str:
     return hasher.hexdigest()
 
 
-def _computed_statistics(rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts) -> dict[str, str]:
+def _computed_statistics(
+    rubric: Rubric, manifest: Any, rows: Sequence[dict[str, Any]], facts: RunFacts
+) -> dict[str, str]:
     # numpy, scipy and statsmodels load here, in the controller at the end, not in every worker at start-up.
     from ..stats.arrays import run_arrays
     from ..stats.statistics import Design, run_statistics
@@ -466,12 +490,21 @@ def _computed_statistics(rubric: Rubric, manifest: Any, rows: Sequence[dict[str,
 
         human = human_arrays(facts.labels, rubric)
     design = Design(
-        cluster=facts.cluster, clusters=facts.design.get("clusters", {}), snapshots=facts.design.get("snapshots", {}),
-        pairs=facts.pairs, reference=facts.reference,
+        cluster=facts.cluster,
+        clusters=facts.design.get("clusters", {}),
+        snapshots=facts.design.get("snapshots", {}),
+        pairs=facts.pairs,
+        reference=facts.reference,
     )
     stats = run_statistics(
-        data, manifest.configurations, manifest, seed=facts.seed, disagreement=facts.disagreement, design=design,
-        labels=human, recorded=rubric.calibration,
+        data,
+        manifest.configurations,
+        manifest,
+        seed=facts.seed,
+        disagreement=facts.disagreement,
+        design=design,
+        labels=human,
+        recorded=rubric.calibration,
     )
     written = {
         "stats.json": stable_json(stats.data, rubric.version),
@@ -497,8 +530,15 @@ def _estimate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any]
         for judge in estimate["judges"]:
             total = totals.setdefault(
                 judge["label"],
-                {"label": judge["label"], "model": judge["model"], "captures": 0, "input_tokens": 0,
-                 "output_tokens": 0, "usd": Decimal(0), "priced": True},
+                {
+                    "label": judge["label"],
+                    "model": judge["model"],
+                    "captures": 0,
+                    "input_tokens": 0,
+                    "output_tokens": 0,
+                    "usd": Decimal(0),
+                    "priced": True,
+                },
             )
             total["captures"] += 1
             total["input_tokens"] += judge["input_tokens"]
@@ -517,9 +557,19 @@ def _candidate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any
         made = estimate.get("candidate")
         if made is None:
             continue
-        total = totals.setdefault(estimate["configuration"], {
-            "configuration": estimate["configuration"], "model": made["model"], "captures": 0, "input_tokens": 0,
-            "output_tokens": 0, "usd": Decimal(0), "priced": True, "sized": True})
+        total = totals.setdefault(
+            estimate["configuration"],
+            {
+                "configuration": estimate["configuration"],
+                "model": made["model"],
+                "captures": 0,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "usd": Decimal(0),
+                "priced": True,
+                "sized": True,
+            },
+        )
         total["captures"] += 1
         total["output_tokens"] += made["output_tokens"]
         if made["input_tokens"] is None:
@@ -530,9 +580,14 @@ def _candidate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any
             total["priced"] = False
         else:
             total["usd"] += Decimal(made["usd"])
-    return [{**t, "input_tokens": t["input_tokens"] if t["sized"] else None,
-             "usd": str(t["usd"].quantize(Decimal("0.01"))) if t["priced"] else None}
-            for t in (totals[name] for name in sorted(totals))]
+    return [
+        {
+            **t,
+            "input_tokens": t["input_tokens"] if t["sized"] else None,
+            "usd": str(t["usd"].quantize(Decimal("0.01"))) if t["priced"] else None,
+        }
+        for t in (totals[name] for name in sorted(totals))
+    ]
 
 
 def estimate_table(estimates: Sequence[dict[str, Any]], fmt: str = "simple") -> str:
@@ -540,23 +595,42 @@ def estimate_table(estimates: Sequence[dict[str, Any]], fmt: str = "simple") -> 
     rows = []
     for total in _estimate_totals(estimates):
         usd = f"${total['usd']}" if total["usd"] is not None else "no price (use --ora-prices)"
-        rows.append([total["label"], total["model"], total["captures"], total["input_tokens"], total["output_tokens"], usd])
-    table = tabulate(rows, headers=["Judge", "Model", "Captures", "Input tokens", "Output tokens", "Estimated cost"], tablefmt=fmt)
+        rows.append(
+            [total["label"], total["model"], total["captures"], total["input_tokens"], total["output_tokens"], usd]
+        )
+    table = tabulate(
+        rows, headers=["Judge", "Model", "Captures", "Input tokens", "Output tokens", "Estimated cost"], tablefmt=fmt
+    )
     candidates = _candidate_totals(estimates)
     if not candidates:
         return table
     made = []
     for total in candidates:
         sized = total["input_tokens"] is not None
-        usd = f"${total['usd']}" if total["usd"] is not None else (
-            "no price (use --ora-prices)" if sized else "not estimated (the candidate reports its own cost)")
-        made.append([total["configuration"], total["model"], total["captures"], total["input_tokens"] if sized else "-",
-                     total["output_tokens"], usd])
+        usd = (
+            f"${total['usd']}"
+            if total["usd"] is not None
+            else ("no price (use --ora-prices)" if sized else "not estimated (the candidate reports its own cost)")
+        )
+        made.append(
+            [
+                total["configuration"],
+                total["model"],
+                total["captures"],
+                total["input_tokens"] if sized else "-",
+                total["output_tokens"],
+                usd,
+            ]
+        )
     both = [Decimal(t["usd"]) for t in (*_estimate_totals(estimates), *candidates) if t["usd"] is not None]
     every = len(both) == len(_estimate_totals(estimates)) + len(candidates)
     return (
         f"{table}\n\n"
-        + tabulate(made, headers=["Candidate", "Model", "Answers", "Input tokens", "Output tokens", "Estimated cost"], tablefmt=fmt)
+        + tabulate(
+            made,
+            headers=["Candidate", "Model", "Answers", "Input tokens", "Output tokens", "Estimated cost"],
+            tablefmt=fmt,
+        )
         + f"\n\nJudges and candidates together: ${sum(both, Decimal(0)):.2f}"
         + ("" if every else " (rows without a price or an estimate not included)")
     )

@@ -41,25 +41,53 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     few = int(agreement.get("captures") or 0) < SMALL_ROWS and extended
     result: dict[str, Any] = {
         "configurations": {
-            c["configuration"]: {"overall_interval": shown_interval(c), "failure_interval": c.get("failure_rate_interval"),
-                                 "interval_method": c.get("interval_method"), "small_n": c.get("small_n")}
+            c["configuration"]: {
+                "overall_interval": shown_interval(c),
+                "failure_interval": c.get("failure_rate_interval"),
+                "interval_method": c.get("interval_method"),
+                "small_n": c.get("small_n"),
+            }
             for c in stats.get("configurations") or []
         },
         "agreement": {
-            r["criterion"]: {"alpha": r.get("krippendorff_alpha"), "kappa": r.get("quadratic_kappa"),
-                             "exact": r.get("exact"), "within_one": r.get("within_one"),
-                             "alpha_interval": None if few else r.get("alpha_interval"),
-                             "alpha_interval_note": TOO_FEW if few else None, "alpha_ordinal": r.get("alpha_ordinal"),
-                             "fleiss_kappa": r.get("fleiss_kappa"), "icc_2k": r.get("icc_2k")}
+            r["criterion"]: {
+                "alpha": r.get("krippendorff_alpha"),
+                "kappa": r.get("quadratic_kappa"),
+                "exact": r.get("exact"),
+                "within_one": r.get("within_one"),
+                "alpha_interval": None if few else r.get("alpha_interval"),
+                "alpha_interval_note": TOO_FEW if few else None,
+                "alpha_ordinal": r.get("alpha_ordinal"),
+                "fleiss_kappa": r.get("fleiss_kappa"),
+                "icc_2k": r.get("icc_2k"),
+            }
             for r in rows
         },
         "paired": [
-            {"a": c["first"], "b": c["second"], "n": c["n"], "mean_difference": c["mean_difference"],
-             "interval": shown_interval(c), "p_value": c.get("p_value"), "p_holm": c.get("p_holm"),
-             **({"interval_method": c.get("interval_method"), "small_n": c.get("small_n"), "p_shown": p_text(c.get("p_value"), bool(c.get("p_floor"))),
-                 "p_holm_shown": p_text(c.get("p_holm"), bound=bool(c.get("p_holm_bound"))), "p_t": c.get("p_t"),
-                 "mde_80_adjusted": c.get("mde_80_adjusted"), "reading": reading(c, alpha, int((stats.get("pairs") or {}).get("holm_family", 1)))} if extended else {})}
-            for c in stats["comparisons"] if c.get("mean_difference") is not None
+            {
+                "a": c["first"],
+                "b": c["second"],
+                "n": c["n"],
+                "mean_difference": c["mean_difference"],
+                "interval": shown_interval(c),
+                "p_value": c.get("p_value"),
+                "p_holm": c.get("p_holm"),
+                **(
+                    {
+                        "interval_method": c.get("interval_method"),
+                        "small_n": c.get("small_n"),
+                        "p_shown": p_text(c.get("p_value"), bool(c.get("p_floor"))),
+                        "p_holm_shown": p_text(c.get("p_holm"), bound=bool(c.get("p_holm_bound"))),
+                        "p_t": c.get("p_t"),
+                        "mde_80_adjusted": c.get("mde_80_adjusted"),
+                        "reading": reading(c, alpha, int((stats.get("pairs") or {}).get("holm_family", 1))),
+                    }
+                    if extended
+                    else {}
+                ),
+            }
+            for c in stats["comparisons"]
+            if c.get("mean_difference") is not None
         ],
     }
     if stats.get("recorded_calibration"):
@@ -74,9 +102,14 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
     if isinstance(hypotheses, dict) and hypotheses.get("hypotheses"):
         verdict = hypotheses.get("verdict") or {}
         result["hypotheses"] = {
-            "verdict": verdict.get("result"), "detail": "; ".join(verdict.get("reasons") or []) or None,
+            "verdict": verdict.get("result"),
+            "detail": "; ".join(verdict.get("reasons") or []) or None,
             "null_pass_probability": verdict.get("null_pass_probability"),
-            "rows": [{**h, "interval": shown_interval(h)} for h in hypotheses["hypotheses"] if h.get("mean_delta") is not None],
+            "rows": [
+                {**h, "interval": shown_interval(h)}
+                for h in hypotheses["hypotheses"]
+                if h.get("mean_delta") is not None
+            ],
         }
     return result
 
@@ -143,7 +176,9 @@ def report_page(
     return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
 
 
-def stale_compare(compare: Sequence[Mapping[str, Any]] | None, rubric: Rubric, summary: Sequence[BaseModel]) -> str | None:
+def stale_compare(
+    compare: Sequence[Mapping[str, Any]] | None, rubric: Rubric, summary: Sequence[BaseModel]
+) -> str | None:
     """Why compare.json is not this run's (an earlier run's or another bundle's), or None when it is."""
     if not compare:
         return None
@@ -154,8 +189,10 @@ def stale_compare(compare: Sequence[Mapping[str, Any]] | None, rubric: Rubric, s
         name = f"{pair['a']}+{pair['b']}"
         items = int(pair["wins"]) + int(pair["ties"]) + int(pair["losses"])
         if name not in judged or judged[name] != items or pair.get("items", items) != items:
-            return (f"compare.json is not shown: its pair {pair['a']} vs {pair['b']} ({items} items) is not this run's "
-                    f"(judged here: {judged.get(name, 'no such pair')}); it is from an earlier run or another bundle")
+            return (
+                f"compare.json is not shown: its pair {pair['a']} vs {pair['b']} ({items} items) is not this run's "
+                f"(judged here: {judged.get(name, 'no such pair')}); it is from an earlier run or another bundle"
+            )
     return None
 
 

@@ -19,13 +19,30 @@ from ..method.kinds import formula, get_kind
 from .aggregation import public_cells
 from .matrix import Extras
 
-__all__ = ["PAGE_SCHEMA", "STATUSES", "CompareRow", "Statistics", "agreement_from_ledger", "optional_section", "page_data"]
+__all__ = [
+    "PAGE_SCHEMA",
+    "STATUSES",
+    "CompareRow",
+    "Statistics",
+    "agreement_from_ledger",
+    "optional_section",
+    "page_data",
+]
 
 PAGE_SCHEMA = "ora-report-1"
 STATUSES: tuple[str, ...] = get_args(Status)
 """A capture's statuses, in the order the page's filter lists them (the ledger's Status)."""
 CAPTURE_COLUMNS = (
-    "capture_id", "family", "configuration", "status", "reason", "overall", "failure", "means", "judges", "flags",
+    "capture_id",
+    "family",
+    "configuration",
+    "status",
+    "reason",
+    "overall",
+    "failure",
+    "means",
+    "judges",
+    "flags",
 )
 """Each capture row is a list in this order; strings are indices into `captures.strings` (-1: none)."""
 JUDGE_COLUMNS = ("label", "model", "scores", "notes", "impression", "asks", "overall")
@@ -197,15 +214,17 @@ def _judges(row: Any, names: Sequence[str], strings: Strings) -> list[list[Any]]
     encoded = []
     for judge in getattr(row, "judges", []):
         column = getattr(row, f"judge_{judge.label.lower()}", None)
-        encoded.append([
-            strings(f"Judge {judge.label}"),
-            strings(judge.model),
-            [judge.scores.get(name) for name in names],
-            [strings(judge.notes.get(name)) for name in names],
-            strings(judge.impression),
-            column.asks if column is not None else None,
-            judge.overall,
-        ])
+        encoded.append(
+            [
+                strings(f"Judge {judge.label}"),
+                strings(judge.model),
+                [judge.scores.get(name) for name in names],
+                [strings(judge.notes.get(name)) for name in names],
+                strings(judge.impression),
+                column.asks if column is not None else None,
+                judge.overall,
+            ]
+        )
     return encoded
 
 
@@ -233,18 +252,28 @@ class _Captures:
         scored = row.status == "scored"
         # A compare item has a winner, not an overall or a failure: its verdicts travel in the extras.
         scores = self.rubric.kind != "compare"
-        self.rows.append([
-            strings(row.capture_id), strings(row.family), strings(row.configuration),
-            strings(row.status), strings(row.reason), row.overall if scores else None,
-            None if row.failure is None or not scores else int(row.failure),
-            [getattr(row, name) for name in names] if scored and scores else None,
-            _judges(row, names, strings),
-            [strings(flag) for flag in _flags(row, self.rubric)],
-        ])
+        self.rows.append(
+            [
+                strings(row.capture_id),
+                strings(row.family),
+                strings(row.configuration),
+                strings(row.status),
+                strings(row.reason),
+                row.overall if scores else None,
+                None if row.failure is None or not scores else int(row.failure),
+                [getattr(row, name) for name in names] if scored and scores else None,
+                _judges(row, names, strings),
+                [strings(flag) for flag in _flags(row, self.rubric)],
+            ]
+        )
 
     def data(self) -> dict[str, Any]:
-        return {"columns": list(CAPTURE_COLUMNS), "judge_columns": list(JUDGE_COLUMNS), "strings": self.strings.table,
-                "rows": self.rows}
+        return {
+            "columns": list(CAPTURE_COLUMNS),
+            "judge_columns": list(JUDGE_COLUMNS),
+            "strings": self.strings.table,
+            "rows": self.rows,
+        }
 
 
 class _Agreement:

@@ -38,8 +38,13 @@ def _item(planned: PlannedCapture, number: int, seed: int) -> dict[str, Any]:
     shown = shown_order(seed, capture.capture_id)
     if shown == "second-first":
         answers = answers[::-1]
-    return {"id": capture.capture_id, "number": number, "prompt": withhold(capture.prompt, names),
-            "answers": list(answers), "shown": shown}
+    return {
+        "id": capture.capture_id,
+        "number": number,
+        "prompt": withhold(capture.prompt, names),
+        "answers": list(answers),
+        "shown": shown,
+    }
 
 
 def _asset(name: str) -> str:
@@ -57,15 +62,29 @@ def pair_label_page(plan: Plan, size: int, seed: int) -> tuple[str, int]:
     items = [_item(p, n, seed) for n, p in enumerate(chosen, start=1)]
     bundle = plan.bundle.manifest.bundle
     key = hashlib.sha256(json.dumps([bundle, plan.rubric.digest, [i["id"] for i in items]]).encode()).hexdigest()[:16]
-    data = {"bundle": bundle, "rubric": plan.rubric.version, "task": plan.rubric.task or "", "seed": seed,
-            "storage_key": f"pytest-ora-preferences:{bundle}:{key}", "pairs": items, "population": len(pool)}
+    data = {
+        "bundle": bundle,
+        "rubric": plan.rubric.version,
+        "task": plan.rubric.task or "",
+        "seed": seed,
+        "storage_key": f"pytest-ora-preferences:{bundle}:{key}",
+        "pairs": items,
+        "population": len(pool),
+    }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     script = _asset("label-pair.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
     page = Template(_asset("label-pair.html")).substitute(
-        bundle=escape(bundle), rubric_version=escape(plan.rubric.version), rubric_title=escape(plan.rubric.title),
-        count=len(items), population=len(pool), seed=seed, script_hash=f"sha256-{digest}", css=_asset("label.css"),
-        js=script, data=text,
+        bundle=escape(bundle),
+        rubric_version=escape(plan.rubric.version),
+        rubric_title=escape(plan.rubric.title),
+        count=len(items),
+        population=len(pool),
+        seed=seed,
+        script_hash=f"sha256-{digest}",
+        css=_asset("label.css"),
+        js=script,
+        data=text,
     )
     return page, len(items)

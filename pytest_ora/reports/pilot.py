@@ -47,15 +47,25 @@ def _mean(values: Sequence[Fraction]) -> Fraction:
     return sum(values, Fraction(0)) / len(values)
 
 
-def _cell_record(plan: Plan, pilot: Pilot, task: str, cell_id: str, by_id: Mapping[str, CaptureRecord],
-                 captures: Mapping[str, Capture], head_sha: str | None) -> dict[str, Any]:
+def _cell_record(
+    plan: Plan,
+    pilot: Pilot,
+    task: str,
+    cell_id: str,
+    by_id: Mapping[str, CaptureRecord],
+    captures: Mapping[str, Capture],
+    head_sha: str | None,
+) -> dict[str, Any]:
     rubric = plan.rubric
     cell = pilot.cells[cell_id]
     ids = [f"{entry}/{cell.configuration}" for entry in pilot.tasks[task]]
     records = [by_id[i] for i in ids if i in by_id and by_id[i]["status"] == "scored"]
     one = captures.get(ids[0]) if len(ids) == 1 else None
     record: dict[str, Any] = {
-        "task_id": task, "cell_id": cell_id, "model": cell.model, "configuration": cell.setting,
+        "task_id": task,
+        "cell_id": cell_id,
+        "model": cell.model,
+        "configuration": cell.setting,
         "candidate_response": one.answer if one is not None and records else None,
     }
     for name in CANDIDATE_FIELDS:
@@ -67,9 +77,12 @@ def _cell_record(plan: Plan, pilot: Pilot, task: str, cell_id: str, by_id: Mappi
     for key, replies in judges.items():
         means = {name: _mean([Fraction(r["scores"][name]) for r in replies]) for name in rubric.names}
         only = replies[0] if len(replies) == 1 else {}
-        record[key] = {**{name: float(means[name]) for name in rubric.names},
-                       "rationale": only.get("rationale"), "overall_verdict": only.get("overall_verdict"),
-                       "mean": float(_mean([judge_overall(r["scores"], rubric) for r in replies]))}
+        record[key] = {
+            **{name: float(means[name]) for name in rubric.names},
+            "rationale": only.get("rationale"),
+            "overall_verdict": only.get("overall_verdict"),
+            "mean": float(_mean([judge_overall(r["scores"], rubric) for r in replies])),
+        }
     panels = [combined(scored, rubric) for scored in records]
     record["trio_mean"] = float(_mean([p.overall for p in panels])) if panels else None
     record["trio_strict_pass"] = all(p.votes.get("strict_pass", False) for p in panels) if panels else None
@@ -84,11 +97,18 @@ def cells_jsonl(plan: Plan, records: Sequence[CaptureRecord], head_sha: str | No
     pilot = plan.bundle.manifest.pilot
     assert pilot is not None
     by_id = {record["capture_id"]: record for record in records}
-    wanted = {f"{entry}/{cell.configuration}" for entries in pilot.tasks.values() for entry in entries
-              for cell in pilot.cells.values()}
+    wanted = {
+        f"{entry}/{cell.configuration}"
+        for entries in pilot.tasks.values()
+        for entry in entries
+        for cell in pilot.cells.values()
+    }
     captures = {p.capture.capture_id: loaded(p.capture) for p in plan.captures if p.capture.capture_id in wanted}
-    lines = [json.dumps(_cell_record(plan, pilot, task, cell_id, by_id, captures, head_sha), ensure_ascii=False)
-             for task in pilot.tasks for cell_id in pilot.cells]
+    lines = [
+        json.dumps(_cell_record(plan, pilot, task, cell_id, by_id, captures, head_sha), ensure_ascii=False)
+        for task in pilot.tasks
+        for cell_id in pilot.cells
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -101,8 +121,15 @@ def _judge_cost(records: Sequence[CaptureRecord]) -> Fraction | None:
             if price is None:
                 return None
             usage = judge["usage"]
-            total += Fraction(cost(price, usage["input_tokens"], usage["output_tokens"], usage["cached_input_tokens"],
-                                   usage.get("cache_write_input_tokens", 0)))
+            total += Fraction(
+                cost(
+                    price,
+                    usage["input_tokens"],
+                    usage["output_tokens"],
+                    usage["cached_input_tokens"],
+                    usage.get("cache_write_input_tokens", 0),
+                )
+            )
     return total
 
 
@@ -112,16 +139,22 @@ def pilot_run(plan: Plan, records: Sequence[CaptureRecord], run: Mapping[str, st
     pilot = manifest.pilot
     assert pilot is not None
     configurations = {cell.configuration for cell in pilot.cells.values()}
-    captures = [p.capture for p in plan.captures if p.capture.configuration in configurations
-                and any(p.capture.entry_key in entries for entries in pilot.tasks.values())]
+    captures = [
+        p.capture
+        for p in plan.captures
+        if p.capture.configuration in configurations
+        and any(p.capture.entry_key in entries for entries in pilot.tasks.values())
+    ]
     candidate_costs = [getattr(c, "candidate_cost_usd", None) for c in captures]
     candidate_cost = sum((Fraction(str(c)) for c in candidate_costs if c is not None), Fraction(0))
     judges = _judge_cost(records)
     return PilotBlock(
         id=pilot.id,
         cells={cell_id: cell.configuration for cell_id, cell in pilot.cells.items()},
-        hypotheses=[PilotHypothesis(id=h.id, label=h.label, better=h.better, worse=h.worse, margin=str(h.margin))
-                    for h in manifest.hypotheses or ()],
+        hypotheses=[
+            PilotHypothesis(id=h.id, label=h.label, better=h.better, worse=h.worse, margin=str(h.margin))
+            for h in manifest.hypotheses or ()
+        ],
         verdict=None if manifest.verdict is None else manifest.verdict.model_dump(),
         execution_window_utc=f"{run.get('started_utc')} to {run.get('ended_utc')}",
         total_cost_usd=None if judges is None else float(candidate_cost + judges),
@@ -160,9 +193,13 @@ def pilot_summary(cells: Sequence[Mapping[str, Any]], pilot: PilotBlock) -> str:
     aggregate["critical_failures"] = critical
     aggregate["pilot_verdict"] = _verdict(pilot.verdict, passes, critical)
     summary = {
-        "pilot_id": pilot.id, "execution_window_utc": pilot.execution_window_utc,
-        "total_cost_usd": pilot.total_cost_usd, "total_judge_calls": pilot.total_judge_calls,
-        "total_candidate_calls": pilot.total_candidate_calls, "results_per_task": per_task, "aggregate": aggregate,
+        "pilot_id": pilot.id,
+        "execution_window_utc": pilot.execution_window_utc,
+        "total_cost_usd": pilot.total_cost_usd,
+        "total_judge_calls": pilot.total_judge_calls,
+        "total_candidate_calls": pilot.total_candidate_calls,
+        "results_per_task": per_task,
+        "aggregate": aggregate,
     }
     return json.dumps(summary, indent=2, ensure_ascii=False) + "\n"
 

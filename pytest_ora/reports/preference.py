@@ -10,10 +10,24 @@ from tabulate import tabulate
 
 __all__ = ["preference_gate", "preference_held", "preference_html", "preference_markdown", "preference_terminal"]
 
-_HEADERS = ("Judge", "n", "Accuracy with ties", "Cohen's kappa", "n without ties", "Accuracy without ties",
-            "Kappa without ties", "Position disagreement")
-_HUMAN_HEADERS = ("Raters", "Pairs both labelled", "Agreement with ties", "Cohen's kappa", "n without ties",
-                  "Agreement without ties")
+_HEADERS = (
+    "Judge",
+    "n",
+    "Accuracy with ties",
+    "Cohen's kappa",
+    "n without ties",
+    "Accuracy without ties",
+    "Kappa without ties",
+    "Position disagreement",
+)
+_HUMAN_HEADERS = (
+    "Raters",
+    "Pairs both labelled",
+    "Agreement with ties",
+    "Cohen's kappa",
+    "n without ties",
+    "Agreement without ties",
+)
 
 
 def _share(value: Any) -> str:
@@ -37,15 +51,33 @@ def _rows(judges: Sequence[Mapping[str, Any]]) -> list[list[str]]:
     for row in judges:
         flips = row.get("position_disagreement")
         position = "" if flips is None else f"{_share(flips['share'])} ({flips['count']} of {flips['items']})"
-        rows.append([_name(row["judge"]), _n(row), _share(row["accuracy_with_ties"]), _kappa(row["kappa_with_ties"]),
-                     str(row["n_without_ties"]), _share(row["accuracy_without_ties"]), _kappa(row["kappa_without_ties"]),
-                     position])
+        rows.append(
+            [
+                _name(row["judge"]),
+                _n(row),
+                _share(row["accuracy_with_ties"]),
+                _kappa(row["kappa_with_ties"]),
+                str(row["n_without_ties"]),
+                _share(row["accuracy_without_ties"]),
+                _kappa(row["kappa_without_ties"]),
+                position,
+            ]
+        )
     return rows
 
 
 def _human_rows(data: Mapping[str, Any]) -> list[list[str]]:
-    return [[" & ".join(row["raters"]), str(row["n"]), _share(row["accuracy_with_ties"]), _kappa(row["kappa_with_ties"]),
-             str(row["n_without_ties"]), _share(row["accuracy_without_ties"])] for row in data["human_vs_human"]]
+    return [
+        [
+            " & ".join(row["raters"]),
+            str(row["n"]),
+            _share(row["accuracy_with_ties"]),
+            _kappa(row["kappa_with_ties"]),
+            str(row["n_without_ties"]),
+            _share(row["accuracy_without_ties"]),
+        ]
+        for row in data["human_vs_human"]
+    ]
 
 
 def _lead(data: Mapping[str, Any]) -> list[str]:
@@ -69,11 +101,19 @@ def preference_markdown(data: Mapping[str, Any]) -> str:
     lines = ["", "## Calibration against human preferences", "", *_lead(data), ""]
     lines += [tabulate(_rows(data["judges"]), headers=_HEADERS, tablefmt="github", disable_numparse=True), ""]
     for family in data["families"] if len(data["families"]) > 1 else ():
-        lines += [f"### Family {family['family']}", "",
-                  tabulate(_rows(family["judges"]), headers=_HEADERS, tablefmt="github", disable_numparse=True), ""]
+        lines += [
+            f"### Family {family['family']}",
+            "",
+            tabulate(_rows(family["judges"]), headers=_HEADERS, tablefmt="github", disable_numparse=True),
+            "",
+        ]
     if data["human_vs_human"]:
-        lines += ["### Human vs human (the ceiling)", "",
-                  tabulate(_human_rows(data), headers=_HUMAN_HEADERS, tablefmt="github", disable_numparse=True), ""]
+        lines += [
+            "### Human vs human (the ceiling)",
+            "",
+            tabulate(_human_rows(data), headers=_HUMAN_HEADERS, tablefmt="github", disable_numparse=True),
+            "",
+        ]
     else:
         lines += ["Human vs human: not computed (no pair labelled by two raters).", ""]
     return "\n".join(lines)
@@ -81,18 +121,28 @@ def preference_markdown(data: Mapping[str, Any]) -> str:
 
 def preference_terminal(data: Mapping[str, Any]) -> list[str]:
     """The terminal's Calibration lines of a compare run: each judge and the panel against the people, in one line each."""
-    lines = [f"ora: calibration against human preferences: {data['captures']} labelled pairs judged "
-             f"(raters: {', '.join(data['raters'])}); summary.md has the table by family"]
+    lines = [
+        f"ora: calibration against human preferences: {data['captures']} labelled pairs judged "
+        f"(raters: {', '.join(data['raters'])}); summary.md has the table by family"
+    ]
     for row in data["judges"]:
         flips = row.get("position_disagreement")
-        position = "" if flips is None else f"; position disagreement {_share(flips['share'])} ({flips['count']} of {flips['items']})"
-        lines.append(f"  {_name(row['judge'])}: accuracy {_share(row['accuracy_with_ties'])} with ties (Cohen's kappa "
-                     f"{_kappa(row['kappa_with_ties'])}), {_share(row['accuracy_without_ties'])} without ties over "
-                     f"{row['n_without_ties']} pairs (kappa {_kappa(row['kappa_without_ties'])}){position}"
-                     + (" (small n)" if row.get("small_n") else ""))
+        position = (
+            ""
+            if flips is None
+            else f"; position disagreement {_share(flips['share'])} ({flips['count']} of {flips['items']})"
+        )
+        lines.append(
+            f"  {_name(row['judge'])}: accuracy {_share(row['accuracy_with_ties'])} with ties (Cohen's kappa "
+            f"{_kappa(row['kappa_with_ties'])}), {_share(row['accuracy_without_ties'])} without ties over "
+            f"{row['n_without_ties']} pairs (kappa {_kappa(row['kappa_without_ties'])}){position}"
+            + (" (small n)" if row.get("small_n") else "")
+        )
     for row in data["human_vs_human"]:
-        lines.append(f"  people {' & '.join(row['raters'])}: agreement {_share(row['accuracy_with_ties'])} with ties "
-                     f"(Cohen's kappa {_kappa(row['kappa_with_ties'])}) over {row['n']} pairs both labelled")
+        lines.append(
+            f"  people {' & '.join(row['raters'])}: agreement {_share(row['accuracy_with_ties'])} with ties "
+            f"(Cohen's kappa {_kappa(row['kappa_with_ties'])}) over {row['n']} pairs both labelled"
+        )
     return lines
 
 
@@ -120,8 +170,10 @@ def _panel(data: Mapping[str, Any]) -> Mapping[str, Any]:
 def preference_gate(data: Mapping[str, Any], threshold: Any) -> str | None:
     """Why --ora-fail-calibration K fails on a compare run (the panel's Cohen's kappa with ties), or None."""
     if data["captures"] < data["gate_minimum"]:
-        return (f"only {data['captures']} labelled pairs were judged (at least {data['gate_minimum']} "
-                "are needed to judge a judge)")
+        return (
+            f"only {data['captures']} labelled pairs were judged (at least {data['gate_minimum']} "
+            "are needed to judge a judge)"
+        )
     kappa = _panel(data)["kappa_with_ties"]
     if kappa is None:
         return "the panel's Cohen's kappa vs the human preferences is undefined (one class only)"

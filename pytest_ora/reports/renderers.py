@@ -34,7 +34,15 @@ from .runfile import RunFile, RunFileError, SummaryNotes, read_run_file
 from .statsfiles import statistics_sections
 
 __all__ = [
-    "DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "render_reports", "run_data",
+    "DATA_FILES",
+    "RENDERERS",
+    "RUN_DATA",
+    "Renderer",
+    "VerifyError",
+    "ledger_rows",
+    "register",
+    "render_reports",
+    "run_data",
 ]
 
 RUN_DATA = "run.json"
@@ -79,17 +87,39 @@ class Renderer:
 
 
 RENDERERS: list[Renderer] = []
-ALWAYS_WRITTEN = ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "report.html")
+ALWAYS_WRITTEN = (
+    "ledger.jsonl",
+    "ledger.csv",
+    "summary.json",
+    "summary.md",
+    "summary.csv",
+    "methodology.md",
+    "report.html",
+)
 """Every run writes these (output.REPORT_FILES is this tuple): one missing was deleted."""
-DATA_FILES = ("stats.json", "hypotheses.json", "disagreements.csv", "compare.jsonl", "texts.json", "runs.json", "cells.jsonl",
-              "captures.jsonl")
+DATA_FILES = (
+    "stats.json",
+    "hypotheses.json",
+    "disagreements.csv",
+    "compare.jsonl",
+    "texts.json",
+    "runs.json",
+    "cells.jsonl",
+    "captures.jsonl",
+)
 """Machine-written data no renderer reads whole: the statistics (summary.md's and methodology.md's
 Statistics sections are rendered from stats.json and hypotheses.json when present)."""
 
 
 def register(
-    report: str, inputs: tuple[str, ...], kind: str | None = None, statistics: bool = False, last: bool = False,
-    optional: bool = False, pieces: Callable[[Path], Iterator[str]] | None = None, person_section: str | None = None,
+    report: str,
+    inputs: tuple[str, ...],
+    kind: str | None = None,
+    statistics: bool = False,
+    last: bool = False,
+    optional: bool = False,
+    pieces: Callable[[Path], Iterator[str]] | None = None,
+    person_section: str | None = None,
 ) -> Callable[[Callable[[Path], str]], Callable[[Path], str]]:
     """Decorator: add a renderer of `report` from `inputs` (names inside the output directory)."""
 
@@ -103,25 +133,43 @@ def register(
 def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> list[Renderer]:
     """The renderers of this run's reports, from the data in `directory`: before the statistics files
     exist (statistics=False: every report but the last ones), or after them (the reports that read them)."""
-    chosen = [r for r in RENDERERS if r.applies(rubric)
-              and (r.statistics or r.last if statistics else not r.last)
-              and not (r.optional and not all((directory / name).is_file() for name in r.inputs))]
+    chosen = [
+        r
+        for r in RENDERERS
+        if r.applies(rubric)
+        and (r.statistics or r.last if statistics else not r.last)
+        and not (r.optional and not all((directory / name).is_file() for name in r.inputs))
+    ]
     return chosen
 
 
 def run_data(
-    bundle: str, rubric: Rubric, methodology: dict[str, Any], summary_notes: dict[str, list[str]],
+    bundle: str,
+    rubric: Rubric,
+    methodology: dict[str, Any],
+    summary_notes: dict[str, list[str]],
     run: Mapping[str, Any] | None = None,
 ) -> str:
     """run.json: pytest-ora's version, the suite's commit and the run's start and end (`run`), the bundle id, the
     rubric file's text (its digest is checked when verify re-reads it), the methodology facts, and what summary.md
     says around its table (selection, judges, per-family breakdown)."""
-    text = builtin_text(rubric.version) if rubric.source.startswith("builtin:") else Path(rubric.source).read_text(encoding="utf-8")
+    text = (
+        builtin_text(rubric.version)
+        if rubric.source.startswith("builtin:")
+        else Path(rubric.source).read_text(encoding="utf-8")
+    )
     unknown = sorted(set(run or {}) - set(RunFile.model_fields))
     if unknown:  # RunFile passes over keys it does not know when reading; a writer never drops one
         raise TypeError(f"run.json has no field {', '.join(unknown)}: add it to RunFile (reports/runfile.py)")
-    return RunFile(**(run or {}), bundle=bundle, rubric=rubric.version, rubric_digest=rubric.digest, rubric_text=text,
-                   methodology=methodology, summary_notes=SummaryNotes(**summary_notes)).dumps()
+    return RunFile(
+        **(run or {}),
+        bundle=bundle,
+        rubric=rubric.version,
+        rubric_digest=rubric.digest,
+        rubric_text=text,
+        methodology=methodology,
+        summary_notes=SummaryNotes(**summary_notes),
+    ).dumps()
 
 
 def _run_file(directory: Path) -> RunFile:
@@ -152,7 +200,9 @@ def _run(directory: Path) -> tuple[str, Rubric]:
     except RubricError as error:
         raise VerifyError(str(error)) from None
     if rubric.digest != data.rubric_digest:
-        raise VerifyError(f"{directory / RUN_DATA}: the rubric text does not match its recorded digest (edited by hand)")
+        raise VerifyError(
+            f"{directory / RUN_DATA}: the rubric text does not match its recorded digest (edited by hand)"
+        )
     return bundle, rubric
 
 
@@ -368,4 +418,6 @@ def _pilot_summary(directory: Path) -> str:
         lines = (directory / "cells.jsonl").read_text(encoding="utf-8").splitlines()
         return pilot_summary([json.loads(line) for line in lines if line.strip()], pilot)
     except (KeyError, TypeError, ValueError, OSError) as error:
-        raise VerifyError(f"{directory / 'cells.jsonl'}: not a pilot's cells and run.json pilot block ({error})") from None
+        raise VerifyError(
+            f"{directory / 'cells.jsonl'}: not a pilot's cells and run.json pilot block ({error})"
+        ) from None

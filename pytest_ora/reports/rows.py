@@ -60,8 +60,14 @@ def ledger_model(rubric: Rubric) -> type[BaseModel]:
     return model
 
 
-CANDIDATE_FIELDS = ("candidate_model", "candidate_latency_ms", "candidate_tokens_in", "candidate_tokens_out",
-                    "candidate_cost_usd", "generated_at")
+CANDIDATE_FIELDS = (
+    "candidate_model",
+    "candidate_latency_ms",
+    "candidate_tokens_in",
+    "candidate_tokens_out",
+    "candidate_cost_usd",
+    "generated_at",
+)
 """What a capture answered inside the run adds to its ledger row."""
 
 
@@ -69,10 +75,14 @@ CANDIDATE_FIELDS = ("candidate_model", "candidate_latency_ms", "candidate_tokens
 def candidate_ledger_model(rubric: Rubric) -> type[BaseModel]:
     """A ledger row of this rubric for a capture whose answer its candidate made in the run."""
     model: type[BaseModel] = create_model(
-        "CandidateLedgerRow", __base__=ledger_model(rubric),
-        candidate_model=(str | None, None), candidate_latency_ms=(int | None, None),
-        candidate_tokens_in=(int | None, None), candidate_tokens_out=(int | None, None),
-        candidate_cost_usd=(str | None, None), generated_at=(str | None, None),
+        "CandidateLedgerRow",
+        __base__=ledger_model(rubric),
+        candidate_model=(str | None, None),
+        candidate_latency_ms=(int | None, None),
+        candidate_tokens_in=(int | None, None),
+        candidate_tokens_out=(int | None, None),
+        candidate_cost_usd=(str | None, None),
+        generated_at=(str | None, None),
     )
     return model
 

@@ -16,7 +16,15 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..core.errors import OraError
 from .baselinedata import first_problem
 
-__all__ = ["PilotBlock", "PilotHypothesis", "RunFile", "RunFileError", "SummaryNotes", "parse_run_file", "read_run_file"]
+__all__ = [
+    "PilotBlock",
+    "PilotHypothesis",
+    "RunFile",
+    "RunFileError",
+    "SummaryNotes",
+    "parse_run_file",
+    "read_run_file",
+]
 
 
 class RunFileError(OraError):

@@ -34,16 +34,19 @@ def _run(directory: Path) -> dict[str, Any]:
         summary = _read(directory, "summary.json")
         run = _read(directory, "run.json") if os.path.lexists(directory / "run.json") else {}
         methodology = run.get("methodology") or {}
-        entry.update({
-            "scoring_date": methodology.get("scoring_date"),
-            "rubric": run.get("rubric") or (summary[0].get("rubric") if summary else None),
-            "selection": (summary[0].get("selection") if summary else None) or "all captures",
-            "captures": methodology.get("records"),
-            "configurations": [[str(row["configuration"]), row.get("mean_overall")] for row in summary],
-        })
+        entry.update(
+            {
+                "scoring_date": methodology.get("scoring_date"),
+                "rubric": run.get("rubric") or (summary[0].get("rubric") if summary else None),
+                "selection": (summary[0].get("selection") if summary else None) or "all captures",
+                "captures": methodology.get("records"),
+                "configurations": [[str(row["configuration"]), row.get("mean_overall")] for row in summary],
+            }
+        )
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
-        entry["unreadable"] = f"{type(error).__name__}: {error}" if not isinstance(error, OSError) else (
-            f"{error.strerror or error}")
+        entry["unreadable"] = (
+            f"{type(error).__name__}: {error}" if not isinstance(error, OSError) else (f"{error.strerror or error}")
+        )
     return entry
 
 

@@ -47,7 +47,9 @@ def _table(headings: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequ
         return ' class="num"' if i in numeric else ""
 
     head = "".join(f"<th{attrs(i)}>{escape(h)}</th>" for i, h in enumerate(headings))
-    body = "".join("<tr>" + "".join(f"<td{attrs(i)}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>" for row in rows)
+    body = "".join(
+        "<tr>" + "".join(f"<td{attrs(i)}>{cell}</td>" for i, cell in enumerate(row)) + "</tr>" for row in rows
+    )
     klass = f' class="{cls}"' if cls else ""
     return f'<div class="table-wrap"><table{klass}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
@@ -56,55 +58,94 @@ def since_baseline_html(data: BaselineComparison) -> str:
     """The section's body for baseline.json's data."""
     before, after = data.baseline, data.current
     parts = [
-        f'<p>Baseline <code>{_text(before.path)}</code>, scored {_text(before.scoring_date)} under rubric '
-        f'{_text(before.rubric)}; this run scored {_text(after.scoring_date)} under rubric '
-        f'{_text(after.rubric)}. {_text(data.shared)} capture ids in both runs, '
-        f'{_text(data.only_in_baseline)} only in the baseline, {_text(data.only_in_current)} only in this run.</p>',
+        f"<p>Baseline <code>{_text(before.path)}</code>, scored {_text(before.scoring_date)} under rubric "
+        f"{_text(before.rubric)}; this run scored {_text(after.scoring_date)} under rubric "
+        f"{_text(after.rubric)}. {_text(data.shared)} capture ids in both runs, "
+        f"{_text(data.only_in_baseline)} only in the baseline, {_text(data.only_in_current)} only in this run.</p>",
         "<h3>What changed between the runs</h3>",
     ]
     if data.changed:
-        parts.append(_table(("what", "baseline", "this run"),
-                            [[_text(c.what), _text(c.baseline), _text(c.current)] for c in data.changed],
-                            cls="changed"))
+        parts.append(
+            _table(
+                ("what", "baseline", "this run"),
+                [[_text(c.what), _text(c.baseline), _text(c.current)] for c in data.changed],
+                cls="changed",
+            )
+        )
     else:
-        parts.append('<p class="same">Nothing: the same rubric version and digest, judges, panel, bundle and snapshot.</p>')
+        parts.append(
+            '<p class="same">Nothing: the same rubric version and digest, judges, panel, bundle and snapshot.</p>'
+        )
     texts = data.texts
     if texts:
-        parts.append(f'<p>Of {_text(texts.compared)} shared captures, {_text(texts.prompt)} have a '
-                     f'different prompt, {_text(texts.context)} a different context and '
-                     f'{_text(texts.answer)} a different answer.</p>')
+        parts.append(
+            f"<p>Of {_text(texts.compared)} shared captures, {_text(texts.prompt)} have a "
+            f"different prompt, {_text(texts.context)} a different context and "
+            f"{_text(texts.answer)} a different answer.</p>"
+        )
     else:
         parts.append('<p class="note">Prompts and answers were not compared: one of the runs kept no texts.json.</p>')
     rows = []
     for row in data.configurations:
         state = "regressed" if row.regressed else ("improved" if row.improved else "no change shown")
-        rows.append([
-            _text(row.configuration), _text(row.n), _num(row.baseline_mean),
-            _num(row.current_mean), _num(row.mean_difference), _range(row.interval),
-            _text(row.interval_method), f'<span class="since-{escape(state.split()[0])}">{escape(state)}</span>',
-        ])
+        rows.append(
+            [
+                _text(row.configuration),
+                _text(row.n),
+                _num(row.baseline_mean),
+                _num(row.current_mean),
+                _num(row.mean_difference),
+                _range(row.interval),
+                _text(row.interval_method),
+                f'<span class="since-{escape(state.split()[0])}">{escape(state)}</span>',
+            ]
+        )
     parts.append("<h3>Per configuration</h3>")
-    parts.append(f'<p class="note">Paired difference of mean overall, this run minus the baseline, over the captures both '
-                 f'scored; 95% interval: {_text(data.interval_rule)}. Regressed: the interval lies '
-                 "entirely below 0.</p>")
-    parts.append(_table(("configuration", "n", "baseline", "this run", "difference", "95% interval", "method", ""),
-                        rows, numeric=(1, 2, 3, 4), cls="since-configurations"))
+    parts.append(
+        f'<p class="note">Paired difference of mean overall, this run minus the baseline, over the captures both '
+        f"scored; 95% interval: {_text(data.interval_rule)}. Regressed: the interval lies "
+        "entirely below 0.</p>"
+    )
+    parts.append(
+        _table(
+            ("configuration", "n", "baseline", "this run", "difference", "95% interval", "method", ""),
+            rows,
+            numeric=(1, 2, 3, 4),
+            cls="since-configurations",
+        )
+    )
     changes = data.changes
-    parts.append(f"<h3>Captures whose overall changed by at least {_num(data.regression_min, 3).rstrip('0').rstrip('.')}"
-                 f" ({len(changes)})</h3>")
+    parts.append(
+        f"<h3>Captures whose overall changed by at least {_num(data.regression_min, 3).rstrip('0').rstrip('.')}"
+        f" ({len(changes)})</h3>"
+    )
     if changes:
         shown = changes[:MAX_CHANGES]
-        parts.append(_table(("capture", "baseline", "this run", "change"),
-                            [[f'<a href="#" class="open-capture" data-capture="{escape(c.capture_id, quote=True)}">'
-                              f'{_text(c.capture_id)}</a>', _num(c.baseline), _num(c.current),
-                              f'<span class="{"low" if c.change < 0 else "up"}">{_num(c.change)}</span>']
-                             for c in shown], numeric=(1, 2, 3), cls="since-changes"))
+        parts.append(
+            _table(
+                ("capture", "baseline", "this run", "change"),
+                [
+                    [
+                        f'<a href="#" class="open-capture" data-capture="{escape(c.capture_id, quote=True)}">'
+                        f"{_text(c.capture_id)}</a>",
+                        _num(c.baseline),
+                        _num(c.current),
+                        f'<span class="{"low" if c.change < 0 else "up"}">{_num(c.change)}</span>',
+                    ]
+                    for c in shown
+                ],
+                numeric=(1, 2, 3),
+                cls="since-changes",
+            )
+        )
         if len(changes) > MAX_CHANGES:
-            parts.append(f'<p class="note">The {MAX_CHANGES} largest drops first; baseline.md lists all {len(changes)}.</p>')
+            parts.append(
+                f'<p class="note">The {MAX_CHANGES} largest drops first; baseline.md lists all {len(changes)}.</p>'
+            )
     else:
         parts.append("<p>None.</p>")
     if data.flips:
-        parts.append(f'<p>{len(data.flips)} captures changed status or failure flag (listed in baseline.md).</p>')
+        parts.append(f"<p>{len(data.flips)} captures changed status or failure flag (listed in baseline.md).</p>")
     return "".join(parts)
 
 
@@ -129,11 +170,24 @@ def earlier_runs_html(runs: Sequence[Mapping[str, Any]], configurations: Sequenc
             rows.append([f"runs/{_text(run.get('run'))}", *cells])
             continue
         overall = {name: value for name, value in run.get("configurations") or []}
-        rows.append([f"runs/{_text(run.get('run'))}", _text(run.get("scoring_date")), _text(run.get("rubric")),
-                     _text(run.get("selection")), *[_num(overall.get(name)) for name in names]])
-    table = _table(("run", "date", "rubric", "selection", *names), rows,
-                   numeric=tuple(range(4, 4 + len(names))), cls="earlier-runs")
+        rows.append(
+            [
+                f"runs/{_text(run.get('run'))}",
+                _text(run.get("scoring_date")),
+                _text(run.get("rubric")),
+                _text(run.get("selection")),
+                *[_num(overall.get(name)) for name in names],
+            ]
+        )
+    table = _table(
+        ("run", "date", "rubric", "selection", *names),
+        rows,
+        numeric=tuple(range(4, 4 + len(names))),
+        cls="earlier-runs",
+    )
     if left_out:
-        table += (f'<p class="note">The newest {MAX_RUNS_SHOWN} runs are shown; {left_out} older ones are left out '
-                  "here and listed in runs.json.</p>")
+        table += (
+            f'<p class="note">The newest {MAX_RUNS_SHOWN} runs are shown; {left_out} older ones are left out '
+            "here and listed in runs.json.</p>"
+        )
     return table

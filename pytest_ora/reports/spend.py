@@ -10,8 +10,15 @@ from ..core.record import CaptureRecord
 from ..core.usage import Usage, add_usage, reported_usage
 from ..judges.budget import Price, cost, price_for
 
-__all__ = ["CandidateSpend", "JudgeSpend", "candidate_spend", "candidate_spend_lines", "judge_spend", "priced_total",
-           "spend_lines"]
+__all__ = [
+    "CandidateSpend",
+    "JudgeSpend",
+    "candidate_spend",
+    "candidate_spend_lines",
+    "judge_spend",
+    "priced_total",
+    "spend_lines",
+]
 
 
 @dataclass(frozen=True)
@@ -40,9 +47,18 @@ def judge_spend(records: Sequence[CaptureRecord], prices: Mapping[str, Price]) -
             price = price_for(judge["model"], prices)
             # Priced call by call: a cache rate applies to each call's own cached share.
             so_far = usd_by.get(label, Decimal(0))
-            usd_by[label] = None if price is None or so_far is None else so_far + cost(
-                price, usage["input_tokens"], usage["output_tokens"], usage["cached_input_tokens"],
-                usage.get("cache_write_input_tokens", 0))
+            usd_by[label] = (
+                None
+                if price is None or so_far is None
+                else so_far
+                + cost(
+                    price,
+                    usage["input_tokens"],
+                    usage["output_tokens"],
+                    usage["cached_input_tokens"],
+                    usage.get("cache_write_input_tokens", 0),
+                )
+            )
     return [JudgeSpend(label, models[label], totals[label], usd_by[label]) for label in sorted(totals)]
 
 
@@ -94,11 +110,16 @@ def candidate_spend(records: Sequence[CaptureRecord]) -> list[CandidateSpend]:
         costs = [answer.get("candidate_cost_usd") for answer in answers]
         usd = None if any(c is None for c in costs) else sum((Decimal(str(c)) for c in costs), Decimal(0))
         models = sorted({str(answer.get("candidate_model")) for answer in answers})
-        spends.append(CandidateSpend(
-            configuration, ", ".join(models), len(answers),
-            sum(int(str(answer.get("candidate_tokens_in") or 0)) for answer in answers),
-            sum(int(str(answer.get("candidate_tokens_out") or 0)) for answer in answers), usd,
-        ))
+        spends.append(
+            CandidateSpend(
+                configuration,
+                ", ".join(models),
+                len(answers),
+                sum(int(str(answer.get("candidate_tokens_in") or 0)) for answer in answers),
+                sum(int(str(answer.get("candidate_tokens_out") or 0)) for answer in answers),
+                usd,
+            )
+        )
     return spends
 
 
@@ -106,11 +127,16 @@ def candidate_spend_lines(spends: Sequence[CandidateSpend], judges_usd: Decimal 
     """One line per candidate configuration and a total, apart from the judges'; with the judges' total, both together."""
     lines = []
     for spend in spends:
-        usd = "no cost known (price the model with --ora-prices, or report cost_usd from the candidate)" \
-            if spend.usd is None else f"${spend.usd:.4f}"
+        usd = (
+            "no cost known (price the model with --ora-prices, or report cost_usd from the candidate)"
+            if spend.usd is None
+            else f"${spend.usd:.4f}"
+        )
         answers = f"{spend.answers} answer{'s' if spend.answers != 1 else ''}"
-        lines.append(f"candidate {spend.configuration} {spend.model}: {usd} ({answers}, "
-                     f"{spend.tokens_in:,} input / {spend.tokens_out:,} output tokens)")
+        lines.append(
+            f"candidate {spend.configuration} {spend.model}: {usd} ({answers}, "
+            f"{spend.tokens_in:,} input / {spend.tokens_out:,} output tokens)"
+        )
     if not spends:
         return lines
     priced = [spend.usd for spend in spends if spend.usd is not None]

@@ -47,15 +47,15 @@ INTERVAL_WORDS = (
     "time on normal data at any n, and 93-95% from about 20 units on bounded, moderately skewed, lumpy scores, "
     "where the BCa bootstrap runs narrow on normal data (about 92% at 20 units); the BCa interval stays in "
     "stats.json as bootstrap_interval. A row "
-    "with fewer than 20 units is marked \"small n\": there a t interval assumes scores that spread evenly, and on "
+    'with fewer than 20 units is marked "small n": there a t interval assumes scores that spread evenly, and on '
     "a few scores of a lumpy, skewed scale it holds the truth less often than 95%, so read a small-n row as a "
     "sketch. On scores mostly at the top with a few failures the t interval runs narrow even at 20 units (about "
     "81% in simulation; 94% at 200 units): with such scores an interval over a few dozen units is narrower than it "
     "should be. methodology.md gives the simulated figures. A figure "
     "with no closed-form standard error (Krippendorff's alpha) shows its bootstrap interval only from 20 units; "
-    f"below that the table says \"{TOO_FEW}\". \"< 0.0002\" is a sign-flip p-value on the "
+    f'below that the table says "{TOO_FEW}". "< 0.0002" is a sign-flip p-value on the '
     "resampling floor 2/(R+1): the true p is smaller, not equal; a Holm value from it is an upper bound "
-    "(\"<=\"). With every sign pattern enumerated (few units) p cannot go below p min. \"Not significant\" does "
+    '("<="). With every sign pattern enumerated (few units) p cannot go below p min. "Not significant" does '
     "not mean the two are alike: the MDE is the smallest true difference the pair could have detected with 80% "
     "power at the Holm-adjusted level."
 )
@@ -103,13 +103,17 @@ def reading(row: dict[str, Any], alpha: float, family: int = 1) -> str:
     interval = shown_interval(row)
     if interval is not None and (interval[0] > 0 or interval[1] < 0):
         # The row's interval excludes 0 while the Holm-adjusted sign-flip test does not reject: say both, decide neither.
-        return (f"interval excludes 0 but the sign-flip test after Holm does not confirm it (p {p_text(adjusted)}): "
-                "a likely difference, not established")
+        return (
+            f"interval excludes 0 but the sign-flip test after Holm does not confirm it (p {p_text(adjusted)}): "
+            "a likely difference, not established"
+        )
     floor = row.get("p_min")
     if floor is not None and floor * max(family, 1) >= alpha:
         # The sign-flip test cannot reach the Holm level at this n: power is nil whatever the t-test says.
-        return (f"not significant; at {row.get('units')} units the sign-flip p cannot go below {floor:.4g}, "
-                "so no difference could have been detected")
+        return (
+            f"not significant; at {row.get('units')} units the sign-flip p cannot go below {floor:.4g}, "
+            "so no difference could have been detected"
+        )
     mde = row.get("mde_80_adjusted")
     if mde is None:
         return "not significant; too few units to say what could have been detected"
@@ -128,9 +132,13 @@ def ranking(row: dict[str, Any], alpha: float) -> str:
     leader, other = (first, second) if difference > 0 else (second, first)
     adjusted = row.get("p_holm")
     if adjusted is not None and adjusted < alpha:
-        surely = f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted, bound=bool(row.get('p_holm_bound')))})"
+        surely = (
+            f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted, bound=bool(row.get('p_holm_bound')))})"
+        )
     elif interval[0] > 0 or interval[1] < 0:
-        surely = "the interval excludes 0 but the sign-flip test after Holm does not confirm it: likely, not established"
+        surely = (
+            "the interval excludes 0 but the sign-flip test after Holm does not confirm it: likely, not established"
+        )
     else:
         surely = "the interval includes 0: neither leads surely"
     return f"{leader} leads {other} by {abs(difference):.2f} ({where}); {surely}."
@@ -220,20 +228,37 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
     if data.get("recorded_calibration"):
         lines += [recorded_calibration_line(data["recorded_calibration"]), ""]
     threshold = data["disagreements"]
-    lines += [f"Disagreements (spread >= {threshold['threshold']:g} points): {threshold['count']}, listed in disagreements.csv.", ""]
+    lines += [
+        f"Disagreements (spread >= {threshold['threshold']:g} points): {threshold['count']}, listed in disagreements.csv.",
+        "",
+    ]
     units = data.get("units") or {}
     clustered = units.get("cluster") is not None
     if "units" in data:
         lines += [_units_sentence(units), "", INTERVAL_WORDS, ""]
     lines += ["### Mean overall and failure rate by configuration", ""]
     rows = [
-        [row["configuration"], str(row["n"]), *([str(row.get("clusters")), _fmt(row.get("design_effect"), 2)] if clustered else []),
-         _fmt(row["mean_overall"], 2), _range(shown_interval(row)), *([_method(row)] if "units" in data else []),
-         _pct(row["failure_rate"]), _range(row["failure_rate_interval"], 0, 100)]
+        [
+            row["configuration"],
+            str(row["n"]),
+            *([str(row.get("clusters")), _fmt(row.get("design_effect"), 2)] if clustered else []),
+            _fmt(row["mean_overall"], 2),
+            _range(shown_interval(row)),
+            *([_method(row)] if "units" in data else []),
+            _pct(row["failure_rate"]),
+            _range(row["failure_rate_interval"], 0, 100),
+        ]
         for row in data["configurations"]
     ]
-    headers = ["Configuration", "n", *(["Clusters", "Design effect"] if clustered else []), "Mean overall",
-               *(["95% interval", "Interval"] if "units" in data else ["95% bootstrap"]), "Failure rate", "95% Wilson (%)"]
+    headers = [
+        "Configuration",
+        "n",
+        *(["Clusters", "Design effect"] if clustered else []),
+        "Mean overall",
+        *(["95% interval", "Interval"] if "units" in data else ["95% bootstrap"]),
+        "Failure rate",
+        "95% Wilson (%)",
+    ]
     lines += [_table(rows, headers), ""]
     if data.get("noise"):
         lines += [noise_words(data["noise"]), ""]
@@ -243,25 +268,72 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
         lines += [f"Compared: {pairs['rule']}; {pairs['compared']} pairs, Holm over {pairs['holm_family']}.", ""]
         alpha = float(pairs.get("alpha", 0.05))
         rows = [
-            [row["first"], row["second"], str(row["n"]), *([str(row.get("clusters")), _fmt(row.get("design_effect"), 2)] if clustered else []),
-             _fmt(row["mean_difference"], 2), _range(shown_interval(row)), _method(row),
-             p_text(row["p_value"], bool(row.get("p_floor"))), _fmt(row.get("p_min"), 4),
-             p_text(row["p_holm"], bound=bool(row.get("p_holm_bound"))), p_text(row.get("p_t")),
-             p_text(row.get("mcnemar_p")), _fmt(row.get("mde_80"), 2), _fmt(row.get("mde_80_adjusted"), 2), reading(row, alpha, int(pairs['holm_family']))]
+            [
+                row["first"],
+                row["second"],
+                str(row["n"]),
+                *([str(row.get("clusters")), _fmt(row.get("design_effect"), 2)] if clustered else []),
+                _fmt(row["mean_difference"], 2),
+                _range(shown_interval(row)),
+                _method(row),
+                p_text(row["p_value"], bool(row.get("p_floor"))),
+                _fmt(row.get("p_min"), 4),
+                p_text(row["p_holm"], bound=bool(row.get("p_holm_bound"))),
+                p_text(row.get("p_t")),
+                p_text(row.get("mcnemar_p")),
+                _fmt(row.get("mde_80"), 2),
+                _fmt(row.get("mde_80_adjusted"), 2),
+                reading(row, alpha, int(pairs["holm_family"])),
+            ]
             for row in data["comparisons"]
         ]
-        lines += [_table(rows, ["First", "Second", "n", *(["Clusters", "Design effect"] if clustered else []),
-                                "Mean difference", "95% interval", "Interval", "p (sign-flip)", "p min", "p (Holm)",
-                                "p (t)", "McNemar p (failures)", "MDE 80%", "MDE 80% (Holm)", "Reading"])]
-        lines += ["", "Ranking, one sentence a comparison:", "", *(f"- {ranking(row, alpha)}" for row in data["comparisons"])]
+        lines += [
+            _table(
+                rows,
+                [
+                    "First",
+                    "Second",
+                    "n",
+                    *(["Clusters", "Design effect"] if clustered else []),
+                    "Mean difference",
+                    "95% interval",
+                    "Interval",
+                    "p (sign-flip)",
+                    "p min",
+                    "p (Holm)",
+                    "p (t)",
+                    "McNemar p (failures)",
+                    "MDE 80%",
+                    "MDE 80% (Holm)",
+                    "Reading",
+                ],
+            )
+        ]
+        lines += [
+            "",
+            "Ranking, one sentence a comparison:",
+            "",
+            *(f"- {ranking(row, alpha)}" for row in data["comparisons"]),
+        ]
         lines += _judges_lines(data)
     else:
         rows = [
-            [row["first"], row["second"], str(row["n"]), _fmt(row["mean_difference"], 2), _range(row["interval"]),
-             _fmt(row["p_value"], 4), _fmt(row["p_holm"], 4)]
+            [
+                row["first"],
+                row["second"],
+                str(row["n"]),
+                _fmt(row["mean_difference"], 2),
+                _range(row["interval"]),
+                _fmt(row["p_value"], 4),
+                _fmt(row["p_holm"], 4),
+            ]
             for row in data["comparisons"]
         ]
-        lines += [_table(rows, ["First", "Second", "n", "Mean difference", "95% paired bootstrap", "p (sign-flip)", "p (Holm)"])]
+        lines += [
+            _table(
+                rows, ["First", "Second", "n", "Mean difference", "95% paired bootstrap", "p (sign-flip)", "p (Holm)"]
+            )
+        ]
     if hypotheses is not None:
         lines += ["", hypotheses_markdown(hypotheses)]
     if data.get("calibration"):  # human labels (SPEC 16): reports/calibration.py
@@ -289,30 +361,44 @@ def noise_words(noise: dict[str, Any] | None) -> str:
     samples = int(noise.get("samples") or 1)
     captures = f"{overall['captures']} captures every judge scored"
     if shares.get("within_judge") is not None and shares.get("between_judge") is not None:
-        first = (f"Judge noise: of the variance of a judge's overall score ({captures}, {samples} samples per judge), "
-                 f"{_pct_text(shares['between_capture'])} lies between captures, {_pct_text(shares['between_judge'])} "
-                 "between judges (their leniency and their disagreement about a capture) and "
-                 f"{_pct_text(shares['within_judge'])} within a judge, from one sample to the next.")
+        first = (
+            f"Judge noise: of the variance of a judge's overall score ({captures}, {samples} samples per judge), "
+            f"{_pct_text(shares['between_capture'])} lies between captures, {_pct_text(shares['between_judge'])} "
+            "between judges (their leniency and their disagreement about a capture) and "
+            f"{_pct_text(shares['within_judge'])} within a judge, from one sample to the next."
+        )
     elif shares.get("between_judge") is not None:
-        first = (f"Judge noise: of the variance of a judge's overall score ({captures}), "
-                 f"{_pct_text(shares['between_capture'])} lies between captures and {_pct_text(shares['between_judge'])} "
-                 "between judges; with one judgment per judge a judge's own sample-to-sample noise cannot be told apart "
-                 "from that (--ora-judge-samples 3 would separate it).")
+        first = (
+            f"Judge noise: of the variance of a judge's overall score ({captures}), "
+            f"{_pct_text(shares['between_capture'])} lies between captures and {_pct_text(shares['between_judge'])} "
+            "between judges; with one judgment per judge a judge's own sample-to-sample noise cannot be told apart "
+            "from that (--ora-judge-samples 3 would separate it)."
+        )
     else:
-        first = (f"Judge noise: of the variance of the judge's overall score ({captures}, {samples} samples), "
-                 f"{_pct_text(shares['between_capture'])} lies between captures and "
-                 f"{_pct_text(shares.get('within_judge') or 0)} within the judge, from one sample to the next.")
-    rows = [row for row in noise.get("configurations") or [] if row.get("judge_noise_width") is not None and row.get("interval_width")]
+        first = (
+            f"Judge noise: of the variance of the judge's overall score ({captures}, {samples} samples), "
+            f"{_pct_text(shares['between_capture'])} lies between captures and "
+            f"{_pct_text(shares.get('within_judge') or 0)} within the judge, from one sample to the next."
+        )
+    rows = [
+        row
+        for row in noise.get("configurations") or []
+        if row.get("judge_noise_width") is not None and row.get("interval_width")
+    ]
     unsplit = [row["configuration"] for row in noise.get("configurations") or [] if row.get("note")]
     if unsplit:
-        first += (f" For {', '.join(unsplit)} the judges' noise is at least the spread of overall itself: too few "
-                  "captures to say how much of the interval it makes.")
+        first += (
+            f" For {', '.join(unsplit)} the judges' noise is at least the spread of overall itself: too few "
+            "captures to say how much of the interval it makes."
+        )
     if not rows:
         return first
     most = max(rows, key=lambda row: row["judge_noise_width"] / row["interval_width"])
     share = most["judge_noise_width"] / most["interval_width"]
-    second = (f" Judge noise accounts for {_pct_text(share)} of a configuration's interval width at most "
-              f"({most['configuration']}: {most['judge_noise_width']:.2f} of {most['interval_width']:.2f} points)")
+    second = (
+        f" Judge noise accounts for {_pct_text(share)} of a configuration's interval width at most "
+        f"({most['configuration']}: {most['judge_noise_width']:.2f} of {most['interval_width']:.2f} points)"
+    )
     projected = most.get("width_with_samples") or {}
     if projected:
         most_k = max(projected, key=int)
@@ -325,9 +411,11 @@ def noise_words(noise: dict[str, Any] | None) -> str:
 def _units_sentence(units: dict[str, Any]) -> str:
     if units.get("cluster") is None:
         return f"Units: the entry ({units.get('entries')} entries); no cluster field named (bundle.yaml `cluster:` or --ora-cluster)."
-    return (f"Units: clusters of related entries by `{units['cluster']}` ({units.get('clusters')} clusters over "
-            f"{units.get('entries')} entries); standard errors, intervals and tests are cluster-robust, and the design "
-            "effect is the variance of a mean relative to independent entries.")
+    return (
+        f"Units: clusters of related entries by `{units['cluster']}` ({units.get('clusters')} clusters over "
+        f"{units.get('entries')} entries); standard errors, intervals and tests are cluster-robust, and the design "
+        "effect is the variance of a mean relative to independent entries."
+    )
 
 
 def _judges_lines(data: dict[str, Any]) -> list[str]:
@@ -336,17 +424,40 @@ def _judges_lines(data: dict[str, Any]) -> list[str]:
         return []
     lines = ["", "### Judges: each judge's mean overall by configuration (95% t interval)", ""]
     names = [row["configuration"] for row in judges[0]["configurations"]]
-    rows = [[name, *(f"{_fmt(j['configurations'][i]['mean'], 2)} {_range(j['configurations'][i]['t_interval'])}".strip()
-                     for j in judges)] for i, name in enumerate(names)]
+    rows = [
+        [
+            name,
+            *(
+                f"{_fmt(j['configurations'][i]['mean'], 2)} {_range(j['configurations'][i]['t_interval'])}".strip()
+                for j in judges
+            ),
+        ]
+        for i, name in enumerate(names)
+    ]
     lines += [_table(rows, ["Configuration", *(f"Judge {j['judge']} ({j['model']})" for j in judges)])]
     preference = [(j, row) for j in judges for row in j["self_preference"]]
-    lines += ["", "Self-preference: a judge's overall on a configuration that runs the judge's own model, minus the "
-              "other judges' mean on the same captures (95% t interval); flagged when the interval excludes 0.", ""]
+    lines += [
+        "",
+        "Self-preference: a judge's overall on a configuration that runs the judge's own model, minus the "
+        "other judges' mean on the same captures (95% t interval); flagged when the interval excludes 0.",
+        "",
+    ]
     if not preference:
-        lines += ["No judge's model is in a configuration's model_snapshot (or a judge judges alone): nothing to check."]
+        lines += [
+            "No judge's model is in a configuration's model_snapshot (or a judge judges alone): nothing to check."
+        ]
     else:
-        rows = [[f"{j['judge']} ({j['model']})", row["configuration"], str(row["n"]), _fmt(row["difference"], 2),
-                 _range(row["t_interval"]), "FLAGGED" if row["flagged"] else "no"] for j, row in preference]
+        rows = [
+            [
+                f"{j['judge']} ({j['model']})",
+                row["configuration"],
+                str(row["n"]),
+                _fmt(row["difference"], 2),
+                _range(row["t_interval"]),
+                "FLAGGED" if row["flagged"] else "no",
+            ]
+            for j, row in preference
+        ]
         lines += [_table(rows, ["Judge", "Configuration", "n", "Own - others", "95% t interval", "Self-preference"])]
     return lines
 
@@ -358,23 +469,41 @@ def recorded_calibration_line(recorded: dict[str, Any]) -> str:
     own = "not computed" if run["value"] is None else f"{run['value']:.3f}"
     interval = run["interval"]
     within = "no interval" if interval is None else f"95% interval {interval[0]:.3f} to {interval[1]:.3f}"
-    return (f"Recorded calibration: {name} {kept['value']:g} ({kept['date']}; {kept['scope']}). This run: {own} "
-            f"({within}; {run['captures']} captures, {run['ratings']} ratings of {run['judges']} judges). "
-            f"{recorded['verdict'].capitalize()}: {recorded['reading']}.")
+    return (
+        f"Recorded calibration: {name} {kept['value']:g} ({kept['date']}; {kept['scope']}). This run: {own} "
+        f"({within}; {run['captures']} captures, {run['ratings']} ratings of {run['judges']} judges). "
+        f"{recorded['verdict'].capitalize()}: {recorded['reading']}."
+    )
 
 
 def _agreement_lines(agree: dict[str, Any]) -> list[str]:
     every = [*agree["criteria"], agree["overall"]]
     extras = "alpha_interval" in agree["overall"]
     rows = [
-        [row["criterion"], _fmt(row["krippendorff_alpha"]),
-         *([bootstrap_only(row.get("alpha_interval"), int(agree["captures"]))] if extras else []),
-         _pct(row["exact"]), _pct(row["within_one"]), _fmt(row["quadratic_kappa"]),
-         *([_fmt(row.get("alpha_ordinal")), _fmt(row.get("fleiss_kappa")), _fmt(row.get("icc_2k"))] if extras else [])]
+        [
+            row["criterion"],
+            _fmt(row["krippendorff_alpha"]),
+            *([bootstrap_only(row.get("alpha_interval"), int(agree["captures"]))] if extras else []),
+            _pct(row["exact"]),
+            _pct(row["within_one"]),
+            _fmt(row["quadratic_kappa"]),
+            *(
+                [_fmt(row.get("alpha_ordinal")), _fmt(row.get("fleiss_kappa")), _fmt(row.get("icc_2k"))]
+                if extras
+                else []
+            ),
+        ]
         for row in every
     ]
-    headers = ["Criterion", "Krippendorff alpha", *(["95% bootstrap (captures)"] if extras else []), "Exact",
-               "Within one step", "Quadratic kappa", *(["Ordinal alpha", "Fleiss kappa", "ICC(2,k)"] if extras else [])]
+    headers = [
+        "Criterion",
+        "Krippendorff alpha",
+        *(["95% bootstrap (captures)"] if extras else []),
+        "Exact",
+        "Within one step",
+        "Quadratic kappa",
+        *(["Ordinal alpha", "Fleiss kappa", "ICC(2,k)"] if extras else []),
+    ]
     lines = [_table(rows, headers), ""]
     notes: dict[str, list[str]] = {}
     for row in [*agree["criteria"], agree["overall"]]:
@@ -394,23 +523,48 @@ def hypotheses_markdown(data: dict[str, Any]) -> str:
     """The hypothesis table and the verdict."""
     extended = any("interval_method" in row for row in data["hypotheses"])
     rows = [
-        [row["id"], f"{row['better']} {'>=' if row['margin'] == 0 else '>'} {row['worse']}", f"{row['margin']:g}", str(row["n"]), _fmt(row["mean_delta"], 2),
-         _range(shown_interval(row) if extended else row["interval"]), *([_method(row)] if extended else []),
-         f"{row['directional']}/{row['n']}", f"{row['meets_margin']}/{row['n']}"]
+        [
+            row["id"],
+            f"{row['better']} {'>=' if row['margin'] == 0 else '>'} {row['worse']}",
+            f"{row['margin']:g}",
+            str(row["n"]),
+            _fmt(row["mean_delta"], 2),
+            _range(shown_interval(row) if extended else row["interval"]),
+            *([_method(row)] if extended else []),
+            f"{row['directional']}/{row['n']}",
+            f"{row['meets_margin']}/{row['n']}",
+        ]
         for row in data["hypotheses"]
     ]
-    lines = ["### Hypotheses", "", _table(rows, ["Id", "Claim", "Margin", "Entries", "Mean delta",
-                                                 *(["95% interval", "Interval"] if extended else ["95% bootstrap"]),
-                                                 "Directional", "Meets margin"])]
+    lines = [
+        "### Hypotheses",
+        "",
+        _table(
+            rows,
+            [
+                "Id",
+                "Claim",
+                "Margin",
+                "Entries",
+                "Mean delta",
+                *(["95% interval", "Interval"] if extended else ["95% bootstrap"]),
+                "Directional",
+                "Meets margin",
+            ],
+        ),
+    ]
     verdict = data["verdict"]
     if verdict is not None:
         lines += ["", f"Verdict: **{verdict['result']}** ({'; '.join(verdict['reasons'])})."]
         chance = verdict.get("null_pass_probability")
         if chance is not None:
-            lines += ["", f"By chance: with the configurations' labels shuffled within each entry (nothing differs), "
-                          f"the rule's count condition passes {chance:.1%} of the time "
-                          f"({data.get('method', {}).get('permutations', 0):,} seeded permutations; the critical-vote "
-                          "condition does not depend on the labels)."]
+            lines += [
+                "",
+                f"By chance: with the configurations' labels shuffled within each entry (nothing differs), "
+                f"the rule's count condition passes {chance:.1%} of the time "
+                f"({data.get('method', {}).get('permutations', 0):,} seeded permutations; the critical-vote "
+                "condition does not depend on the labels).",
+            ]
     return "\n".join(lines)
 
 
@@ -419,13 +573,25 @@ def _coverage_lines(method: dict[str, Any]) -> list[str]:
     measured = method.get("t_coverage_skewed")
     if not measured:
         return []
-    rows = [[cell["population"], str(cell["n"]), f"{100 * cell['coverage']:.2f}%", f"{100 * cell['mc_error']:.2f}",
-             f"{100 * cell['none']:.1f}%"] for cell in measured["cells"]]
-    return ["- Coverage of the 95% t interval on skewed 0-10 scores, few units (a seeded simulation of "
-            f"{measured['trials']:,} samples a cell; the test suite recomputes it): the share of shown intervals holding "
-            "the true mean, its Monte Carlo standard error in points, and the share of samples whose scores were all "
-            "equal, where no interval is shown. On normal data the t interval holds 95% at every n.", "",
-            _table(rows, ["Scores", "n", "Coverage", "MC s.e.", "No interval"]), ""]
+    rows = [
+        [
+            cell["population"],
+            str(cell["n"]),
+            f"{100 * cell['coverage']:.2f}%",
+            f"{100 * cell['mc_error']:.2f}",
+            f"{100 * cell['none']:.1f}%",
+        ]
+        for cell in measured["cells"]
+    ]
+    return [
+        "- Coverage of the 95% t interval on skewed 0-10 scores, few units (a seeded simulation of "
+        f"{measured['trials']:,} samples a cell; the test suite recomputes it): the share of shown intervals holding "
+        "the true mean, its Monte Carlo standard error in points, and the share of samples whose scores were all "
+        "equal, where no interval is shown. On normal data the t interval holds 95% at every n.",
+        "",
+        _table(rows, ["Scores", "n", "Coverage", "MC s.e.", "No interval"]),
+        "",
+    ]
 
 
 def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -> str:
@@ -440,24 +606,39 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
         f"- Mean overall: {method['mean_interval']}",
         f"- Failure rate: {method['failure_interval']}",
         f"- Paired comparisons: {method['paired']}",
-        *([f"- {_units_sentence(data['units'])}", f"- t intervals: {method['t_interval']}",
-           f"- Small samples: {method['small_n']}", f"- Pairs compared: {data['pairs']['rule']}",
-           f"- Power: {method['power']}", f"- Failure flags of a pair: {method['mcnemar']}",
-           f"- Judges: {method['judges']}", f"- Agreement extras: {method['agreement_extras']}",
-           f"- In words: {INTERVAL_WORDS}", *_coverage_lines(method)] if "units" in data else []),
+        *(
+            [
+                f"- {_units_sentence(data['units'])}",
+                f"- t intervals: {method['t_interval']}",
+                f"- Small samples: {method['small_n']}",
+                f"- Pairs compared: {data['pairs']['rule']}",
+                f"- Power: {method['power']}",
+                f"- Failure flags of a pair: {method['mcnemar']}",
+                f"- Judges: {method['judges']}",
+                f"- Agreement extras: {method['agreement_extras']}",
+                f"- In words: {INTERVAL_WORDS}",
+                *_coverage_lines(method),
+            ]
+            if "units" in data
+            else []
+        ),
         *([f"- Judge noise: {method['noise']}"] if "noise" in method else []),
         f"- Disagreements: judges' spread on a criterion >= {data['disagreements']['threshold']:g} points "
         f"(--ora-disagreement {data['disagreements']['given_as']})",
     ]
     if hypotheses is not None:
-        lines.append("- Hypotheses: per entry delta = overall(better) - overall(worse), compared with the margin exactly; "
-                     "mean delta with a Student t interval (shown) and a BCa bootstrap interval resampling entries "
-                     "(bootstrap_interval); null_pass_probability: the share of seeded permutations of the configuration labels "
-                     "within each entry under which the verdict's count condition passes")
+        lines.append(
+            "- Hypotheses: per entry delta = overall(better) - overall(worse), compared with the margin exactly; "
+            "mean delta with a Student t interval (shown) and a BCa bootstrap interval resampling entries "
+            "(bootstrap_interval); null_pass_probability: the share of seeded permutations of the configuration labels "
+            "within each entry under which the verdict's count condition passes"
+        )
     if data.get("recorded_calibration"):
         recorded = data["recorded_calibration"]
         lines.append(f"- {recorded_calibration_line(recorded)} Method: {recorded['method']}.")
     if data.get("calibration"):
-        lines.append(f"- Calibration against human labels ({data['calibration']['source']}): {data['calibration']['method']}")
+        lines.append(
+            f"- Calibration against human labels ({data['calibration']['source']}): {data['calibration']['method']}"
+        )
     lines += [f"- Libraries: {libraries}", "- Computed in the controller from the ledger rows in bundle order.", ""]
     return "\n".join(lines)

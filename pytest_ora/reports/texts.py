@@ -70,11 +70,18 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
         if any(secret(text) for text in texts):
             continue
         # The entry's prompt and context first: they are shared, so they land early in the table.
-        rows.append([capture_id, strings(capture.prompt), strings(capture.context), strings(capture.answer), strings(second)])
+        rows.append(
+            [capture_id, strings(capture.prompt), strings(capture.context), strings(capture.answer), strings(second)]
+        )
         if capture.transcript is not None and item.partner is None:
             transcripts[capture_id] = [[turn.role, strings(turn.content)] for turn in capture.transcript]
-    data: dict[str, Any] = {"schema": TEXTS_SCHEMA, "rubric": plan.rubric.version, "columns": list(TEXT_COLUMNS),
-            "strings": strings.table, "rows": rows}
+    data: dict[str, Any] = {
+        "schema": TEXTS_SCHEMA,
+        "rubric": plan.rubric.version,
+        "columns": list(TEXT_COLUMNS),
+        "strings": strings.table,
+        "rows": rows,
+    }
     if transcripts:
         data[TRANSCRIPTS] = transcripts
     return data
@@ -87,9 +94,14 @@ def texts_json(data: Mapping[str, Any]) -> str:
     rows = ",\n".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in data["rows"])
     turns = ""
     if data.get(TRANSCRIPTS):
-        turns = ', "transcripts": {\n' + ",\n".join(
-            f"{json.dumps(capture_id, ensure_ascii=False)}: {json.dumps(pairs, ensure_ascii=False, separators=(',', ':'))}"
-            for capture_id, pairs in data[TRANSCRIPTS].items()) + "\n}"
+        turns = (
+            ', "transcripts": {\n'
+            + ",\n".join(
+                f"{json.dumps(capture_id, ensure_ascii=False)}: {json.dumps(pairs, ensure_ascii=False, separators=(',', ':'))}"
+                for capture_id, pairs in data[TRANSCRIPTS].items()
+            )
+            + "\n}"
+        )
     return f'{head}, "strings": [\n{strings}\n], "rows": [\n{rows}\n]{turns}}}\n'
 
 
@@ -105,13 +117,24 @@ def read_texts(directory: Path) -> tuple[dict[str, Any] | None, str | None]:
             raise ValueError("strings must be a list of texts")
         size = len(strings)
         for number, row in enumerate(rows, start=1):
-            if (not isinstance(row, list) or len(row) != len(TEXT_COLUMNS) or not isinstance(row[0], str)
-                    or not all(isinstance(i, int) and -1 <= i < size for i in row[1:])):
+            if (
+                not isinstance(row, list)
+                or len(row) != len(TEXT_COLUMNS)
+                or not isinstance(row[0], str)
+                or not all(isinstance(i, int) and -1 <= i < size for i in row[1:])
+            ):
                 raise ValueError(f"row {number} is not [capture_id, prompt, context, answer, second_answer]")
         transcripts = data.get(TRANSCRIPTS) or {}
         if not isinstance(transcripts, dict) or not all(
-            isinstance(turns, list) and all(isinstance(turn, list) and len(turn) == 2 and isinstance(turn[0], str)
-                                            and isinstance(turn[1], int) and 0 <= turn[1] < size for turn in turns)
+            isinstance(turns, list)
+            and all(
+                isinstance(turn, list)
+                and len(turn) == 2
+                and isinstance(turn[0], str)
+                and isinstance(turn[1], int)
+                and 0 <= turn[1] < size
+                for turn in turns
+            )
             for turns in transcripts.values()
         ):
             raise ValueError(f"{TRANSCRIPTS} must map capture ids to [role, string index] turns")

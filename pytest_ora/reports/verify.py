@@ -24,7 +24,18 @@ from .renderers import (
     run_data,
 )
 
-__all__ = ["ALWAYS_WRITTEN", "DATA_FILES", "RENDERERS", "RUN_DATA", "Renderer", "VerifyError", "ledger_rows", "register", "run_data", "verify"]
+__all__ = [
+    "ALWAYS_WRITTEN",
+    "DATA_FILES",
+    "RENDERERS",
+    "RUN_DATA",
+    "Renderer",
+    "VerifyError",
+    "ledger_rows",
+    "register",
+    "run_data",
+    "verify",
+]
 
 
 def _first_difference(written: str, rendered: str) -> int:
@@ -78,19 +89,26 @@ def verify(directory: Path) -> tuple[list[str], list[str], list[str]]:
             )
     if (directory / RUN_DATA).is_file():
         # Every run writes these: one that is gone was deleted, and nothing else would say so.
-        edited += [f"{name}: missing: every run writes it (deleted?)" for name in ALWAYS_WRITTEN
-                   if not (directory / name).is_file()]
+        edited += [
+            f"{name}: missing: every run writes it (deleted?)"
+            for name in ALWAYS_WRITTEN
+            if not (directory / name).is_file()
+        ]
         if (directory / "ledger.jsonl").is_file():
             from .crosscheck import cross_check
 
             _, rubric = _run(directory)
-            rows = [json.loads(line) for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
-                    if line.strip()]
+            rows = [
+                json.loads(line)
+                for line in (directory / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+                if line.strip()
+            ]
             edited += cross_check(directory, rubric, rows)
     checked = {renderer.report for renderer in RENDERERS}
     data = {name for renderer in RENDERERS for name in renderer.inputs} | set(DATA_FILES)
     unchecked = sorted(
-        path.name for path in directory.iterdir()
+        path.name
+        for path in directory.iterdir()
         if path.is_file() and not path.name.startswith(".") and path.name not in checked | data
     )
     return matched, edited, unchecked

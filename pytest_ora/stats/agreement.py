@@ -20,8 +20,16 @@ from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss
 from .arrays import Scale, decimal_fraction
 
 __all__ = [
-    "MAX_ALPHA_CELLS", "MAX_KAPPA_CATEGORIES", "MAX_ORDINAL_POINTS", "Agreement", "agreement", "discrete_grid", "fleiss",
-    "icc_2k", "interval_alpha", "ordinal_alpha",
+    "MAX_ALPHA_CELLS",
+    "MAX_KAPPA_CATEGORIES",
+    "MAX_ORDINAL_POINTS",
+    "Agreement",
+    "agreement",
+    "discrete_grid",
+    "fleiss",
+    "icc_2k",
+    "interval_alpha",
+    "ordinal_alpha",
 ]
 
 MAX_ORDINAL_POINTS = 11
@@ -131,7 +139,9 @@ def agreement(ratings: npt.NDArray[np.float64], scale: Scale) -> Agreement:
     complete = ratings[~np.isnan(ratings).any(axis=1)] if ratings.size else ratings.reshape(0, ratings.shape[-1])
     n, judges = complete.shape
     if n == 0 or judges < 2:
-        return Agreement(n, None, None, None, None, "agreement needs two or more judges per capture" if judges < 2 else None)
+        return Agreement(
+            n, None, None, None, None, "agreement needs two or more judges per capture" if judges < 2 else None
+        )
     spread = complete.max(axis=1) - complete.min(axis=1)
     # A small tolerance: spreads of decimal scores (7.3 - 6.3) are not exact in binary.
     within = float(scale.unit) + 1e-9
@@ -160,9 +170,13 @@ def ordinal_alpha(ratings: npt.NDArray[np.float64], scale: Scale) -> float | Non
     try:
         with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)
-            value = float(krippendorff.alpha(
-                reliability_data=ratings.T, level_of_measurement="ordinal", value_domain=list(range(int(low), int(high) + 1)),
-            ))
+            value = float(
+                krippendorff.alpha(
+                    reliability_data=ratings.T,
+                    level_of_measurement="ordinal",
+                    value_domain=list(range(int(low), int(high) + 1)),
+                )
+            )
     except ValueError:
         return None
     return value if math.isfinite(value) else None
@@ -207,8 +221,10 @@ def _note(ratings: npt.NDArray[np.float64], scale: Scale, alpha: float | None, k
     if alpha is None:
         notes.append("alpha undefined: fewer than two captures or no variation")
     elif ratings.shape[0] * distinct * distinct > MAX_ALPHA_CELLS:
-        notes.append(f"alpha in closed form: {distinct} distinct values over {ratings.shape[0]} captures exceed "
-                     "what krippendorff.alpha holds in memory (captures x values x values)")
+        notes.append(
+            f"alpha in closed form: {distinct} distinct values over {ratings.shape[0]} captures exceed "
+            "what krippendorff.alpha holds in memory (captures x values x values)"
+        )
     if kappa is None and ratings.shape[1] == 2 and discrete_grid(ratings.ravel(), scale) is None:
         notes.append(f"kappa not computed: {distinct} distinct values are not on a discrete scale")
     elif kappa is None and ratings.shape[1] != 2:

@@ -124,7 +124,10 @@ def statistics_fields(row: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def _samples(
-    panels: Sequence[list[tuple[str, Mapping[str, Any]]]], judges: int, criteria: tuple[str, ...], rubric: Any,
+    panels: Sequence[list[tuple[str, Mapping[str, Any]]]],
+    judges: int,
+    criteria: tuple[str, ...],
+    rubric: Any,
 ) -> FloatArray | None:
     """captures x judges x K x (criteria + overall) of the judges' samples, or None when no row has them."""
     most = max((len(judge.get("samples") or ()) for panel in panels for _, judge in panel), default=0)

@@ -57,7 +57,10 @@ def t_interval(difference: npt.NDArray[np.float64], level: float = CONFIDENCE) -
 
 
 def baseline_difference(
-    current: npt.NDArray[np.float64], baseline: npt.NDArray[np.float64], seed: int, key: str,
+    current: npt.NDArray[np.float64],
+    baseline: npt.NDArray[np.float64],
+    seed: int,
+    key: str,
     resamples: int = RESAMPLES,
 ) -> BaselineDifference:
     """Compare two aligned vectors (one overall per shared capture), current minus baseline."""
@@ -68,4 +71,6 @@ def baseline_difference(
     # random (scipy's Monte Carlo floor, two-sided: 2 / (resamples + 1)).
     p_min = None if result.n < 2 else (2 / 2**result.n if 2**result.n <= resamples else 2 / (resamples + 1))
     on_floor = result.p_value is not None and p_min is not None and result.p_value <= p_min * (1 + 1e-9)
-    return BaselineDifference(result.n, result.mean_difference, t, result.interval, method, result.p_value, on_floor, p_min)
+    return BaselineDifference(
+        result.n, result.mean_difference, t, result.interval, method, result.p_value, on_floor, p_min
+    )

@@ -88,8 +88,14 @@ def human_arrays(labels: Any, rubric: Any) -> HumanArrays:
         means[i] = [float(sum(float(m[name]) for m in maps) / len(maps)) for name in names]
         overall[i] = float(combined.overall)
     return HumanArrays(
-        source=labels.source, capture_ids=tuple(grouped), raters=raters, scores=scores, rater_overall=own,
-        mean_scores=means, mean_overall=overall, counts=np.array([len(g) for g in grouped.values()], dtype=np.intp),
+        source=labels.source,
+        capture_ids=tuple(grouped),
+        raters=raters,
+        scores=scores,
+        rater_overall=own,
+        mean_scores=means,
+        mean_overall=overall,
+        counts=np.array([len(g) for g in grouped.values()], dtype=np.intp),
         labels=len(labels.labels),
     )
 
@@ -109,26 +115,51 @@ def _pair_alpha(judge: FloatArray, human: FloatArray, axis: int = -1) -> FloatAr
         return np.asarray(1 - (total - 1) * within / between, dtype=np.float64)
 
 
-def alpha_interval(judge: FloatArray, human: FloatArray, rng: np.random.Generator, resamples: int) -> list[float] | None:
+def alpha_interval(
+    judge: FloatArray, human: FloatArray, rng: np.random.Generator, resamples: int
+) -> list[float] | None:
     """Percentile bootstrap interval of the judge-vs-human alpha, resampling captures; None when undefined."""
     if judge.size < 3 or np.ptp(np.concatenate([judge, human])) == 0:
         return None
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = stats.bootstrap((judge, human), _pair_alpha, paired=True, vectorized=True, n_resamples=resamples,
-                                 batch=BATCH, confidence_level=CONFIDENCE, method="percentile", rng=rng)
+        result = stats.bootstrap(
+            (judge, human),
+            _pair_alpha,
+            paired=True,
+            vectorized=True,
+            n_resamples=resamples,
+            batch=BATCH,
+            confidence_level=CONFIDENCE,
+            method="percentile",
+            rng=rng,
+        )
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     return [low, high] if math.isfinite(low) and math.isfinite(high) else None
 
 
-def versus(judge: FloatArray, human: FloatArray, scale: Scale, rng: np.random.Generator | None = None,
-           resamples: int = RESAMPLES) -> dict[str, Any]:
+def versus(
+    judge: FloatArray,
+    human: FloatArray,
+    scale: Scale,
+    rng: np.random.Generator | None = None,
+    resamples: int = RESAMPLES,
+) -> dict[str, Any]:
     """One judge's (or the panel's) values against the human means on the same captures."""
     keep = ~(np.isnan(judge) | np.isnan(human))
     judge, human = judge[keep], human[keep]
     n = int(judge.size)
-    row: dict[str, Any] = {"n": n, "krippendorff_alpha": None, "alpha_interval": None, "quadratic_kappa": None,
-                           "bias": None, "bias_interval": None, "mae": None, "spearman_rho": None, "small_n": n < SMALL_N}
+    row: dict[str, Any] = {
+        "n": n,
+        "krippendorff_alpha": None,
+        "alpha_interval": None,
+        "quadratic_kappa": None,
+        "bias": None,
+        "bias_interval": None,
+        "mae": None,
+        "spearman_rho": None,
+        "small_n": n < SMALL_N,
+    }
     notes = []
     if n:
         difference = judge - human
@@ -184,22 +215,46 @@ def calibration(data: RunArrays, human: HumanArrays, seed: int = 0, resamples: i
         columns.append((label, data.scores[run_index, j, :], data.judge_overall[run_index, j]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a capture no judge scored on a criterion stays NaN
-        panel_scores = np.nanmean(data.scores[run_index], axis=1) if run_index.size else np.empty((0, len(data.criteria)))
+        panel_scores = (
+            np.nanmean(data.scores[run_index], axis=1) if run_index.size else np.empty((0, len(data.criteria)))
+        )
     columns.append((PANEL, panel_scores, data.overall[run_index]))
     for label, scores, overall in columns:
-        judges.append({
-            "judge": label,
-            "criteria": [{"criterion": name, **versus(scores[:, k], human.mean_scores[human_index, k], data.scale,
-                                                      generator(seed, f"calibration:{label}:{name}"), resamples)}
-                         for k, name in enumerate(data.criteria)],
-            "overall": {"criterion": "overall", **versus(overall, human.mean_overall[human_index], data.scale,
-                                                         generator(seed, f"calibration:{label}:overall"), resamples)},
-        })
+        judges.append(
+            {
+                "judge": label,
+                "criteria": [
+                    {
+                        "criterion": name,
+                        **versus(
+                            scores[:, k],
+                            human.mean_scores[human_index, k],
+                            data.scale,
+                            generator(seed, f"calibration:{label}:{name}"),
+                            resamples,
+                        ),
+                    }
+                    for k, name in enumerate(data.criteria)
+                ],
+                "overall": {
+                    "criterion": "overall",
+                    **versus(
+                        overall,
+                        human.mean_overall[human_index],
+                        data.scale,
+                        generator(seed, f"calibration:{label}:overall"),
+                        resamples,
+                    ),
+                },
+            }
+        )
     ceiling = None
     if len(human.raters) >= 2:
         ceiling = {
             "raters": len(human.raters),
-            "criteria": [{"criterion": name, **_ceiling(human.scores[human_index, :, k])} for k, name in enumerate(data.criteria)],
+            "criteria": [
+                {"criterion": name, **_ceiling(human.scores[human_index, :, k])} for k, name in enumerate(data.criteria)
+            ],
             "overall": {"criterion": "overall", **_ceiling(human.rater_overall[human_index])},
         }
     points = [
@@ -207,8 +262,10 @@ def calibration(data: RunArrays, human: HumanArrays, seed: int = 0, resamples: i
             "capture_id": data.capture_ids[i],
             "raters": int(human.counts[h]),
             "human": [*map(float, human.mean_scores[h]), float(human.mean_overall[h])],
-            "judges": {label: [*(None if math.isnan(v) else float(v) for v in scores[k]), float(overall[k])]
-                       for label, scores, overall in columns},
+            "judges": {
+                label: [*(None if math.isnan(v) else float(v) for v in scores[k]), float(overall[k])]
+                for label, scores, overall in columns
+            },
         }
         for k, (i, h) in enumerate(shared)
     ]

@@ -26,10 +26,14 @@ class Population:
 
 
 SKEWED = (
-    Population("lumpy, skewed toward the top (skewness -1.06)", (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
-               (0.02, 0.01, 0.02, 0.03, 0.05, 0.07, 0.12, 0.18, 0.22, 0.18, 0.10)),
-    Population("mostly 8-10 with a few failures (skewness -2.75)", (0, 1, 2, 8, 9, 10),
-               (0.05, 0.02, 0.01, 0.12, 0.35, 0.45)),
+    Population(
+        "lumpy, skewed toward the top (skewness -1.06)",
+        (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10),
+        (0.02, 0.01, 0.02, 0.03, 0.05, 0.07, 0.12, 0.18, 0.22, 0.18, 0.10),
+    ),
+    Population(
+        "mostly 8-10 with a few failures (skewness -2.75)", (0, 1, 2, 8, 9, 10), (0.05, 0.02, 0.01, 0.12, 0.35, 0.45)
+    ),
 )
 """The skewed populations: the first is the one the coverage band is asserted on from 20 units;
 the second, harder, shows where the t interval falls short even at 20 units."""

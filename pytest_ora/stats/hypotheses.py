@@ -16,7 +16,15 @@ import numpy as np
 from .arrays import RunArrays, decimal_fraction
 from .intervals import RESAMPLES, generator, mean_interval
 
-__all__ = ["EntryDelta", "HypothesisResult", "Verdict", "evaluate", "hypothesis_result", "null_pass_probability", "verdict"]
+__all__ = [
+    "EntryDelta",
+    "HypothesisResult",
+    "Verdict",
+    "evaluate",
+    "hypothesis_result",
+    "null_pass_probability",
+    "verdict",
+]
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,10 @@ class Verdict:
 
 
 def hypothesis_result(
-    spec: Any, overall: Mapping[str, Mapping[str, float]], entries: Sequence[str], rng: np.random.Generator,
+    spec: Any,
+    overall: Mapping[str, Mapping[str, float]],
+    entries: Sequence[str],
+    rng: np.random.Generator,
     resamples: int = RESAMPLES,
 ) -> HypothesisResult:
     """Deltas of one hypothesis (`spec` has id, better, worse, margin); `overall` is configuration -> entry -> overall."""
@@ -84,7 +95,12 @@ def hypothesis_result(
         rows.append(EntryDelta(entry, better[entry], worse[entry], delta, directional, delta >= margin))
     deltas = np.array([float(row.delta) for row in rows], dtype=np.float64)
     return HypothesisResult(
-        id=spec.id, better=spec.better, worse=spec.worse, margin=margin, entries=tuple(rows), unpaired=tuple(unpaired),
+        id=spec.id,
+        better=spec.better,
+        worse=spec.worse,
+        margin=margin,
+        entries=tuple(rows),
+        unpaired=tuple(unpaired),
         mean_delta=float(np.mean(deltas)) if deltas.size else None,
         interval=mean_interval(deltas, rng, resamples),
     )
@@ -106,9 +122,11 @@ def verdict(results: Sequence[HypothesisResult], rule: Any, critical: Sequence[s
     else:
         required = each
         short = [r.id for r in results if r.directional < each]
-        reasons = [", ".join(f"{r.id} {r.directional}/{len(r.entries)}" for r in results)
-                   + f" directional, {each} required in every hypothesis"
-                   + (f" ({', '.join(short)} short)" if short else "")]
+        reasons = [
+            ", ".join(f"{r.id} {r.directional}/{len(r.entries)}" for r in results)
+            + f" directional, {each} required in every hypothesis"
+            + (f" ({', '.join(short)} short)" if short else "")
+        ]
         passed = not short
     flagged: tuple[str, ...] | None = None
     if rule.no_critical:
@@ -118,7 +136,9 @@ def verdict(results: Sequence[HypothesisResult], rule: Any, critical: Sequence[s
         else:
             flagged = tuple(critical)
             passed = passed and not flagged
-            reasons.append(f"{len(flagged)} captures with the critical vote" + (f": {', '.join(flagged)}" if flagged else ""))
+            reasons.append(
+                f"{len(flagged)} captures with the critical vote" + (f": {', '.join(flagged)}" if flagged else "")
+            )
     return Verdict("PASS" if passed else "FAIL", count, required, flagged, tuple(reasons))
 
 
@@ -127,8 +147,12 @@ def _entry_means(data: RunArrays) -> dict[str, dict[str, float]]:
     values: dict[str, dict[str, list[float]]] = {}
     for unit, configuration, value in zip(data.entry_keys, data.configurations, data.overall):
         values.setdefault(configuration, {}).setdefault(unit.partition("#")[0], []).append(float(value))
-    return {configuration: {entry: sum(found) / len(found) if len(found) > 1 else found[0] for entry, found in entries.items()}
-            for configuration, entries in values.items()}
+    return {
+        configuration: {
+            entry: sum(found) / len(found) if len(found) > 1 else found[0] for entry, found in entries.items()
+        }
+        for configuration, entries in values.items()
+    }
 
 
 def evaluate(
@@ -150,7 +174,11 @@ def evaluate(
 
 
 def null_pass_probability(
-    data: RunArrays, hypotheses: Sequence[Any], rule: Any, rng: np.random.Generator, permutations: int = RESAMPLES,
+    data: RunArrays,
+    hypotheses: Sequence[Any],
+    rule: Any,
+    rng: np.random.Generator,
+    permutations: int = RESAMPLES,
 ) -> float | None:
     """Share of random relabellings under which the rule's count condition passes (how often it passes by chance).
 

@@ -39,8 +39,14 @@ def mean_interval(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # BCa on very small or lumpy samples warns; bounds stay valid
         result = stats.bootstrap(
-            (values,), _mean, n_resamples=resamples, batch=BATCH, vectorized=True, confidence_level=level,
-            method="BCa", rng=rng,
+            (values,),
+            _mean,
+            n_resamples=resamples,
+            batch=BATCH,
+            vectorized=True,
+            confidence_level=level,
+            method="BCa",
+            rng=rng,
         )
     low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
     return (low, high) if math.isfinite(low) and math.isfinite(high) else None

@@ -29,12 +29,21 @@ def _interval(value: tuple[float, float] | None) -> list[float] | None:
 
 
 def _row(estimate: Estimate) -> dict[str, Any]:
-    return {"n": estimate.n, "units": estimate.units, "mean": estimate.mean, "t_interval": _interval(estimate.t_interval)}
+    return {
+        "n": estimate.n,
+        "units": estimate.units,
+        "mean": estimate.mean,
+        "t_interval": _interval(estimate.t_interval),
+    }
 
 
 def judges_section(
-    data: RunArrays, configurations: Sequence[str], pairs: Sequence[tuple[str, str]],
-    snapshots: Mapping[str, Sequence[str]], groups: Groups, level: float,
+    data: RunArrays,
+    configurations: Sequence[str],
+    pairs: Sequence[tuple[str, str]],
+    snapshots: Mapping[str, Sequence[str]],
+    groups: Groups,
+    level: float,
 ) -> list[dict[str, Any]]:
     """One entry per judge: mean overall per configuration, paired differences per compared pair, self-preference."""
     section = []
@@ -57,16 +66,26 @@ def judges_section(
             difference = np.array([left[k] - right[k] for k in shared], dtype=np.float64)
             estimate = mean_estimate(difference, groups(shared), level)
             compared.append({"first": first, "second": second, **_row(estimate)})
-        section.append({
-            "judge": label, "model": model, "configurations": rows, "comparisons": compared,
-            "self_preference": _self_preference(data, j, model, configurations, snapshots, groups, level),
-        })
+        section.append(
+            {
+                "judge": label,
+                "model": model,
+                "configurations": rows,
+                "comparisons": compared,
+                "self_preference": _self_preference(data, j, model, configurations, snapshots, groups, level),
+            }
+        )
     return section
 
 
 def _self_preference(
-    data: RunArrays, j: int, model: str | None, configurations: Sequence[str], snapshots: Mapping[str, Sequence[str]],
-    groups: Groups, level: float,
+    data: RunArrays,
+    j: int,
+    model: str | None,
+    configurations: Sequence[str],
+    snapshots: Mapping[str, Sequence[str]],
+    groups: Groups,
+    level: float,
 ) -> list[dict[str, Any]]:
     """The judge's lean on each configuration that runs its own model (empty when none does, or it judges alone)."""
     if model is None or data.judge_overall.shape[1] < 2:
@@ -85,9 +104,14 @@ def _self_preference(
         entries = [data.entry_keys[i] for i, kept in zip(index, keep) if kept]
         estimate = mean_estimate(own[keep] - rest[keep], groups(entries), level)
         interval = estimate.t_interval
-        rows.append({
-            "configuration": name, "difference": estimate.mean, "n": estimate.n, "units": estimate.units,
-            "t_interval": _interval(interval),
-            "flagged": interval is not None and (interval[0] > 0 or interval[1] < 0),
-        })
+        rows.append(
+            {
+                "configuration": name,
+                "difference": estimate.mean,
+                "n": estimate.n,
+                "units": estimate.units,
+                "t_interval": _interval(interval),
+                "flagged": interval is not None and (interval[0] > 0 or interval[1] < 0),
+            }
+        )
     return rows

@@ -124,35 +124,52 @@ def _criterion_row(name: str, found: Components | None) -> dict[str, Any]:
     total = sum(value for value in parts.values() if value is not None)
     note = None
     if found.within_judge is None:
-        note = ("one judgment per judge and capture: the within-judge (sample-to-sample) component cannot be "
-                "separated from the judges' disagreement, which holds it; judge with --ora-judge-samples 2 or more")
+        note = (
+            "one judgment per judge and capture: the within-judge (sample-to-sample) component cannot be "
+            "separated from the judges' disagreement, which holds it; judge with --ora-judge-samples 2 or more"
+        )
     elif found.between_judge is None:
         note = "one judge: the between-judge component needs two or more"
     return {
-        "criterion": name, "captures": found.captures, "judges": found.judges, "samples": found.samples,
+        "criterion": name,
+        "captures": found.captures,
+        "judges": found.judges,
+        "samples": found.samples,
         **parts,
         "shares": {key: _share(value, total) for key, value in parts.items()},
-        "judge_leniency": found.judge, "judge_by_capture": found.judge_by_capture,
-        "mean_squares": found.mean_squares, "note": note,
+        "judge_leniency": found.judge,
+        "judge_by_capture": found.judge_by_capture,
+        "mean_squares": found.mean_squares,
+        "note": note,
     }
 
 
 def _widths(found: Components | None, values: FloatArray, width: float | None) -> dict[str, Any]:
     """How much of an interval's width judge noise accounts for, and the width K' samples would give."""
-    empty: dict[str, Any] = {"judge_noise_width": None, "judge_noise_share": None, "width_with_samples": None, "note": None}
+    empty: dict[str, Any] = {
+        "judge_noise_width": None,
+        "judge_noise_share": None,
+        "width_with_samples": None,
+        "note": None,
+    }
     if found is None or width is None or values.size < 2 or found.noise is None:
         return empty
     variance = float(np.var(values, ddof=1))
     if variance <= 0:
         return empty
     judges, samples = found.judges, found.samples
-    added = found.noise if found.within_judge is None else (found.judge_by_capture or 0.0) + found.within_judge / samples
+    added = (
+        found.noise if found.within_judge is None else (found.judge_by_capture or 0.0) + found.within_judge / samples
+    )
     added /= judges
     if added >= variance:
         # The run's judge noise is at least this configuration's whole spread of overall: its few captures
         # cannot say how much of the width is the judges' (a share of 100% would be a guess, not a figure).
-        return {**empty, "note": "the judges' noise, as measured over the run, is at least this configuration's "
-                "variance of overall: too few captures to split its interval's width"}
+        return {
+            **empty,
+            "note": "the judges' noise, as measured over the run, is at least this configuration's "
+            "variance of overall: too few captures to split its interval's width",
+        }
     noise = added
     rest = variance - noise
     out: dict[str, Any] = {
@@ -163,7 +180,8 @@ def _widths(found: Components | None, values: FloatArray, width: float | None) -
     }
     if found.within_judge is not None:
         out["width_with_samples"] = {
-            str(k): width * math.sqrt((rest + ((found.judge_by_capture or 0.0) + found.within_judge / k) / judges) / variance)
+            str(k): width
+            * math.sqrt((rest + ((found.judge_by_capture or 0.0) + found.within_judge / k) / judges) / variance)
             for k in PROJECTED
         }
     return out
@@ -183,10 +201,16 @@ def noise_section(data: RunArrays, configurations: Sequence[dict[str, Any]], red
         index = data.of(row["configuration"])
         interval = row.get("t_interval")
         width = None if interval is None else float(interval[1] - interval[0])
-        rows.append({"configuration": row["configuration"], "interval_width": width,
-                     **_widths(found, data.overall[index], width)})
+        rows.append(
+            {
+                "configuration": row["configuration"],
+                "interval_width": width,
+                **_widths(found, data.overall[index], width),
+            }
+        )
     return {
-        "samples": 1 if data.samples is None else int(data.samples.shape[2]), "reducer": reducer,
+        "samples": 1 if data.samples is None else int(data.samples.shape[2]),
+        "reducer": reducer,
         "criteria": [_criterion_row(name, components(values)) for name, values in zip(data.criteria, per_criterion)],
         "overall": _criterion_row("overall", found),
         "configurations": rows,

@@ -16,7 +16,16 @@ from .intervals import BATCH, RESAMPLES, mean_interval
 from .resampling import FlipTest, Resampler
 
 __all__ = [
-    "SMALL_UNITS", "Comparison", "Paired", "compare", "compare_many", "holm", "interval_method", "mcnemar_p", "paired", "paired_t_p",
+    "SMALL_UNITS",
+    "Comparison",
+    "Paired",
+    "compare",
+    "compare_many",
+    "holm",
+    "interval_method",
+    "mcnemar_p",
+    "paired",
+    "paired_t_p",
 ]
 
 
@@ -37,7 +46,10 @@ def _mean(difference: npt.NDArray[np.float64], axis: int = -1) -> npt.NDArray[np
 
 
 def paired(
-    first: npt.NDArray[np.float64], second: npt.NDArray[np.float64], rng: np.random.Generator, resamples: int = RESAMPLES
+    first: npt.NDArray[np.float64],
+    second: npt.NDArray[np.float64],
+    rng: np.random.Generator,
+    resamples: int = RESAMPLES,
 ) -> Paired:
     """Compare two aligned vectors (one value per shared entry)."""
     n = int(first.size)
@@ -53,8 +65,14 @@ def paired(
         # Every sign pattern can be enumerated: with one sample, permutation_type="samples" flips the
         # sign of each entry's difference (the null of swapping the two configurations within an entry).
         result = stats.permutation_test(
-            (difference,), _mean, permutation_type="samples", vectorized=True,
-            n_resamples=resamples, batch=BATCH, alternative="two-sided", rng=rng,
+            (difference,),
+            _mean,
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=resamples,
+            batch=BATCH,
+            alternative="two-sided",
+            rng=rng,
         )
         p_value = float(result.pvalue)
     else:
@@ -67,7 +85,13 @@ def paired(
             return np.asarray(magnitude * signs, dtype=np.float64)
 
         result = stats.monte_carlo_test(
-            difference, flipped, _mean, vectorized=True, n_resamples=resamples, batch=BATCH, alternative="two-sided",
+            difference,
+            flipped,
+            _mean,
+            vectorized=True,
+            n_resamples=resamples,
+            batch=BATCH,
+            alternative="two-sided",
         )
         p_value = float(result.pvalue)
     return Paired(n, float(np.mean(difference)), interval, p_value)
@@ -132,21 +156,28 @@ def mcnemar_p(first: npt.NDArray[np.bool_], second: npt.NDArray[np.bool_]) -> fl
     """McNemar's exact test (statsmodels) of paired failure flags; None when no entry is shared."""
     if first.size == 0:
         return None
-    table = [[int(np.sum(first & second)), int(np.sum(first & ~second))],
-             [int(np.sum(~first & second)), int(np.sum(~first & ~second))]]
+    table = [
+        [int(np.sum(first & second)), int(np.sum(first & ~second))],
+        [int(np.sum(~first & second)), int(np.sum(~first & ~second))],
+    ]
     return float(mcnemar(table, exact=True).pvalue)
 
 
 def compare(
-    first: npt.NDArray[np.float64], second: npt.NDArray[np.float64], resampler: Resampler,
-    groups: npt.NDArray[np.intp] | None = None, failures: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None,
+    first: npt.NDArray[np.float64],
+    second: npt.NDArray[np.float64],
+    resampler: Resampler,
+    groups: npt.NDArray[np.intp] | None = None,
+    failures: tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None = None,
 ) -> Comparison:
     """Compare two aligned vectors (one value per shared entry; `groups` the entries' clusters)."""
     return compare_many([(first, second, groups, failures)], resampler)[0]
 
 
 Pair = tuple[
-    npt.NDArray[np.float64], npt.NDArray[np.float64], "npt.NDArray[np.intp] | None",
+    npt.NDArray[np.float64],
+    npt.NDArray[np.float64],
+    "npt.NDArray[np.intp] | None",
     "tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]] | None",
 ]
 
@@ -157,26 +188,30 @@ def compare_many(pairs: Sequence[Pair], resampler: Resampler) -> list[Comparison
     intervals = resampler.mean_intervals(differences)
     tests = resampler.flip_tests(differences)
     out = []
-    for (first, second, groups, failures), (difference, _), bootstrap, test in zip(pairs, differences, intervals, tests):
+    for (first, second, groups, failures), (difference, _), bootstrap, test in zip(
+        pairs, differences, intervals, tests
+    ):
         n = int(first.size)
         estimate = mean_estimate(difference, groups, resampler.level)
         correlation = None
         if n >= 2 and np.std(first) > 0 and np.std(second) > 0:
             correlation = float(np.corrcoef(first, second)[0, 1])
-        out.append(Comparison(
-            n=n,
-            mean_difference=estimate.mean,
-            bootstrap_interval=bootstrap,
-            t_interval=estimate.t_interval,
-            interval_method=interval_method(estimate.units),
-            units=estimate.units,
-            clusters=estimate.clusters,
-            design_effect=estimate.design_effect,
-            standard_error=estimate.standard_error,
-            test=test,
-            p_t=paired_t_p(difference, estimate),
-            sd_difference=float(np.std(difference, ddof=1)) if n >= 2 else None,
-            correlation=correlation,
-            mcnemar_p=None if failures is None else mcnemar_p(*failures),
-        ))
+        out.append(
+            Comparison(
+                n=n,
+                mean_difference=estimate.mean,
+                bootstrap_interval=bootstrap,
+                t_interval=estimate.t_interval,
+                interval_method=interval_method(estimate.units),
+                units=estimate.units,
+                clusters=estimate.clusters,
+                design_effect=estimate.design_effect,
+                standard_error=estimate.standard_error,
+                test=test,
+                p_t=paired_t_p(difference, estimate),
+                sd_difference=float(np.std(difference, ddof=1)) if n >= 2 else None,
+                correlation=correlation,
+                mcnemar_p=None if failures is None else mcnemar_p(*failures),
+            )
+        )
     return out

@@ -15,7 +15,10 @@ ALL_PAIRS_UP_TO = 8
 
 
 def choose_pairs(
-    configurations: Sequence[str], *, pairs: Sequence[tuple[str, str]] = (), reference: str | None = None,
+    configurations: Sequence[str],
+    *,
+    pairs: Sequence[tuple[str, str]] = (),
+    reference: str | None = None,
     listed: Sequence[Sequence[str]] | None = None,
 ) -> tuple[list[tuple[str, str]], str]:
     """The pairs (first, second) and the rule that chose them, in words.
@@ -26,7 +29,9 @@ def choose_pairs(
     if pairs:
         return _unique(pairs), "the pairs named by --ora-pairs"
     if reference is not None:
-        return [(name, reference) for name in configurations if name != reference], f"each configuration against {reference} (--ora-reference)"
+        return [
+            (name, reference) for name in configurations if name != reference
+        ], f"each configuration against {reference} (--ora-reference)"
     if listed:
         return _unique([(pair[0], pair[1]) for pair in listed]), "the pairs named by compare_pairs in bundle.yaml"
     if len(configurations) <= ALL_PAIRS_UP_TO:

@@ -27,7 +27,9 @@ def standardized_effect(units: int, alpha: float, power: float = POWER) -> float
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # root finding at tiny n warns before it converges
-            value = TTestPower().solve_power(effect_size=None, nobs=units, alpha=alpha, power=power, alternative="two-sided")
+            value = TTestPower().solve_power(
+                effect_size=None, nobs=units, alpha=alpha, power=power, alternative="two-sided"
+            )
     except (ValueError, RuntimeError):
         return None
     effect = float(value)

@@ -17,8 +17,17 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GATE_MINIMUM", "METHOD", "PANEL", "SMALL_N", "agreement_figures", "cohen_kappa", "human_majority",
-           "preference_calibration", "preference_items"]
+__all__ = [
+    "GATE_MINIMUM",
+    "METHOD",
+    "PANEL",
+    "SMALL_N",
+    "agreement_figures",
+    "cohen_kappa",
+    "human_majority",
+    "preference_calibration",
+    "preference_items",
+]
 
 PANEL = "panel"
 SMALL_N = 30
@@ -49,10 +58,18 @@ def preference_items(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         judges = {}
         for judge in row["compare_judges"]:
             orders = [side.get(order["winner"], "tie") for order in judge["orders"]]
-            judges[str(judge["label"])] = {"winner": side.get(judge["winner"], "tie"),
-                                           "position_disagreement": len(set(orders)) > 1}
-        items.append({"capture_id": str(row["capture_id"]), "family": str(row["entry_key"]).partition(":")[0],
-                      "panel": side.get(row["winner"], "tie"), "judges": judges})
+            judges[str(judge["label"])] = {
+                "winner": side.get(judge["winner"], "tie"),
+                "position_disagreement": len(set(orders)) > 1,
+            }
+        items.append(
+            {
+                "capture_id": str(row["capture_id"]),
+                "family": str(row["entry_key"]).partition(":")[0],
+                "panel": side.get(row["winner"], "tie"),
+                "judges": judges,
+            }
+        )
     return items
 
 
@@ -99,17 +116,25 @@ def agreement_figures(judge: Sequence[str], human: Sequence[str]) -> dict[str, A
     }
 
 
-def _judge_rows(items: Sequence[Mapping[str, Any]], human: Mapping[str, str], judges: Sequence[str]) -> list[dict[str, Any]]:
+def _judge_rows(
+    items: Sequence[Mapping[str, Any]], human: Mapping[str, str], judges: Sequence[str]
+) -> list[dict[str, Any]]:
     rows = []
     for label in [*judges, PANEL]:
         kept = [item for item in items if item["capture_id"] in human and (label == PANEL or label in item["judges"])]
         verdicts = [item["panel"] if label == PANEL else item["judges"][label]["winner"] for item in kept]
-        row: dict[str, Any] = {"judge": label, **agreement_figures(verdicts, [human[item["capture_id"]] for item in kept])}
+        row: dict[str, Any] = {
+            "judge": label,
+            **agreement_figures(verdicts, [human[item["capture_id"]] for item in kept]),
+        }
         if label != PANEL:
             judged = [item for item in items if label in item["judges"]]
             flips = sum(item["judges"][label]["position_disagreement"] for item in judged)
-            row["position_disagreement"] = {"items": len(judged), "count": flips,
-                                            "share": None if not judged else flips / len(judged)}
+            row["position_disagreement"] = {
+                "items": len(judged),
+                "count": flips,
+                "share": None if not judged else flips / len(judged),
+            }
         rows.append(row)
     return rows
 
@@ -118,14 +143,19 @@ def preference_calibration(items: Sequence[Mapping[str, Any]], labels: Any) -> d
     """stats.json's `calibration` for a compare run, from preference_items() and a bundle.preferences.PreferenceSet."""
     grouped = labels.by_capture()
     judged = {item["capture_id"] for item in items}
-    human = {capture: human_majority([label.winner for label in given]) for capture, given in grouped.items() if capture in judged}
+    human = {
+        capture: human_majority([label.winner for label in given])
+        for capture, given in grouped.items()
+        if capture in judged
+    }
     judges = list(dict.fromkeys(label for item in items for label in item["judges"]))
     families = sorted({item["family"] for item in items if item["capture_id"] in human})
     raters = labels.raters
     between = []
     for one, two in combinations(raters, 2):
-        both = [(given, capture) for capture, given in grouped.items()
-                if {one, two} <= {label.rater for label in given}]
+        both = [
+            (given, capture) for capture, given in grouped.items() if {one, two} <= {label.rater for label in given}
+        ]
         a = [next(label.winner for label in given if label.rater == one) for given, _ in both]
         b = [next(label.winner for label in given if label.rater == two) for given, _ in both]
         if both:

@@ -36,7 +36,9 @@ def failure_design_effect(failures: npt.NDArray[np.bool_], groups: npt.NDArray[n
 
 
 def clustered_wilson_interval(
-    failures: npt.NDArray[np.bool_], groups: npt.NDArray[np.intp], level: float = CONFIDENCE,
+    failures: npt.NDArray[np.bool_],
+    groups: npt.NDArray[np.intp],
+    level: float = CONFIDENCE,
 ) -> tuple[float, float] | None:
     """Wilson score interval of the failure rate at the effective sample size n / deff; None when not computable."""
     deff = failure_design_effect(failures, groups)

@@ -68,8 +68,9 @@ def _interval(terms: FloatArray, judges: int, seed: int, resamples: int) -> tupl
     return float(low), float(high)
 
 
-def recorded_calibration(data: RunArrays, recorded: RecordedCalibration, seed: int,
-                         resamples: int = RESAMPLES) -> dict[str, Any]:
+def recorded_calibration(
+    data: RunArrays, recorded: RecordedCalibration, seed: int, resamples: int = RESAMPLES
+) -> dict[str, Any]:
     """stats.json's `recorded_calibration`: the recorded value, the run's own with its interval and n, the reading."""
     complete = data.scores[~np.isnan(data.scores).any(axis=(1, 2))]  # captures every judge scored on every criterion
     captures, judges = (complete.shape[0], complete.shape[1]) if complete.ndim == 3 else (0, len(data.judges))
@@ -82,24 +83,41 @@ def recorded_calibration(data: RunArrays, recorded: RecordedCalibration, seed: i
         if value is not None:
             interval = _interval(kappa_terms(complete, grid), judges, seed, resamples)
     if interval is None:
-        reading, verdict = ("no interval: the run's Fleiss' kappa needs two or more captures every judge scored on a "
-                            "discrete scale, with some variation"), "not compared"
+        reading, verdict = (
+            (
+                "no interval: the run's Fleiss' kappa needs two or more captures every judge scored on a "
+                "discrete scale, with some variation"
+            ),
+            "not compared",
+        )
     elif interval[0] <= recorded.value <= interval[1]:
         verdict = "consistent"
-        reading = ("the recorded value lies inside the run's 95% interval: nothing here contradicts the record "
-                   "(a wide interval cannot confirm it either)")
+        reading = (
+            "the recorded value lies inside the run's 95% interval: nothing here contradicts the record "
+            "(a wide interval cannot confirm it either)"
+        )
     else:
         verdict = "recalibrate"
-        reading = "the recorded value lies outside the run's 95% interval: recalibrate the panel before relying on the record"
+        reading = (
+            "the recorded value lies outside the run's 95% interval: recalibrate the panel before relying on the record"
+        )
     return {
         "statistic": recorded.statistic,
         "recorded": {"value": recorded.value, "date": recorded.date, "scope": recorded.scope},
-        "run": {"value": value, "interval": None if interval is None else [interval[0], interval[1]],
-                "captures": int(captures), "ratings": int(captures * data.scores.shape[2]) if captures else 0,
-                "judges": int(judges), "resamples": resamples, "confidence_level": CONFIDENCE},
+        "run": {
+            "value": value,
+            "interval": None if interval is None else [interval[0], interval[1]],
+            "captures": int(captures),
+            "ratings": int(captures * data.scores.shape[2]) if captures else 0,
+            "judges": int(judges),
+            "resamples": resamples,
+            "confidence_level": CONFIDENCE,
+        },
         "verdict": verdict,
         "reading": reading,
-        "method": ("Fleiss' kappa (statsmodels) over every (capture, criterion) rating of the panel's judges, the scale's "
-                   "points as categories; percentile bootstrap resampling captures; 'recalibrate' when the recorded value "
-                   "lies outside the run's 95% interval"),
+        "method": (
+            "Fleiss' kappa (statsmodels) over every (capture, criterion) rating of the panel's judges, the scale's "
+            "points as categories; percentile bootstrap resampling captures; 'recalibrate' when the recorded value "
+            "lies outside the run's 95% interval"
+        ),
     }

@@ -44,7 +44,10 @@ def alpha_distribution(counts: FloatArray, ratings: FloatArray) -> FloatArray:
 
 
 def alpha_intervals(
-    ratings: list[FloatArray], seed: int, resamples: int = ALPHA_RESAMPLES, level: float = CONFIDENCE,
+    ratings: list[FloatArray],
+    seed: int,
+    resamples: int = ALPHA_RESAMPLES,
+    level: float = CONFIDENCE,
 ) -> list[tuple[float, float] | None]:
     """Percentile bootstrap intervals of interval alpha for several captures x judges arrays over the same captures."""
     if not ratings or ratings[0].shape[0] < 2 or ratings[0].shape[1] < 2:

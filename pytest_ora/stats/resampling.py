@@ -122,13 +122,23 @@ class Resampler:
         return out
 
     def _bca(
-        self, data: tuple[FloatArray, ...], statistic: Callable[..., FloatArray], distribution: FloatArray, paired: bool,
+        self,
+        data: tuple[FloatArray, ...],
+        statistic: Callable[..., FloatArray],
+        distribution: FloatArray,
+        paired: bool,
     ) -> tuple[float, float] | None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # BCa on lumpy samples warns; bounds stay valid
             result = stats.bootstrap(
-                data, statistic, n_resamples=0, vectorized=True, paired=paired, confidence_level=self.level,
-                method="BCa", bootstrap_result=_Distribution(distribution),
+                data,
+                statistic,
+                n_resamples=0,
+                vectorized=True,
+                paired=paired,
+                confidence_level=self.level,
+                method="BCa",
+                bootstrap_result=_Distribution(distribution),
             )
         low, high = float(result.confidence_interval.low), float(result.confidence_interval.high)
         return (low, high) if math.isfinite(low) and math.isfinite(high) else None
@@ -165,7 +175,12 @@ class Resampler:
         # With one sample, permutation_type="samples" flips the sign of each unit (the null of
         # swapping the two configurations within a unit).
         result = stats.permutation_test(
-            (values,), _mean, permutation_type="samples", vectorized=True, n_resamples=self.resamples, batch=BATCH,
+            (values,),
+            _mean,
+            permutation_type="samples",
+            vectorized=True,
+            n_resamples=self.resamples,
+            batch=BATCH,
             alternative="two-sided",
         )
         return float(result.pvalue)
@@ -180,7 +195,12 @@ class Resampler:
             return column[: size[0]]
 
         result = stats.monte_carlo_test(
-            values, flipped, _mean, vectorized=True, n_resamples=self.resamples, batch=self.resamples,
+            values,
+            flipped,
+            _mean,
+            vectorized=True,
+            n_resamples=self.resamples,
+            batch=self.resamples,
             alternative="two-sided",
         )
         return float(result.pvalue)

@@ -70,7 +70,7 @@ METHOD = {
     "judge noise accounts for, (judge-by-capture + within-judge / K) / judges against the variance of its overall, "
     "and the width 1, 3, 5 or 10 samples per judge would give",
     "failure_interval": "Wilson score interval of the failure rate (scipy.stats.binomtest proportion_ci); with "
-                        "clusters, Wilson at the effective sample size n / design effect (statsmodels proportion_confint)",
+    "clusters, Wilson at the effective sample size n / design effect (statsmodels proportion_confint)",
     "paired": "configurations compared over entries both scored: mean difference of overall with its t interval "
     "(shown) and a BCa bootstrap interval resampling units (bootstrap_interval), two-sided sign-flip permutation "
     "p-value (exact by scipy.stats.permutation_test, "
@@ -133,7 +133,9 @@ def _agreement_rows(data: RunArrays, seed: int) -> tuple[list[dict[str, Any]], d
     return rows[:-1], rows[-1]
 
 
-def _configurations(data: RunArrays, names: Sequence[str], resampler: Resampler, design: Design) -> list[dict[str, Any]]:
+def _configurations(
+    data: RunArrays, names: Sequence[str], resampler: Resampler, design: Design
+) -> list[dict[str, Any]]:
     rows = []
     indices = [data.of(name) for name in names]
     grouped = [(data.overall[index], design.groups([data.entry_keys[i] for i in index])) for index in indices]
@@ -143,21 +145,29 @@ def _configurations(data: RunArrays, names: Sequence[str], resampler: Resampler,
         estimate = mean_estimate(values, groups, resampler.level)
         bootstrap = _interval(interval)
         method = interval_method(estimate.units)
-        rows.append({
-            "configuration": name,
-            "n": int(index.size),
-            "mean_overall": float(values.mean()) if index.size else None,
-            "mean_overall_interval": bootstrap,
-            "failures": failures,
-            "failure_rate": failures / index.size if index.size else None,
-            "failure_rate_interval": _interval(
-                wilson_interval(failures, int(index.size)) if groups is None
-                else clustered_wilson_interval(data.failure[index].astype(bool), groups)),
-            "units": estimate.units, "clusters": estimate.clusters, "design_effect": estimate.design_effect,
-            "standard_error": estimate.standard_error,
-            "bootstrap_interval": bootstrap, "t_interval": _interval(estimate.t_interval),
-            "interval_method": method, "small_n": estimate.units < SMALL_UNITS,
-        })
+        rows.append(
+            {
+                "configuration": name,
+                "n": int(index.size),
+                "mean_overall": float(values.mean()) if index.size else None,
+                "mean_overall_interval": bootstrap,
+                "failures": failures,
+                "failure_rate": failures / index.size if index.size else None,
+                "failure_rate_interval": _interval(
+                    wilson_interval(failures, int(index.size))
+                    if groups is None
+                    else clustered_wilson_interval(data.failure[index].astype(bool), groups)
+                ),
+                "units": estimate.units,
+                "clusters": estimate.clusters,
+                "design_effect": estimate.design_effect,
+                "standard_error": estimate.standard_error,
+                "bootstrap_interval": bootstrap,
+                "t_interval": _interval(estimate.t_interval),
+                "interval_method": method,
+                "small_n": estimate.units < SMALL_UNITS,
+            }
+        )
     return rows
 
 
@@ -165,29 +175,53 @@ def _shared(data: RunArrays, first: str, second: str) -> tuple[list[str], npt.ND
     left = {data.entry_keys[i]: int(i) for i in data.of(first)}
     right = {data.entry_keys[i]: int(i) for i in data.of(second)}
     shared = [key for key in left if key in right]  # bundle order
-    return shared, np.array([left[k] for k in shared], dtype=np.intp), np.array([right[k] for k in shared], dtype=np.intp)
+    return (
+        shared,
+        np.array([left[k] for k in shared], dtype=np.intp),
+        np.array([right[k] for k in shared], dtype=np.intp),
+    )
 
 
 def _comparisons(
-    data: RunArrays, pairs: Sequence[tuple[str, str]], resampler: Resampler, design: Design,
+    data: RunArrays,
+    pairs: Sequence[tuple[str, str]],
+    resampler: Resampler,
+    design: Design,
 ) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     inputs: list[Pair] = []
     for first, second in pairs:
         shared, left, right = _shared(data, first, second)
-        inputs.append((data.overall[left], data.overall[right], design.groups(shared), (data.failure[left], data.failure[right])))
+        inputs.append(
+            (data.overall[left], data.overall[right], design.groups(shared), (data.failure[left], data.failure[right]))
+        )
     for (first, second), result in zip(pairs, compare_many(inputs, resampler)):
         bootstrap = _interval(result.bootstrap_interval)
-        rows.append({
-            "first": first, "second": second, "n": result.n, "mean_difference": result.mean_difference,
-            "interval": bootstrap, "p_value": result.test.p_value,
-            "units": result.units, "clusters": result.clusters, "design_effect": result.design_effect,
-            "bootstrap_interval": bootstrap, "t_interval": _interval(result.t_interval),
-            "interval_method": result.interval_method, "small_n": result.units < SMALL_UNITS,
-            "p_floor": result.test.p_floor, "p_exact": result.test.exact, "p_min": result.test.p_min, "p_t": result.p_t,
-            "sd_difference": result.sd_difference, "correlation": result.correlation,
-            "standard_error": result.standard_error, "mcnemar_p": result.mcnemar_p,
-        })
+        rows.append(
+            {
+                "first": first,
+                "second": second,
+                "n": result.n,
+                "mean_difference": result.mean_difference,
+                "interval": bootstrap,
+                "p_value": result.test.p_value,
+                "units": result.units,
+                "clusters": result.clusters,
+                "design_effect": result.design_effect,
+                "bootstrap_interval": bootstrap,
+                "t_interval": _interval(result.t_interval),
+                "interval_method": result.interval_method,
+                "small_n": result.units < SMALL_UNITS,
+                "p_floor": result.test.p_floor,
+                "p_exact": result.test.exact,
+                "p_min": result.test.p_min,
+                "p_t": result.p_t,
+                "sd_difference": result.sd_difference,
+                "correlation": result.correlation,
+                "standard_error": result.standard_error,
+                "mcnemar_p": result.mcnemar_p,
+            }
+        )
     p_values: list[float | None] = [row["p_value"] for row in rows]
     family = sum(p is not None for p in p_values)
     for row, adjusted in zip(rows, holm(p_values)):
@@ -201,7 +235,11 @@ def _comparisons(
 
 
 def hypotheses_data(
-    data: RunArrays, manifest: Any, seed: int, resamples: int, design: Design | None = None,
+    data: RunArrays,
+    manifest: Any,
+    seed: int,
+    resamples: int,
+    design: Design | None = None,
 ) -> dict[str, Any] | None:
     """hypotheses.json's data, or None when the bundle names no hypotheses."""
     if not manifest.hypotheses:
@@ -213,31 +251,59 @@ def hypotheses_data(
         deltas = np.array([float(e.delta) for e in result.entries], dtype=np.float64)
         estimate = mean_estimate(deltas, design.groups([e.entry_key for e in result.entries]))
         method = interval_method(estimate.units)
-        rows.append({
-            "id": result.id, "better": result.better, "worse": result.worse, "margin": float(result.margin),
-            "n": len(result.entries), "directional": result.directional, "meets_margin": result.meets_margin,
-            "mean_delta": result.mean_delta, "interval": _interval(result.interval),
-            "entries": [
-                {"entry_key": e.entry_key, "better": e.better, "worse": e.worse, "delta": float(e.delta),
-                 "directional": e.directional, "meets_margin": e.meets_margin}
-                for e in result.entries
-            ],
-            "unpaired_entries": list(result.unpaired),
-            "units": estimate.units, "clusters": estimate.clusters, "bootstrap_interval": _interval(result.interval),
-            "t_interval": _interval(estimate.t_interval), "interval_method": method, "small_n": estimate.units < SMALL_UNITS,
-        })
+        rows.append(
+            {
+                "id": result.id,
+                "better": result.better,
+                "worse": result.worse,
+                "margin": float(result.margin),
+                "n": len(result.entries),
+                "directional": result.directional,
+                "meets_margin": result.meets_margin,
+                "mean_delta": result.mean_delta,
+                "interval": _interval(result.interval),
+                "entries": [
+                    {
+                        "entry_key": e.entry_key,
+                        "better": e.better,
+                        "worse": e.worse,
+                        "delta": float(e.delta),
+                        "directional": e.directional,
+                        "meets_margin": e.meets_margin,
+                    }
+                    for e in result.entries
+                ],
+                "unpaired_entries": list(result.unpaired),
+                "units": estimate.units,
+                "clusters": estimate.clusters,
+                "bootstrap_interval": _interval(result.interval),
+                "t_interval": _interval(estimate.t_interval),
+                "interval_method": method,
+                "small_n": estimate.units < SMALL_UNITS,
+            }
+        )
     verdict = None
     if outcome is not None:
         rule = manifest.verdict
         each = getattr(rule, "per_hypothesis_at_least", None)
         verdict = {
-            "rule": ({"directional_at_least": rule.directional_at_least} if each is None else {"per_hypothesis_at_least": each})
+            "rule": (
+                {"directional_at_least": rule.directional_at_least}
+                if each is None
+                else {"per_hypothesis_at_least": each}
+            )
             | {"no_critical": rule.no_critical},
-            "result": outcome.result, "directional": outcome.directional, "required": outcome.required,
+            "result": outcome.result,
+            "directional": outcome.directional,
+            "required": outcome.required,
             "critical_captures": None if outcome.critical is None else list(outcome.critical),
             "reasons": list(outcome.reasons),
             "null_pass_probability": null_pass_probability(
-                data, manifest.hypotheses, rule, generator(seed, "null-verdict"), resamples,
+                data,
+                manifest.hypotheses,
+                rule,
+                generator(seed, "null-verdict"),
+                resamples,
             ),
         }
     return {
@@ -250,8 +316,15 @@ def hypotheses_data(
 
 
 def run_statistics(
-    data: RunArrays, configurations: Sequence[str], manifest: Any, *, seed: int, disagreement: str,
-    resamples: int = RESAMPLES, design: Design | None = None, labels: Any = None,
+    data: RunArrays,
+    configurations: Sequence[str],
+    manifest: Any,
+    *,
+    seed: int,
+    disagreement: str,
+    resamples: int = RESAMPLES,
+    design: Design | None = None,
+    labels: Any = None,
     recorded: RecordedCalibration | None = None,
 ) -> RunStatistics:
     """Agreement, per-configuration intervals, paired comparisons, judges, disagreements and hypotheses of one run."""
@@ -262,30 +335,50 @@ def run_statistics(
     scale = data.scale
     resampler = Resampler(seed, resamples, CONFIDENCE)
     pairs, rule = choose_pairs(
-        configurations, pairs=design.pairs, reference=design.reference, listed=getattr(manifest, "compare_pairs", None),
+        configurations,
+        pairs=design.pairs,
+        reference=design.reference,
+        listed=getattr(manifest, "compare_pairs", None),
     )
     comparisons = _comparisons(data, pairs, resampler, design)
     entries = list(dict.fromkeys(data.entry_keys))
     rows = _configurations(data, configurations, resampler, design)
     stats = {
         "method": {
-            "seed": seed, "resamples": resamples, "confidence_level": CONFIDENCE, **METHOD,
+            "seed": seed,
+            "resamples": resamples,
+            "confidence_level": CONFIDENCE,
+            **METHOD,
             "t_coverage_skewed": {"trials": TRIALS, "cells": [asdict(cell) for cell in SKEWED_COVERAGE]},
             "libraries": {name: version(name) for name in LIBRARIES},
         },
-        "scale": {"min": float(scale.minimum), "max": float(scale.maximum), "step": float(scale.unit),
-                  "step_declared": scale.step is not None},
-        "agreement": {"judges": list(data.judges), "captures": len(data.capture_ids), "criteria": criteria, "overall": overall},
+        "scale": {
+            "min": float(scale.minimum),
+            "max": float(scale.maximum),
+            "step": float(scale.unit),
+            "step_declared": scale.step is not None,
+        },
+        "agreement": {
+            "judges": list(data.judges),
+            "captures": len(data.capture_ids),
+            "criteria": criteria,
+            "overall": overall,
+        },
         "configurations": rows,
         "comparisons": comparisons,
         "disagreements": {"threshold": float(at_least), "given_as": disagreement, "count": len(listed)},
         "units": {
-            "cluster": design.cluster, "entries": len(entries),
+            "cluster": design.cluster,
+            "entries": len(entries),
             "clusters": _cluster_count(design, entries),
             "small_n_below": SMALL_UNITS,
         },
-        "pairs": {"rule": rule, "compared": len(pairs),
-                  "holm_family": sum(row["p_value"] is not None for row in comparisons), "alpha": ALPHA},
+        "pairs": {
+            "rule": rule,
+            "compared": len(pairs),
+            "holm_family": sum(row["p_value"] is not None for row in comparisons),
+            "alpha": ALPHA,
+        },
         "judges": judges_section(data, configurations, pairs, design.snapshots, design.groups, CONFIDENCE),
     }
     stats["noise"] = noise_section(data, rows, getattr(manifest, "reducer", None) or "mean")
@@ -299,6 +392,11 @@ def run_statistics(
         stats["recorded_calibration"] = recorded_calibration(data, recorded, seed, resamples)
     hypotheses = hypotheses_data(data, manifest, seed, resamples, design)
     if hypotheses is not None:
-        hypotheses["method"] = {"seed": seed, "resamples": resamples, "permutations": resamples, "confidence_level": CONFIDENCE,
-                                "interval": "BCa bootstrap of the mean delta, resampling entries"}
+        hypotheses["method"] = {
+            "seed": seed,
+            "resamples": resamples,
+            "permutations": resamples,
+            "confidence_level": CONFIDENCE,
+            "interval": "BCa bootstrap of the mean delta, resampling entries",
+        }
     return RunStatistics(stats, listed, hypotheses)

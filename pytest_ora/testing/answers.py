@@ -57,5 +57,7 @@ def plain_answer(prompt: str, model: str) -> str:
     start = digest[1] % max(1, len(words)) if words else 0
     chosen = (words[start:] + words[:start])[:points]
     opening = _OPENINGS[digest[2] % len(_OPENINGS)].format(question=question)
-    body = [f"{number}. {_STEPS[(digest[3] + number) % len(_STEPS)]} the {word}." for number, word in enumerate(chosen, 1)]
+    body = [
+        f"{number}. {_STEPS[(digest[3] + number) % len(_STEPS)]} the {word}." for number, word in enumerate(chosen, 1)
+    ]
     return "\n".join([opening, "", *body, "", f"({model}, reference answer)"])

@@ -140,10 +140,21 @@ class BatchStore:
             file_id = "file-" + hashlib.sha256(content).hexdigest()[:24]
             with self._lock:
                 self._files[file_id] = content
-            return Response(200, _JSON, compact_json({
-                "id": file_id, "object": "file", "bytes": len(content), "created_at": _CREATED,
-                "filename": filenames.get("file", "upload"), "purpose": "batch", "status": "processed",
-            }))
+            return Response(
+                200,
+                _JSON,
+                compact_json(
+                    {
+                        "id": file_id,
+                        "object": "file",
+                        "bytes": len(content),
+                        "created_at": _CREATED,
+                        "filename": filenames.get("file", "upload"),
+                        "purpose": "batch",
+                        "status": "processed",
+                    }
+                ),
+            )
         if method == "GET" and len(rest) == 2 and rest[1] == "content":
             with self._lock:
                 stored = self._files.get(rest[0])
@@ -161,17 +172,24 @@ class BatchStore:
                 return _error(400, "invalid_request_error", "input_file_id must name an uploaded file", "openai")
             endpoint = request.get("endpoint")
             if endpoint not in _OPENAI_ENDPOINTS or request.get("completion_window") != "24h":
-                return _error(400, "invalid_request_error",
-                              f"endpoint must be one of {', '.join(_OPENAI_ENDPOINTS)}, window 24h", "openai")
+                return _error(
+                    400,
+                    "invalid_request_error",
+                    f"endpoint must be one of {', '.join(_OPENAI_ENDPOINTS)}, window 24h",
+                    "openai",
+                )
             lines = []
             for number, line in enumerate(content.splitlines(), start=1):
                 if line.strip():
                     entry = json.loads(line)
                     if entry.get("url") != endpoint:
                         # OpenAI validates every line against the batch's endpoint before it starts.
-                        return _error(400, "invalid_request_error",
-                                      f"line {number}: url {entry.get('url')!r} does not match the batch endpoint {endpoint}",
-                                      "openai")
+                        return _error(
+                            400,
+                            "invalid_request_error",
+                            f"line {number}: url {entry.get('url')!r} does not match the batch endpoint {endpoint}",
+                            "openai",
+                        )
                     lines.append((str(entry["custom_id"]), compact_json(entry["body"])))
             batch = self._new("openai", "batch_", lines, headers, request["input_file_id"])
             batch.endpoint = str(endpoint)
@@ -188,14 +206,25 @@ class BatchStore:
         status = "expired" if batch.expired else "completed" if batch.done else "in_progress"
         done = sum(1 for r in batch.results if r["response"] is not None and r["response"]["status_code"] == 200)
         return {
-            "id": batch.id, "object": "batch", "endpoint": batch.endpoint, "errors": None,
-            "input_file_id": batch.input_file_id, "completion_window": "24h", "status": status,
-            "output_file_id": batch.output_file_id, "error_file_id": batch.error_file_id, "created_at": int(batch.created),
-            "in_progress_at": int(batch.created), "expires_at": int(batch.created) + 86400,
+            "id": batch.id,
+            "object": "batch",
+            "endpoint": batch.endpoint,
+            "errors": None,
+            "input_file_id": batch.input_file_id,
+            "completion_window": "24h",
+            "status": status,
+            "output_file_id": batch.output_file_id,
+            "error_file_id": batch.error_file_id,
+            "created_at": int(batch.created),
+            "in_progress_at": int(batch.created),
+            "expires_at": int(batch.created) + 86400,
             "completed_at": int(batch.created + self.delay) if batch.done else None,
             "expired_at": int(batch.created + self.delay) if batch.expired else None,
-            "request_counts": {"total": len(batch.lines), "completed": done if batch.done else 0,
-                               "failed": (len(batch.results) - done) if batch.done else 0},
+            "request_counts": {
+                "total": len(batch.lines),
+                "completed": done if batch.done else 0,
+                "failed": (len(batch.results) - done) if batch.done else 0,
+            },
             "metadata": None,
         }
 
@@ -227,20 +256,32 @@ class BatchStore:
         ended = batch.done or batch.expired
         kinds = [r["result"]["type"] for r in batch.results]
         return {
-            "id": batch.id, "type": "message_batch", "processing_status": "ended" if ended else "in_progress",
+            "id": batch.id,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
             "request_counts": {
-                "processing": 0 if ended else len(batch.lines), "succeeded": kinds.count("succeeded"),
-                "errored": kinds.count("errored"), "canceled": 0, "expired": kinds.count("expired"),
+                "processing": 0 if ended else len(batch.lines),
+                "succeeded": kinds.count("succeeded"),
+                "errored": kinds.count("errored"),
+                "canceled": 0,
+                "expired": kinds.count("expired"),
             },
-            "ended_at": _iso(batch.created + self.delay) if ended else None, "created_at": _iso(batch.created),
-            "expires_at": _iso(batch.created + 86400), "cancel_initiated_at": None, "archived_at": None,
+            "ended_at": _iso(batch.created + self.delay) if ended else None,
+            "created_at": _iso(batch.created),
+            "expires_at": _iso(batch.created + 86400),
+            "cancel_initiated_at": None,
+            "archived_at": None,
             "results_url": f"{self._base_url()}/v1/messages/batches/{batch.id}/results" if ended else None,
         }
 
     # --- processing ------------------------------------------------------------------------
 
     def _new(
-        self, provider: str, prefix: str, lines: list[tuple[str, bytes]], headers: Mapping[str, str],
+        self,
+        provider: str,
+        prefix: str,
+        lines: list[tuple[str, bytes]],
+        headers: Mapping[str, str],
         input_file_id: str | None,
     ) -> _Batch:
         with self._lock:
@@ -296,7 +337,9 @@ class BatchStore:
         return b"".join(line + b"\n" for line in lines)
 
     def _result(self, batch: _Batch, custom_id: str, body: bytes) -> dict[str, Any]:
-        response = self._answer(batch.provider, body, batch.headers, batch.endpoint if batch.provider == "openai" else "")
+        response = self._answer(
+            batch.provider, body, batch.headers, batch.endpoint if batch.provider == "openai" else ""
+        )
         payload = json.loads(response.body)
         if batch.provider == "anthropic":
             if response.status == 200:
@@ -304,16 +347,25 @@ class BatchStore:
             return {"custom_id": custom_id, "result": {"type": "errored", "error": payload}}
         request_id = "req_" + hashlib.sha256(body).hexdigest()[:32]
         return {
-            "id": "batch_req_" + hashlib.sha256(custom_id.encode()).hexdigest()[:24], "custom_id": custom_id,
-            "response": {"status_code": response.status, "request_id": request_id, "body": payload}, "error": None,
+            "id": "batch_req_" + hashlib.sha256(custom_id.encode()).hexdigest()[:24],
+            "custom_id": custom_id,
+            "response": {"status_code": response.status, "request_id": request_id, "body": payload},
+            "error": None,
         }
 
 
 def _expired(provider: str, custom_id: str) -> dict[str, Any]:
     if provider == "anthropic":
         return {"custom_id": custom_id, "result": {"type": "expired"}}
-    return {"id": "batch_req_" + hashlib.sha256(custom_id.encode()).hexdigest()[:24], "custom_id": custom_id, "response": None,
-            "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}
+    return {
+        "id": "batch_req_" + hashlib.sha256(custom_id.encode()).hexdigest()[:24],
+        "custom_id": custom_id,
+        "response": None,
+        "error": {
+            "code": "batch_expired",
+            "message": "This request could not be executed before the completion window expired.",
+        },
+    }
 
 
 def _iso(moment: float) -> str:

@@ -43,8 +43,12 @@ _SIGV4 = re.compile(
     r"^AWS4-HMAC-SHA256 Credential=(?P<key>[A-Z0-9]{16,128})/(?P<date>\d{8})/(?P<region>[a-z0-9-]+)/bedrock/aws4_request, "
     r"SignedHeaders=(?P<signed>[a-z0-9;-]+), Signature=(?P<signature>[0-9a-f]{64})$"
 )
-_SAFE = {"hate": {"filtered": False, "severity": "safe"}, "self_harm": {"filtered": False, "severity": "safe"},
-         "sexual": {"filtered": False, "severity": "safe"}, "violence": {"filtered": False, "severity": "safe"}}
+_SAFE = {
+    "hate": {"filtered": False, "severity": "safe"},
+    "self_harm": {"filtered": False, "severity": "safe"},
+    "sexual": {"filtered": False, "severity": "safe"},
+    "violence": {"filtered": False, "severity": "safe"},
+}
 
 
 def sigv4_access_key(headers: Mapping[str, str]) -> str | None:
@@ -72,19 +76,32 @@ class _Azure(_OpenAI):
         return headers.get("api-key") or _bearer(headers)
 
     def auth_message(self, key: str | None) -> str:
-        return ("Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid "
-                "key for an active subscription and use a correct regional API endpoint for your resource.")
+        return (
+            "Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid "
+            "key for an active subscription and use a correct regional API endpoint for your resource."
+        )
 
     def not_found(self, model: str) -> tuple[int, str]:
-        return 404, ("The API deployment for this resource does not exist. If you created the deployment within the "
-                     "last 5 minutes, please wait a moment and try again.")
+        return 404, (
+            "The API deployment for this resource does not exist. If you created the deployment within the "
+            "last 5 minutes, please wait a moment and try again."
+        )
 
     def parse(self, body: Any, model: str | None, seed: str, size: int) -> Call:
         if model is not None and isinstance(body, dict) and "model" not in body:
             body = {"model": model, **body}  # a deployment route names the model in its path
         call = super().parse(body, None, seed, size)
-        return Call(self.name, model or call.model, call.text, call.images, call.tool, call.forced, seed,
-                    call.input_tokens, call.max_tokens)
+        return Call(
+            self.name,
+            model or call.model,
+            call.text,
+            call.images,
+            call.tool,
+            call.forced,
+            seed,
+            call.input_tokens,
+            call.max_tokens,
+        )
 
     def _message(self, call: Call, reply: dict[str, Any], kind: str | None) -> tuple[dict[str, Any], str]:
         if kind == "refusal":
@@ -100,14 +117,29 @@ class _Azure(_OpenAI):
             filtered["violence"] = {"filtered": True, "severity": "high"}
         for choice in body["choices"]:
             choice["content_filter_results"] = filtered
-        body["prompt_filter_results"] = [{"prompt_index": 0, "content_filter_results": {
-            **_SAFE, "jailbreak": {"filtered": False, "detected": False}}}]
+        body["prompt_filter_results"] = [
+            {
+                "prompt_index": 0,
+                "content_filter_results": {**_SAFE, "jailbreak": {"filtered": False, "detected": False}},
+            }
+        ]
         del body["service_tier"]
-        headers = (*tuple((name, value) for name, value in openai.headers if not name.startswith("openai-")), ("apim-request-id", _uuid(call.seed)), ("x-ms-region", "Loopback"), ("x-ms-deployment-name", call.model), ("x-ms-rai-invoked", "true"))
+        headers = (
+            *tuple((name, value) for name, value in openai.headers if not name.startswith("openai-")),
+            ("apim-request-id", _uuid(call.seed)),
+            ("x-ms-region", "Loopback"),
+            ("x-ms-deployment-name", call.model),
+            ("x-ms-rai-invoked", "true"),
+        )
         return Response(200, headers, compact_json(body))
 
     def error(
-        self, status: int, problem: str, message: str, seed: str, extra: Sequence[tuple[str, str]] = (),
+        self,
+        status: int,
+        problem: str,
+        message: str,
+        seed: str,
+        extra: Sequence[tuple[str, str]] = (),
         refused: BadRequest | None = None,
     ) -> Response:
         if problem in ("auth", "auth_missing"):
@@ -115,17 +147,28 @@ class _Azure(_OpenAI):
         elif problem == "not_found":
             body = {"error": {"type": "invalid_request_error", "code": "DeploymentNotFound", "message": message}}
         elif problem == "rate_limit":
-            body = {"error": {"code": "429", "message": "Requests to the ChatCompletions_Create Operation under Azure "
-                              "OpenAI API have exceeded the call rate limit of your current pricing tier. Please retry "
-                              "after the time the retry-after header names."}}
+            body = {
+                "error": {
+                    "code": "429",
+                    "message": "Requests to the ChatCompletions_Create Operation under Azure "
+                    "OpenAI API have exceeded the call rate limit of your current pricing tier. Please retry "
+                    "after the time the retry-after header names.",
+                }
+            }
         else:
             return super().error(status, problem, message, seed, extra, refused)
         headers = (("content-type", "application/json"), ("apim-request-id", _uuid(seed)), *tuple(extra))
         return Response(status, headers, compact_json(body))
 
     def model_info(self, model: str) -> Any:
-        return {"id": model, "object": "model", "created": 1767225600, "owned_by": "system", "status": "succeeded",
-                "capabilities": {"chat_completion": True, "completion": False, "embeddings": False}}
+        return {
+            "id": model,
+            "object": "model",
+            "created": 1767225600,
+            "owned_by": "system",
+            "status": "succeeded",
+            "capabilities": {"chat_completion": True, "completion": False, "embeddings": False},
+        }
 
 
 class _AzureResponses(_Responses):
@@ -143,14 +186,23 @@ class _AzureResponses(_Responses):
         openai = super().success(call, reply, kind, latency)
         body = json.loads(openai.body)
         body["content_filters"] = [
-            {"blocked": False, "source_type": "prompt", "content_filter_raw": [],
-             "content_filter_results": {**_SAFE, "jailbreak": {"detected": False, "filtered": False}}},
+            {
+                "blocked": False,
+                "source_type": "prompt",
+                "content_filter_raw": [],
+                "content_filter_results": {**_SAFE, "jailbreak": {"detected": False, "filtered": False}},
+            },
             {"blocked": False, "source_type": "completion", "content_filter_raw": [], "content_filter_results": _SAFE},
         ]
         return Response(200, (*openai.headers, ("apim-request-id", _uuid(call.seed))), compact_json(body))
 
     def error(
-        self, status: int, problem: str, message: str, seed: str, extra: Sequence[tuple[str, str]] = (),
+        self,
+        status: int,
+        problem: str,
+        message: str,
+        seed: str,
+        extra: Sequence[tuple[str, str]] = (),
         refused: BadRequest | None = None,
     ) -> Response:
         if problem in ("auth", "auth_missing"):
@@ -176,11 +228,34 @@ _BEDROCK_ERRORS = {
     "overloaded": "ServiceUnavailableException",
     "timeout": "ModelTimeoutException",
 }
-_CONVERSE_KEYS = frozenset({"messages", "system", "inferenceConfig", "toolConfig", "guardrailConfig",
-                            "additionalModelRequestFields", "promptVariables", "additionalModelResponseFieldPaths",
-                            "requestMetadata", "performanceConfig"})
-_BLOCK_KEYS = frozenset({"text", "image", "document", "video", "toolUse", "toolResult", "guardContent", "cachePoint",
-                         "reasoningContent", "citationsContent"})
+_CONVERSE_KEYS = frozenset(
+    {
+        "messages",
+        "system",
+        "inferenceConfig",
+        "toolConfig",
+        "guardrailConfig",
+        "additionalModelRequestFields",
+        "promptVariables",
+        "additionalModelResponseFieldPaths",
+        "requestMetadata",
+        "performanceConfig",
+    }
+)
+_BLOCK_KEYS = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "video",
+        "toolUse",
+        "toolResult",
+        "guardContent",
+        "cachePoint",
+        "reasoningContent",
+        "citationsContent",
+    }
+)
 _FORMATS = frozenset({"png", "jpeg", "gif", "webp"})
 
 
@@ -209,43 +284,58 @@ class _Bedrock(Wire):
             raise BadRequest("1 validation error detected: the request body must be an object")
         unknown = sorted(set(body) - _CONVERSE_KEYS)
         if unknown:
-            raise BadRequest(f"Malformed input request: extraneous key [{unknown[0]}] is not permitted, please reformat "
-                             "your input and try again.")
+            raise BadRequest(
+                f"Malformed input request: extraneous key [{unknown[0]}] is not permitted, please reformat "
+                "your input and try again."
+            )
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
-            raise BadRequest("A conversation must start with a user message. Try again with a conversation that starts "
-                             "with a user message.")
+            raise BadRequest(
+                "A conversation must start with a user message. Try again with a conversation that starts "
+                "with a user message."
+            )
         texts: list[str] = []
         images: list[bytes] = []
         for index, message in enumerate(messages):
             where = f"messages.{index}"
             if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
-                raise BadRequest(f"1 validation error detected: Value at '{where}.role' failed to satisfy constraint: "
-                                 "Member must satisfy enum value set: [user, assistant]")
+                raise BadRequest(
+                    f"1 validation error detected: Value at '{where}.role' failed to satisfy constraint: "
+                    "Member must satisfy enum value set: [user, assistant]"
+                )
             content = message.get("content")
             if not isinstance(content, list) or not content:
-                raise BadRequest(f"1 validation error detected: Value at '{where}.content' failed to satisfy "
-                                 "constraint: Member must have length greater than or equal to 1")
+                raise BadRequest(
+                    f"1 validation error detected: Value at '{where}.content' failed to satisfy "
+                    "constraint: Member must have length greater than or equal to 1"
+                )
             for position, block in enumerate(content):
                 self._block(block, f"{where}.content.{position}", message["role"], texts, images)
         if messages[-1].get("role") != "user":
-            raise BadRequest("The model returned the following errors: Your API request included an `assistant` message "
-                             "in the final position, which would pre-fill the `assistant` response. When using tools, "
-                             "pre-filling the `assistant` response is not supported.")
+            raise BadRequest(
+                "The model returned the following errors: Your API request included an `assistant` message "
+                "in the final position, which would pre-fill the `assistant` response. When using tools, "
+                "pre-filling the `assistant` response is not supported."
+            )
         system = body.get("system", [])
-        if not isinstance(system, list) or not all(isinstance(b, dict) and set(b) <= {"text", "cachePoint", "guardContent"}
-                                                   for b in system):
+        if not isinstance(system, list) or not all(
+            isinstance(b, dict) and set(b) <= {"text", "cachePoint", "guardContent"} for b in system
+        ):
             raise BadRequest("1 validation error detected: Value at 'system' failed to satisfy constraint")
         tool, forced = self._tool(body.get("toolConfig"))
         config = body.get("inferenceConfig")
         limit = _limit(config, ("maxTokens",))
-        return Call(self.name, model or "", "\n\n".join(texts), tuple(images), tool, forced, seed, max(1, size // 4), limit)
+        return Call(
+            self.name, model or "", "\n\n".join(texts), tuple(images), tool, forced, seed, max(1, size // 4), limit
+        )
 
     def _block(self, block: Any, at: str, role: str, texts: list[str], images: list[bytes]) -> None:
         if not isinstance(block, dict) or len(block) != 1 or next(iter(block)) not in _BLOCK_KEYS:
-            raise BadRequest(f"1 validation error detected: Value at '{at}' failed to satisfy constraint: a content block "
-                             f"holds exactly one of {', '.join(sorted(_BLOCK_KEYS))}")
-        (kind, value), = block.items()
+            raise BadRequest(
+                f"1 validation error detected: Value at '{at}' failed to satisfy constraint: a content block "
+                f"holds exactly one of {', '.join(sorted(_BLOCK_KEYS))}"
+            )
+        ((kind, value),) = block.items()
         if kind == "text":
             if not isinstance(value, str):
                 raise BadRequest(f"1 validation error detected: Value at '{at}.text' must be a string")
@@ -258,14 +348,19 @@ class _Bedrock(Wire):
             images.append(_decode_image(source.get("bytes"), f"{at}.image.source.bytes"))
         elif kind == "toolUse":
             if role != "assistant" or not isinstance(value, dict) or not {"toolUseId", "name", "input"} <= set(value):
-                raise BadRequest(f"1 validation error detected: Value at '{at}.toolUse' must be an assistant's "
-                                 "{toolUseId, name, input}")
+                raise BadRequest(
+                    f"1 validation error detected: Value at '{at}.toolUse' must be an assistant's "
+                    "{toolUseId, name, input}"
+                )
         elif kind == "toolResult":
             results = value.get("content") if isinstance(value, dict) else None
             if role != "user" or not isinstance(value.get("toolUseId"), str) or not isinstance(results, list):
-                raise BadRequest(f"1 validation error detected: Value at '{at}.toolResult' must be a user's "
-                                 "{toolUseId, content}")
-            texts += [json.dumps(r["json"]) if "json" in r else str(r.get("text", "")) for r in results if isinstance(r, dict)]
+                raise BadRequest(
+                    f"1 validation error detected: Value at '{at}.toolResult' must be a user's {{toolUseId, content}}"
+                )
+            texts += [
+                json.dumps(r["json"]) if "json" in r else str(r.get("text", "")) for r in results if isinstance(r, dict)
+            ]
         elif kind == "cachePoint" and value != {"type": "default"}:
             raise BadRequest(f"1 validation error detected: Value at '{at}.cachePoint.type' must be default")
 
@@ -277,10 +372,16 @@ class _Bedrock(Wire):
         for tool in tools if isinstance(tools, list) else [None]:
             spec = tool.get("toolSpec") if isinstance(tool, dict) else None
             schema = spec.get("inputSchema") if isinstance(spec, dict) else None
-            if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not isinstance(schema, dict) \
-                    or "json" not in schema:
-                raise BadRequest("1 validation error detected: Value at 'toolConfig.tools' must be toolSpec "
-                                 "{name, inputSchema: {json}}")
+            if (
+                not isinstance(spec, dict)
+                or not isinstance(spec.get("name"), str)
+                or not isinstance(schema, dict)
+                or "json" not in schema
+            ):
+                raise BadRequest(
+                    "1 validation error detected: Value at 'toolConfig.tools' must be toolSpec "
+                    "{name, inputSchema: {json}}"
+                )
             names.append(spec["name"])
         choice = config.get("toolChoice")
         if isinstance(choice, dict) and "tool" in choice:
@@ -308,8 +409,15 @@ class _Bedrock(Wire):
         elif call.tool is not None and kind != "prose":
             if kind == "text_before_tool":
                 content.append({"text": "I'll record my scores with the tool."})
-            content.append({"toolUse": {"toolUseId": "tooluse_" + _token_id(call.seed + "tool", 22), "name": call.tool,
-                                        "input": reply}})
+            content.append(
+                {
+                    "toolUse": {
+                        "toolUseId": "tooluse_" + _token_id(call.seed + "tool", 22),
+                        "name": call.tool,
+                        "input": reply,
+                    }
+                }
+            )
             stop = "tool_use"
         else:
             content.append({"text": reply_text if kind != "fenced" else f"```json\n{reply_text}\n```"})
@@ -318,18 +426,32 @@ class _Bedrock(Wire):
             "metrics": {"latencyMs": int(latency * 1000)},
             "output": {"message": {"content": content, "role": "assistant"}},
             "stopReason": stop,
-            "usage": {"inputTokens": call.input_tokens, "outputTokens": output, "totalTokens": call.input_tokens + output},
+            "usage": {
+                "inputTokens": call.input_tokens,
+                "outputTokens": output,
+                "totalTokens": call.input_tokens + output,
+            },
         }
         headers = (("content-type", "application/json"), ("x-amzn-requestid", _uuid(call.seed)))
         return Response(200, headers, compact_json(body))
 
     def error(
-        self, status: int, problem: str, message: str, seed: str, extra: Sequence[tuple[str, str]] = (),
+        self,
+        status: int,
+        problem: str,
+        message: str,
+        seed: str,
+        extra: Sequence[tuple[str, str]] = (),
         refused: BadRequest | None = None,
     ) -> Response:
         kind = _BEDROCK_ERRORS[problem]
         service = "com.amazon.coral.service" if problem.startswith("auth") else "com.amazon.bedrock"
-        headers = (("content-type", "application/json"), ("x-amzn-errortype", f"{kind}:http://internal.amazon.com/coral/{service}/"), ("x-amzn-requestid", _uuid(seed)), *tuple(extra))
+        headers = (
+            ("content-type", "application/json"),
+            ("x-amzn-errortype", f"{kind}:http://internal.amazon.com/coral/{service}/"),
+            ("x-amzn-requestid", _uuid(seed)),
+            *tuple(extra),
+        )
         if problem == "rate_limit":
             message = "Too many requests, please wait before trying again."
         return Response(status, headers, compact_json({"message": message}))
@@ -353,15 +475,19 @@ class _VertexGemini(_Google):
         return _bearer(headers) or headers.get("x-goog-api-key")
 
     def auth_message(self, key: str | None) -> str:
-        return ("Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other "
-                "valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.")
+        return (
+            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other "
+            "valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+        )
 
     def auth_status(self, key: str | None) -> int:
         return 401
 
     def not_found(self, model: str) -> tuple[int, str]:
-        return 404, (f"Publisher Model `projects/ora-test/locations/us-central1/publishers/google/models/{model}` "
-                     "was not found or your project does not have access to it.")
+        return 404, (
+            f"Publisher Model `projects/ora-test/locations/us-central1/publishers/google/models/{model}` "
+            "was not found or your project does not have access to it."
+        )
 
     def success(self, call: Call, reply: dict[str, Any], kind: str | None, latency: float) -> Response:
         gemini = super().success(call, reply, kind, latency)
@@ -371,24 +497,47 @@ class _VertexGemini(_Google):
         return Response(200, gemini.headers, compact_json(body))
 
     def error(
-        self, status: int, problem: str, message: str, seed: str, extra: Sequence[tuple[str, str]] = (),
+        self,
+        status: int,
+        problem: str,
+        message: str,
+        seed: str,
+        extra: Sequence[tuple[str, str]] = (),
         refused: BadRequest | None = None,
     ) -> Response:
         if problem in ("auth", "auth_missing"):
-            error = {"code": 401, "message": message, "status": "UNAUTHENTICATED", "details": [{
-                "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "ACCESS_TOKEN_TYPE_UNSUPPORTED",
-                "metadata": {"method": "google.cloud.aiplatform.v1.PredictionService.GenerateContent",
-                             "service": "aiplatform.googleapis.com"}}]}
-            headers = (("content-type", "application/json; charset=UTF-8"),
-                       ("www-authenticate", 'Bearer realm="https://accounts.google.com/", error="invalid_token"'))
+            error = {
+                "code": 401,
+                "message": message,
+                "status": "UNAUTHENTICATED",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                        "reason": "ACCESS_TOKEN_TYPE_UNSUPPORTED",
+                        "metadata": {
+                            "method": "google.cloud.aiplatform.v1.PredictionService.GenerateContent",
+                            "service": "aiplatform.googleapis.com",
+                        },
+                    }
+                ],
+            }
+            headers = (
+                ("content-type", "application/json; charset=UTF-8"),
+                ("www-authenticate", 'Bearer realm="https://accounts.google.com/", error="invalid_token"'),
+            )
             return Response(401, headers + tuple(extra), compact_json({"error": error}))
         return super().error(status, problem, message, seed, extra, refused)
 
     def model_info(self, model: str) -> Any:
         publisher = "anthropic" if model.startswith("claude") else "google"
-        return {"name": f"publishers/{publisher}/models/{model}", "versionId": "001", "openSourceCategory": "PROPRIETARY",
-                "launchStage": "GA", "publisherModelTemplate": f"projects/{{project}}/locations/{{location}}/publishers/"
-                f"{publisher}/models/{model}@{{version}}"}
+        return {
+            "name": f"publishers/{publisher}/models/{model}",
+            "versionId": "001",
+            "openSourceCategory": "PROPRIETARY",
+            "launchStage": "GA",
+            "publisherModelTemplate": f"projects/{{project}}/locations/{{location}}/publishers/"
+            f"{publisher}/models/{model}@{{version}}",
+        }
 
     def model_list(self, models: Sequence[str]) -> Any:
         return {"publisherModels": [self.model_info(m) for m in models]}
@@ -418,8 +567,17 @@ class _VertexClaude(_Anthropic):
             raise BadRequest("model: Extra inputs are not permitted (the model is named in the URL)", "model")
         rest = {key: value for key, value in body.items() if key != "anthropic_version"}
         call = super().parse({"model": model or "", **rest}, None, seed, size)
-        return Call(self.name, call.model, call.text, call.images, call.tool, call.forced, seed, call.input_tokens,
-                    call.max_tokens)
+        return Call(
+            self.name,
+            call.model,
+            call.text,
+            call.images,
+            call.tool,
+            call.forced,
+            seed,
+            call.input_tokens,
+            call.max_tokens,
+        )
 
     def success(self, call: Call, reply: dict[str, Any], kind: str | None, latency: float) -> Response:
         anthropic = super().success(call, reply, kind, latency)
@@ -430,7 +588,12 @@ class _VertexClaude(_Anthropic):
         return Response(200, headers, compact_json(body))
 
     def error(
-        self, status: int, problem: str, message: str, seed: str, extra: Sequence[tuple[str, str]] = (),
+        self,
+        status: int,
+        problem: str,
+        message: str,
+        seed: str,
+        extra: Sequence[tuple[str, str]] = (),
         refused: BadRequest | None = None,
     ) -> Response:
         if problem in ("auth", "auth_missing", "not_found"):

@@ -47,7 +47,44 @@ _MARKERS = re.compile(r"\b(?:" + "|".join(REASONING_MARKERS) + r")\b", re.IGNORE
 _CONTENT_WORD = re.compile(r"[a-z]{5,}")
 # Common long words that say nothing about the prompt's subject.
 _STOPWORDS = frozenset(
-    ["about", "above", "after", "again", "against", "among", "because", "before", "being", "below", "between", "could", "doing", "during", "every", "given", "other", "their", "there", "these", "those", "through", "under", "until", "which", "while", "would", "should", "where", "whose", "within", "without", "please", "answer", "using", "based"]
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "among",
+        "because",
+        "before",
+        "being",
+        "below",
+        "between",
+        "could",
+        "doing",
+        "during",
+        "every",
+        "given",
+        "other",
+        "their",
+        "there",
+        "these",
+        "those",
+        "through",
+        "under",
+        "until",
+        "which",
+        "while",
+        "would",
+        "should",
+        "where",
+        "whose",
+        "within",
+        "without",
+        "please",
+        "answer",
+        "using",
+        "based",
+    ]
 )
 
 _FILLER = frozenset(["question", "asks", "asked", "this", "that", "what", "here", "answer", "your"])
@@ -107,7 +144,11 @@ def _normal(text: str) -> str:
 
 
 def features(
-    specification: str, prompt: str, answer: str, technique: str = "", reference: str | None = None,
+    specification: str,
+    prompt: str,
+    answer: str,
+    technique: str = "",
+    reference: str | None = None,
     prompt_points: bool = False,
 ) -> Features:
     """The surface features of an answer against its spec and prompt.
@@ -189,7 +230,8 @@ def _notes(found: Features, artifact: str) -> dict[str, str]:
             "completeness": f"Covers {found.coverage:.0%} of the {found.points_source}'s key terms in {_plural(found.words, 'word')}{artifact}.",
             "relevance": f"Reuses {found.shared_words} of {_plural(found.prompt_words, 'content word')} from the prompt.",
             "calibration": f"Names {_plural(len(found.hedges), 'hedge or assumption term')}"
-                           + (f" ({', '.join(found.hedges)})" if found.hedges else "") + ".",
+            + (f" ({', '.join(found.hedges)})" if found.hedges else "")
+            + ".",
         }
     if found.steps:
         fidelity = f"Executes {len(found.found)} of {_plural(len(found.steps), 'method step')}"
@@ -271,8 +313,17 @@ def reply_shape(body: Any) -> Shape:
     low, high = float(first.get("minimum", 0)), float(first.get("maximum", 10))
     echo, checklist = "configuration" in schema["properties"], "findings" in schema["properties"]
     compare = _find_schema(body, "contestants") is not None
-    return Shape(names or CRITERIA, low, high, step, echo, checklist, compare, "behaviors" in schema["properties"],
-                 bands=_bands(schema["properties"].get("overall_verdict")))
+    return Shape(
+        names or CRITERIA,
+        low,
+        high,
+        step,
+        echo,
+        checklist,
+        compare,
+        "behaviors" in schema["properties"],
+        bands=_bands(schema["properties"].get("overall_verdict")),
+    )
 
 
 def _bands(verdict: Any) -> tuple[tuple[str, float | None], ...]:
@@ -316,7 +367,11 @@ def _number(value: float) -> float | int:
 
 
 def judge_reply(
-    text: str, model: str, images: Sequence[bytes] = (), shape: Shape = ORA_SHAPE, prefer_first: bool = False,
+    text: str,
+    model: str,
+    images: Sequence[bytes] = (),
+    shape: Shape = ORA_SHAPE,
+    prefer_first: bool = False,
     plain: bool = True,
 ) -> dict[str, Any]:
     """The reply object for a rendered judge packet, echoing its entry_key and configuration.
@@ -347,7 +402,11 @@ def judge_reply(
         notes = _empty_notes(artifact)
     else:
         found = features(
-            sections.get("SPECIFICATION", ""), sections.get("PROMPT", ""), answer, technique, sections.get("REFERENCE"),
+            sections.get("SPECIFICATION", ""),
+            sections.get("PROMPT", ""),
+            answer,
+            technique,
+            sections.get("REFERENCE"),
             prompt_points=plain and "SPECIFICATION" not in sections,
         )
         base = _base_scores(found)
@@ -382,12 +441,20 @@ def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -
     if shape.echo_configuration:
         reply["configuration"] = configuration
     if shape.checklist:
-        reply.update(judge_model=model, **checklist_answers(text, model, entry_key, configuration), scores=scores,
-                     assessment=seed000["impression"])
+        reply.update(
+            judge_model=model,
+            **checklist_answers(text, model, entry_key, configuration),
+            scores=scores,
+            assessment=seed000["impression"],
+        )
         return reply
     if shape.behavior:
-        reply.update(judge_model=model, **behavior_answers(text, model, entry_key, configuration), scores=scores,
-                     assessment=seed000["impression"])
+        reply.update(
+            judge_model=model,
+            **behavior_answers(text, model, entry_key, configuration),
+            scores=scores,
+            assessment=seed000["impression"],
+        )
         return reply
     reply.update(judge_model=model, scores=scores, notes=notes, impression=seed000["impression"])
     if shape.bands:
@@ -412,12 +479,17 @@ def checklist_answers(text: str, model: str, entry_key: str, configuration: str)
     sections = read_sections(text)
     listed = [match.group("id") for match in _LISTED.finditer(sections.get("CHECKLIST", ""))]
     answer = sections.get("ANSWER", "")
-    findings = [{"id": name, "found": hit, "evidence": quote} for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)]
+    findings = [
+        {"id": name, "found": hit, "evidence": quote}
+        for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)
+    ]
     novel, false = [], []
     for match in _TAGGED.finditer(answer):
         tag, claim = match.group("tag"), match.group("text").strip()
         if tag == "NEW":
-            novel.append({"description": claim, "valid": True, "reasoning": "a real defect the checklist does not list"})
+            novel.append(
+                {"description": claim, "valid": True, "reasoning": "a real defect the checklist does not list"}
+            )
         elif tag not in listed:
             false.append({"claim": claim, "why_invalid": f"{tag} names no defect in the code under review"})
     return {"findings": findings, "novel": novel, "false_positives": false}
@@ -445,13 +517,21 @@ def compare_reply(text: str, model: str, shape: Shape, prefer_first: bool = Fals
         winner = "response-1" if totals[0] > totals[1] else "response-2"
         why = f"{winner} sums to {max(totals):g} over the criteria against {min(totals):g}."
     entry_key = read_header(text).get("entry_key", "")
-    return {"entry_key": entry_key, "judge_model": model, "contestants": contestants, "winner": winner, "justification": why}
+    return {
+        "entry_key": entry_key,
+        "judge_model": model,
+        "contestants": contestants,
+        "winner": winner,
+        "justification": why,
+    }
 
 
 _NONCE = "0" * 16
 
 
-def _seen(listed: Sequence[str], answer: str, model: str, entry_key: str, configuration: str) -> list[tuple[str, bool, str]]:
+def _seen(
+    listed: Sequence[str], answer: str, model: str, entry_key: str, configuration: str
+) -> list[tuple[str, bool, str]]:
     """(id, seen, evidence): `[ID]` lines are seen by every judge; a bare mention only when the judge's offset allows."""
     tagged = {match.group("tag"): match.group(0).strip() for match in _TAGGED.finditer(answer)}
     seen = []
@@ -474,8 +554,10 @@ def behavior_answers(text: str, model: str, entry_key: str, configuration: str) 
     groups = {}
     for field, part in (("behaviors", baseline_text), ("bonus", bonus_text)):
         listed = [match.group("id") for match in _LISTED.finditer(part)]
-        groups[field] = [{"id": name, "demonstrated": hit, "evidence": quote}
-                         for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)]
+        groups[field] = [
+            {"id": name, "demonstrated": hit, "evidence": quote}
+            for name, hit, quote in _seen(listed, answer, model, entry_key, configuration)
+        ]
     return groups
 
 
@@ -492,7 +574,9 @@ def coherence_reply(text: str, model: str, shape: Shape) -> dict[str, Any]:
     header, sections = read_header(text), read_sections(text)
     entry_key, configuration = header.get("entry_key", ""), header.get("configuration", "")
     story = _STORY.search(sections.get("SM", ""))
-    carried = 0 if story is None else sum(story.group(0) in sections.get(name, "") for name in ("TEA", "DEV", "REVIEWER"))
+    carried = (
+        0 if story is None else sum(story.group(0) in sections.get(name, "") for name in ("TEA", "DEV", "REVIEWER"))
+    )
     level = {3: 0, 2: 1}.get(carried, 2)
     if judge_offset(model, entry_key, configuration, "coherence") < 0:
         level = min(level + 1, 2)
@@ -500,7 +584,11 @@ def coherence_reply(text: str, model: str, shape: Shape) -> dict[str, Any]:
     if shape.echo_configuration:
         reply["configuration"] = configuration
     named = story.group(0) if story else "(none)"
-    carrying = [name.lower() for name in ("TEA", "DEV", "REVIEWER") if story is not None and story.group(0) in sections.get(name, "")]
+    carrying = [
+        name.lower()
+        for name in ("TEA", "DEV", "REVIEWER")
+        if story is not None and story.group(0) in sections.get(name, "")
+    ]
     reasoning = (
         f"{carried} of the 3 later phases carry the story id {named} that the SM phase opened"
         f" ({', '.join(carrying) or 'none of tea, dev, reviewer'}): a chain whose phases keep to one story reads as one "

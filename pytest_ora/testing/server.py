@@ -91,7 +91,9 @@ QUIRK_FAULTS: tuple[str, ...] = ("gzip", "leading_whitespace", "thinking_first",
 HOSTILE_FAULTS: tuple[str, ...] = ("rewrite", "trickle", "bogus_gzip")
 """A mutating proxy's faults: a 2xx body rewritten by `Fault.rewrite`, a body sent one byte per
 `Fault.delay` seconds, a `content-encoding: gzip` header on a body that is not gzip."""
-FAULT_KINDS: tuple[str, ...] = STATUS_FAULTS + TRANSPORT_FAULTS + INVALID_FAULTS + BLANK_FAULTS + QUIRK_FAULTS + HOSTILE_FAULTS
+FAULT_KINDS: tuple[str, ...] = (
+    STATUS_FAULTS + TRANSPORT_FAULTS + INVALID_FAULTS + BLANK_FAULTS + QUIRK_FAULTS + HOSTILE_FAULTS
+)
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,10 @@ def _biased(reply: dict[str, Any], bias: Mapping[str, float], shape: Any) -> dic
     scores = reply.get("scores")
     if not bias or not isinstance(scores, dict):
         return reply
-    moved = {name: min(shape.high, max(shape.low, value + bias[name])) if name in bias else value for name, value in scores.items()}
+    moved = {
+        name: min(shape.high, max(shape.low, value + bias[name])) if name in bias else value
+        for name, value in scores.items()
+    }
     return {**reply, "scores": moved}
 
 
@@ -655,7 +660,9 @@ class ReferenceJudge:
         assert self.rate_limit is not None
         return decision.headers(wire.name, announce=self.rate_limit.announce)
 
-    def _answer_offline(self, provider: str, body: bytes, headers: Mapping[str, str], path: str | None = None) -> Response:
+    def _answer_offline(
+        self, provider: str, body: bytes, headers: Mapping[str, str], path: str | None = None
+    ) -> Response:
         """A batch request's answer: what the same request sent live would get, without latency or rate limit."""
         wire = RESPONSES if path == _RESPONSES_PATH else WIRES[provider]
         path = path or ("/v1/messages" if provider == "anthropic" else "/v1/chat/completions")
@@ -691,7 +698,9 @@ class ReferenceJudge:
         else:
             shape = reply_shape(body)
             reply = judge_reply(call.text, call.model, call.images, shape, self.prefer_first)
-            reply = _spoil(_jittered(_biased(reply, self.bias, shape), self.jitter, f"{self.jitter_seed}:{seed}", shape), spoiler)
+            reply = _spoil(
+                _jittered(_biased(reply, self.bias, shape), self.jitter, f"{self.jitter_seed}:{seed}", shape), spoiler
+            )
             size = estimate_tokens(compact_json(reply).decode())
         if kind is None and limit is not None and size > limit:
             kind = "truncated"  # the request's own output limit cuts the reply, as a real model's would
@@ -800,13 +809,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rpm", type=float, default=None, help="requests per minute per provider and key (429 beyond)")
     parser.add_argument("--rps", type=float, default=None, help="requests per second per provider and key (--rpm x 60)")
     parser.add_argument(
-        "--rate-headers", choices=("provider", "none"), default="provider",
+        "--rate-headers",
+        choices=("provider", "none"),
+        default="provider",
         help="what a rate-limited response announces: the providers' headers, or none (a 429's retry-after only)",
     )
     parser.add_argument("--batch-delay", type=float, default=0.5, help="seconds until a submitted batch has ended")
-    parser.add_argument("--prefer-first", action="store_true", help="position-biased: always prefer the first compared response")
-    parser.add_argument("--jitter", type=float, default=0.0,
-                        help="a noisy judge on purpose: sd in points of seeded noise added to every score (judge samples)")
+    parser.add_argument(
+        "--prefer-first", action="store_true", help="position-biased: always prefer the first compared response"
+    )
+    parser.add_argument(
+        "--jitter",
+        type=float,
+        default=0.0,
+        help="a noisy judge on purpose: sd in points of seeded noise added to every score (judge samples)",
+    )
     parser.add_argument("--jitter-seed", type=int, default=0, help="seed of --jitter's noise")
     options = parser.parse_args(argv)
     if options.rpm is not None and options.rps is not None:
@@ -820,9 +837,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         keys[provider] = key
     try:
         judge = ReferenceJudge(
-            keys, options.latency, models=options.model, host=options.host, port=options.port,
-            verbose=options.verbose, rpm=rpm, rate_headers=options.rate_headers == "provider", batch_delay=options.batch_delay,
-            prefer_first=options.prefer_first, jitter=options.jitter, jitter_seed=options.jitter_seed,
+            keys,
+            options.latency,
+            models=options.model,
+            host=options.host,
+            port=options.port,
+            verbose=options.verbose,
+            rpm=rpm,
+            rate_headers=options.rate_headers == "provider",
+            batch_delay=options.batch_delay,
+            prefer_first=options.prefer_first,
+            jitter=options.jitter,
+            jitter_seed=options.jitter_seed,
         )
     except ValueError as error:
         parser.error(str(error))
@@ -836,8 +862,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             pass
     refused = judge.rate_limit.refused if judge.rate_limit is not None else 0
-    print(f"served {judge.calls} judge calls; {refused} answered 429 by the rate limit; "
-          f"{len(judge.batches.created)} batches created", flush=True)
+    print(
+        f"served {judge.calls} judge calls; {refused} answered 429 by the rate limit; "
+        f"{len(judge.batches.created)} batches created",
+        flush=True,
+    )
     for line in judge.rate_limit.summary() if judge.rate_limit is not None else ():
         print(line, flush=True)
     return 0

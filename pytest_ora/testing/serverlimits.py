@@ -50,7 +50,10 @@ class Decision:
             headers = [
                 ("x-ratelimit-limit-requests", str(self.limit)),
                 ("x-ratelimit-remaining-requests", str(self.remaining)),
-                ("x-ratelimit-reset-requests", f"{int(self.reset * 1000)}ms" if self.reset < 1 else f"{self.reset:.3f}s"),
+                (
+                    "x-ratelimit-reset-requests",
+                    f"{int(self.reset * 1000)}ms" if self.reset < 1 else f"{self.reset:.3f}s",
+                ),
             ]
         else:
             headers = []

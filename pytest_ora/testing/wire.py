@@ -151,7 +151,7 @@ def _reset_time(seconds: float) -> str:
 def _masked(key: str) -> str:
     """A key as OpenAI shows it in errors, never whole."""
     show = min(4, len(key) // 4)
-    return f"{key[:show]}****{key[len(key) - show:] if show else ''}"
+    return f"{key[:show]}****{key[len(key) - show :] if show else ''}"
 
 
 # --- reply content, shared by the wire formats ---------------------------------------------
@@ -411,8 +411,13 @@ class _Anthropic(Wire):
 
     def model_info(self, model: str) -> Any:
         title = model.replace("-", " ").title()
-        return {"type": "model", "id": model, "display_name": title, "created_at": "2026-01-01T00:00:00Z",
-                "lifecycle": "active"}
+        return {
+            "type": "model",
+            "id": model,
+            "display_name": title,
+            "created_at": "2026-01-01T00:00:00Z",
+            "lifecycle": "active",
+        }
 
     def model_list(self, models: Sequence[str]) -> Any:
         data = [self.model_info(m) for m in models]
@@ -889,19 +894,25 @@ class _Responses(_OpenAI):
                     texts.append(part["text"])
                 elif kind == "input_image":
                     if part.get("detail") not in ("auto", "low", "high"):
-                        raise BadRequest(f"Missing required parameter: '{at}.detail'.", f"{at}.detail",
-                                         code="missing_required_parameter")
+                        raise BadRequest(
+                            f"Missing required parameter: '{at}.detail'.",
+                            f"{at}.detail",
+                            code="missing_required_parameter",
+                        )
                     url = part.get("image_url")
                     if isinstance(url, str) and url.startswith("data:"):
                         images.append(_decode_image(url.partition(",")[2], f"{at}.image_url"))
                 else:
                     raise BadRequest(f"Invalid value for '{at}.type'.", f"{at}.type", code="invalid_value")
         fmt = body.get("text", {}).get("format") if isinstance(body.get("text"), dict) else None
-        if fmt is not None and (not isinstance(fmt, dict) or fmt.get("type") not in ("text", "json_object", "json_schema")):
+        if fmt is not None and (
+            not isinstance(fmt, dict) or fmt.get("type") not in ("text", "json_object", "json_schema")
+        ):
             raise BadRequest("Invalid value for 'text.format.type'.", "text.format.type", code="invalid_value")
         if isinstance(fmt, dict) and fmt.get("type") == "json_schema" and not isinstance(fmt.get("name"), str):
-            raise BadRequest("Missing required parameter: 'text.format.name'.", "text.format.name",
-                             code="missing_required_parameter")
+            raise BadRequest(
+                "Missing required parameter: 'text.format.name'.", "text.format.name", code="missing_required_parameter"
+            )
         limit = _limit(body, ("max_output_tokens",))
         return Call(self.name, model, "\n\n".join(texts), tuple(images), None, False, seed, max(1, size // 4), limit)
 
@@ -922,10 +933,15 @@ class _Responses(_OpenAI):
         if kind == "thinking_first":
             reasoning = estimate_tokens(_THINKING)
             output.append({"id": "rs_" + _token_id(call.seed + "rs", 40), "type": "reasoning", "summary": []})
-        output.append({
-            "id": "msg_" + _token_id(call.seed + "msg", 40), "type": "message", "status": status,
-            "content": content, "role": "assistant",
-        })
+        output.append(
+            {
+                "id": "msg_" + _token_id(call.seed + "msg", 40),
+                "type": "message",
+                "status": status,
+                "content": content,
+                "role": "assistant",
+            }
+        )
         produced = estimate_tokens(json.dumps(content)) + reasoning
         body = {
             "id": "resp_" + _token_id(call.seed, 40),
@@ -983,8 +999,11 @@ def anthropic_token_headers(input_tokens: int, output_tokens: int) -> list[tuple
     """
     reset = _reset_time(60)
     headers = []
-    for name, limit, used in (("input-tokens", 2_000_000, input_tokens), ("output-tokens", 400_000, output_tokens),
-                              ("tokens", 2_400_000, input_tokens + output_tokens)):
+    for name, limit, used in (
+        ("input-tokens", 2_000_000, input_tokens),
+        ("output-tokens", 400_000, output_tokens),
+        ("tokens", 2_400_000, input_tokens + output_tokens),
+    ):
         headers += [
             (f"anthropic-ratelimit-{name}-limit", str(limit)),
             (f"anthropic-ratelimit-{name}-remaining", str(max(limit - used, 0))),

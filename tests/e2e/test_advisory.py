@@ -57,19 +57,31 @@ UNKNOWNS = {
     "missing": [
         (None, "missing: record is missing"),
         (lambda r: r.pop("execution"), "missing: record.execution is missing"),
-        (lambda r: r["cases"][PROFILE].pop("rollback"), "missing: cases.profile-captured-correction.rollback is missing"),
+        (
+            lambda r: r["cases"][PROFILE].pop("rollback"),
+            "missing: cases.profile-captured-correction.rollback is missing",
+        ),
     ],
     "malformed": [
-        (lambda r: r["binding"].update(candidate_sha="HEAD"), "malformed: binding.candidate_sha is not a 40-hex commit SHA"),
+        (
+            lambda r: r["binding"].update(candidate_sha="HEAD"),
+            "malformed: binding.candidate_sha is not a 40-hex commit SHA",
+        ),
         (lambda r: r.update(schema="opencode-advisory-observation.2"), "malformed: record.schema is not"),
         (lambda r: r["cases"][PROFILE].update(relevant_rule_precision=1.5), "is not a precision between 0 and 1"),
-        (lambda r: r["cases"][PROFILE].update(captured_corrections=[{"verified": False}]),
-         "carries 0 verified of 1 captured corrections, not exactly one verified"),
-        (lambda r: r["cases"][PROFILE].update(captured_corrections=[{"verified": True}, {"verified": True}]),
-         "carries 2 verified of 2 captured corrections"),
+        (
+            lambda r: r["cases"][PROFILE].update(captured_corrections=[{"verified": False}]),
+            "carries 0 verified of 1 captured corrections, not exactly one verified",
+        ),
+        (
+            lambda r: r["cases"][PROFILE].update(captured_corrections=[{"verified": True}, {"verified": True}]),
+            "carries 2 verified of 2 captured corrections",
+        ),
         (lambda r: r.update(prompt="You are OpenCode ..."), "record holds 1 field(s) outside the schema"),
-        (lambda r: r["execution"].update(stack="Traceback /home/dev/.config/opencode/auth.json"),
-         "execution holds 1 field(s) outside the schema; the evaluator receives no prompts, outputs, paths, tokens"),
+        (
+            lambda r: r["execution"].update(stack="Traceback /home/dev/.config/opencode/auth.json"),
+            "execution holds 1 field(s) outside the schema; the evaluator receives no prompts, outputs, paths, tokens",
+        ),
     ],
     "mismatched": [
         (lambda r: r["binding"].update(base_sha="0" * 40), "mismatched: binding.base_sha is not the configured one"),
@@ -94,8 +106,10 @@ UNKNOWNS = {
 }
 
 
-@pytest.mark.parametrize(("cause", "change", "reason"),
-                         [(cause, change, reason) for cause, cases in UNKNOWNS.items() for change, reason in cases])
+@pytest.mark.parametrize(
+    ("cause", "change", "reason"),
+    [(cause, change, reason) for cause, cases in UNKNOWNS.items() for change, reason in cases],
+)
 def test_each_cause_of_unknown(cause: str, change: Any, reason: str) -> None:
     evidence: Any = None if change is None else [record(), record()] if change == "two" else record(change)
     result = observe(evidence, BINDING)
@@ -118,7 +132,9 @@ def test_a_binding_file_must_name_a_supported_model() -> None:
 
 @pytest.fixture
 def example(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(EXAMPLE, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+    shutil.copytree(
+        EXAMPLE, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__")
+    )
     return pytester
 
 
@@ -177,4 +193,7 @@ def test_a_flipped_result_fails_verify(example: pytest.Pytester, capsys: pytest.
     capsys.readouterr()
 
     assert main(["verify", str(out)]) == 1
-    assert f"{flipped['capture_id']} is 'PASS (all 6 hold)', but ledger.jsonl has 'UNKNOWN (abnormal:" in capsys.readouterr().out
+    assert (
+        f"{flipped['capture_id']} is 'PASS (all 6 hold)', but ledger.jsonl has 'UNKNOWN (abnormal:"
+        in capsys.readouterr().out
+    )

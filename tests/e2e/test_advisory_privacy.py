@@ -32,8 +32,13 @@ def _hostile_project(tmp_path: Path) -> Path:
     for index, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         item = json.loads(line)
         if index in (0, 1):  # the PASS and the FAIL record, each given texts beside it
-            item.update(prompt=PLANTED["prompt"], answer=PLANTED["answer"], context=PLANTED["context"],
-                        metadata={"note": PLANTED["metadata"]}, raw_transcript=PLANTED["top"])
+            item.update(
+                prompt=PLANTED["prompt"],
+                answer=PLANTED["answer"],
+                context=PLANTED["context"],
+                metadata={"note": PLANTED["metadata"]},
+                raw_transcript=PLANTED["top"],
+            )
         if index == 2:  # a record with a field outside the schema
             item["evidence"] = {**json.loads(lines[0])["evidence"], "raw_diagnostic": PLANTED["record"]}
         lines.append(json.dumps(item))
@@ -50,9 +55,25 @@ def test_a_hostile_advisory_bundle_writes_none_of_its_planted_text_only_that_it_
 
     # When the run writes every output
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", str(project), "-p", "no:cacheprovider", "--rootdir", str(project),
-         "-c", str(project / "pytest.ini"), "--ora-out", str(out)],
-        cwd=project, env=environment, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(project),
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(project),
+            "-c",
+            str(project / "pytest.ini"),
+            "--ora-out",
+            str(out),
+        ],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode in (0, 1), result.stdout + result.stderr
 
@@ -69,7 +90,14 @@ def test_a_hostile_advisory_bundle_writes_none_of_its_planted_text_only_that_it_
     advisory = (out / "ADVISORY-RESULT.md").read_text(encoding="utf-8")
     assert "carries a prompt, an output, context or an artifact path" in advisory
     results = {r["capture_id"]: r for r in json.loads((out / "advisory.json").read_text(encoding="utf-8"))["results"]}
-    assert results["observation:missing/candidate"]["reason"].startswith("malformed: record holds 1 field(s) outside the schema")
+    assert results["observation:missing/candidate"]["reason"].startswith(
+        "malformed: record holds 1 field(s) outside the schema"
+    )
     texts = json.loads((out / "texts.json").read_text(encoding="utf-8"))
     row = next(r for r in texts["rows"] if r[0] == "observation:pass/candidate")
-    assert [texts["strings"][i] if i >= 0 else None for i in row[1:]] == [WITHHELD_TEXT, WITHHELD_TEXT, WITHHELD_TEXT, None]
+    assert [texts["strings"][i] if i >= 0 else None for i in row[1:]] == [
+        WITHHELD_TEXT,
+        WITHHELD_TEXT,
+        WITHHELD_TEXT,
+        None,
+    ]

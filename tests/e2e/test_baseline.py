@@ -39,7 +39,9 @@ def _degrade(project: pytest.Pytester, configuration: str) -> int:
     return changed
 
 
-def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unchanged(project: pytest.Pytester) -> None:
+def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unchanged(
+    project: pytest.Pytester,
+) -> None:
     # Given a first run where every big-1 answer executes its method (the fixture's empty one restored)
     rows = _captures(project)
     for row in rows:
@@ -52,8 +54,9 @@ def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unc
     assert degraded >= 4
 
     # When the second run is compared with the first and gated on regressions
-    result = record(project, "--ora-record", "all", "--ora-out", "second", "--ora-baseline", "ora-results",
-                    "--ora-fail-regression")
+    result = record(
+        project, "--ora-record", "all", "--ora-out", "second", "--ora-baseline", "ora-results", "--ora-fail-regression"
+    )
 
     # Then it exits 1 naming big-1, and only big-1
     assert result.ret == 1
@@ -83,7 +86,9 @@ def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unc
     assert "Since baseline" in (project.path / "second" / "report.html").read_text(encoding="utf-8")
 
 
-def test_the_baseline_may_be_the_output_directory_itself_and_the_earlier_run_is_listed(project: pytest.Pytester) -> None:
+def test_the_baseline_may_be_the_output_directory_itself_and_the_earlier_run_is_listed(
+    project: pytest.Pytester,
+) -> None:
     # Given a first run in ora-results
     assert outcomes(record(project))["failed"] == 0
 
@@ -147,8 +152,10 @@ def test_a_missing_or_unreadable_baseline_is_a_usage_error_naming_the_path(proje
 def _run_dir(path: Path, ledger: str, run: dict[str, Any] | None = None) -> Path:
     path.mkdir(parents=True)
     (path / "ledger.jsonl").write_text(ledger, encoding="utf-8")
-    (path / "run.json").write_text(json.dumps(run or {"bundle": "b", "rubric": "r", "rubric_digest": "d",
-                                                      "methodology": {"judges": []}}), encoding="utf-8")
+    (path / "run.json").write_text(
+        json.dumps(run or {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": {"judges": []}}),
+        encoding="utf-8",
+    )
     return path
 
 
@@ -188,12 +195,16 @@ def test_the_interval_is_t_at_every_n_and_the_gate_reads_it() -> None:
     # 40 shared captures: still the t interval (BCa runs narrow at a few dozen units); BCa is kept beside it
     assert large.interval_method == "t" and large.interval == large.t_interval and large.bootstrap_interval is not None
     assert baseline_difference(large_now, large_then, seed=0, key="x") == large  # seeded: the same draws
-    data = comparison(configurations=[
-        configuration_row(configuration="a", regressed=True, interval=[-2.0, -0.5], mean_difference=-1.2, n=10),
-        configuration_row(configuration="b", regressed=False, interval=[-0.5, 0.4], mean_difference=0.0, n=10),
-    ])
-    assert regressed(data) == ["--ora-fail-regression: a mean overall fell by 1.20 since the baseline over 10 shared "
-                               "captures (95% t interval [-2.00, -0.50] lies below 0)"]
+    data = comparison(
+        configurations=[
+            configuration_row(configuration="a", regressed=True, interval=[-2.0, -0.5], mean_difference=-1.2, n=10),
+            configuration_row(configuration="b", regressed=False, interval=[-0.5, 0.4], mean_difference=0.0, n=10),
+        ]
+    )
+    assert regressed(data) == [
+        "--ora-fail-regression: a mean overall fell by 1.20 since the baseline over 10 shared "
+        "captures (95% t interval [-2.00, -0.50] lies below 0)"
+    ]
 
 
 def test_regression_min_is_points_or_a_share_of_the_scale() -> None:
@@ -203,40 +214,94 @@ def test_regression_min_is_points_or_a_share_of_the_scale() -> None:
 
 
 def test_baseline_md_shows_a_p_value_on_the_floor_as_below_it() -> None:
-    data = comparison(configurations=[configuration_row(
-        configuration="a", n=30, baseline_mean=6.0, current_mean=2.0, mean_difference=-4.0, interval=[-4.5, -3.5],
-        interval_method="bca", p_value=0.00019998, p_floor=True, p_min=0.00019998, regressed=True,
-    )])
+    data = comparison(
+        configurations=[
+            configuration_row(
+                configuration="a",
+                n=30,
+                baseline_mean=6.0,
+                current_mean=2.0,
+                mean_difference=-4.0,
+                interval=[-4.5, -3.5],
+                interval_method="bca",
+                p_value=0.00019998,
+                p_floor=True,
+                p_min=0.00019998,
+                regressed=True,
+            )
+        ]
+    )
     text = baseline_markdown(data)
     assert "| < 0.0002 | yes |" in text and "0.00019998" not in text
 
 
 def run_side(**changes: Any) -> dict[str, Any]:
     """One run of a baseline comparison as baseline.json holds it, with `changes`."""
-    return {"path": None, "bundle": "x", "rubric": "ora-1.0", "rubric_digest": "sha256:0", "scoring_date": "d",
-            "record_mode": "none", "snapshot": None, "panel": "p", "judges": [], "selected": 1, **changes}
+    return {
+        "path": None,
+        "bundle": "x",
+        "rubric": "ora-1.0",
+        "rubric_digest": "sha256:0",
+        "scoring_date": "d",
+        "record_mode": "none",
+        "snapshot": None,
+        "panel": "p",
+        "judges": [],
+        "selected": 1,
+        **changes,
+    }
 
 
 def configuration_row(**changes: Any) -> dict[str, Any]:
     """One configuration's row of baseline.json, with `changes`."""
-    return {"configuration": "a", "n": 1, "baseline_mean": None, "current_mean": None, "mean_difference": None,
-            "t_interval": None, "bootstrap_interval": None, "interval_method": "t", "interval": None, "p_value": None,
-            "p_floor": False, "p_min": None, "regressed": False, "improved": False, **changes}
+    return {
+        "configuration": "a",
+        "n": 1,
+        "baseline_mean": None,
+        "current_mean": None,
+        "mean_difference": None,
+        "t_interval": None,
+        "bootstrap_interval": None,
+        "interval_method": "t",
+        "interval": None,
+        "p_value": None,
+        "p_floor": False,
+        "p_min": None,
+        "regressed": False,
+        "improved": False,
+        **changes,
+    }
 
 
 def comparison(**changes: Any) -> BaselineComparison:
     """A whole baseline.json (the model its readers take), with `changes`."""
-    return BaselineComparison.model_validate({
-        "schema": "ora-baseline-1", "rubric": "ora-1.0", "baseline": run_side(path="b"), "current": run_side(),
-        "changed": [], "texts": None, "shared": 30, "only_in_baseline": 0, "only_in_current": 0, "regression_min": 1.0,
-        "regression_min_given": "10%", "interval_rule": "t below 20 shared captures, else bca", "configurations": [],
-        "changes": [], "flips": [], **changes,
-    })
+    return BaselineComparison.model_validate(
+        {
+            "schema": "ora-baseline-1",
+            "rubric": "ora-1.0",
+            "baseline": run_side(path="b"),
+            "current": run_side(),
+            "changed": [],
+            "texts": None,
+            "shared": 30,
+            "only_in_baseline": 0,
+            "only_in_current": 0,
+            "regression_min": 1.0,
+            "regression_min_given": "10%",
+            "interval_rule": "t below 20 shared captures, else bca",
+            "configurations": [],
+            "changes": [],
+            "flips": [],
+            **changes,
+        }
+    )
 
 
 def test_when_baseline_json_is_read_back_then_it_is_written_again_byte_for_byte() -> None:
-    data = comparison(changed=[{"what": "judges", "baseline": ["A: x:a"], "current": ["A: x:b"]}],
-                      changes=[{"capture_id": "m:a/x", "configuration": "x", "baseline": 7, "current": 5.5, "change": -1.5}])
+    data = comparison(
+        changed=[{"what": "judges", "baseline": ["A: x:a"], "current": ["A: x:b"]}],
+        changes=[{"capture_id": "m:a/x", "configuration": "x", "baseline": 7, "current": 5.5, "change": -1.5}],
+    )
 
     # Then: an overall read as 7 stays 7 (never 7.0), and the keys keep their order.
     assert parse_baseline_comparison(data.dumps()).dumps() == data.dumps()

@@ -35,8 +35,12 @@ def test_a_batch_run_judges_through_both_batch_apis_and_replays_like_any_other(
     # Then one batch a provider was made, and no judge call went live
     assert [batch_id.split("_")[0] for batch_id in judge.batches.created] == ["msgbatch", "batch"]
     assert live_calls(judge) == 0
-    result.stdout.fnmatch_lines(["*ora: batch msgbatch_* of Judge A (big-1) submitted: 8 requests*",
-                                 "*ora: batch batch_* of Judge B: completed, 8/8 done*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*ora: batch msgbatch_* of Judge A (big-1) submitted: 8 requests*",
+            "*ora: batch batch_* of Judge B: completed, 8/8 done*",
+        ]
+    )
     methodology = (project.path / "ora-results" / "methodology.md").read_text(encoding="utf-8")
     assert "judged through provider batch APIs: 16 requests in 2 batches, 16 answered" in methodology
     assert "at the batch rate (50% of list prices)" in methodology
@@ -55,8 +59,9 @@ def test_an_invalid_batch_answer_is_re_asked_live(project: pytest.Pytester, judg
     assert live_calls(judge) == 1  # the one re-ask with its correction
 
 
-def test_an_expired_batch_leaves_its_requests_to_live_calls(pytester: pytest.Pytester,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_expired_batch_leaves_its_requests_to_live_calls(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with ReferenceJudge(batch_delay=0.1, batch_expire=True) as judge:
         live_project(pytester, judge, monkeypatch, KEYS)
         result = pytester.runpytest("--ora-record", "once", "--ora-batch")
@@ -94,27 +99,41 @@ def test_batch_needs_a_recording_mode(project: pytest.Pytester) -> None:
 
 
 def test_the_reference_judge_refuses_a_batch_without_a_key(judge: ReferenceJudge) -> None:
-    response = httpx.post(judge.url + "/v1/messages/batches", json={"requests": []},
-                          headers={"anthropic-version": "2023-06-01"})
+    response = httpx.post(
+        judge.url + "/v1/messages/batches", json={"requests": []}, headers={"anthropic-version": "2023-06-01"}
+    )
     assert response.status_code == 401
     missing = httpx.get(judge.url + "/v1/batches/batch_nope", headers={"authorization": "Bearer k"})
     assert missing.status_code == 404
 
 
-def test_a_budget_batches_only_the_captures_whose_estimate_fits(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+def test_a_budget_batches_only_the_captures_whose_estimate_fits(
+    project: pytest.Pytester, judge: ReferenceJudge
+) -> None:
     # Given prices that make each capture cost about two dollars at the batch rate
-    project.path.joinpath("prices.yaml").write_text("claude-opus: {input: 1000, output: 1000}\ngpt-5: {input: 1000, output: 1000}\n")
+    project.path.joinpath("prices.yaml").write_text(
+        "claude-opus: {input: 1000, output: 1000}\ngpt-5: {input: 1000, output: 1000}\n"
+    )
 
-    result = project.runpytest("--ora-record", "once", "--ora-batch", "--ora-budget-usd", "5", "--ora-prices", "prices.yaml")
+    result = project.runpytest(
+        "--ora-record", "once", "--ora-batch", "--ora-budget-usd", "5", "--ora-prices", "prices.yaml"
+    )
 
     # Then the first captures in plan order are batched, as many as the estimate lets fit, and the run says so
     line = next(text for text in result.outlines if "ora: --ora-budget-usd:" in text)
     batched, total = (int(word) for word in line.split(":")[2].split()[:3:2])
     assert total == 8 and 0 < batched < total
-    result.stdout.fnmatch_lines([f"*ora: batch msgbatch_* of Judge A (big-1) submitted: {batched} requests*",
-                                 f"*ora: batch batch_* of Judge B (big-2) submitted: {batched} requests*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"*ora: batch msgbatch_* of Judge A (big-1) submitted: {batched} requests*",
+            f"*ora: batch batch_* of Judge B (big-2) submitted: {batched} requests*",
+        ]
+    )
     methodology = (project.path / "ora-results" / "methodology.md").read_text(encoding="utf-8")
-    assert f"{total - batched} captures left out of the batches: their estimated cost did not fit --ora-budget-usd" in methodology
+    assert (
+        f"{total - batched} captures left out of the batches: their estimated cost did not fit --ora-budget-usd"
+        in methodology
+    )
     # And what the batches left out is judged live only while the budget allows: never all of it
     assert live_calls(judge) < 2 * (total - batched)
     # And the spend the terminal reports counts the batches, at their rate, in its total
@@ -183,7 +202,9 @@ def test_split_keeps_each_batch_within_the_providers_request_and_byte_limits(mon
     from pytest_ora.judges.batch import anthropic as anthropic_batch
     from pytest_ora.judges.batch.base import Pending
 
-    pending = [Pending(f"r{i}", f"c{i}", "Judge A", "u", b'{"model":"m","pad":"' + b"x" * 900 + b'"}') for i in range(10)]
+    pending = [
+        Pending(f"r{i}", f"c{i}", "Judge A", "u", b'{"model":"m","pad":"' + b"x" * 900 + b'"}') for i in range(10)
+    ]
     assert [len(b) for b in job.split(pending, "anthropic", "http://h/v1/messages")] == [10]
     assert [len(b) for b in job.split(pending, "anthropic", "http://h/v1/messages", batch_max=4)] == [4, 4, 2]
     monkeypatch.setattr(anthropic_batch, "MAX_BYTES", 1024 + 3 * 1000)  # three ~950-byte requests fit
@@ -202,8 +223,9 @@ def test_a_poll_meeting_a_529_and_a_500_carries_on(
     result = project.runpytest("--ora-record", "once", "--ora-batch")
     assert outcomes(result) == EXPECTED
     assert judge.batches.faulted == 2 and live_calls(judge) == 0
-    result.stdout.fnmatch_lines(["*polling batch msgbatch_*: HTTP 529, retrying in *",
-                                 "*polling batch msgbatch_*: HTTP 500, retrying in *"])
+    result.stdout.fnmatch_lines(
+        ["*polling batch msgbatch_*: HTTP 529, retrying in *", "*polling batch msgbatch_*: HTTP 500, retrying in *"]
+    )
     assert len(fake_clock.sleeps) >= 2  # the backoff waited on the fake clock, not the real one
 
 
@@ -215,8 +237,10 @@ def test_a_poll_failing_past_the_retry_bound_stops_resumably_and_the_next_run_re
     result = project.runpytest("--ora-record", "once", "--ora-batch", "--ora-retries", "2")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
-    assert fnmatch.fnmatch(result.stdout.str(), "*polling batch msgbatch_* failed after 3 attempts (HTTP 503*"
-                           "re-run the same command to resume polling*")
+    assert fnmatch.fnmatch(
+        result.stdout.str(),
+        "*polling batch msgbatch_* failed after 3 attempts (HTTP 503*re-run the same command to resume polling*",
+    )
     states = project.path / "cassettes" / BATCH_STATE_DIR
     assert len(list(states.glob("*.json"))) == 2  # both batch ids kept
     # When the provider recovers, the same command resumes both batches and submits nothing new
@@ -234,7 +258,9 @@ def test_a_batch_stuck_in_progress_stops_resumably_instead_of_polling_forever(
     judge.batches.delay = 10**9  # never ends while this run polls
     result = project.runpytest("--ora-record", "once", "--ora-batch")
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    assert fnmatch.fnmatch(result.stdout.str(), "*is still in_progress after 2?.? hours of polling*it looks stuck*resume polling*")
+    assert fnmatch.fnmatch(
+        result.stdout.str(), "*is still in_progress after 2?.? hours of polling*it looks stuck*resume polling*"
+    )
     assert fake_clock.now <= job.MAX_WAIT
     assert len(list((project.path / "cassettes" / BATCH_STATE_DIR).glob("*.json"))) == 2
 
@@ -255,24 +281,31 @@ def test_the_batch_caller_retries_timeouts_and_dropped_connections_within_the_bo
     caller = Caller(httpx.Client(transport=httpx.MockTransport(answer)), RetryPolicy(max_attempts=6), slept.append)
     assert caller.call("GET", "http://judge/v1/batches/b", "polling").json() == {"ok": True}
     assert len(slept) == 3 and caller.retried == 3
-    refusing = Caller(httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(401, text="no key"))),
-                      RetryPolicy(), slept.append)
+    refusing = Caller(
+        httpx.Client(transport=httpx.MockTransport(lambda r: httpx.Response(401, text="no key"))),
+        RetryPolicy(),
+        slept.append,
+    )
     with pytest.raises(BatchStopped, match="HTTP 401"):
         refusing.call("GET", "http://judge/v1/batches/b", "polling")
 
 
 # --- the request bodies streamed into the uploads, never all held --------------------------------
 
-JUDGES = (("Judge A", "big-1", "anthropic", "http://judge.test/v1/messages"),
-          ("Judge B", "big-2", "openai", "http://judge.test/v1/chat/completions"))
+JUDGES = (
+    ("Judge A", "big-1", "anthropic", "http://judge.test/v1/messages"),
+    ("Judge B", "big-2", "openai", "http://judge.test/v1/chat/completions"),
+)
 
 
 def _slots() -> Any:
     from pytest_ora.core.models import RoleSpec
     from pytest_ora.core.plan import JudgeSlot
 
-    return tuple(JudgeSlot(label, role, role, RoleSpec(model="m", provider=provider, route=route))
-                 for label, role, provider, route in JUDGES)
+    return tuple(
+        JudgeSlot(label, role, role, RoleSpec(model="m", provider=provider, route=route))
+        for label, role, provider, route in JUDGES
+    )
 
 
 def _synthetic_asks(captures: int, size: int) -> Any:
@@ -282,8 +315,16 @@ def _synthetic_asks(captures: int, size: int) -> Any:
     def asks(root: Any, judging: Any, library: Any, selected: Any, judges: dict[str, Any]) -> Any:
         for index in range(captures):
             capture_id = f"mode:entry-{index}/optimum"
-            yield [Pending(f"r{index}-{judge.role}", capture_id, judge.label, judge.spec.route,
-                           b'{"model":"m","n":%d,"pad":"%s"}' % (index, b"x" * size)) for judge in judges.values()]
+            yield [
+                Pending(
+                    f"r{index}-{judge.role}",
+                    capture_id,
+                    judge.label,
+                    judge.spec.route,
+                    b'{"model":"m","n":%d,"pad":"%s"}' % (index, b"x" * size),
+                )
+                for judge in judges.values()
+            ]
 
     return asks
 
@@ -328,8 +369,14 @@ class StreamingJudge(httpx.BaseTransport):
         if request.method == "POST" and path == "/v1/batches":
             return httpx.Response(200, json={"id": "batch_" + request.read().decode()[-20:].strip('"}')[-6:]})
         if path.startswith("/v1/messages/batches/") and not path.endswith("/results"):
-            return httpx.Response(200, json={"processing_status": "ended", "request_counts": {"errored": 1},
-                                             "results_url": f"http://judge.test{path}/results"})
+            return httpx.Response(
+                200,
+                json={
+                    "processing_status": "ended",
+                    "request_counts": {"errored": 1},
+                    "results_url": f"http://judge.test{path}/results",
+                },
+            )
         if path.endswith("/results"):
             return httpx.Response(200, content=b"")
         if path.startswith("/v1/batches/"):
@@ -337,9 +384,14 @@ class StreamingJudge(httpx.BaseTransport):
         return httpx.Response(404)
 
 
-def _run_synthetic(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, captures: int, size: int,
-                   batch_max: int | None = None, server: StreamingJudge | None = None,
-                   ) -> tuple[StreamingJudge, job.BatchSummary, list[str]]:
+def _run_synthetic(
+    tmp_path: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    captures: int,
+    size: int,
+    batch_max: int | None = None,
+    server: StreamingJudge | None = None,
+) -> tuple[StreamingJudge, job.BatchSummary, list[str]]:
     from pytest_ora.core.plan import Panel
     from pytest_ora.judges.budget import SpendLog
     from pytest_ora.judges.cassettes import CassetteLibrary
@@ -352,8 +404,17 @@ def _run_synthetic(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, captures: int
     server = server or StreamingJudge()
     said: list[str] = []
     with httpx.Client(transport=server) as client:
-        summary = job.run_batches(tmp_path, judging, library, [], {}, SpendLog(tmp_path / "spend", "t"), said.append,
-                                  client, batch_max=batch_max)
+        summary = job.run_batches(
+            tmp_path,
+            judging,
+            library,
+            [],
+            {},
+            SpendLog(tmp_path / "spend", "t"),
+            said.append,
+            client,
+            batch_max=batch_max,
+        )
     return server, summary, said
 
 
@@ -374,8 +435,9 @@ def _expected_uploads(captures: int, size: int, batch_max: int | None = None) ->
     return expected
 
 
-def test_the_batch_step_never_holds_every_request_body(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
-                                                        fake_clock: FakeClock) -> None:
+def test_the_batch_step_never_holds_every_request_body(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, fake_clock: FakeClock
+) -> None:
     import tracemalloc
 
     # Given 150 captures whose two requests are 100 KB each: 30 MB of request bodies
@@ -396,8 +458,9 @@ def test_the_batch_step_never_holds_every_request_body(tmp_path: Any, monkeypatc
     assert peak < uploaded / 10, f"traced peak {peak:,} bytes for {uploaded:,} bytes of requests"
 
 
-def test_the_uploads_are_split_where_split_puts_the_limits(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
-                                                           fake_clock: FakeClock) -> None:
+def test_the_uploads_are_split_where_split_puts_the_limits(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, fake_clock: FakeClock
+) -> None:
     from pytest_ora.judges.batch import anthropic as anthropic_batch
 
     # Given byte limits that fit about three 1 KB Anthropic requests and five OpenAI ones, and --ora-batch-max 4
@@ -414,8 +477,9 @@ def test_the_uploads_are_split_where_split_puts_the_limits(tmp_path: Any, monkey
     assert "ora: 10 requests of Judge B split into 3 batches (at most 4 requests each)" in said
 
 
-def test_a_retried_upload_sends_the_whole_file_again(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
-                                                      fake_clock: FakeClock) -> None:
+def test_a_retried_upload_sends_the_whole_file_again(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, fake_clock: FakeClock
+) -> None:
     # Given a judge that answers each provider's first upload with a 503 after reading it
     server, summary, said = _run_synthetic(tmp_path, monkeypatch, 5, 1000, server=StreamingJudge(refuse_first=True))
     # Then the retry streamed the same bytes again from the start, and both batches were created

@@ -23,15 +23,21 @@ def csv_text(entries: int = 8) -> str:
     lines = ["id,configuration,prompt,answer,reference,cost_usd,team"]
     for index in range(entries):
         topic = f"topic{index:02d}"
-        reference = f"Photosynthesis converts sunlight carbon dioxide water into glucose oxygen inside chloroplasts {topic}"
+        reference = (
+            f"Photosynthesis converts sunlight carbon dioxide water into glucose oxygen inside chloroplasts {topic}"
+        )
         answers = {
             "terse": "It makes food.",
             "plain": f"Plants use sunlight to make glucose because chloroplasts capture light ({topic}).",
-            "thorough": (f"Photosynthesis converts sunlight, carbon dioxide and water into glucose and oxygen inside "
-                         f"chloroplasts; therefore plants store energy ({topic}). It is likely the main source of oxygen."),
+            "thorough": (
+                f"Photosynthesis converts sunlight, carbon dioxide and water into glucose and oxygen inside "
+                f"chloroplasts; therefore plants store energy ({topic}). It is likely the main source of oxygen."
+            ),
         }
         for configuration, answer in answers.items():
-            lines.append(f'q{index},{configuration},"How do plants make food? ({topic})","{answer}","{reference}",0.01,bio')
+            lines.append(
+                f'q{index},{configuration},"How do plants make food? ({topic})","{answer}","{reference}",0.01,bio'
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -40,8 +46,10 @@ def suite(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.
     """A suite made by init from a 24-row CSV, its judges routed to the loopback reference judge."""
     source = pytester.path / "answers.csv"
     source.write_text(csv_text(), encoding="utf-8")
-    judges = (f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
-              f"judge-b=openai:gpt-5.4@{judge.route('openai')}")
+    judges = (
+        f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
+        f"judge-b=openai:gpt-5.4@{judge.route('openai')}",
+    )
     directory = pytester.path / "mine"
     init_suite(directory, source=source, judges=judges, today="2026-12-01")
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
@@ -74,7 +82,9 @@ def test_init_suite_runs_dry_live_replay_and_k(pytester: pytest.Pytester, suite:
     dry = pytester.runpytest(str(suite), "--ora-dry-run")
     assert dry.ret == 0
     assert judge.calls == 0
-    assert (suite / "ora-results" / "dry-run" / "estimate.md").is_file() or list((suite / "ora-results").rglob("estimate.md"))
+    assert (suite / "ora-results" / "dry-run" / "estimate.md").is_file() or list(
+        (suite / "ora-results").rglob("estimate.md")
+    )
 
     # Live against the reference judge: every capture judged, the best answers score highest
     live = pytester.runpytest(str(suite), "--ora-record", "once")
@@ -111,13 +121,16 @@ def test_failing_gate_is_a_failed_junit_testcase_and_a_holding_one_says_so(
 ) -> None:
     assert pytester.runpytest(str(suite), "--ora-record", "once").ret == 0
     junit = suite / "junit.xml"
-    result = pytester.runpytest(str(suite), "--ora-fail-under", "9", "--ora-fail-lowscore-pct", "100",
-                                f"--junitxml={junit}")
+    result = pytester.runpytest(
+        str(suite), "--ora-fail-under", "9", "--ora-fail-lowscore-pct", "100", f"--junitxml={junit}"
+    )
     assert result.ret == 1
-    result.stdout.fnmatch_lines([
-        "ora: FAIL --ora-fail-under 9: terse mean overall * < 9",
-        "ora: gate --ora-fail-lowscore-pct 100 holds: *",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "ora: FAIL --ora-fail-under 9: terse mean overall * < 9",
+            "ora: gate --ora-fail-lowscore-pct 100 holds: *",
+        ]
+    )
     root = ET.parse(junit).getroot()
     suite_node = root if root.tag == "testsuite" else root[0]
     assert int(suite_node.get("failures", "0")) == 1
@@ -129,9 +142,12 @@ def test_failing_gate_is_a_failed_junit_testcase_and_a_holding_one_says_so(
     assert held.find("failure") is None and held.find("skipped") is None and held.find("error") is None
     assert int(suite_node.get("tests", "0")) == 24 + 2
     # A low-scoring capture says so where JUnit viewers look: its system-out, beside the ora_outcome property
-    low = [case for case in suite_node.iter("testcase")
-           if any(p.get("value") == "LOWSCORE" for p in case.iter("property"))]
-    assert low and all(re.fullmatch(r"LOWSCORE: overall \d+\.\d < 5\.0", case.findtext("system-out") or "") for case in low)
+    low = [
+        case for case in suite_node.iter("testcase") if any(p.get("value") == "LOWSCORE" for p in case.iter("property"))
+    ]
+    assert low and all(
+        re.fullmatch(r"LOWSCORE: overall \d+\.\d < 5\.0", case.findtext("system-out") or "") for case in low
+    )
     result.stdout.fnmatch_lines(["* 1 failed, * passed*"])  # the terminal counts the tests and the failing gate only
 
 
@@ -170,8 +186,12 @@ def test_a_change_the_judge_sees_fails_with_one_summary_line(pytester: pytest.Py
     assert result.ret == 1
     text = result.stdout.str()
     assert len(re.findall(r"re-record", text)) == 1  # said once for the run, not once a capture
-    result.stdout.fnmatch_lines(["ora: 24 captures: the judge request itself (*) changed since recorded; re-record only them*"
-                                 "--ora-record new_episodes"])
+    result.stdout.fnmatch_lines(
+        [
+            "ora: 24 captures: the judge request itself (*) changed since recorded; re-record only them*"
+            "--ora-record new_episodes"
+        ]
+    )
 
 
 def test_history_forgery_is_refused(pytester: pytest.Pytester, suite: Path) -> None:
@@ -183,9 +203,11 @@ def test_history_forgery_is_refused(pytester: pytest.Pytester, suite: Path) -> N
     result = pytester.runpytest(str(suite))
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        f"ERROR: rubric my-eval-1.0 was recorded with {recorded}; this file is {forged}: give the change a new version*"
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            f"ERROR: rubric my-eval-1.0 was recorded with {recorded}; this file is {forged}: give the change a new version*"
+        ]
+    )
 
 
 def test_a_cassette_directory_takes_one_bundle(pytester: pytest.Pytester, suite: Path) -> None:
@@ -196,8 +218,9 @@ def test_a_cassette_directory_takes_one_bundle(pytester: pytest.Pytester, suite:
     result = pytester.runpytest(str(suite), "--ora-record", "new_episodes")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*belongs to bundle 'mine' (its .ora-bundle); this run would record bundle 'theirs'*"
-                                 "--ora-cassettes DIR*"])
+    result.stderr.fnmatch_lines(
+        ["*belongs to bundle 'mine' (its .ora-bundle); this run would record bundle 'theirs'*--ora-cassettes DIR*"]
+    )
 
 
 def test_the_same_command_from_a_subdirectory_reads_and_writes_the_same_places(
@@ -256,8 +279,10 @@ def test_k_with_a_configuration_name_as_given_selects_its_captures(
         "q1,Qwen1.5-7B-Chat,Why is the sky blue?,Because of scattering.\n",
         encoding="utf-8",
     )
-    judges = (f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
-              f"judge-b=openai:gpt-5.4@{judge.route('openai')}")
+    judges = (
+        f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
+        f"judge-b=openai:gpt-5.4@{judge.route('openai')}",
+    )
     init_suite(pytester.path / "mine", source=source, judges=judges, today="2026-12-01")
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
     monkeypatch.setenv("OPENAI_API_KEY", KEY_B)
@@ -282,8 +307,10 @@ def test_a_blind_run_judges_answers_as_written_and_reports_those_that_name_thems
         "q1,solo,What is a base in chemistry?,A base accepts protons and turns litmus blue.\n",
         encoding="utf-8",
     )
-    judges = (f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
-              f"judge-b=openai:gpt-5.4@{judge.route('openai')}")
+    judges = (
+        f"judge-a=anthropic:claude-opus-4-7@{judge.route('anthropic')}",
+        f"judge-b=openai:gpt-5.4@{judge.route('openai')}",
+    )
     suite = pytester.path / "mine"
     init_suite(suite, source=source, judges=judges, today="2026-12-01")
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
@@ -292,11 +319,15 @@ def test_a_blind_run_judges_answers_as_written_and_reports_those_that_name_thems
 
     live = pytester.runpytest(str(suite), "--ora-record", "once")
     assert live.ret == 0, live.stdout.str()
-    live.stdout.fnmatch_lines([
-        "ora: rubric digest sha256:* (*); blind packets (texts as written)",
-        "ora: blind: 1 of 2 judged captures name their own configuration or model in their text; judged as written *",
-    ])
-    ledger = [json.loads(line) for line in (suite / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    live.stdout.fnmatch_lines(
+        [
+            "ora: rubric digest sha256:* (*); blind packets (texts as written)",
+            "ora: blind: 1 of 2 judged captures name their own configuration or model in their text; judged as written *",
+        ]
+    )
+    ledger = [
+        json.loads(line) for line in (suite / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert {row["configuration"]: row["names_itself"] for row in ledger} == {"base": ["base"], "solo": []}
     methodology = (suite / "ora-results" / "methodology.md").read_text(encoding="utf-8")
     assert "- Blind texts: judged as written; 1 judged capture names its own configuration or model" in methodology
@@ -308,16 +339,21 @@ def test_a_blind_run_judges_answers_as_written_and_reports_those_that_name_thems
     new_version(suite, {"blind": "strict"})
     strict = pytester.runpytest(str(suite), "--ora-record", "new_episodes")
     assert strict.ret == 0, strict.stdout.str()
-    strict.stdout.fnmatch_lines([
-        "ora: rubric digest sha256:* (*); blind packets (strict: names in the texts withheld)",
-        "ora: blind (strict): 3 names replaced by [withheld] in 1 of 2 judged captures' texts (ledger field withheld)",
-    ])
-    ledger = [json.loads(line) for line in (suite / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    strict.stdout.fnmatch_lines(
+        [
+            "ora: rubric digest sha256:* (*); blind packets (strict: names in the texts withheld)",
+            "ora: blind (strict): 3 names replaced by [withheld] in 1 of 2 judged captures' texts (ledger field withheld)",
+        ]
+    )
+    ledger = [
+        json.loads(line) for line in (suite / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert {row["configuration"]: row["withheld"] for row in ledger} == {"base": 3, "solo": 0}  # prompt 1, answer 2
     sent = json.loads((suite / "ora-results" / "packets" / "eval" / "q1" / "base.json").read_text(encoding="utf-8"))
     assert sent["answer"] == "A [withheld] accepts protons; the [withheld] of a triangle is another thing."
-    assert "- Blind texts (strict): 3 configuration or model names replaced by [withheld]" in \
-        (suite / "ora-results" / "methodology.md").read_text(encoding="utf-8")
+    assert "- Blind texts (strict): 3 configuration or model names replaced by [withheld]" in (
+        suite / "ora-results" / "methodology.md"
+    ).read_text(encoding="utf-8")
 
 
 def test_a_replay_after_answers_changed_fails_fast_and_says_it_once(pytester: pytest.Pytester, suite: Path) -> None:
@@ -335,8 +371,10 @@ def test_a_replay_after_answers_changed_fails_fast_and_says_it_once(pytester: py
     text = result.stdout.str()
     assert "Traceback" not in text and "site-packages" not in text and "raise " not in text
     assert len(re.findall(r"re-record", text)) == 1
-    result.stdout.fnmatch_lines([
-        "eval:q0/terse: recorded for a different judge request (packet field 'answer' changed)",
-        "ora: 10 captures: packet field 'answer' changed since recorded; re-record only them (the others replay free) "
-        "with: pytest * --lf --ora-record new_episodes",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "eval:q0/terse: recorded for a different judge request (packet field 'answer' changed)",
+            "ora: 10 captures: packet field 'answer' changed since recorded; re-record only them (the others replay free) "
+            "with: pytest * --lf --ora-record new_episodes",
+        ]
+    )

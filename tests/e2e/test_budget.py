@@ -18,11 +18,15 @@ EVAL_TEST = (Path(__file__).parents[2] / "evals" / "test_ora.py").read_text(enco
 
 def test_the_longest_model_prefix_sets_the_price() -> None:
     # Cache rates: Anthropic reads 0.1x and writes 1.25x the input price; OpenAI's GPT-5 family reads 0.1x.
-    assert price_for("claude-opus-4-7", DEFAULT_PRICES) == Price(Decimal(5), Decimal(25), Decimal("0.5"), Decimal("6.25"))
+    assert price_for("claude-opus-4-7", DEFAULT_PRICES) == Price(
+        Decimal(5), Decimal(25), Decimal("0.5"), Decimal("6.25")
+    )
     assert price_for("claude-opus-4-1-20250805", DEFAULT_PRICES) == Price(
-        Decimal(15), Decimal(75), Decimal("1.5"), Decimal("18.75"))
+        Decimal(15), Decimal(75), Decimal("1.5"), Decimal("18.75")
+    )
     assert price_for("gpt-5-mini-2025-08-07", DEFAULT_PRICES) == Price(
-        Decimal("0.25"), Decimal(2), Decimal("0.025"), Decimal("0.25"))
+        Decimal("0.25"), Decimal(2), Decimal("0.025"), Decimal("0.25")
+    )
     assert price_for("my-local-model", DEFAULT_PRICES) is None
 
 
@@ -65,11 +69,15 @@ def project(pytester: pytest.Pytester) -> Iterator[pytest.Pytester]:
         write_bundle(pytester.path / "bundle", routes=routes)
         pytester.makepyfile(test_ora=EVAL_TEST)
         pytester.makeini("[pytest]\nora_bundle = bundle\n")
-        pytester.path.joinpath("prices.yaml").write_text("claude-opus: {input: 1000, output: 1000}\ngpt-5: {input: 1000, output: 1000}\n")
+        pytester.path.joinpath("prices.yaml").write_text(
+            "claude-opus: {input: 1000, output: 1000}\ngpt-5: {input: 1000, output: 1000}\n"
+        )
         yield pytester
 
 
-def test_the_budget_guard_stops_starting_captures_and_says_so(project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_budget_guard_stops_starting_captures_and_says_so(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-budget-test-key-a")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-budget-test-key-b")
 
@@ -84,7 +92,9 @@ def test_the_budget_guard_stops_starting_captures_and_says_so(project: pytest.Py
     methodology = (project.path / "ora-results" / "methodology.md").read_text()
     assert "budget reached: judge spend hit --ora-budget-usd 1; 7 captures were not started" in methodology
     ledger = (project.path / "ora-results" / "ledger.jsonl").read_text().splitlines()
-    assert [json.loads(row)["capture_id"] for row in ledger if json.loads(row)["status"] == "scored"] == ["mode:argument-audit/optimum"]
+    assert [json.loads(row)["capture_id"] for row in ledger if json.loads(row)["status"] == "scored"] == [
+        "mode:argument-audit/optimum"
+    ]
 
 
 def test_captures_stopped_by_the_budget_are_ledger_rows_counted_in_the_summary(
@@ -101,7 +111,9 @@ def test_captures_stopped_by_the_budget_are_ledger_rows_counted_in_the_summary(
     stopped = [row for row in rows if row["status"] == "budget"]
     assert len(stopped) == 7
     assert all(row["reason"].startswith("not judged: judge spend $") for row in stopped)
-    summary = {row["configuration"]: row for row in json.loads((project.path / "ora-results" / "summary.json").read_text())}
+    summary = {
+        row["configuration"]: row for row in json.loads((project.path / "ora-results" / "summary.json").read_text())
+    }
     assert summary["optimum"]["budget"] == 3 and summary["big-1"]["budget"] == 4
     csv_lines = (project.path / "ora-results" / "summary.csv").read_text().splitlines()
     assert csv_lines[0].endswith(",minutes_per_run,rubric,rubric_digest,budget") and csv_lines[2].endswith(",4")
@@ -117,13 +129,19 @@ def test_a_live_run_says_what_each_judge_cost(project: pytest.Pytester, monkeypa
 
     # Then spend per judge (tokens x price) is on the terminal, in summary.md and in methodology.md
     # (the judges are the reference judge on this machine: the spend is labelled a price, not money paid)
-    live.stdout.fnmatch_lines(["ora: judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price): Judge A "
-        "claude-opus-4-7: $* (* input, * read from the prompt cache, * written to it / * output tokens); Judge B gpt-5.4: $*; total: $*"])
+    live.stdout.fnmatch_lines(
+        [
+            "ora: judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price): Judge A "
+            "claude-opus-4-7: $* (* input, * read from the prompt cache, * written to it / * output tokens); Judge B gpt-5.4: $*; total: $*"
+        ]
+    )
     summary_md = (project.path / "ora-results" / "summary.md").read_text()
     methodology = (project.path / "ora-results" / "methodology.md").read_text()
     for text in (summary_md, methodology):
-        assert ("## Judge spend: nothing paid (every judge is on this machine); what these live calls would cost at the "
-                "named models' prices (tokens x price)") in text
+        assert (
+            "## Judge spend: nothing paid (every judge is on this machine); what these live calls would cost at the "
+            "named models' prices (tokens x price)"
+        ) in text
         assert "- Judge A claude-opus-4-7: $" in text and "- total: $" in text
 
     # And a replay pays nothing and says no spend
@@ -140,7 +158,9 @@ def test_a_budget_needs_a_price_for_each_judge(project: pytest.Pytester) -> None
     result = project.runpytest("--ora-budget-usd", "5")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --ora-budget-usd needs a price for Judge B (house-judge-1): add it with --ora-prices FILE"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: --ora-budget-usd needs a price for Judge B (house-judge-1): add it with --ora-prices FILE"]
+    )
 
 
 def test_a_dry_run_builds_every_packet_and_estimates_without_calling(project: pytest.Pytester) -> None:

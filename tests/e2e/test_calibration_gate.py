@@ -58,11 +58,19 @@ def test_the_gate_holds_when_people_agree_and_fails_when_they_do_not(judged: pyt
     failing = judged.runpytest("--ora-labels=mirror.jsonl", "--ora-fail-calibration=0.8")
 
     assert holding.ret == pytest.ExitCode.OK
-    holding.stdout.fnmatch_lines(["ora: gate --ora-fail-calibration 0.8 holds: the panel's alpha vs humans on overall "
-                                  "is 0.9* >= 0.8 over 12 labelled captures"])
+    holding.stdout.fnmatch_lines(
+        [
+            "ora: gate --ora-fail-calibration 0.8 holds: the panel's alpha vs humans on overall "
+            "is 0.9* >= 0.8 over 12 labelled captures"
+        ]
+    )
     assert failing.ret == pytest.ExitCode.TESTS_FAILED
-    failing.stdout.fnmatch_lines(["ora: FAIL --ora-fail-calibration 0.8: the panel's alpha vs humans on overall is -* < 0.8 "
-                                  "over 12 labelled captures"])
+    failing.stdout.fnmatch_lines(
+        [
+            "ora: FAIL --ora-fail-calibration 0.8: the panel's alpha vs humans on overall is -* < 0.8 "
+            "over 12 labelled captures"
+        ]
+    )
     assert outcomes(failing)["failed"] == 1  # every capture was scored: the one failure is the gate's testcase
     failing.stdout.fnmatch_lines(["FAILED ora-gate::--ora-fail-calibration*"])
     stats = json.loads((judged.path / "ora-results" / "stats.json").read_text())
@@ -76,8 +84,12 @@ def test_fewer_than_ten_labelled_captures_fail_the_gate_whatever_the_alpha(judge
     result = judged.runpytest()
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["ora: FAIL --ora-fail-calibration 0: only 9 labelled captures were scored (at least 10 are "
-                                 "needed to judge a judge)"])
+    result.stdout.fnmatch_lines(
+        [
+            "ora: FAIL --ora-fail-calibration 0: only 9 labelled captures were scored (at least 10 are "
+            "needed to judge a judge)"
+        ]
+    )
     summary = (judged.path / "ora-results" / "summary.md").read_text()
     assert "Only 9 labelled captures: every figure below is unstable" in summary
 
@@ -97,7 +109,9 @@ def test_a_gate_threshold_outside_alpha_is_a_usage_error(pytester: pytest.Pytest
     assert "--ora-fail-calibration" in result.stderr.str()
 
 
-def test_a_judge_built_to_be_biased_shows_its_bias_against_people_while_the_judges_agree(judged: pytest.Pytester) -> None:
+def test_a_judge_built_to_be_biased_shows_its_bias_against_people_while_the_judges_agree(
+    judged: pytest.Pytester,
+) -> None:
     # Given people whose scores are the unbiased panel's, rounded to whole points
     write_labels(judged, "people.jsonl")
     # When both judges of the panel are the reference judge built to add 1.5 to every soundness score
@@ -105,19 +119,32 @@ def test_a_judge_built_to_be_biased_shows_its_bias_against_people_while_the_judg
     with ReferenceJudge(keys=keys, bias={"soundness": 1.5}) as biased:
         routes = {"big-1": biased.route("anthropic"), "big-2": biased.route("openai")}
         write_bundle(judged.path / "biased", configurations=("optimum", "big-1", "big-2"), routes=routes, edit=vary)
-        result = record(judged, "--ora-bundle=biased", "--ora-cassettes=biased-cassettes", "--ora-labels=people.jsonl",
-                        "--ora-out=biased-out")
+        result = record(
+            judged,
+            "--ora-bundle=biased",
+            "--ora-cassettes=biased-cassettes",
+            "--ora-labels=people.jsonl",
+            "--ora-out=biased-out",
+        )
     assert result.ret == pytest.ExitCode.OK
     stats = json.loads((judged.path / "biased-out" / "stats.json").read_text())
 
     # Then judge vs judge, the bias is invisible: the two judges still agree on soundness
     soundness = next(row for row in stats["agreement"]["criteria"] if row["criterion"] == "soundness")
     assert soundness["krippendorff_alpha"] > 0.9
+
     # (the judge is built as said: each soundness score is the unbiased one + 1.5, kept within 0-10)
     def ledger(path: Path) -> dict[str, dict[str, object]]:
-        return {row["capture_id"]: row for row in map(json.loads, path.read_text().splitlines()) if row["status"] == "scored"}
+        return {
+            row["capture_id"]: row
+            for row in map(json.loads, path.read_text().splitlines())
+            if row["status"] == "scored"
+        }
 
-    plain, moved = ledger(judged.path / "ora-results" / "ledger.jsonl"), ledger(judged.path / "biased-out" / "ledger.jsonl")
+    plain, moved = (
+        ledger(judged.path / "ora-results" / "ledger.jsonl"),
+        ledger(judged.path / "biased-out" / "ledger.jsonl"),
+    )
     for capture, row in moved.items():
         for key in ("judge_a", "judge_b"):
             before, after = plain[capture][key]["scores"], row[key]["scores"]  # type: ignore[index]
@@ -130,6 +157,8 @@ def test_a_judge_built_to_be_biased_shows_its_bias_against_people_while_the_judg
         for name in ("fidelity", "completeness", "relevance", "calibration"):
             low, _high = by[name]["bias_interval"] or (by[name]["bias"], by[name]["bias"])
             assert abs(by[name]["bias"]) < 0.5 and low < 0.5, (row["judge"], name)
-        assert by["soundness"]["krippendorff_alpha"] < min(by[n]["krippendorff_alpha"] for n in ("fidelity", "completeness"))
+        assert by["soundness"]["krippendorff_alpha"] < min(
+            by[n]["krippendorff_alpha"] for n in ("fidelity", "completeness")
+        )
     summary = (judged.path / "biased-out" / "summary.md").read_text()
     assert "| panel mean | soundness" in summary

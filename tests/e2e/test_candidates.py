@@ -51,17 +51,31 @@ def _python_candidate(name: str) -> str:
 def _candidate_project(pytester: pytest.Pytester, judge: ReferenceJudge, module: str) -> Path:
     """A bundle whose `optimum` answers are its own, `big-1` a Python candidate's and `cmd` a command's."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    manifest = {"candidates": {"big-1": {"python": f"{module}:answer"},
-                               "cmd": {"command": [sys.executable, "agent.py"], "timeout_s": 60}}}
+    manifest = {
+        "candidates": {
+            "big-1": {"python": f"{module}:answer"},
+            "cmd": {"command": [sys.executable, "agent.py"], "timeout_s": 60},
+        }
+    }
 
     def own_answers_only(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [item for item in items if item["configuration"] == "optimum"]
 
-    root = write_bundle(pytester.path / "bundle", configurations=("optimum", "big-1", "cmd"), routes=routes,
-                        edit=own_answers_only, manifest=manifest)
-    entries = [{"entry_key": f"{family}:{technique}",
-                "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team."}
-               for family, techniques in ENTRIES.items() for technique in techniques]
+    root = write_bundle(
+        pytester.path / "bundle",
+        configurations=("optimum", "big-1", "cmd"),
+        routes=routes,
+        edit=own_answers_only,
+        manifest=manifest,
+    )
+    entries = [
+        {
+            "entry_key": f"{family}:{technique}",
+            "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team.",
+        }
+        for family, techniques in ENTRIES.items()
+        for technique in techniques
+    ]
     (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
     (pytester.path / f"{module}.py").write_text(_python_candidate(module), encoding="utf-8")
     (pytester.path / "agent.py").write_text(AGENT, encoding="utf-8")
@@ -78,10 +92,15 @@ def _ledger(project: pytest.Pytester, out: str = "ora-results") -> list[dict[str
 def test_when_a_bundle_names_candidates_then_each_entry_is_a_capture_of_each_candidate_configuration(
     tmp_path: Path,
 ) -> None:
-    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
-                        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
-                        manifest={"candidates": {"big-1": {"python": "agents:answer"}}})
-    (root / "entries.jsonl").write_text('{"entry_key": "mode:argument-audit", "prompt": "Audit it."}\n', encoding="utf-8")
+    root = write_bundle(
+        tmp_path / "bundle",
+        configurations=("optimum", "big-1"),
+        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+        manifest={"candidates": {"big-1": {"python": "agents:answer"}}},
+    )
+    (root / "entries.jsonl").write_text(
+        '{"entry_key": "mode:argument-audit", "prompt": "Audit it."}\n', encoding="utf-8"
+    )
     bundle = load_bundle(root)
     made = [line.capture for line in bundle.captures if line.capture.configuration == "big-1"]
     assert [(capture.capture_id, capture.prompt, capture.answer) for capture in made] == [
@@ -94,8 +113,12 @@ def test_when_a_captures_line_has_no_answer_and_no_configuration_then_it_is_an_e
         kept = [item for item in items if item["configuration"] == "optimum"]
         return [*kept, {"entry_key": "mode:causal-dag", "prompt": "Draw the causes."}]
 
-    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"), edit=with_entry,
-                        manifest={"candidates": {"big-1": {"command": ["./agent"]}}})
+    root = write_bundle(
+        tmp_path / "bundle",
+        configurations=("optimum", "big-1"),
+        edit=with_entry,
+        manifest={"candidates": {"big-1": {"command": ["./agent"]}}},
+    )
     made = [line.capture.capture_id for line in load_bundle(root).captures if line.capture.configuration == "big-1"]
     assert made == ["mode:causal-dag/big-1"]
 
@@ -103,15 +126,26 @@ def test_when_a_captures_line_has_no_answer_and_no_configuration_then_it_is_an_e
 @pytest.mark.parametrize(
     ("candidates", "field", "message"),
     [
-        ({"big-1": {"python": "agents:answer", "command": ["x"]}}, "candidates.big-1", "exactly one of role, python or command"),
+        (
+            {"big-1": {"python": "agents:answer", "command": ["x"]}},
+            "candidates.big-1",
+            "exactly one of role, python or command",
+        ),
         ({"big-1": {"python": "not a function"}}, "candidates.big-1.python", "must be module:function"),
         ({"big-1": {"command": ["./agent"], "timeout_s": 0}}, "candidates.big-1.timeout_s", "greater than 0"),
-        ({"big-1": {"python": "agents:answer", "system": "You are terse."}}, "candidates.big-1", "role candidates only"),
+        (
+            {"big-1": {"python": "agents:answer", "system": "You are terse."}},
+            "candidates.big-1",
+            "role candidates only",
+        ),
         ({"nobody": {"python": "agents:answer"}}, "candidates", "not among the configurations"),
     ],
 )
 def test_when_a_candidate_is_malformed_then_intake_names_the_file_line_and_field(
-    tmp_path: Path, candidates: dict[str, Any], field: str, message: str,
+    tmp_path: Path,
+    candidates: dict[str, Any],
+    field: str,
+    message: str,
 ) -> None:
     root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"), manifest={"candidates": candidates})
     with pytest.raises(IntakeError) as raised:
@@ -122,9 +156,14 @@ def test_when_a_candidate_is_malformed_then_intake_names_the_file_line_and_field
 
 
 def test_when_a_candidate_configuration_also_has_answers_in_captures_then_intake_names_the_line(tmp_path: Path) -> None:
-    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
-                        manifest={"candidates": {"big-1": {"python": "agents:answer"}}})
-    (root / "entries.jsonl").write_text('{"entry_key": "mode:argument-audit", "prompt": "Audit it."}\n', encoding="utf-8")
+    root = write_bundle(
+        tmp_path / "bundle",
+        configurations=("optimum", "big-1"),
+        manifest={"candidates": {"big-1": {"python": "agents:answer"}}},
+    )
+    (root / "entries.jsonl").write_text(
+        '{"entry_key": "mode:argument-audit", "prompt": "Audit it."}\n', encoding="utf-8"
+    )
     with pytest.raises(IntakeError) as raised:
         load_bundle(root)
     assert {(p.file, p.field) for p in raised.value.problems} == {("captures.jsonl", "configuration")}
@@ -132,7 +171,8 @@ def test_when_a_candidate_configuration_also_has_answers_in_captures_then_intake
 
 
 def test_when_candidates_answer_then_they_are_judged_recorded_and_replayed_offline_identically(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     _candidate_project(pytester, judge, "agents_replayed")
     live = record(pytester, "--ora-out", "live")
@@ -141,22 +181,42 @@ def test_when_candidates_answer_then_they_are_judged_recorded_and_replayed_offli
     assert counts["failed"] == 0 and counts["errors"] == 0, live.stdout.str()
     ledger = {row["capture_id"]: row for row in _ledger(pytester, "live")}
     failed = ledger["lens:historian/cmd"]
-    assert failed["status"] == "unscorable" and failed["reason"].startswith("candidate failed: ") and "exited with code 3; stderr: agent crashed" in failed["reason"]
-    assert "sk-ant-FAKE" not in failed["reason"] and "[REDACTED]" in failed["reason"] and failed.get("overall") is None and not failed["judges"]
+    assert (
+        failed["status"] == "unscorable"
+        and failed["reason"].startswith("candidate failed: ")
+        and "exited with code 3; stderr: agent crashed" in failed["reason"]
+    )
+    assert (
+        "sk-ant-FAKE" not in failed["reason"]
+        and "[REDACTED]" in failed["reason"]
+        and failed.get("overall") is None
+        and not failed["judges"]
+    )
     python_row = ledger["mode:argument-audit/big-1"]
     assert python_row["status"] == "scored" and python_row["candidate_model"] == "toy-1"
-    assert (python_row["candidate_tokens_in"], python_row["candidate_tokens_out"], python_row["candidate_cost_usd"]) == (30, 20, "0.002")
+    assert (
+        python_row["candidate_tokens_in"],
+        python_row["candidate_tokens_out"],
+        python_row["candidate_cost_usd"],
+    ) == (30, 20, "0.002")
     assert ledger["mode:argument-audit/cmd"]["candidate_model"] == "agent-7"
     assert "candidate_model" not in ledger["mode:argument-audit/optimum"]
-    live.stdout.fnmatch_lines([
-        "ora: candidates answered 7 judged captures (cost as recorded with the answers: $0.0080 for 4 of them); "
-        "1 candidate failed (unscorable, never judged): lens:historian/cmd",
-    ])
+    live.stdout.fnmatch_lines(
+        [
+            "ora: candidates answered 7 judged captures (cost as recorded with the answers: $0.0080 for 4 of them); "
+            "1 candidate failed (unscorable, never judged): lens:historian/cmd",
+        ]
+    )
     packets = sorted((pytester.path / "live" / "packets").rglob("*.json"))
     text = "".join(path.read_text(encoding="utf-8") for path in packets)
-    assert "Python answer (agents_replayed) to: Use argument-audit" in text and "Command answer to: Use argument-audit" in text
-    recorded = sorted(p.relative_to(pytester.path / "cassettes").as_posix()
-                      for p in (pytester.path / "cassettes" / "_candidates").rglob("*.json"))
+    assert (
+        "Python answer (agents_replayed) to: Use argument-audit" in text
+        and "Command answer to: Use argument-audit" in text
+    )
+    recorded = sorted(
+        p.relative_to(pytester.path / "cassettes").as_posix()
+        for p in (pytester.path / "cassettes" / "_candidates").rglob("*.json")
+    )
     assert len(recorded) == 8  # the 4 entries of the scored set x 2 candidates: the 2 collisions are never answered
 
     # Offline: both candidates unavailable; nothing is called, the answers come from the recordings.
@@ -164,32 +224,47 @@ def test_when_candidates_answer_then_they_are_judged_recorded_and_replayed_offli
     (pytester.path / "agents_replayed.py").write_text("raise ImportError('unavailable')\n", encoding="utf-8")
     judge.stop()
     serial = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "serial", "-p", "no:cacheprovider")
-    spread = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "spread", "-n", "2", "-p", "no:cacheprovider")
+    spread = pytester.runpytest_subprocess(
+        "--ora-record", "none", "--ora-out", "spread", "-n", "2", "-p", "no:cacheprovider"
+    )
     assert outcomes(serial) == counts == outcomes(spread), serial.stdout.str()
     serial.stdout.fnmatch_lines(["ora: candidates answered 7 judged captures*1 candidate failed*"])
     for out in ("serial", "spread"):
-        assert (pytester.path / out / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
-    assert tables({name: (pytester.path / "serial" / name).read_bytes() for name in ("summary.md", "ledger.csv", "summary.json")}) \
-        == tables({name: (pytester.path / "spread" / name).read_bytes() for name in ("summary.md", "ledger.csv", "summary.json")})
+        assert (pytester.path / out / "ledger.jsonl").read_bytes() == (
+            pytester.path / "live" / "ledger.jsonl"
+        ).read_bytes()
+    assert tables(
+        {name: (pytester.path / "serial" / name).read_bytes() for name in ("summary.md", "ledger.csv", "summary.json")}
+    ) == tables(
+        {name: (pytester.path / "spread" / name).read_bytes() for name in ("summary.md", "ledger.csv", "summary.json")}
+    )
 
 
 def test_when_an_entry_prompt_changes_then_the_replay_names_the_candidate_drift(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     root = _candidate_project(pytester, judge, "agents_drift")
     assert outcomes(record(pytester))["failed"] == 0
-    entries = (root / "entries.jsonl").read_text(encoding="utf-8").replace("Use argument-audit on", "Use argument-audit, briefly, on")
+    entries = (
+        (root / "entries.jsonl")
+        .read_text(encoding="utf-8")
+        .replace("Use argument-audit on", "Use argument-audit, briefly, on")
+    )
     (root / "entries.jsonl").write_text(entries, encoding="utf-8")
     result = pytester.runpytest("--ora-record", "none")
-    result.stdout.fnmatch_lines([
-        "mode:argument-audit/big-1: recorded for a different candidate request (candidate field 'prompt')*",
-        "ora: 2 captures: candidate field 'prompt' changed since recorded; re-record only them*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "mode:argument-audit/big-1: recorded for a different candidate request (candidate field 'prompt')*",
+            "ora: 2 captures: candidate field 'prompt' changed since recorded; re-record only them*",
+        ]
+    )
     assert outcomes(result)["failed"] == 2  # that entry's two candidate captures; the bundle's own answer replays
 
 
 def test_when_a_command_definition_changes_then_its_recordings_drift(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     root = _candidate_project(pytester, judge, "agents_definition")
     assert outcomes(record(pytester))["failed"] == 0
@@ -197,7 +272,9 @@ def test_when_a_command_definition_changes_then_its_recordings_drift(
     manifest["candidates"]["cmd"]["command"] = [sys.executable, "agent.py", "--terse"]
     (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
     result = pytester.runpytest("--ora-record", "none")
-    result.stdout.fnmatch_lines(["mode:argument-audit/cmd: recorded for a different candidate request (candidate field 'candidate')*"])
+    result.stdout.fnmatch_lines(
+        ["mode:argument-audit/cmd: recorded for a different candidate request (candidate field 'candidate')*"]
+    )
 
 
 def _command(tmp_path: Path, body: str, timeout_s: float = 30) -> tuple[CandidateSpec, Path]:
@@ -206,8 +283,15 @@ def _command(tmp_path: Path, body: str, timeout_s: float = 30) -> tuple[Candidat
 
 
 def _request() -> dict[str, Any]:
-    return {"entry_key": "mode:argument-audit", "configuration": "cmd", "prompt": "Audit it.", "context": None,
-            "messages": None, "metadata": None, "attempt": 1}
+    return {
+        "entry_key": "mode:argument-audit",
+        "configuration": "cmd",
+        "prompt": "Audit it.",
+        "context": None,
+        "messages": None,
+        "metadata": None,
+        "attempt": 1,
+    }
 
 
 def test_when_a_command_prints_plain_text_then_that_text_is_the_answer(tmp_path: Path) -> None:
@@ -222,18 +306,29 @@ def test_when_a_command_prints_plain_text_then_that_text_is_the_answer(tmp_path:
         ("import time\ntime.sleep(5)\n", 0.5, "did not answer within timeout_s 0.5"),
         ("print('{\"answer\": 3}')\n", 30, "without a string `answer`"),
         ("print('   ')\n", 30, "the answer is empty"),
-        ("import sys\nsys.stderr.write('key sk-ant-FAKE-KEY-never-written-4242 refused')\nsys.exit(2)\n", 30,
-         "exited with code 2; stderr: key [REDACTED] refused"),
+        (
+            "import sys\nsys.stderr.write('key sk-ant-FAKE-KEY-never-written-4242 refused')\nsys.exit(2)\n",
+            30,
+            "exited with code 2; stderr: key [REDACTED] refused",
+        ),
     ],
 )
-def test_when_a_command_fails_then_the_failure_says_why(tmp_path: Path, body: str, timeout_s: float, reason: str) -> None:
+def test_when_a_command_fails_then_the_failure_says_why(
+    tmp_path: Path, body: str, timeout_s: float, reason: str
+) -> None:
     spec, suite = _command(tmp_path, body, timeout_s)
     with pytest.raises(CandidateFailure, match=re.escape(reason)):
-        asyncio.run(call_command(spec, _request(), suite, lambda text: text.replace("sk-ant-FAKE-KEY-never-written-4242", "[REDACTED]")))
+        asyncio.run(
+            call_command(
+                spec, _request(), suite, lambda text: text.replace("sk-ant-FAKE-KEY-never-written-4242", "[REDACTED]")
+            )
+        )
 
 
 def test_when_a_python_candidate_is_sync_and_returns_a_string_then_it_is_the_answer(tmp_path: Path) -> None:
-    (tmp_path / "sync_agent_unit.py").write_text("def answer(request):\n    return 'Plainly: ' + request['prompt']\n", encoding="utf-8")
+    (tmp_path / "sync_agent_unit.py").write_text(
+        "def answer(request):\n    return 'Plainly: ' + request['prompt']\n", encoding="utf-8"
+    )
     made = asyncio.run(call_python(CandidateSpec(python="sync_agent_unit:answer"), _request(), tmp_path))
     assert (made.answer, made.model, made.tokens_in) == ("Plainly: Audit it.", "python:sync_agent_unit:answer", None)
 
@@ -241,12 +336,22 @@ def test_when_a_python_candidate_is_sync_and_returns_a_string_then_it_is_the_ans
 @pytest.mark.parametrize(
     ("source", "target", "reason"),
     [
-        ("def answer(request):\n    raise RuntimeError('model down')\n", "raising_agent_unit:answer", "raised RuntimeError: model down"),
+        (
+            "def answer(request):\n    raise RuntimeError('model down')\n",
+            "raising_agent_unit:answer",
+            "raised RuntimeError: model down",
+        ),
         ("x = 1\n", "nofunction_agent_unit:answer", "has no function answer"),
-        ("def answer(request):\n    return {'transcript': []}\n", "transcript_agent_unit:answer", "is an empty list of turns"),
+        (
+            "def answer(request):\n    return {'transcript': []}\n",
+            "transcript_agent_unit:answer",
+            "is an empty list of turns",
+        ),
     ],
 )
-def test_when_a_python_candidate_fails_then_the_failure_says_why(tmp_path: Path, source: str, target: str, reason: str) -> None:
+def test_when_a_python_candidate_fails_then_the_failure_says_why(
+    tmp_path: Path, source: str, target: str, reason: str
+) -> None:
     (tmp_path / f"{target.partition(':')[0]}.py").write_text(source, encoding="utf-8")
     with pytest.raises(CandidateFailure, match=re.escape(reason)):
         asyncio.run(call_python(CandidateSpec(python=target), _request(), tmp_path))
@@ -258,21 +363,44 @@ def test_when_a_python_candidate_fails_then_the_failure_says_why(tmp_path: Path,
 def _role_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Path:
     """A bundle whose `big-1` answers through role writer-a (Anthropic) and `cmd` through writer-b (OpenAI Responses)."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    manifest = {"candidates": {"big-1": {"role": "writer-a", "system": "You are a careful analyst. Answer in numbered steps."},
-                               "cmd": {"role": "writer-b", "params": {"temperature": 0, "max_tokens": 2048}}}}
+    manifest = {
+        "candidates": {
+            "big-1": {"role": "writer-a", "system": "You are a careful analyst. Answer in numbered steps."},
+            "cmd": {"role": "writer-b", "params": {"temperature": 0, "max_tokens": 2048}},
+        }
+    }
 
     def own_answers_only(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [item for item in items if item["configuration"] == "optimum"]
 
-    root = write_bundle(pytester.path / "bundle", configurations=("optimum", "big-1", "cmd"), routes=routes,
-                        edit=own_answers_only, manifest=manifest)
+    root = write_bundle(
+        pytester.path / "bundle",
+        configurations=("optimum", "big-1", "cmd"),
+        routes=routes,
+        edit=own_answers_only,
+        manifest=manifest,
+    )
     optimum = yaml.safe_load((root / "optimum.yaml").read_text(encoding="utf-8"))
-    optimum["roles"]["writer-a"] = {"model": "claude-sonnet-4-6", "provider": "anthropic", "route": judge.route("anthropic")}
-    optimum["roles"]["writer-b"] = {"model": "gpt-4.1-mini", "provider": "openai", "route": judge.route("openai", api="responses")}
+    optimum["roles"]["writer-a"] = {
+        "model": "claude-sonnet-4-6",
+        "provider": "anthropic",
+        "route": judge.route("anthropic"),
+    }
+    optimum["roles"]["writer-b"] = {
+        "model": "gpt-4.1-mini",
+        "provider": "openai",
+        "route": judge.route("openai", api="responses"),
+    }
     (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
-    entries = [{"entry_key": f"{family}:{technique}", "context": "The team runs two warehouses; rent rises 30% next year.",
-                "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team. What should they do?"}
-               for family, techniques in ENTRIES.items() for technique in techniques]
+    entries = [
+        {
+            "entry_key": f"{family}:{technique}",
+            "context": "The team runs two warehouses; rent rises 30% next year.",
+            "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team. What should they do?",
+        }
+        for family, techniques in ENTRIES.items()
+        for technique in techniques
+    ]
     (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
@@ -280,7 +408,8 @@ def _role_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Path:
 
 
 def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_offline_identically(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     _role_project(pytester, judge)
     live = record(pytester, "--ora-out", "live")
@@ -292,8 +421,17 @@ def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_o
     assert len(plain) == 8, [request.path for request in posts]
     first = next(body for body in plain if body["model"] == "claude-sonnet-4-6")
     # The judges' prompt caching: the system prompt and the entry's context are cache breakpoints.
-    assert first["system"] == [{"type": "text", "text": "You are a careful analyst. Answer in numbered steps.",
-                                "cache_control": {"type": "ephemeral"}}] and "temperature" not in first
+    assert (
+        first["system"]
+        == [
+            {
+                "type": "text",
+                "text": "You are a careful analyst. Answer in numbered steps.",
+                "cache_control": {"type": "ephemeral"},
+            }
+        ]
+        and "temperature" not in first
+    )
     assert first["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
     responses = next(body for body in plain if body["model"] == "gpt-4.1-mini")
     assert (responses["temperature"], responses["max_output_tokens"], "instructions" in responses) == (0, 2048, False)
@@ -301,35 +439,46 @@ def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_o
     row = ledger["mode:argument-audit/big-1"]
     assert row["status"] == "scored" and row["candidate_model"] == "claude-sonnet-4-6-20260101"
     assert row["candidate_tokens_in"] > 0 and row["candidate_tokens_out"] > 0 and row["candidate_cost_usd"] is not None
-    packets = "".join(path.read_text(encoding="utf-8") for path in sorted((pytester.path / "live" / "packets").rglob("*.json")))
+    packets = "".join(
+        path.read_text(encoding="utf-8") for path in sorted((pytester.path / "live" / "packets").rglob("*.json"))
+    )
     assert "(claude-sonnet-4-6, reference answer)" in packets and "(gpt-4.1-mini, reference answer)" in packets
     live.stdout.fnmatch_lines(["ora live: 18/18 captures, 0 calls (candidates and judges) in flight, *, done in *"])
     # Candidate spend apart from the judges', on the terminal and in the methodology note; both together once.
-    live.stdout.fnmatch_lines([
-        "ora: candidate spend (answers made live this run, apart from the judges'*): candidate big-1 claude-sonnet-4-6*: "
-        "$0.0* (4 answers, * input / * output tokens); candidate cmd gpt-4.1-mini*: $0.0* (4 answers, *); "
-        "candidates total: $0.0*; judges and candidates together: $0.*",
-    ])
+    live.stdout.fnmatch_lines(
+        [
+            "ora: candidate spend (answers made live this run, apart from the judges'*): candidate big-1 claude-sonnet-4-6*: "
+            "$0.0* (4 answers, * input / * output tokens); candidate cmd gpt-4.1-mini*: $0.0* (4 answers, *); "
+            "candidates total: $0.0*; judges and candidates together: $0.*",
+        ]
+    )
     methodology = (pytester.path / "live" / "methodology.md").read_text(encoding="utf-8")
     assert "## Candidate spend (answers made live this run" in methodology and "- candidates total: $" in methodology
     assert "## Judge spend: nothing paid" in methodology
     exchanges = sorted((pytester.path / "cassettes" / "_candidate_calls").rglob("*.json"))
     assert len(exchanges) == 8
-    assert all(KEY_A not in path.read_text(encoding="utf-8") and KEY_B not in path.read_text(encoding="utf-8")
-               for path in exchanges)
+    assert all(
+        KEY_A not in path.read_text(encoding="utf-8") and KEY_B not in path.read_text(encoding="utf-8")
+        for path in exchanges
+    )
 
     judge.stop()  # offline: nothing can be called
     serial = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "serial", "-p", "no:cacheprovider")
-    spread = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "spread", "-n", "2", "-p", "no:cacheprovider")
+    spread = pytester.runpytest_subprocess(
+        "--ora-record", "none", "--ora-out", "spread", "-n", "2", "-p", "no:cacheprovider"
+    )
     assert outcomes(serial) == counts == outcomes(spread), serial.stdout.str()
     for out in ("serial", "spread"):
-        assert (pytester.path / out / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
+        assert (pytester.path / out / "ledger.jsonl").read_bytes() == (
+            pytester.path / "live" / "ledger.jsonl"
+        ).read_bytes()
     assert "candidate spend" not in serial.stdout.str()  # replayed answers are free
     assert "Candidate spend" not in (pytester.path / "serial" / "methodology.md").read_text(encoding="utf-8")
 
 
 def test_when_a_run_with_role_candidates_is_dry_then_the_estimate_sizes_candidates_and_judges_apart(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     _role_project(pytester, judge)
     result = pytester.runpytest("--ora-dry-run", "--ora-out", "dry")
@@ -347,7 +496,8 @@ def test_when_a_run_with_role_candidates_is_dry_then_the_estimate_sizes_candidat
 
 
 def test_when_the_budget_is_reached_by_candidate_spend_then_no_further_capture_is_started(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     _role_project(pytester, judge)
     result = record(pytester, "--ora-budget-usd", "0.0005", "--ora-out", "capped")
@@ -357,7 +507,8 @@ def test_when_the_budget_is_reached_by_candidate_spend_then_no_further_capture_i
 
 
 def test_when_a_role_candidates_system_prompt_or_model_changes_then_the_replay_names_the_drift(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     root = _role_project(pytester, judge)
     assert outcomes(record(pytester))["failed"] == 0
@@ -367,7 +518,9 @@ def test_when_a_role_candidates_system_prompt_or_model_changes_then_the_replay_n
     manifest["candidates"]["big-1"]["system"] = "You are a terse analyst."
     (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
     result = pytester.runpytest("--ora-record", "none")
-    result.stdout.fnmatch_lines(["mode:argument-audit/big-1: recorded for a different candidate request (candidate field 'system')*"])
+    result.stdout.fnmatch_lines(
+        ["mode:argument-audit/big-1: recorded for a different candidate request (candidate field 'system')*"]
+    )
     assert outcomes(result)["failed"] == 4  # big-1's four captures; cmd and the bundle's own answers replay
 
     # The role's model in optimum.yaml is the candidate's definition too.
@@ -376,7 +529,9 @@ def test_when_a_role_candidates_system_prompt_or_model_changes_then_the_replay_n
     optimum["roles"]["writer-b"]["model"] = "gpt-4.1"
     (root / "optimum.yaml").write_text(yaml.safe_dump(optimum, sort_keys=False), encoding="utf-8")
     result = pytester.runpytest("--ora-record", "none")
-    result.stdout.fnmatch_lines(["mode:argument-audit/cmd: recorded for a different candidate request (candidate field 'role')*"])
+    result.stdout.fnmatch_lines(
+        ["mode:argument-audit/cmd: recorded for a different candidate request (candidate field 'role')*"]
+    )
     assert outcomes(result)["failed"] == 4
 
 
@@ -386,30 +541,46 @@ def test_when_a_role_candidates_system_prompt_or_model_changes_then_the_replay_n
     ids=["http-error", "refusal"],
 )
 def test_when_a_role_candidate_fails_past_its_retries_then_the_capture_is_excluded_and_counted_never_judged(
-    pytester: pytest.Pytester, judge: ReferenceJudge, fault: str, model: str, configuration: str, said: str,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
+    fault: str,
+    model: str,
+    configuration: str,
+    said: str,
 ) -> None:
     _role_project(pytester, judge)
     judge.inject(Fault(fault, model=model, times=1))
     live = record(pytester, "--ora-out", "live")
     counts = outcomes(live)
-    assert counts["failed"] == 0 and counts["errors"] == 0 and counts["skipped"] == 7, live.stdout.str()  # 6 collisions + 1
+    assert counts["failed"] == 0 and counts["errors"] == 0 and counts["skipped"] == 7, (
+        live.stdout.str()
+    )  # 6 collisions + 1
     ledger = {row["capture_id"]: row for row in _ledger(pytester, "live")}
     failed = [row for row in ledger.values() if row["reason"] and row["reason"].startswith("candidate failed: ")]
     assert len(failed) == 1 and failed[0]["configuration"] == configuration and failed[0]["status"] == "unscorable"
     assert not failed[0]["judges"] and failed[0].get("overall") is None and said in failed[0]["reason"]
-    live.stdout.fnmatch_lines(["ora: candidates answered 7 judged captures*; 1 candidate failed (unscorable, never judged): *"])
+    live.stdout.fnmatch_lines(
+        ["ora: candidates answered 7 judged captures*; 1 candidate failed (unscorable, never judged): *"]
+    )
     # The failure is recorded: the replay says it again without calling anything.
     judge.stop()
     replay = pytester.runpytest("--ora-record", "none", "--ora-out", "replay")
     assert outcomes(replay) == counts
-    assert (pytester.path / "replay" / "ledger.jsonl").read_bytes() == (pytester.path / "live" / "ledger.jsonl").read_bytes()
+    assert (pytester.path / "replay" / "ledger.jsonl").read_bytes() == (
+        pytester.path / "live" / "ledger.jsonl"
+    ).read_bytes()
 
 
 def test_when_a_role_candidate_names_an_unknown_role_then_intake_names_the_file_line_and_field(tmp_path: Path) -> None:
-    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
-                       edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
-                       manifest={"candidates": {"big-1": {"role": "nobody"}}})
-    (root / "entries.jsonl").write_text('{"entry_key": "mode:argument-audit", "prompt": "Audit it."}\n', encoding="utf-8")
+    root = write_bundle(
+        tmp_path / "bundle",
+        configurations=("optimum", "big-1"),
+        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+        manifest={"candidates": {"big-1": {"role": "nobody"}}},
+    )
+    (root / "entries.jsonl").write_text(
+        '{"entry_key": "mode:argument-audit", "prompt": "Audit it."}\n', encoding="utf-8"
+    )
     with pytest.raises(IntakeError) as raised:
         load_bundle(root)
     problems = [problem for problem in raised.value.problems if problem.field == "candidates.big-1.role"]
@@ -417,15 +588,19 @@ def test_when_a_role_candidate_names_an_unknown_role_then_intake_names_the_file_
 
 
 def test_when_role_params_name_an_unknown_parameter_then_intake_refuses_it(tmp_path: Path) -> None:
-    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
-                        manifest={"candidates": {"big-1": {"role": "big-2", "params": {"temprature": 0}}}})
+    root = write_bundle(
+        tmp_path / "bundle",
+        configurations=("optimum", "big-1"),
+        manifest={"candidates": {"big-1": {"role": "big-2", "params": {"temprature": 0}}}},
+    )
     with pytest.raises(IntakeError) as raised:
         load_bundle(root)
     assert any(problem.field == "candidates.big-1.params.temprature" for problem in raised.value.problems)
 
 
 def test_when_a_role_candidates_model_takes_no_temperature_then_the_run_stops_before_any_call(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     root = _role_project(pytester, judge)
     manifest = yaml.safe_load((root / "bundle.yaml").read_text(encoding="utf-8"))
@@ -436,15 +611,24 @@ def test_when_a_role_candidates_model_takes_no_temperature_then_the_run_stops_be
     (root / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
     result = record(pytester)
     assert result.ret == 4 and not [request for request in judge.requests if request.method == "POST"]
-    result.stderr.fnmatch_lines(["*bundle.yaml: candidates.big-1.params: model claude-opus-4-7 (anthropic) takes no temperature*"])
+    result.stderr.fnmatch_lines(
+        ["*bundle.yaml: candidates.big-1.params: model claude-opus-4-7 (anthropic) takes no temperature*"]
+    )
 
 
-def test_when_an_entry_is_a_conversation_and_a_role_candidate_answers_then_intake_refuses_the_line(tmp_path: Path) -> None:
-    root = write_bundle(tmp_path / "bundle", configurations=("optimum", "big-1"),
-                        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
-                        manifest={"candidates": {"big-1": {"role": "big-2"}}})
-    entries = [{"entry_key": "mode:argument-audit", "prompt": "Audit it."},
-               {"entry_key": "mode:causal-dag", "prompt": "And now?", "messages": [{"role": "user", "content": "Draw it."}]}]
+def test_when_an_entry_is_a_conversation_and_a_role_candidate_answers_then_intake_refuses_the_line(
+    tmp_path: Path,
+) -> None:
+    root = write_bundle(
+        tmp_path / "bundle",
+        configurations=("optimum", "big-1"),
+        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+        manifest={"candidates": {"big-1": {"role": "big-2"}}},
+    )
+    entries = [
+        {"entry_key": "mode:argument-audit", "prompt": "Audit it."},
+        {"entry_key": "mode:causal-dag", "prompt": "And now?", "messages": [{"role": "user", "content": "Draw it."}]},
+    ]
     (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
     with pytest.raises(IntakeError) as raised:
         load_bundle(root)
@@ -452,16 +636,23 @@ def test_when_an_entry_is_a_conversation_and_a_role_candidate_answers_then_intak
 
 
 def test_when_judging_through_batches_then_candidate_captures_are_judged_live_once_answered_never_batched_empty(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     _role_project(pytester, judge)
     result = record(pytester, "--ora-batch")
     assert outcomes(result)["failed"] == 0 and outcomes(result)["errors"] == 0, result.stdout.str()
-    result.stdout.fnmatch_lines([
-        "*ora: batch: 8 captures whose answers candidates make in the run are judged live, each once its answer exists*",
-        "*ora: batch msgbatch_* of Judge A (big-1) submitted: 4 requests*",
-    ])
-    batched = "".join(request.body.decode("utf-8", "replace") for request in judge.requests if "batches" in request.path)
+    result.stdout.fnmatch_lines(
+        [
+            "*ora: batch: 8 captures whose answers candidates make in the run are judged live, each once its answer exists*",
+            "*ora: batch msgbatch_* of Judge A (big-1) submitted: 4 requests*",
+        ]
+    )
+    batched = "".join(
+        request.body.decode("utf-8", "replace") for request in judge.requests if "batches" in request.path
+    )
     assert "(claude-sonnet-4-6, reference answer)" not in batched  # no candidate answer went into a batch
-    packets = "".join(path.read_text(encoding="utf-8") for path in (pytester.path / "ora-results" / "packets").rglob("*.json"))
+    packets = "".join(
+        path.read_text(encoding="utf-8") for path in (pytester.path / "ora-results" / "packets").rglob("*.json")
+    )
     assert "(claude-sonnet-4-6, reference answer)" in packets

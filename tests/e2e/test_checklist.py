@@ -79,7 +79,10 @@ def test_seed_002_worked_example_is_computed_exactly_with_spec_9s_tp_count() -> 
     material, found = worked_material()
     reply = checked(worked_reply(found), material)
     assert isinstance(reply, ChecklistReply)
-    record: Any = {"judges": [{"label": "Judge A", **get_kind("checklist").record_fields(reply, CHECKLIST)}], "material": material}
+    record: Any = {
+        "judges": [{"label": "Judge A", **get_kind("checklist").record_fields(reply, CHECKLIST)}],
+        "material": material,
+    }
 
     # When the harness combines the panel
     scores = get_kind("checklist").panel(record, CHECKLIST)
@@ -115,7 +118,11 @@ def test_precision_f2_and_novel_bonus_edges() -> None:
     ("change", "field", "reason"),
     [
         (lambda r: r["findings"].pop(3), "findings[CRITICAL-4]", "is missing"),
-        (lambda r: r["findings"].append({"id": "INVENTED-1", "found": True, "evidence": ""}), "findings.23.id", "is not a listed id"),
+        (
+            lambda r: r["findings"].append({"id": "INVENTED-1", "found": True, "evidence": ""}),
+            "findings.23.id",
+            "is not a listed id",
+        ),
         (lambda r: r["findings"].append(dict(r["findings"][0])), "findings.23.id", "a second time"),
         (lambda r: r["findings"][-1].pop("id"), "findings.22.id", "is missing"),
         (lambda r: r["findings"][0].update(found="yes"), "findings.0.found", "valid boolean"),
@@ -134,10 +141,16 @@ def test_a_reply_answering_other_than_the_exact_listed_ids_is_invalid(change: An
 
 def _packet(tmp_path: Path) -> Packet:
     material, _ = worked_material()
-    capture = Capture.model_validate({
-        "entry_key": "review:worked", "configuration": "thorough", "prompt": "Review this.", "answer": "[CRITICAL-1] x",
-        "acceptance": {"passed": True}, "checklist": material,
-    })
+    capture = Capture.model_validate(
+        {
+            "entry_key": "review:worked",
+            "configuration": "thorough",
+            "prompt": "Review this.",
+            "answer": "[CRITICAL-1] x",
+            "acceptance": {"passed": True},
+            "checklist": material,
+        }
+    )
     packet, _ = build_packet(capture, tmp_path, CHECKLIST)
     return packet
 
@@ -162,16 +175,25 @@ def test_a_judge_that_omits_an_id_is_re_asked_then_the_capture_fails(tmp_path: P
     def handler(request: httpx.Request) -> httpx.Response:
         asked.append(request)
         body = {
-            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-opus-4-7",
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-opus-4-7",
             "content": [{"type": "tool_use", "id": "toolu_1", "name": "ora_judge_reply", "input": answer}],
-            "stop_reason": "tool_use", "usage": {"input_tokens": 100, "output_tokens": 50},
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 100, "output_tokens": 50},
         }
         return httpx.Response(200, json=body)
 
     spec = RoleSpec(model="claude-opus-4-7", provider="anthropic", route="http://127.0.0.1:9/v1/messages")
     panel = Panel((JudgeSlot("Judge A", "judge", "judge", spec),), "one judge")
-    judging = Judging(panel, CHECKLIST, policy=RetryPolicy(timeout=httpx.Timeout(2.0)), reasks=1,
-                      environ={"ANTHROPIC_API_KEY": "k-test"})
+    judging = Judging(
+        panel,
+        CHECKLIST,
+        policy=RetryPolicy(timeout=httpx.Timeout(2.0)),
+        reasks=1,
+        environ={"ANTHROPIC_API_KEY": "k-test"},
+    )
 
     async def run() -> None:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
@@ -189,8 +211,9 @@ def test_the_rubric_overrides_the_severity_weights(tmp_path: Path) -> None:
     data = yaml.safe_load(RUBRIC_FILE.read_text())
     data["rubric"] = "checklist-critical-30"
     data["params"]["severity_weights"]["critical"] = 30
-    data["history"] = [{"version": "checklist-critical-30", "date": "2026-05-01", "change": "critical 30",
-                        "digest": digest_of(data)}]
+    data["history"] = [
+        {"version": "checklist-critical-30", "date": "2026-05-01", "change": "critical 30", "digest": digest_of(data)}
+    ]
     path = tmp_path / "rubric.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     rubric = load_rubric(path)
@@ -224,16 +247,28 @@ def copy_example(pytester: pytest.Pytester) -> None:
             shutil.copy(source, pytester.path / name)
 
 
-def test_the_checklist_example_replays_identically_and_reports_the_worked_example(replayed: Callable[..., Path]) -> None:
+def test_the_checklist_example_replays_identically_and_reports_the_worked_example(
+    replayed: Callable[..., Path],
+) -> None:
     # Given the recorded checklist example, replayed serially and under two xdist workers (the session's replays)
     serial, out = replayed("checklist"), replayed("checklist", 2)
 
     # Then every file is byte-identical, and the worked example carries seed 002's figures with SPEC 9's TP
     stdout = terminal_output(out)
     stdout.no_fnmatch_line("* failed*")
-    for name in ("ledger.jsonl", "ledger.csv", "summary.json", "summary.md", "summary.csv", "methodology.md", "checklist.md"):
+    for name in (
+        "ledger.jsonl",
+        "ledger.csv",
+        "summary.json",
+        "summary.md",
+        "summary.csv",
+        "methodology.md",
+        "checklist.md",
+    ):
         assert (serial / name).read_bytes() == (out / name).read_bytes(), name
-    rows = {json.loads(line)["capture_id"]: json.loads(line) for line in (out / "ledger.jsonl").read_text().splitlines()}
+    rows = {
+        json.loads(line)["capture_id"]: json.loads(line) for line in (out / "ledger.jsonl").read_text().splitlines()
+    }
     worked = rows["review:seed-worked-example/thorough"]
     for judge in worked["checklist_judges"]:
         assert (judge["weighted_found"], judge["weighted_total"], judge["tp"], judge["fp"]) == ("132", "194", 15, 1)
@@ -248,7 +283,14 @@ def test_the_checklist_example_replays_identically_and_reports_the_worked_exampl
     assert "- MISSING-TESTS (low): found by A; missed by B" in (out / "checklist.md").read_text()
     assert "recall = weighted found / weighted total" in (out / "methodology.md").read_text()
     heading = next(line for line in (out / "summary.md").read_text().splitlines() if line.startswith("| Configuration"))
-    assert [cell.strip() for cell in heading.split("|")[7:13]] == ["Recall", "Precision", "F2", "Detection", "Quality", "Persona"]
+    assert [cell.strip() for cell in heading.split("|")[7:13]] == [
+        "Recall",
+        "Precision",
+        "F2",
+        "Detection",
+        "Quality",
+        "Persona",
+    ]
     stdout.fnmatch_lines(["ora: checklist: 2 listed ids with judge disagreement over 7 captures (checklist.md)"])
 
 

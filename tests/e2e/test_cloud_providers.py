@@ -41,18 +41,32 @@ def _roles(judge: ReferenceJudge, provider: str) -> dict[str, dict[str, Any]]:
     if provider == "azure-openai":
         return {
             "big-1": {"model": "gpt-4.1-mini", "provider": provider, "route": judge.route(provider, "gpt-4.1-mini")},
-            "big-2": {"model": "gpt-5-mini", "provider": provider, "route": judge.route(provider, "gpt-5-mini", "responses"),
-                      "api_token_env": "AZURE_OPENAI_AD_TOKEN"},
+            "big-2": {
+                "model": "gpt-5-mini",
+                "provider": provider,
+                "route": judge.route(provider, "gpt-5-mini", "responses"),
+                "api_token_env": "AZURE_OPENAI_AD_TOKEN",
+            },
         }
     if provider == "bedrock":
         claude, llama = "anthropic.claude-sonnet-4-5-20250929-v1:0", "meta.llama3-3-70b-instruct-v1:0"
-        return {"big-1": {"model": claude, "provider": provider, "route": judge.route(provider, claude)},
-                "big-2": {"model": llama, "provider": provider, "route": judge.route(provider, llama)}}
+        return {
+            "big-1": {"model": claude, "provider": provider, "route": judge.route(provider, claude)},
+            "big-2": {"model": llama, "provider": provider, "route": judge.route(provider, llama)},
+        }
     return {
-        "big-1": {"model": "gemini-2.5-pro", "provider": provider, "route": judge.route(provider, "gemini-2.5-pro"),
-                  "api_token_env": "VERTEX_ACCESS_TOKEN"},
-        "big-2": {"model": "claude-sonnet-4-5", "provider": provider, "route": judge.route(provider, "claude-sonnet-4-5"),
-                  "api_token_env": "VERTEX_ACCESS_TOKEN"},
+        "big-1": {
+            "model": "gemini-2.5-pro",
+            "provider": provider,
+            "route": judge.route(provider, "gemini-2.5-pro"),
+            "api_token_env": "VERTEX_ACCESS_TOKEN",
+        },
+        "big-2": {
+            "model": "claude-sonnet-4-5",
+            "provider": provider,
+            "route": judge.route(provider, "claude-sonnet-4-5"),
+            "api_token_env": "VERTEX_ACCESS_TOKEN",
+        },
     }
 
 
@@ -99,8 +113,10 @@ def test_a_live_run_records_and_replays_a_day_later_with_other_credentials_and_n
         assert calls >= 16
         if provider == "bedrock":  # every call was SigV4-signed with the recording credentials
             posts = [r for r in judge.requests if r.method == "POST"]
-            assert all(r.headers["authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={A['AWS_ACCESS_KEY_ID']}/")
-                       for r in posts)
+            assert all(
+                r.headers["authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={A['AWS_ACCESS_KEY_ID']}/")
+                for r in posts
+            )
             assert all(r.headers["x-amz-security-token"] == A["AWS_SESSION_TOKEN"] for r in posts)
 
         # When it is replayed a day later, with other credentials (a new signature date, another token)
@@ -117,21 +133,32 @@ def test_a_live_run_records_and_replays_a_day_later_with_other_credentials_and_n
         today = dt.date.fromisoformat(found.group(1).decode())
         tomorrow = today + dt.timedelta(days=1)
         assert f"Scoring date {tomorrow}.".encode() in replayed_files["report.html"]
-        replayed_files["report.html"] = replayed_files["report.html"].replace(str(tomorrow).encode(), str(today).encode())
+        replayed_files["report.html"] = replayed_files["report.html"].replace(
+            str(tomorrow).encode(), str(today).encode()
+        )
         assert replayed_files == recorded_files
         # And no credential value is in any cassette, output or terminal line
         texts = [recorded.stdout.str(), recorded.stderr.str(), replayed.stdout.str(), replayed.stderr.str()]
-        assert _found(project.path, texts, {**{f"A {k}": v for k, v in A.items()}, **{f"B {k}": v for k, v in B.items()}}) == []
+        assert (
+            _found(project.path, texts, {**{f"A {k}": v for k, v in A.items()}, **{f"B {k}": v for k, v in B.items()}})
+            == []
+        )
         assert list((project.path / "cassettes").rglob("*.json"))
 
 
 def test_a_sigv4_signature_made_a_day_later_with_other_credentials_matches_the_recorded_request() -> None:
     """The cassette keeps method, URL and body digest only: the signature, its date and the session token never match on."""
-    role = RoleSpec(model="anthropic.claude-sonnet-4-5-20250929-v1:0", provider="bedrock",
-                    route="https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse")
+    role = RoleSpec(
+        model="anthropic.claude-sonnet-4-5-20250929-v1:0",
+        provider="bedrock",
+        route="https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse",
+    )
+
     def signed(environ: dict[str, str]) -> Any:
         request = BedrockClient().build_request(role, make_prompt(), api_key_for(role, environ))
-        return request, _reduce_request(VcrRequest(request.method, str(request.url), request.content, dict(request.headers)))
+        return request, _reduce_request(
+            VcrRequest(request.method, str(request.url), request.content, dict(request.headers))
+        )
 
     now = dt.datetime.now(dt.timezone.utc)
     with time_machine.travel(now, tick=False):
@@ -154,8 +181,12 @@ def test_batches_on_a_cloud_provider_are_refused_before_any_call(pytester: pytes
         result = _run(project, A, "--ora-record", "once", "--ora-batch")
 
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        result.stderr.fnmatch_lines([f"*--ora-batch is not supported for Judge A (provider {provider}), Judge B (provider "
-                                     f"{provider}): pytest-ora batches through Anthropic's and OpenAI's batch APIs only*"])
+        result.stderr.fnmatch_lines(
+            [
+                f"*--ora-batch is not supported for Judge A (provider {provider}), Judge B (provider "
+                f"{provider}): pytest-ora batches through Anthropic's and OpenAI's batch APIs only*"
+            ]
+        )
         assert judge.requests == []
 
 
@@ -178,12 +209,15 @@ def test_a_live_run_without_the_providers_extra_stops_naming_it(
         result = _run(project, A, "--ora-record", "once")
 
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        result.stderr.fnmatch_lines([f"*needs the optional extra pytest-ora[[]{provider}[]] "
-                                     f"(pip install 'pytest-ora[[]{provider}[]]')*"])
+        result.stderr.fnmatch_lines(
+            [f"*needs the optional extra pytest-ora[[]{provider}[]] (pip install 'pytest-ora[[]{provider}[]]')*"]
+        )
         assert judge.requests == []
 
 
-def test_a_replay_never_reads_a_cloud_credential_chain(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_replay_never_reads_a_cloud_credential_chain(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Application Default Credentials (and botocore's chain) may refresh a token over the network: a replay asks neither."""
     from pytest_ora.judges.providers import aws as aws_module
     from pytest_ora.judges.providers import gcp as gcp_module

@@ -38,17 +38,31 @@ def judge_record(label: str, shown: tuple[str, str]) -> dict[str, Any]:
     scores = {name: "5" for name in COMPARE.names}
     replies = []
     for winner in shown:
-        contestants = {label_: {"scores": dict(scores), "notes": {n: "" for n in COMPARE.names}} for label_ in ("response-1", "response-2")}
-        replies.append([{"label": f"Judge {label}", "model": "m", "asks": 1, "attempts": 1,
-                         "usage": {"input_tokens": 1, "output_tokens": 1, "cached_input_tokens": 0, "reasoning_tokens": 0},
-                         "answers": {"contestants": contestants, "winner": winner, "justification": "j"}}])
+        contestants = {
+            label_: {"scores": dict(scores), "notes": {n: "" for n in COMPARE.names}}
+            for label_ in ("response-1", "response-2")
+        }
+        replies.append(
+            [
+                {
+                    "label": f"Judge {label}",
+                    "model": "m",
+                    "asks": 1,
+                    "attempts": 1,
+                    "usage": {"input_tokens": 1, "output_tokens": 1, "cached_input_tokens": 0, "reasoning_tokens": 0},
+                    "answers": {"contestants": contestants, "winner": winner, "justification": "j"},
+                }
+            ]
+        )
     (merged,) = kind.merge(replies, COMPARE)
     return dict(merged)
 
 
 def result(*judges: tuple[str, str]) -> Any:
-    record = {"configuration": "team-1+team-2",
-              "judges": [judge_record(chr(ord("A") + i), shown) for i, shown in enumerate(judges)]}
+    record = {
+        "configuration": "team-1+team-2",
+        "judges": [judge_record(chr(ord("A") + i), shown) for i, shown in enumerate(judges)],
+    }
     return get_kind("compare").panel(record, COMPARE).details  # type: ignore[arg-type]
 
 
@@ -73,7 +87,10 @@ def test_the_win_rate_interval_is_wilsons() -> None:
     # 4 wins and 1 tie of 5: 4.5 / 5; statsmodels' interval matches the Wilson score formula
     low, high = wilson(Fraction(9, 2), 5)
     z, p, n = 1.959963984540054, 0.9, 5
-    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    centre, half = (
+        (p + z * z / (2 * n)) / (1 + z * z / n),
+        z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n),
+    )
     assert low == pytest.approx(centre - half, abs=1e-12) and high == pytest.approx(centre + half, abs=1e-12)
     assert (round(low, 4), round(high, 4)) == (0.4629, 0.9895)
 
@@ -86,14 +103,22 @@ def test_the_compare_example_replays_identically_with_its_compare_files(replayed
         assert (serial / name).read_bytes() == (workers / name).read_bytes(), name
     pairs = json.loads((workers / "compare.json").read_text())
     first = pairs[0]
-    assert (first["first"], first["second"], first["wins"], first["ties"], first["losses"]) == ("team-1", "team-2", 4, 1, 0)
+    assert (first["first"], first["second"], first["wins"], first["ties"], first["losses"]) == (
+        "team-1",
+        "team-2",
+        4,
+        1,
+        0,
+    )
     assert first["win_rate_exact"] == "9/10" and first["position_consistency"] == {"A": 1.0, "B": 1.0}
     rows = [json.loads(line) for line in (workers / "compare.jsonl").read_text().splitlines()]
     assert len(rows) == 15 and all(len(row["judges"]) == 2 and len(row["judges"][0]["orders"]) == 2 for row in rows)
     assert "| team-1 vs team-2 " in (workers / "compare.md").read_text()
 
 
-def test_a_position_biased_judge_ends_in_ties_not_wins(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_position_biased_judge_ends_in_ties_not_wins(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Given the compare example routed to a reference judge that always prefers the first answer shown
     copy_example(pytester)
     shutil.rmtree(pytester.path / "cassettes")
@@ -117,20 +142,31 @@ def test_a_position_biased_judge_ends_in_ties_not_wins(pytester: pytest.Pytester
     pairs = json.loads((pytester.path / "ora-results" / "compare.json").read_text())
     assert [(p["wins"], p["ties"], p["losses"]) for p in pairs] == [(0, 5, 0)] * 3
     assert all(p["win_rate"] == 0.5 and p["position_consistency"] == {"A": 0.0, "B": 0.0} for p in pairs)
-    assert "| team-1 vs team-2         | 5       | 0      | 5      | 0        | 50%" in (pytester.path / "ora-results" / "compare.md").read_text()
+    assert (
+        "| team-1 vs team-2         | 5       | 0      | 5      | 0        | 50%"
+        in (pytester.path / "ora-results" / "compare.md").read_text()
+    )
 
 
 def test_ora_compare_names_the_pairs_and_items_are_entry_and_pair(pytester: pytest.Pytester) -> None:
     copy_example(pytester)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--co", "-q", "--ora-compare", "baseline:team-2", "-k", "cache")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--co", "-q", "--ora-compare", "baseline:team-2", "-k", "cache"
+    )
     result.stdout.fnmatch_lines(["*test_pair?review:cache-stampede/baseline+team-2?"])
     assert "team-1" not in result.stdout.str()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--ora-compare", "team-1:nobody"], "*bundle.yaml*field 'compare'*compares a configuration that bundle.yaml does not list*"),
-    (["--ora-compare", "team-1"], "*--ora-compare takes two different configurations as A:B*"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--ora-compare", "team-1:nobody"],
+            "*bundle.yaml*field 'compare'*compares a configuration that bundle.yaml does not list*",
+        ),
+        (["--ora-compare", "team-1"], "*--ora-compare takes two different configurations as A:B*"),
+    ],
+)
 def test_a_bad_pair_stops_the_run(pytester: pytest.Pytester, args: list[str], message: str) -> None:
     copy_example(pytester)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)

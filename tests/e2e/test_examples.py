@@ -12,7 +12,11 @@ from pytest_ora.__main__ import main
 
 
 def _tree(directory: Path) -> dict[str, bytes]:
-    return {path.relative_to(directory).as_posix(): path.read_bytes() for path in sorted(directory.rglob("*")) if path.is_file()}
+    return {
+        path.relative_to(directory).as_posix(): path.read_bytes()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file()
+    }
 
 
 @pytest.mark.parametrize("name", sorted(path.name for path in EXAMPLES.iterdir() if (path / "pytest.ini").is_file()))

@@ -45,13 +45,27 @@ TIMING = ("candidate_latency_ms", "generated_at", "wall_clock_minutes")
 
 def _project(pytester: pytest.Pytester, judge: ReferenceJudge, module: str) -> Path:
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    manifest = {"candidates": {"py": {"python": f"{module}:answer"},
-                               "cmd": {"command": [sys.executable, "agent.py"], "timeout_s": 60}}}
-    root = write_bundle(pytester.path / "bundle", configurations=("optimum", "py", "cmd"), routes=routes,
-                        edit=lambda items: [item for item in items if item["configuration"] == "optimum"], manifest=manifest)
-    entries = [{"entry_key": f"{family}:{technique}",
-                "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team."}
-               for family, techniques in ENTRIES.items() for technique in techniques]
+    manifest = {
+        "candidates": {
+            "py": {"python": f"{module}:answer"},
+            "cmd": {"command": [sys.executable, "agent.py"], "timeout_s": 60},
+        }
+    }
+    root = write_bundle(
+        pytester.path / "bundle",
+        configurations=("optimum", "py", "cmd"),
+        routes=routes,
+        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+        manifest=manifest,
+    )
+    entries = [
+        {
+            "entry_key": f"{family}:{technique}",
+            "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team.",
+        }
+        for family, techniques in ENTRIES.items()
+        for technique in techniques
+    ]
     (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
     (pytester.path / f"{module}.py").write_text(PYTHON, encoding="utf-8")
     (pytester.path / "agent.py").write_text(AGENT, encoding="utf-8")
@@ -66,7 +80,8 @@ def _rows(path: Path, drop: tuple[str, ...] = ()) -> dict[str, dict[str, Any]]:
 
 
 def test_when_generating_only_then_answers_are_recorded_unjudged_and_a_later_run_judges_them_as_one_run_would(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     root = _project(pytester, judge, "agents_generated")
 
@@ -75,15 +90,19 @@ def test_when_generating_only_then_answers_are_recorded_unjudged_and_a_later_run
     # Then no judge is called, every capture is skipped (nothing judged), and the answers are recorded
     assert judge.calls == 0, generated.stdout.str()
     assert outcomes(generated) == {"passed": 0, "skipped": 18, "lowscore": 0, "failed": 0, "errors": 0}
-    generated.stdout.fnmatch_lines([
-        "ora: generate only: 7 candidate answers (made and recorded, or replayed), nothing judged; 1 candidate failed: lens:historian/cmd",
-        "ora: captures written to */out/captures.jsonl (the last report there is untouched)",
-    ])
+    generated.stdout.fnmatch_lines(
+        [
+            "ora: generate only: 7 candidate answers (made and recorded, or replayed), nothing judged; 1 candidate failed: lens:historian/cmd",
+            "ora: captures written to */out/captures.jsonl (the last report there is untouched)",
+        ]
+    )
     assert not (pytester.path / "out" / "ledger.jsonl").exists()
     assert len(list((pytester.path / "cassettes" / "_candidates").rglob("*.json"))) == 8
 
     # And captures.jsonl is a finished bundle's file: every capture run, answers and candidate fields kept
-    lines = [json.loads(line) for line in (pytester.path / "out" / "captures.jsonl").read_text(encoding="utf-8").splitlines()]
+    lines = [
+        json.loads(line) for line in (pytester.path / "out" / "captures.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     by_id = {f"{line['entry_key']}/{line['configuration']}": line for line in lines}
     assert len(lines) == 14  # the optimum's 6 own captures; py and cmd on the 4 scored entries (one of cmd failed)
     made = by_id["mode:argument-audit/py"]
@@ -93,7 +112,9 @@ def test_when_generating_only_then_answers_are_recorded_unjudged_and_a_later_run
     assert isinstance(made["candidate_latency_ms"], int)
     failed = by_id["lens:historian/cmd"]
     assert failed["answer"] == "" and failed["acceptance"]["passed"] is False
-    assert failed["acceptance"]["reason"] == "candidate-failed" and "exited with code 3" in failed["acceptance"]["notes"]
+    assert (
+        failed["acceptance"]["reason"] == "candidate-failed" and "exited with code 3" in failed["acceptance"]["notes"]
+    )
     assert "candidate_model" not in by_id["mode:argument-audit/optimum"]
 
     # When a later run judges (the candidates gone: their answers replay from the recordings)
@@ -101,14 +122,20 @@ def test_when_generating_only_then_answers_are_recorded_unjudged_and_a_later_run
     (pytester.path / "agents_generated.py").write_text("raise ImportError('unavailable')\n", encoding="utf-8")
     judged = record(pytester, "--ora-out", "judged")
     counts = outcomes(judged)
-    assert counts["failed"] == counts["errors"] == 0 and counts["passed"] + counts["lowscore"] == 11, judged.stdout.str()
+    assert counts["failed"] == counts["errors"] == 0 and counts["passed"] + counts["lowscore"] == 11, (
+        judged.stdout.str()
+    )
     assert judge.calls > 0
     # Then it judges exactly the answers generated (the normal run writes captures.jsonl as well)
-    assert (pytester.path / "judged" / "captures.jsonl").read_bytes() == (pytester.path / "out" / "captures.jsonl").read_bytes()
+    assert (pytester.path / "judged" / "captures.jsonl").read_bytes() == (
+        pytester.path / "out" / "captures.jsonl"
+    ).read_bytes()
 
     # And a replay of it, every server stopped, at -n 2 is byte-identical
     judge.stop()
-    replay = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "replay", "-n", "2", "-p", "no:cacheprovider")
+    replay = pytester.runpytest_subprocess(
+        "--ora-record", "none", "--ora-out", "replay", "-n", "2", "-p", "no:cacheprovider"
+    )
     assert outcomes(replay) == counts
     for name in ("ledger.jsonl", "summary.json", "captures.jsonl", "texts.json"):
         assert (pytester.path / "replay" / name).read_bytes() == (pytester.path / "judged" / name).read_bytes(), name
@@ -121,8 +148,9 @@ def test_when_generating_only_then_answers_are_recorded_unjudged_and_a_later_run
     manifest = yaml.safe_load((finished / "bundle.yaml").read_text(encoding="utf-8"))
     del manifest["candidates"]
     (finished / "bundle.yaml").write_text(yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8")
-    again = pytester.runpytest_subprocess("--ora-bundle", "finished", "--ora-record", "none", "--ora-out", "again",
-                                          "-p", "no:cacheprovider")
+    again = pytester.runpytest_subprocess(
+        "--ora-bundle", "finished", "--ora-record", "none", "--ora-out", "again", "-p", "no:cacheprovider"
+    )
     assert outcomes(again)["failed"] == 0, again.stdout.str()
     first, second = _rows(pytester.path / "judged" / "ledger.jsonl"), _rows(pytester.path / "again" / "ledger.jsonl")
     assert second.pop("lens:historian/cmd")["status"] == "excluded"  # its candidate failed: an invalid capture there
@@ -133,7 +161,8 @@ def test_when_generating_only_then_answers_are_recorded_unjudged_and_a_later_run
 
 
 def test_when_one_run_answers_and_judges_then_its_scores_are_those_of_generating_then_judging(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     _project(pytester, judge, "agents_once")
     once = record(pytester, "--ora-out", "once", "--ora-cassettes", "once-cassettes")
@@ -141,11 +170,14 @@ def test_when_one_run_answers_and_judges_then_its_scores_are_those_of_generating
     assert record(pytester, "--ora-generate-only", "--ora-out", "gen", "--ora-cassettes", "two-cassettes").ret == 0
     later = record(pytester, "--ora-out", "later", "--ora-cassettes", "two-cassettes", "-n", "2")
     assert outcomes(later) == outcomes(once)
-    assert _rows(pytester.path / "later" / "ledger.jsonl", TIMING) == _rows(pytester.path / "once" / "ledger.jsonl", TIMING)
+    assert _rows(pytester.path / "later" / "ledger.jsonl", TIMING) == _rows(
+        pytester.path / "once" / "ledger.jsonl", TIMING
+    )
 
 
 def test_when_generate_only_is_asked_of_a_bundle_without_candidates_then_it_is_a_usage_error(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(pytester.path / "bundle", routes=routes)
@@ -153,16 +185,22 @@ def test_when_generate_only_is_asked_of_a_bundle_without_candidates_then_it_is_a
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
     result = pytester.runpytest("--ora-generate-only")
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*--ora-generate-only makes the candidates' answers, and bundle.yaml names no candidates*"])
+    result.stderr.fnmatch_lines(
+        ["*--ora-generate-only makes the candidates' answers, and bundle.yaml names no candidates*"]
+    )
 
 
 def test_a_captures_file_written_by_a_run_reads_back_as_the_same_captures(tmp_path: Path) -> None:
     from pytest_ora.core.plan import PlannedCapture
     from pytest_ora.reports.capturesfile import captures_jsonl
 
-    root = write_bundle(tmp_path / "bundle", edit=lambda items: [
-        {**item, "cost_usd": 0.1 + 0.2, "metadata": {"weight": 1e-7, "n": 3}} if index == 0 else item
-        for index, item in enumerate(items)])
+    root = write_bundle(
+        tmp_path / "bundle",
+        edit=lambda items: [
+            {**item, "cost_usd": 0.1 + 0.2, "metadata": {"weight": 1e-7, "n": 3}} if index == 0 else item
+            for index, item in enumerate(items)
+        ],
+    )
     bundle = load_bundle(root)
     before = [line.capture.model_dump() for line in bundle.captures]
 
@@ -192,8 +230,10 @@ def test_a_capture_holding_a_credentials_shape_is_left_out_of_the_captures_file(
         def __init__(self) -> None:
             self.bundle = bundle
             self.rubric = ORA_V1
-            self.captures = (PlannedCapture(keyed, 1, "judge"),
-                             *(PlannedCapture(line.capture, line.line, "judge") for line in bundle.captures[1:]))
+            self.captures = (
+                PlannedCapture(keyed, 1, "judge"),
+                *(PlannedCapture(line.capture, line.line, "judge") for line in bundle.captures[1:]),
+            )
 
     records: list[Any] = [{"capture_id": line.capture.capture_id, "reason": None} for line in bundle.captures]
     text = captures_jsonl(_Plan(), records)  # type: ignore[arg-type]

@@ -80,8 +80,9 @@ def runner_with(bench: Bench, policy: RetryPolicy, mode: str = "once", reasks: i
     """A bench runner with its own retry policy."""
     plan = bench.plan()
     judging = Judging(plan.panel, plan.rubric, policy=policy, reasks=reasks, environ=dict(KEYS))
-    runner = CaptureRunner(plan.bundle.root, judging, CassetteLibrary(bench.cassettes, mode, judging.secrets()),
-                           CaptureFiles(bench.out))
+    runner = CaptureRunner(
+        plan.bundle.root, judging, CassetteLibrary(bench.cassettes, mode, judging.secrets()), CaptureFiles(bench.out)
+    )
     bench._runners.append(runner)
     return runner
 
@@ -94,8 +95,11 @@ def problems(root: Path) -> str:
 
 def leaked(root: Path, *texts: str) -> list[str]:
     """Files under root, and texts, that hold either fake key."""
-    found = [str(path) for path in root.rglob("*") if path.is_file()
-             and any(key.encode() in path.read_bytes() for key in (FAKE_A, FAKE_B))]
+    found = [
+        str(path)
+        for path in root.rglob("*")
+        if path.is_file() and any(key.encode() in path.read_bytes() for key in (FAKE_A, FAKE_B))
+    ]
     return found + [text[:80] for text in texts if FAKE_A in text or FAKE_B in text]
 
 
@@ -141,7 +145,9 @@ def test_a_symlink_out_of_the_bundle_stops_intake_and_nothing_outside_is_read(tm
     assert FAKE_A not in message
 
 
-def test_an_artifact_symlinked_to_the_environment_is_never_sent(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+def test_an_artifact_symlinked_to_the_environment_is_never_sent(
+    project: pytest.Pytester, judge: ReferenceJudge
+) -> None:
     """The reported case: an artifact -> /proc/self/environ stops the run before any judge call, no key written."""
     root = project.path / "bundle"
     lines = (root / "captures.jsonl").read_text().splitlines()
@@ -173,13 +179,25 @@ def test_judge_text_reaching_any_output_is_redacted(project: pytest.Pytester, ju
 
     # One capture at a time: which capture's calls meet the two faults must not depend on scheduling.
     result = project.runpytest(
-        "--ora-record", "once", "--ora-concurrency", "1", "-k", "argument-audit",
-        "-rA", "-v", "--junitxml", "junit.xml", "-p", "no:cacheprovider",
+        "--ora-record",
+        "once",
+        "--ora-concurrency",
+        "1",
+        "-k",
+        "argument-audit",
+        "-rA",
+        "-v",
+        "--junitxml",
+        "junit.xml",
+        "-p",
+        "no:cacheprovider",
     )
 
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed") == 1 and outcomes.get("passed", 0) + outcomes.get("lowscore", 0) == 1
-    result.stdout.fnmatch_lines(["*gave an invalid reply*Raw reply: '<html>[[]redacted[]] xxx*xxx [[]redacted[]]</html>'*"])
+    result.stdout.fnmatch_lines(
+        ["*gave an invalid reply*Raw reply: '<html>[[]redacted[]] xxx*xxx [[]redacted[]]</html>'*"]
+    )
     rows = [json.loads(line) for line in (project.path / "ora-results" / "ledger.jsonl").read_text().splitlines()]
     assert any("[redacted]" in (row["reason"] or "") for row in rows)
     assert "[redacted]" in (project.path / "ora-results" / "methodology.md").read_text(encoding="utf-8")
@@ -234,7 +252,9 @@ def test_user_info_in_a_route_never_reaches_a_cassette(bench: Bench) -> None:
 
 
 REPLY = {
-    "entry_key": "mode:argument-audit", "configuration": "optimum", "judge_model": "m",
+    "entry_key": "mode:argument-audit",
+    "configuration": "optimum",
+    "judge_model": "m",
     "scores": {"fidelity": 7, "soundness": 7, "completeness": 7, "relevance": 7, "calibration": 7},
     "notes": {name: "n" for name in ("fidelity", "soundness", "completeness", "relevance", "calibration")},
     "impression": "i",
@@ -246,8 +266,9 @@ def test_absurd_numbers_in_a_reply_are_refused_before_any_exact_arithmetic(numbe
     """A score like 1e-99999999 is refused as text: it never reaches Fraction/Decimal arithmetic (that never returned)."""
     text = json.dumps(REPLY).replace('"fidelity": 7', f'"fidelity": {number}', 1)
 
-    checked = check_reply(ProviderReply(payload=None, text=text, stop="complete"), get_rubric("ora-1.0"),
-                          "mode:argument-audit", "optimum")
+    checked = check_reply(
+        ProviderReply(payload=None, text=text, stop="complete"), get_rubric("ora-1.0"), "mode:argument-audit", "optimum"
+    )
 
     assert isinstance(checked, ReplyProblem)
     assert checked.field == "(reply)" and "number" in checked.reason
@@ -285,7 +306,9 @@ def test_intake_bounds_numbers_and_refuses_lone_surrogates(
 def _fuzz_value(rng: random.Random, depth: int = 0) -> Any:
     """A random JSON value, biased to the edges: huge, tiny and non-finite numbers, surrogates, empty text."""
     atoms: list[Callable[[], Any]] = [
-        lambda: None, lambda: rng.choice([True, False]), lambda: rng.choice([0, -1, 1, 10**rng.randint(1, 60)]),
+        lambda: None,
+        lambda: rng.choice([True, False]),
+        lambda: rng.choice([0, -1, 1, 10 ** rng.randint(1, 60)]),
         lambda: rng.choice([0.5, -0.0, 1e300, 1e-300, float("inf"), float("nan")]),
         lambda: rng.choice(["", "no", "yes", "\ud800", "a\x00b", "x" * 300, "../../etc/passwd", "/abs", "é"]),
         lambda: float(rng.uniform(-1e6, 2e6)),
@@ -293,7 +316,10 @@ def _fuzz_value(rng: random.Random, depth: int = 0) -> Any:
     if depth < 2 and rng.random() < 0.25:
         if rng.random() < 0.5:
             return [_fuzz_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
-        return {rng.choice(["passed", "reason", "notes", "k"]): _fuzz_value(rng, depth + 1) for _ in range(rng.randint(0, 3))}
+        return {
+            rng.choice(["passed", "reason", "notes", "k"]): _fuzz_value(rng, depth + 1)
+            for _ in range(rng.randint(0, 3))
+        }
     return rng.choice(atoms)()
 
 
@@ -305,8 +331,17 @@ def test_fuzzed_capture_values_are_refused_at_intake_or_reported_without_error(t
 
     root = write_bundle(tmp_path / "bundle")
     lines = (root / "captures.jsonl").read_text().splitlines()
-    fields = ["cost_usd", "wall_clock_minutes", "answer", "prompt", "target", "acceptance", "model_snapshot",
-              "spec", "visual_artifact"]
+    fields = [
+        "cost_usd",
+        "wall_clock_minutes",
+        "answer",
+        "prompt",
+        "target",
+        "acceptance",
+        "model_snapshot",
+        "spec",
+        "visual_artifact",
+    ]
     rng = random.Random(16)
     outcomes = {"refused": 0, "accepted": 0}
     for _ in range(200):
@@ -324,7 +359,9 @@ def test_fuzzed_capture_values_are_refused_at_intake_or_reported_without_error(t
         for record in records:
             ledger_row(record, plan.rubric).model_dump_json()
         summarize(records, plan.bundle.manifest.configurations, plan.rubric)
-        methodology_markdown(plan, records, RunFacts(scoring_date="2026-06-20", record_mode="none", selected=len(records)))
+        methodology_markdown(
+            plan, records, RunFacts(scoring_date="2026-06-20", record_mode="none", selected=len(records))
+        )
     assert outcomes["refused"] > 50 and outcomes["accepted"] > 25
 
 
@@ -389,13 +426,13 @@ def test_a_bogus_content_encoding_is_retried_then_named(bench: Bench) -> None:
 
 
 def test_duplicate_keys_make_a_reply_invalid_and_a_capture_line_an_intake_error(bench: Bench, tmp_path: Path) -> None:
-    """"fidelity": 11, "fidelity": 5 is ambiguous: never last-wins."""
+    """ "fidelity": 11, "fidelity": 5 is ambiguous: never last-wins."""
     with pytest.raises(ValueError, match="key 'fidelity' appears twice"):
         loads_body(b'{"scores": {"fidelity": 11, "fidelity": 5}}')
 
     def duplicate(body: bytes) -> bytes:
         marker = b'\\"fidelity\\":'
-        return body.replace(marker, marker + b'11,' + marker, 1)
+        return body.replace(marker, marker + b"11," + marker, 1)
 
     bench.judge.inject(Fault("rewrite", rewrite=duplicate, times=2, provider="openai"))
     with pytest.raises(InvalidReplyError, match="key 'fidelity' appears twice in one object"):
@@ -405,7 +442,9 @@ def test_duplicate_keys_make_a_reply_invalid_and_a_capture_line_an_intake_error(
         line = json.dumps(items[0])
         return [line[:-1] + ', "answer": "second"}', *items[1:]]
 
-    assert "captures.jsonl:1: field 'answer': key 'answer' appears twice" in problems(write_bundle(tmp_path / "b", edit=edit))
+    assert "captures.jsonl:1: field 'answer': key 'answer' appears twice" in problems(
+        write_bundle(tmp_path / "b", edit=edit)
+    )
 
     def nested(items: list[dict[str, Any]]) -> list[Any]:
         line = json.dumps({**items[0], "model_snapshot": {"big-1": "a"}})
@@ -437,8 +476,9 @@ def test_inputs_that_crashed_intake_stop_it_with_exit_4(tmp_path: Path, case: st
     routes = {"big-1": "http://[127.0.0.1/v1/messages", "big-2": "https://api.openai.com/v1/chat/completions"}
     if case == "port":
         routes["big-1"] = "http://127.0.0.1:99999/v1/messages"
-    root = write_bundle(tmp_path, routes=routes if case in ("bracket", "port") else None,
-                        edit=_nested if case == "nested" else None)
+    root = write_bundle(
+        tmp_path, routes=routes if case in ("bracket", "port") else None, edit=_nested if case == "nested" else None
+    )
     if case.endswith((".yaml", ".jsonl")):
         (root / case).unlink()
         (root / case).mkdir()
@@ -534,12 +574,16 @@ def test_a_full_disk_mid_run_leaves_no_torn_ledger_line_and_says_so(
     monkeypatch.setattr(output, "JOURNAL_SECONDS", 0)  # each row written as it comes: the third write is the third row
 
     # One capture at a time, so "judging stopped" is visible: judging ahead would have started them all.
-    result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider", "-n", workers, "--ora-concurrency", "1")
+    result = project.runpytest(
+        "--ora-record", "once", "-p", "no:cacheprovider", "-n", workers, "--ora-concurrency", "1"
+    )
 
     text = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "INTERNALERROR" not in text and "Traceback" not in text
-    result.stdout.fnmatch_lines(["ora: STOPPED: could not append to the ledger journal *No space left on device; every row before it is whole*"])
+    result.stdout.fnmatch_lines(
+        ["ora: STOPPED: could not append to the ledger journal *No space left on device; every row before it is whole*"]
+    )
     ledger = (project.path / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8")
     assert ledger.endswith("\n") and all(json.loads(line) for line in ledger.splitlines())
     assert not (project.path / "ora-results" / LOCK_NAME).exists()
@@ -561,8 +605,12 @@ def pytest_sessionfinish(session):
 
 def _run(project: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=project.path,
-        capture_output=True, text=True, timeout=120, env={**os.environ, **KEYS},
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+        cwd=project.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **KEYS},
     )
 
 
@@ -590,7 +638,11 @@ def test_sigterm_mid_run_interrupts_like_ctrl_c(project: pytest.Pytester, judge:
     judge.latency = 0.3
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ora-record", "once", "-n", workers],
-        cwd=project.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **KEYS},
+        cwd=project.path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **KEYS},
     )
     cassettes = project.path / "cassettes"
     deadline = time.monotonic() + 60
@@ -605,7 +657,9 @@ def test_sigterm_mid_run_interrupts_like_ctrl_c(project: pytest.Pytester, judge:
     assert not (out / LOCK_NAME).exists()
     recorded = len(list(cassettes.rglob("*.json")))
     # a judge whose reply was valid before the signal waits in its capture's partial cassette
-    kept = sum(len(json.loads(path.read_text(encoding="utf-8"))["interactions"]) for path in cassettes.rglob("*.partial"))
+    kept = sum(
+        len(json.loads(path.read_text(encoding="utf-8"))["interactions"]) for path in cassettes.rglob("*.partial")
+    )
     judge.latency = 0.0
     before = judge.calls
     assert _run(project, "--ora-record", "once").returncode == 0
@@ -698,8 +752,14 @@ def test_two_runs_sharing_a_cassettes_directory_pay_once(project: pytest.Pyteste
     judge.latency = 0.2
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ora-record", "once", "-q"]
     runs = [
-        subprocess.Popen([*command, "--ora-out", f"out-{index}"], cwd=project.path, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, env={**os.environ, **KEYS})
+        subprocess.Popen(
+            [*command, "--ora-out", f"out-{index}"],
+            cwd=project.path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, **KEYS},
+        )
         for index in (1, 2)
     ]
     outputs = [run.communicate(timeout=120)[0] for run in runs]
@@ -737,8 +797,8 @@ def test_a_stale_temporary_cassette_file_is_removed_when_the_capture_is_recorded
 
     assert path.is_file() and not stale.exists()
     assert sorted(p.name for p in path.parent.iterdir()) == ["big-1.json", "optimum.json"] or sorted(
-        p.name for p in path.parent.iterdir()) == ["optimum.json"]
-
+        p.name for p in path.parent.iterdir()
+    ) == ["optimum.json"]
 
 
 def test_a_full_disk_at_a_cassette_save_says_the_calls_were_not_recorded(
@@ -756,8 +816,11 @@ def test_a_full_disk_at_a_cassette_save_says_the_calls_were_not_recorded(
     monkeypatch.setattr(cassettes, "os", SimpleNamespace(**{**vars(os), "replace": full}))
     plan = bench.plan()
 
-    with pytest.raises(OraError, match=r"could not write the cassette .*: No space left on device; this capture's "
-                                       r"judge calls were made but not recorded"):
+    with pytest.raises(
+        OraError,
+        match=r"could not write the cassette .*: No space left on device; this capture's "
+        r"judge calls were made but not recorded",
+    ):
         bench.runner(plan, "once").run(planned(plan))
 
     path = cassette_path(bench.cassettes, CAPTURE_ID)
@@ -769,8 +832,9 @@ def test_a_full_disk_at_a_cassette_save_says_the_calls_were_not_recorded(
 def test_a_lone_surrogate_in_a_reply_or_a_manifest_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A reply note "\\ud800" is an invalid reply; a manifest value is an intake error (even with the pure-Python loader)."""
     text = json.dumps(REPLY).replace('"impression": "i"', '"impression": "\\ud800"')
-    checked = check_reply(ProviderReply(payload=None, text=text, stop="complete"), get_rubric("ora-1.0"),
-                          "mode:argument-audit", "optimum")
+    checked = check_reply(
+        ProviderReply(payload=None, text=text, stop="complete"), get_rubric("ora-1.0"), "mode:argument-audit", "optimum"
+    )
     assert isinstance(checked, ReplyProblem) and "lone surrogate" in checked.reason
 
     from pytest_ora.bundle import read
@@ -784,6 +848,7 @@ def test_a_lone_surrogate_in_a_reply_or_a_manifest_is_refused(tmp_path: Path, mo
 
 def test_a_key_inside_the_bundles_own_text_is_never_sent_or_written(bench: Bench) -> None:
     """An answer that holds a configured key's value: the capture fails before any call, and no packet is written."""
+
     def leak(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         items[0]["answer"] += f"\n\nThe environment held {FAKE_A}."
         return items

@@ -44,8 +44,11 @@ def problems(root: Path) -> str:
 
 def holding(root: Path, needle: str, *texts: str) -> list[str]:
     """Files under root (the bundle left out) and texts that hold needle."""
-    found = [str(path) for path in root.rglob("*") if path.is_file() and "bundle" not in path.relative_to(root).parts
-             and needle.encode() in path.read_bytes()]
+    found = [
+        str(path)
+        for path in root.rglob("*")
+        if path.is_file() and "bundle" not in path.relative_to(root).parts and needle.encode() in path.read_bytes()
+    ]
     return found + [text[:80] for text in texts if needle in text]
 
 
@@ -76,15 +79,18 @@ def project(pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytes
 # --- secrets as key names ----------------------------------------------------------------------
 
 
-def test_a_token_used_as_a_key_name_is_never_printed_or_written(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+def test_a_token_used_as_a_key_name_is_never_printed_or_written(
+    project: pytest.Pytester, judge: ReferenceJudge
+) -> None:
     """`model_snapshot: {"ghp_...": ...}`: excluded as secret-bearing, the reason's field path redacted everywhere."""
     edit_first_capture(project.path / "bundle", lambda first: first["model_snapshot"].update({TOKEN: "x"}))
 
     result = project.runpytest("--ora-record", "once", "-rA", "-v", "--junitxml", "junit.xml", "-p", "no:cacheprovider")
 
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*secret-bearing input: field 'model_snapshot.[[]redacted[]]' holds text shaped like "
-                                 "a GitHub token*"])
+    result.stdout.fnmatch_lines(
+        ["*secret-bearing input: field 'model_snapshot.[[]redacted[]]' holds text shaped like a GitHub token*"]
+    )
     outputs = project.path / "ora-results"
     for name in ("ledger.jsonl", "ledger.csv", "methodology.md", "report.html", "run.json"):
         assert "model_snapshot.[redacted]" in (outputs / name).read_text(encoding="utf-8"), name
@@ -94,8 +100,12 @@ def test_a_token_used_as_a_key_name_is_never_printed_or_written(project: pytest.
 
 def test_a_token_as_an_evidence_key_is_never_in_a_scorecard(pytester: pytest.Pytester) -> None:
     """A key under `evidence.closure` shaped like a token: UNKNOWN, and SCORECARD-RESULT.md names no token."""
-    shutil.copytree(SCORECARD_EXAMPLE, pytester.path, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+    shutil.copytree(
+        SCORECARD_EXAMPLE,
+        pytester.path,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("ora-results", "__pycache__"),
+    )
     edit_first_capture(pytester.path / "bundle", lambda first: first["evidence"]["closure"].update({TOKEN: 1}))
 
     result = pytester.runpytest("-rA", "-v", "-p", "no:cacheprovider")
@@ -122,13 +132,21 @@ def test_an_intake_error_about_a_token_key_redacts_the_path(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("axis", "changes", "cell"),
     [
-        ("rail", {"rail__entered": False, "rail__entry_tool_call": None, "rail__reports_filled": "yes"},
-         "UNKNOWN (malformed rail.reports_filled: a string, expected a boolean)"),
-        ("completion", {"closure__finish_exit_code": 0, "closure__blockers_after": 0, "closure__blockers_before": "three"},
-         "UNKNOWN (malformed closure.blockers_before: a string, expected a number)"),
+        (
+            "rail",
+            {"rail__entered": False, "rail__entry_tool_call": None, "rail__reports_filled": "yes"},
+            "UNKNOWN (malformed rail.reports_filled: a string, expected a boolean)",
+        ),
+        (
+            "completion",
+            {"closure__finish_exit_code": 0, "closure__blockers_after": 0, "closure__blockers_before": "three"},
+            "UNKNOWN (malformed closure.blockers_before: a string, expected a number)",
+        ),
     ],
 )
-def test_malformed_evidence_is_unknown_whatever_rule_decides_first(axis: str, changes: dict[str, Any], cell: str) -> None:
+def test_malformed_evidence_is_unknown_whatever_rule_decides_first(
+    axis: str, changes: dict[str, Any], cell: str
+) -> None:
     """Before: `reports_filled: "yes"` graded FAIL and `blockers_before: "three"` PASS (an earlier rule decided)."""
     from test_scorecard import evidence, grade
 
@@ -167,7 +185,9 @@ def test_a_file_calling_itself_a_builtin_with_other_content_is_refused() -> None
     from pytest_ora.method.rubric import resolve_rubric
 
     path = Path(__file__).parents[1] / "mine.yaml"
-    with pytest.raises(RubricError, match=r"calls itself ora-1.0, the id of a built-in rubric, but its content differs"):
+    with pytest.raises(
+        RubricError, match=r"calls itself ora-1.0, the id of a built-in rubric, but its content differs"
+    ):
         from pytest_ora.method.rubric import _parse
 
         _parse(text, "mine.yaml", "mine.yaml")  # what load_rubric does with a file's text
@@ -180,7 +200,7 @@ def test_yaml_duplicate_keys_in_a_rubric_are_refused_with_the_line() -> None:
     text = builtin_text("ora-1.0")
     first = text.index("weight:")
     end = text.index("\n", first)
-    doubled = text[: end + 1] + text[text.rindex("\n", 0, first) + 1: first] + "weight: 0.95\n" + text[end + 1:]
+    doubled = text[: end + 1] + text[text.rindex("\n", 0, first) + 1 : first] + "weight: 0.95\n" + text[end + 1 :]
 
     with pytest.raises(RubricError) as caught:
         parse_rubric(doubled, "dup.yaml", "dup.yaml")
@@ -190,7 +210,10 @@ def test_yaml_duplicate_keys_in_a_rubric_are_refused_with_the_line() -> None:
 
 
 SCORES = {
-    "rubric": "mine-1.0", "title": "t", "kind": "scores", "scale": {"min": 0, "max": 10},
+    "rubric": "mine-1.0",
+    "title": "t",
+    "kind": "scores",
+    "scale": {"min": 0, "max": 10},
     "criteria": [{"name": "a", "title": "A", "weight": 1, "question": "q"}],
     "failure": {"below": 4},
 }
@@ -200,9 +223,15 @@ SCORES = {
     ("edit", "message"),
     [
         (lambda d: d["criteria"][0].update(weight=-1), "field 'criteria.a.weight': is negative"),
-        (lambda d: d.update(failure={"below": 11}), "field 'failure.below': 11 is outside what overall can be (0 to 10"),
+        (
+            lambda d: d.update(failure={"below": 11}),
+            "field 'failure.below': 11 is outside what overall can be (0 to 10",
+        ),
         (lambda d: d.update(failure={"below": -1}), "field 'failure.below': -1 is outside"),
-        (lambda d: d.update(verdicts=[{"name": "HIGH", "min": 50}, {"name": "LOW"}]), "field 'verdicts.HIGH.min': 50 is outside"),
+        (
+            lambda d: d.update(verdicts=[{"name": "HIGH", "min": 50}, {"name": "LOW"}]),
+            "field 'verdicts.HIGH.min': 50 is outside",
+        ),
         (lambda d: d.update(votes={"fail": {"judges": 2, "below": -3}}), "field 'votes.fail.below': -3 is outside"),
     ],
 )
@@ -225,13 +254,14 @@ def test_a_negative_scorecard_band_is_refused() -> None:
 
 @pytest.mark.parametrize("where", ["weight", "step", "band"])
 def test_absurd_rubric_numbers_are_refused_at_once(where: str) -> None:
-    """"1e999999999" as a weight, a scale step or a scorecard band: refused in well under a second, no hang."""
+    """ "1e999999999" as a weight, a scale step or a scorecard band: refused in well under a second, no hang."""
     from test_scorecard import RUBRIC
 
     if where == "band":
         data = copy.deepcopy(RUBRIC)
-        data["axes"][0].update(rules=None, count={"field": "x"}, bands=[{"grade": "PASS", "max": "1e999999999"},
-                                                                         {"grade": "FAIL"}])
+        data["axes"][0].update(
+            rules=None, count={"field": "x"}, bands=[{"grade": "PASS", "max": "1e999999999"}, {"grade": "FAIL"}]
+        )
     else:
         data = copy.deepcopy(SCORES)
         if where == "weight":
@@ -261,7 +291,10 @@ def test_a_route_that_is_not_http_is_refused_as_a_route(tmp_path: Path, route: s
 
     message = problems(root)
 
-    assert "optimum.yaml:7: field 'roles.big-1.route': must be a full http(s) URL: a judge route is called over http:// or https:// only" in message
+    assert (
+        "optimum.yaml:7: field 'roles.big-1.route': must be a full http(s) URL: a judge route is called over http:// or https:// only"
+        in message
+    )
     assert "family:technique" not in message
 
 
@@ -271,8 +304,13 @@ def _png(*chunks: tuple[bytes, bytes]) -> bytes:
 
     header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
     pixels = zlib.compress(b"\x00\x00")
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + b"".join(chunk(k, d) for k, d in chunks) + \
-        chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + b"".join(chunk(k, d) for k, d in chunks)
+        + chunk(b"IDAT", pixels)
+        + chunk(b"IEND", b"")
+    )
 
 
 def _with_image(root: Path, image: bytes) -> None:
@@ -285,15 +323,22 @@ def _with_image(root: Path, image: bytes) -> None:
 def test_a_token_in_a_png_text_chunk_is_never_sent(project: pytest.Pytester, judge: ReferenceJudge, chunk: str) -> None:
     """A GitHub token in a tEXt, zTXt (deflated) or compressed iTXt chunk: the capture is secret-bearing, never sent."""
     text = f"Comment\x00token {TOKEN}".encode()
-    body = {"tEXt": text, "zTXt": b"Comment\x00\x00" + zlib.compress(f"token {TOKEN}".encode()),
-            "iTXt": b"Comment\x00\x01\x00en\x00\x00" + zlib.compress(f"token {TOKEN}".encode())}[chunk]
+    body = {
+        "tEXt": text,
+        "zTXt": b"Comment\x00\x00" + zlib.compress(f"token {TOKEN}".encode()),
+        "iTXt": b"Comment\x00\x01\x00en\x00\x00" + zlib.compress(f"token {TOKEN}".encode()),
+    }[chunk]
     _with_image(project.path / "bundle", _png((chunk.encode(), body)))
 
     result = project.runpytest("--ora-record", "once", "-rA", "-p", "no:cacheprovider")
 
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["*secret-bearing input: field 'visual_artifact (artifacts/diagram.png)' holds text "
-                                 "shaped like a GitHub token*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*secret-bearing input: field 'visual_artifact (artifacts/diagram.png)' holds text "
+            "shaped like a GitHub token*"
+        ]
+    )
     sent = b"".join(request.body for request in judge.requests)
     assert zlib.compress(f"token {TOKEN}".encode()) not in sent and TOKEN.encode() not in sent
     assert len([r for r in judge.requests if r.method == "POST"]) == 14  # 7 judged captures x 2 judges
@@ -342,9 +387,13 @@ def test_api_key_env_path_is_refused_before_any_request(project: pytest.Pytester
     result = project.runpytest("--ora-record", "once", "-p", "no:cacheprovider")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*optimum.yaml: field 'roles.big-2.api_key_env': names an environment variable that is "
-                                 "not an API key's*(got 'PATH'); name a variable ending in _API_KEY, or allow this one "
-                                 "with --ora-key-env NAME (ini ora_key_env)*"])
+    result.stderr.fnmatch_lines(
+        [
+            "*optimum.yaml: field 'roles.big-2.api_key_env': names an environment variable that is "
+            "not an API key's*(got 'PATH'); name a variable ending in _API_KEY, or allow this one "
+            "with --ora-key-env NAME (ini ora_key_env)*"
+        ]
+    )
     assert judge.requests == []
     assert not (project.path / "ora-results").exists()
 
@@ -402,12 +451,18 @@ def test_a_strict_blind_packet_names_no_configuration(tmp_path: Path) -> None:
     (tmp_path / "specs" / "lane-zulu" / "board-memo.md").write_text("# Memo\nThe LANE-ZULU variant adds a step.\n")
     (tmp_path / "artifacts" / "lane-zulu").mkdir(parents=True)
     (tmp_path / "artifacts" / "lane-zulu" / "diagram.svg").write_text("<svg><text>lane-zulu v2</text></svg>")
-    capture = Capture.model_validate({
-        "entry_key": "task:board-memo", "configuration": "lane-zulu", "prompt": "Write the memo.",
-        "answer": "Signed, zulu-model-7 (lane-zulu).", "spec": "specs/lane-zulu/board-memo.md",
-        "visual_artifact": "artifacts/lane-zulu/diagram.svg", "model_snapshot": {"agent": "zulu-model-7"},
-        "acceptance": {"passed": True, "reason": None, "notes": "captured by the lane-zulu harness"},
-    })
+    capture = Capture.model_validate(
+        {
+            "entry_key": "task:board-memo",
+            "configuration": "lane-zulu",
+            "prompt": "Write the memo.",
+            "answer": "Signed, zulu-model-7 (lane-zulu).",
+            "spec": "specs/lane-zulu/board-memo.md",
+            "visual_artifact": "artifacts/lane-zulu/diagram.svg",
+            "model_snapshot": {"agent": "zulu-model-7"},
+            "acceptance": {"passed": True, "reason": None, "notes": "captured by the lane-zulu harness"},
+        }
+    )
     rubric = dataclasses.replace(get_rubric("trio-likert-1.0"), blind_strict=True)
 
     packet, _ = build_packet(capture, tmp_path, rubric)
@@ -440,8 +495,15 @@ def test_a_strict_blind_compare_packet_withholds_both_configurations(tmp_path: P
     (tmp_path / "specs" / "review" / "x.md").write_text("spec")
 
     def capture(configuration: str, answer: str) -> Capture:
-        return Capture.model_validate({"entry_key": "review:x", "configuration": configuration, "prompt": "p",
-                                       "answer": answer, "acceptance": {"passed": True, "reason": None, "notes": ""}})
+        return Capture.model_validate(
+            {
+                "entry_key": "review:x",
+                "configuration": configuration,
+                "prompt": "p",
+                "answer": answer,
+                "acceptance": {"passed": True, "reason": None, "notes": ""},
+            }
+        )
 
     first = capture("team-red", "team-red found it").model_copy(update={"configuration": "team-red+team-blue"})
     second = capture("team-blue", "Team-Blue wins")
@@ -455,7 +517,10 @@ def test_a_strict_blind_compare_packet_withholds_both_configurations(tmp_path: P
 
     as_written = get_kind("compare").packets(planned, tmp_path, get_rubric("judge-compare-1.0"), build_packet)
     assert next(packet.material for _, packet, _ in as_written) == {
-        "order": "first-second", "response-1": "team-red found it", "response-2": "Team-Blue wins"}
+        "order": "first-second",
+        "response-1": "team-red found it",
+        "response-2": "Team-Blue wins",
+    }
 
 
 # --- waits a server asks for -------------------------------------------------------------------
@@ -465,8 +530,10 @@ ABSURD_WAITS = {
     "retry-after": {"retry-after": "1000000000"},
     "retry-after-ms": {"retry-after-ms": "1000000000000"},
     "http-date-9999": {"retry-after": "Fri, 31 Dec 9999 23:59:59 GMT"},
-    "reset-year-9999": {"anthropic-ratelimit-requests-remaining": "0",
-                        "anthropic-ratelimit-requests-reset": "9999-12-31T23:59:59Z"},
+    "reset-year-9999": {
+        "anthropic-ratelimit-requests-remaining": "0",
+        "anthropic-ratelimit-requests-reset": "9999-12-31T23:59:59Z",
+    },
     "reset-99999h": {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "99999h"},
 }
 
@@ -492,8 +559,11 @@ def _two_captures(tmp_path: Path, headers: dict[str, str]) -> tuple[list[str], l
         now[0] += seconds
 
     limiter = SharedLimiter(tmp_path, {}, clock=lambda: now[0], sleep=sleep)
-    refusal = httpx.Response(429, headers={"date": "Tue, 01 Dec 2026 18:00:00 GMT", **headers},
-                             json={"type": "error", "error": {"message": "slow down"}})
+    refusal = httpx.Response(
+        429,
+        headers={"date": "Tue, 01 Dec 2026 18:00:00 GMT", **headers},
+        json={"type": "error", "error": {"message": "slow down"}},
+    )
     transport = PacedTransport(httpx.MockTransport(lambda request: refusal), limiter)
     spec = RoleSpec(model="m", provider="anthropic", route="https://judge.example/v1/messages")
     messages: list[str] = []
@@ -506,8 +576,15 @@ def _two_captures(tmp_path: Path, headers: dict[str, str]) -> tuple[list[str], l
         async with httpx.AsyncClient(transport=transport) as client:
             try:
                 request = httpx.Request("POST", spec.route, content=b"{}", extensions={JUDGE_EXTENSION: judge})
-                await send(client, request, policy=RetryPolicy(),
-                           judge="Judge A", error_message=lambda r: "slow down", sleep=sleep, rng=rng)
+                await send(
+                    client,
+                    request,
+                    policy=RetryPolicy(),
+                    judge="Judge A",
+                    error_message=lambda r: "slow down",
+                    sleep=sleep,
+                    rng=rng,
+                )
             except TransportError as error:
                 messages.append(str(error))
         durations.append(now[0] - started)
@@ -555,7 +632,9 @@ def batch_judge() -> Any:
 
 
 @pytest.fixture
-def batch_project(pytester: pytest.Pytester, batch_judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def batch_project(
+    pytester: pytest.Pytester, batch_judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch
+) -> pytest.Pytester:
     from support.live_project import live_project
 
     return live_project(pytester, batch_judge, monkeypatch, BATCH_KEYS)
@@ -572,8 +651,10 @@ def _with_id(line: bytes, custom_id: str) -> bytes:
 
 
 def _scores(path: Path) -> list[Any]:
-    return [(row["capture_id"], row["status"], row.get("judges")) for row in
-            map(json.loads, (path / "ledger.jsonl").read_text(encoding="utf-8").splitlines())]
+    return [
+        (row["capture_id"], row["status"], row.get("judges"))
+        for row in map(json.loads, (path / "ledger.jsonl").read_text(encoding="utf-8").splitlines())
+    ]
 
 
 def test_a_swapped_batch_results_file_is_refused_and_asked_live(
@@ -593,12 +674,25 @@ def test_a_swapped_batch_results_file_is_refused_and_asked_live(
     result = batch_project.runpytest("--ora-record", "once", "--ora-batch", "-p", "no:cacheprovider")
 
     assert outcomes(result) == EXPECTED
-    result.stdout.fnmatch_lines(["*ora: batch batch_* of Judge B: 2 results refused, their requests are asked live: "
-                                 "*got the reply of configuration*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*ora: batch batch_* of Judge B: 2 results refused, their requests are asked live: "
+            "*got the reply of configuration*"
+        ]
+    )
     assert live_calls(batch_judge, "/v1/chat/completions") == 2
     batch_judge.batches.tamper = None
-    clean = batch_project.runpytest("--ora-record", "once", "--ora-batch", "--ora-cassettes", "clean", "--ora-out",
-                                    "clean", "-p", "no:cacheprovider")
+    clean = batch_project.runpytest(
+        "--ora-record",
+        "once",
+        "--ora-batch",
+        "--ora-cassettes",
+        "clean",
+        "--ora-out",
+        "clean",
+        "-p",
+        "no:cacheprovider",
+    )
     assert outcomes(clean) == EXPECTED
     assert _scores(batch_project.path / "ora-results") == _scores(batch_project.path / "clean")
 
@@ -629,8 +723,9 @@ def test_a_non_json_line_in_a_batch_results_file_is_a_clear_refusal(
     """`<html>` among the result lines: no INTERNALERROR; the file is refused naming the line, its requests asked live."""
     from support.live_project import EXPECTED, live_calls, outcomes
 
-    batch_judge.batches.tamper = lambda provider, lines: [*lines[:3], b"<html>gateway timeout</html>", *lines[3:]] \
-        if provider == "openai" else lines
+    batch_judge.batches.tamper = lambda provider, lines: (
+        [*lines[:3], b"<html>gateway timeout</html>", *lines[3:]] if provider == "openai" else lines
+    )
     result = batch_project.runpytest("--ora-record", "once", "--ora-batch", "-p", "no:cacheprovider")
 
     assert outcomes(result) == EXPECTED and "INTERNALERROR" not in result.stdout.str()
@@ -650,16 +745,28 @@ def test_a_batch_stuck_in_progress_stops_the_run_resumably(
 
     assert result.ret not in (pytest.ExitCode.OK, pytest.ExitCode.INTERNAL_ERROR)
     assert "INTERNALERROR" not in result.stdout.str()
-    result.stdout.fnmatch_lines(["*is still in_progress after * hours of polling, past the providers' 24-hour window*"
-                                 "re-run the same command to resume polling*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*is still in_progress after * hours of polling, past the providers' 24-hour window*"
+            "re-run the same command to resume polling*"
+        ]
+    )
     assert list((batch_project.path / "cassettes" / job.BATCH_STATE_DIR).glob("*"))  # the batch ids stay
 
 
 def _openai_body(entry_key: str, prompt_tokens: int) -> bytes:
     reply = {"entry_key": entry_key, "judge_model": "gpt-5.4", "scores": {}, "notes": {}, "impression": ""}
-    return json.dumps({"id": "c", "object": "chat.completion", "model": "gpt-5.4", "choices": [
-        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": json.dumps(reply)}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 40}}).encode()
+    return json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "model": "gpt-5.4",
+            "choices": [
+                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": json.dumps(reply)}}
+            ],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 40},
+        }
+    ).encode()
 
 
 def test_a_blind_reply_swapped_within_one_entry_is_refused_by_its_token_count() -> None:
@@ -670,14 +777,25 @@ def test_a_blind_reply_swapped_within_one_entry_is_refused_by_its_token_count() 
     from pytest_ora.judges.batch.base import Outcome
     from pytest_ora.judges.batch.binding import bind_outcomes
 
-    judge = JudgeSlot("Judge B", "big-2", "big-2", RoleSpec(model="gpt-5.4", provider="openai",
-                                                            route="https://api.openai.com/v1/chat/completions"))
-    rows = {f"r{i}": {"custom_id": f"r{i}", "capture_id": capture_id, "bytes": size}
-            for i, (capture_id, size) in enumerate([("task:a/cell-a", 4000), ("task:a/cell-b", 8000),
-                                                     ("task:b/cell-a", 4000), ("task:b/cell-b", 8000)])}
+    judge = JudgeSlot(
+        "Judge B",
+        "big-2",
+        "big-2",
+        RoleSpec(model="gpt-5.4", provider="openai", route="https://api.openai.com/v1/chat/completions"),
+    )
+    rows = {
+        f"r{i}": {"custom_id": f"r{i}", "capture_id": capture_id, "bytes": size}
+        for i, (capture_id, size) in enumerate(
+            [("task:a/cell-a", 4000), ("task:a/cell-b", 8000), ("task:b/cell-a", 4000), ("task:b/cell-b", 8000)]
+        )
+    }
     said: list[str] = []
-    swapped = [Outcome("r0", _openai_body("task:a", 2000)), Outcome("r1", _openai_body("task:a", 1000)),
-               Outcome("r2", _openai_body("task:b", 1000)), Outcome("r3", _openai_body("task:b", 2000))]
+    swapped = [
+        Outcome("r0", _openai_body("task:a", 2000)),
+        Outcome("r1", _openai_body("task:a", 1000)),
+        Outcome("r2", _openai_body("task:b", 1000)),
+        Outcome("r3", _openai_body("task:b", 2000)),
+    ]
 
     bound = bind_outcomes(swapped, rows, judge, True, said.append, "batch_x")
 
@@ -742,8 +860,10 @@ def test_a_forged_summary_mean_with_its_reports_rerendered_fails(
 
     assert code == 1
     assert "verify: ok: summary.md (from summary.json, run.json)" in out  # the report matches the forged data...
-    assert f"verify: FAILED: {directory / 'summary.json'}: does not match the other data: {summary[0]['configuration']}: " \
-           f"mean_overall is {summary[0]['mean_overall']!r}, but its ledger rows give" in out  # ...which the ledger refutes
+    assert (
+        f"verify: FAILED: {directory / 'summary.json'}: does not match the other data: {summary[0]['configuration']}: "
+        f"mean_overall is {summary[0]['mean_overall']!r}, but its ledger rows give" in out
+    )  # ...which the ledger refutes
 
 
 def test_a_forged_ledger_overall_fails_against_its_judges_scores(
@@ -759,8 +879,10 @@ def test_a_forged_ledger_overall_fails_against_its_judges_scores(
     code, out = _verify(directory, capsys)
 
     assert code == 1
-    assert f"ledger.jsonl: does not match the other data: {row['capture_id']}: overall is 99.5, but its judges' " \
-           "scores give" in out
+    assert (
+        f"ledger.jsonl: does not match the other data: {row['capture_id']}: overall is 99.5, but its judges' "
+        "scores give" in out
+    )
 
 
 def test_forged_judge_scores_fail_against_the_kept_replies(
@@ -776,7 +898,10 @@ def test_forged_judge_scores_fail_against_the_kept_replies(
     code, out = _verify(directory, capsys)
 
     assert code == 1, out
-    assert f"{row['capture_id']}: {row['judges'][0]['label']}'s scores differ from its reply in the judges/ directory" in out, out
+    assert (
+        f"{row['capture_id']}: {row['judges'][0]['label']}'s scores differ from its reply in the judges/ directory"
+        in out
+    ), out
 
 
 def test_a_deleted_summary_md_fails(runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -794,8 +919,11 @@ def test_a_scorecard_cell_flipped_from_unknown_to_pass_fails(
     """The cell, its grade, the pair view and the aggregate all edited alike, SCORECARD-RESULT.md re-rendered."""
     directory = _forged(runs, "scorecard", tmp_path)
     data = json.loads((directory / "scorecard.json").read_text(encoding="utf-8"))
-    capture = next(c for c in data["captures"] if c["status"] == "scored"
-                   and any(cell["grade"] == "UNKNOWN" for cell in c["axes"].values()))
+    capture = next(
+        c
+        for c in data["captures"]
+        if c["status"] == "scored" and any(cell["grade"] == "UNKNOWN" for cell in c["axes"].values())
+    )
     axis = next(name for name, cell in capture["axes"].items() if cell["grade"] == "UNKNOWN")
     capture["axes"][axis] = {"grade": "PASS", "cell": "PASS (0 blockers)", "raw": 0}
     pair = next(p for p in data["pairs"] if p["entry_key"] == capture["entry_key"])
@@ -820,8 +948,9 @@ def test_an_edited_compare_or_checklist_report_fails(
     ledger, the judges' answers and the packets' checklists) and an edit is named."""
     directory = _forged(runs, name, tmp_path)
     text = (directory / report).read_text(encoding="utf-8")
-    (directory / report).write_text(text.replace("| 1", "| 2", 1) if "| 1" in text else text + "edited\n",
-                                    encoding="utf-8")
+    (directory / report).write_text(
+        text.replace("| 1", "| 2", 1) if "| 1" in text else text + "edited\n", encoding="utf-8"
+    )
 
     code, out = _verify(directory, capsys)
 
@@ -852,11 +981,15 @@ def test_checklist_md_finds_a_substituted_judge_by_its_role(runs: dict[str, Path
     directory = _forged(runs, "checklist", tmp_path)
     renderer = next(r for r in RENDERERS if r.report == "checklist.md")
     for path in (directory / "judges").rglob("*.judge-gpt.json"):
-        path.write_text(path.read_text(encoding="utf-8").replace('"role": "judge-gpt"', '"role": "substitute-judge-gpt"'),
-                        encoding="utf-8")
+        path.write_text(
+            path.read_text(encoding="utf-8").replace('"role": "judge-gpt"', '"role": "substitute-judge-gpt"'),
+            encoding="utf-8",
+        )
     ledger = directory / "ledger.jsonl"
-    ledger.write_text(ledger.read_text(encoding="utf-8").replace('"role":"judge-gpt"', '"role":"substitute-judge-gpt"'),
-                      encoding="utf-8")
+    ledger.write_text(
+        ledger.read_text(encoding="utf-8").replace('"role":"judge-gpt"', '"role":"substitute-judge-gpt"'),
+        encoding="utf-8",
+    )
 
     assert renderer.render(directory) == (runs["checklist"] / "checklist.md").read_text(encoding="utf-8")
 

@@ -64,7 +64,9 @@ def test_when_init_meets_a_symlinked_bundle_directory_then_nothing_lands_outside
     assert list(outside.iterdir()) == []
 
 
-def test_when_init_targets_a_file_then_exit_4_and_no_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_when_init_targets_a_file_then_exit_4_and_no_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "file"
     target.write_text("mine\n", encoding="utf-8")
 
@@ -74,7 +76,9 @@ def test_when_init_targets_a_file_then_exit_4_and_no_traceback(tmp_path: Path, c
     assert target.read_text(encoding="utf-8") == "mine\n"
 
 
-def test_when_a_write_fails_part_way_then_init_leaves_nothing_half_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_when_a_write_fails_part_way_then_init_leaves_nothing_half_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The sixth file cannot be linked into place: the five before it and bundle/ are removed again."""
     suite = tmp_path / "suite"
     calls = {"n": 0}
@@ -94,7 +98,8 @@ def test_when_a_write_fails_part_way_then_init_leaves_nothing_half_written(tmp_p
 
 
 def test_when_label_html_is_a_symlink_then_the_page_replaces_the_link_never_the_outside_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     outside = _outside(tmp_path)
     victim = outside / "victim.html"
@@ -110,10 +115,14 @@ def test_when_label_html_is_a_symlink_then_the_page_replaces_the_link_never_the_
 
 def _run(directory: Path, mean: float) -> None:
     directory.mkdir(parents=True)
-    (directory / "summary.json").write_text(json.dumps([{"configuration": "optimum", "mean_overall": mean}]), encoding="utf-8")
+    (directory / "summary.json").write_text(
+        json.dumps([{"configuration": "optimum", "mean_overall": mean}]), encoding="utf-8"
+    )
 
 
-def test_when_runs_holds_links_fifos_and_odd_digits_then_only_real_numbered_directories_are_read(tmp_path: Path) -> None:
+def test_when_runs_holds_links_fifos_and_odd_digits_then_only_real_numbered_directories_are_read(
+    tmp_path: Path,
+) -> None:
     """A link to a run outside --ora-out, a FIFO, `runs/²`: skipped (never read, never blocking, never int("²"))."""
     outside = _outside(tmp_path)
     _run(outside / "run", 9.5)
@@ -145,7 +154,8 @@ def test_when_there_are_1500_earlier_runs_then_the_page_shows_the_newest_and_say
 
 
 def test_when_init_meets_the_users_gitignore_then_its_lines_are_kept_and_ours_appended(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     suite = tmp_path / "suite"
     suite.mkdir()
@@ -153,11 +163,15 @@ def test_when_init_meets_the_users_gitignore_then_its_lines_are_kept_and_ours_ap
 
     assert main(["init", str(suite)]) == 0
 
-    assert (suite / ".gitignore").read_text(encoding="utf-8") == "secrets.env\n*.log\nora-results/\nora-results-reference/\n"
+    assert (suite / ".gitignore").read_text(
+        encoding="utf-8"
+    ) == "secrets.env\n*.log\nora-results/\nora-results-reference/\n"
     assert "appended to (your lines kept)" in capsys.readouterr().out
 
 
-def test_when_the_rubric_file_is_called_bundle_yaml_then_init_refuses_rather_than_replace_the_manifest(tmp_path: Path) -> None:
+def test_when_the_rubric_file_is_called_bundle_yaml_then_init_refuses_rather_than_replace_the_manifest(
+    tmp_path: Path,
+) -> None:
     mine = tmp_path / "mine" / "bundle.yaml"
     mine.parent.mkdir()
     init_suite(tmp_path / "first", today="2026-12-01")
@@ -172,14 +186,23 @@ def test_when_the_rubric_file_is_called_bundle_yaml_then_init_refuses_rather_tha
 @pytest.mark.parametrize(
     ("name", "text", "message"),
     [
-        ("rows.jsonl", '{"id": "q1", "configuration": "a", "prompt": "p", "answer": "mine", "answer": "smuggled"}\n',
-         "rows.jsonl:1: column answer: given twice"),
-        ("rows.csv", "id,configuration,prompt,answer,answer\nq1,a,p,mine,smuggled\n",
-         "rows.csv:1: column answer: given twice in the header"),
+        (
+            "rows.jsonl",
+            '{"id": "q1", "configuration": "a", "prompt": "p", "answer": "mine", "answer": "smuggled"}\n',
+            "rows.jsonl:1: column answer: given twice",
+        ),
+        (
+            "rows.csv",
+            "id,configuration,prompt,answer,answer\nq1,a,p,mine,smuggled\n",
+            "rows.csv:1: column answer: given twice in the header",
+        ),
     ],
 )
 def test_when_an_import_row_gives_a_key_twice_then_it_is_refused_with_file_line_and_field(
-    tmp_path: Path, name: str, text: str, message: str,
+    tmp_path: Path,
+    name: str,
+    text: str,
+    message: str,
 ) -> None:
     source = tmp_path / name
     source.write_text(text, encoding="utf-8")
@@ -213,7 +236,9 @@ ROW = '{"capture_id": "m:a/x", "configuration": "x", "status": "scored", "overal
     ],
 )
 def test_when_a_baseline_ledger_gives_a_capture_or_a_field_twice_then_it_is_refused(
-    tmp_path: Path, ledger: str, message: str,
+    tmp_path: Path,
+    ledger: str,
+    message: str,
 ) -> None:
     from pytest_ora.reports.baseline import BaselineError, load_baseline
 
@@ -234,7 +259,10 @@ def test_when_a_baseline_ledger_gives_a_capture_or_a_field_twice_then_it_is_refu
     ],
 )
 def test_when_a_baseline_is_forged_then_it_is_refused_at_start_naming_file_line_and_field(
-    tmp_path: Path, ledger: str, run: object, message: str,
+    tmp_path: Path,
+    ledger: str,
+    run: object,
+    message: str,
 ) -> None:
     from pytest_ora.reports.baseline import BaselineError, load_baseline
 
@@ -242,7 +270,9 @@ def test_when_a_baseline_is_forged_then_it_is_refused_at_start_naming_file_line_
         load_baseline(_baseline_dir(tmp_path / "base", ledger, run), (0.0, 10.0))
 
 
-def test_when_a_baseline_has_overalls_off_the_scale_then_the_regression_gate_refuses_it(project: pytest.Pytester) -> None:
+def test_when_a_baseline_has_overalls_off_the_scale_then_the_regression_gate_refuses_it(
+    project: pytest.Pytester,
+) -> None:
     """Every overall -1000 on a 0-10 rubric with --ora-fail-regression: exit 4 naming the line, never a silent exit 0."""
     from support.e2e import record
 
@@ -264,7 +294,8 @@ def test_when_a_baseline_has_overalls_off_the_scale_then_the_regression_gate_ref
 
 @pytest.mark.parametrize("value", ["1e999999999", "1e999999999%", "nan", "inf", "101%", "1/0"])
 def test_when_a_threshold_option_is_absurd_then_it_is_refused_at_start_not_expanded_at_the_end(
-    project: pytest.Pytester, value: str,
+    project: pytest.Pytester,
+    value: str,
 ) -> None:
     from support.e2e import record
 
@@ -288,7 +319,9 @@ def _formula_cells(text: str) -> list[str]:
     import re
 
     number = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-    return [cell for cell in _csv_cells(text) if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and not number.fullmatch(cell)]
+    return [
+        cell for cell in _csv_cells(text) if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and not number.fullmatch(cell)
+    ]
 
 
 def test_when_a_judge_model_or_rubric_id_starts_a_formula_then_no_csv_cell_is_one(project: pytest.Pytester) -> None:
@@ -297,8 +330,9 @@ def test_when_a_judge_model_or_rubric_id_starts_a_formula_then_no_csv_cell_is_on
     from support.e2e import record
 
     optimum = project.path / "bundle" / "optimum.yaml"
-    optimum.write_text(optimum.read_text(encoding="utf-8").replace("model: claude-opus-4-7", f"model: '{FORMULA}'"),
-                       encoding="utf-8")
+    optimum.write_text(
+        optimum.read_text(encoding="utf-8").replace("model: claude-opus-4-7", f"model: '{FORMULA}'"), encoding="utf-8"
+    )
 
     result = record(project, "--ora-disagreement", "0")
 
@@ -331,8 +365,11 @@ def test_every_csv_writer_neutralises_formulas_and_keeps_numbers() -> None:
         assert "-1.5" in _csv_cells(text) or "-1.25" in _csv_cells(text)  # numbers stay numbers
     assert csv_line(["+1", "-2.5e3", "+x", "@x", "\rx", "plain", 3]) == "+1,-2.5e3,'+x,'@x,'\rx,plain,3\n"
     package = Path(__file__).parents[2] / "pytest_ora"
-    writers = [str(p.relative_to(package)) for p in package.rglob("*.py")
-               if "csv.writer(" in p.read_text(encoding="utf-8") and p.parts[-2] != "testing"]
+    writers = [
+        str(p.relative_to(package))
+        for p in package.rglob("*.py")
+        if "csv.writer(" in p.read_text(encoding="utf-8") and p.parts[-2] != "testing"
+    ]
     assert writers == ["core/csvtext.py"]
 
 
@@ -341,8 +378,14 @@ def test_every_csv_writer_neutralises_formulas_and_keeps_numbers() -> None:
 
 def _holding(root: Path, needle: str, *texts: str) -> list[str]:
     """Files under root (the bundle and the user's own labels file left out) and texts that hold needle."""
-    found = [str(path) for path in root.rglob("*") if path.is_file() and path.name != "labels.jsonl"
-             and "bundle" not in path.relative_to(root).parts and needle.encode() in path.read_bytes()]
+    found = [
+        str(path)
+        for path in root.rglob("*")
+        if path.is_file()
+        and path.name != "labels.jsonl"
+        and "bundle" not in path.relative_to(root).parts
+        and needle.encode() in path.read_bytes()
+    ]
     return found + [text[:80] for text in texts if needle in text]
 
 
@@ -356,17 +399,27 @@ def test_when_a_rater_or_an_option_is_the_api_key_then_the_run_is_refused_and_no
     from pytest_ora.method.rubric import get_rubric
 
     assert record(project).ret in (0, 1)
-    rows = [json.loads(line) for line in (project.path / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [
+        json.loads(line)
+        for line in (project.path / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     names = get_rubric(rows[0]["rubric"]).names
-    labels = [{"capture_id": row["capture_id"], "rater": rater, "scores": dict.fromkeys(names, 5)}
-              for row in rows if row["status"] == "scored" for rater in ("ana", KEY_A)]
+    labels = [
+        {"capture_id": row["capture_id"], "rater": rater, "scores": dict.fromkeys(names, 5)}
+        for row in rows
+        if row["status"] == "scored"
+        for rater in ("ana", KEY_A)
+    ]
     (project.path / "labels.jsonl").write_text("".join(json.dumps(label) + "\n" for label in labels), encoding="utf-8")
 
     refused = record(project, "--ora-labels", "labels.jsonl", "--ora-out", "second")
     cluster = record(project, "--ora-cluster", f"metadata.{KEY_A}", "--ora-out", "third")
 
     assert refused.ret == cluster.ret == 4
-    assert "labels.jsonl:2:" in refused.stderr.str() and "field 'rater': holds the value of a configured API key" in refused.stderr.str()
+    assert (
+        "labels.jsonl:2:" in refused.stderr.str()
+        and "field 'rater': holds the value of a configured API key" in refused.stderr.str()
+    )
     assert "--ora-cluster holds the value of a configured API key" in cluster.stderr.str()
     assert _holding(project.path, KEY_A, *(r.stdout.str() + r.stderr.str() for r in (refused, cluster))) == []
     assert not (project.path / "second" / "stats.json").exists()
@@ -379,7 +432,8 @@ LONG_TECHNIQUE = "t" * 300
 
 
 def test_when_names_are_too_long_for_a_file_name_then_files_get_safe_distinct_names_and_outputs_keep_the_names(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     """A 200-character configuration and a 300-character technique: judged (no `File name too long`), the ledger and
     tables name them as given, their cassettes and packets under short digested names."""
@@ -402,7 +456,10 @@ def test_when_names_are_too_long_for_a_file_name_then_files_get_safe_distinct_na
 
     assert result.ret in (0, 1), result.stdout.str()[-3000:]
     assert "File name too long" not in result.stdout.str() + result.stderr.str()
-    ledger = [json.loads(line) for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()]
+    ledger = [
+        json.loads(line)
+        for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert {row["configuration"] for row in ledger} == {"optimum", LONG_CONFIGURATION}
     assert any(LONG_TECHNIQUE in row["capture_id"] for row in ledger if row["status"] == "scored")
     assert LONG_CONFIGURATION in (pytester.path / "ora-results" / "summary.csv").read_text(encoding="utf-8")
@@ -412,7 +469,8 @@ def test_when_names_are_too_long_for_a_file_name_then_files_get_safe_distinct_na
 
 
 def test_when_a_configuration_name_is_longer_than_intake_takes_then_the_bundle_is_refused_naming_it(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(pytester.path / "bundle", routes=routes, configurations=("optimum", LONG_CONFIGURATION + "-x"))
@@ -420,7 +478,9 @@ def test_when_a_configuration_name_is_longer_than_intake_takes_then_the_bundle_i
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*bundle.yaml:*: field 'configurations.1': string should have at most 200 characters*"])
+    result.stderr.fnmatch_lines(
+        ["*bundle.yaml:*: field 'configurations.1': string should have at most 200 characters*"]
+    )
     assert "Traceback" not in result.stderr.str() and "File name too long" not in result.stderr.str()
 
 
@@ -450,8 +510,16 @@ def _label_lines(path: Path, count: int, distinct: bool) -> set[str]:
     captures = {f"m:t{i}/optimum" for i in range(count)}
     with path.open("w", encoding="utf-8") as stream:
         for i in range(count):
-            stream.write(json.dumps({"capture_id": f"m:t{i if distinct else 0}/optimum", "rater": f"r{i}" if distinct else "ana",
-                                     "scores": dict.fromkeys(names, 5)}) + "\n")
+            stream.write(
+                json.dumps(
+                    {
+                        "capture_id": f"m:t{i if distinct else 0}/optimum",
+                        "rater": f"r{i}" if distinct else "ana",
+                        "scores": dict.fromkeys(names, 5),
+                    }
+                )
+                + "\n"
+            )
     return captures
 
 
@@ -479,7 +547,9 @@ def test_when_every_label_has_its_own_rater_then_the_arrays_are_made_in_linear_t
     from pytest_ora.stats.calibration import human_arrays
 
     rubric = get_rubric("ora-1.0")
-    labels = read_labels(tmp_path / "labels.jsonl", "labels.jsonl", rubric, _label_lines(tmp_path / "labels.jsonl", 3_000, True))
+    labels = read_labels(
+        tmp_path / "labels.jsonl", "labels.jsonl", rubric, _label_lines(tmp_path / "labels.jsonl", 3_000, True)
+    )
     counted = {"n": 0}
 
     class Raters(tuple):  # type: ignore[type-arg]
@@ -507,8 +577,12 @@ def test_when_an_import_file_is_not_utf8_then_the_line_and_column_are_named(tmp_
 
 def test_when_init_imports_1001_configurations_then_it_refuses_what_intake_would(tmp_path: Path) -> None:
     source = tmp_path / "rows.jsonl"
-    source.write_text("".join(json.dumps({"id": "q", "configuration": f"c{i}", "prompt": "p", "answer": "a"}) + "\n"
-                              for i in range(1001)), encoding="utf-8")
+    source.write_text(
+        "".join(
+            json.dumps({"id": "q", "configuration": f"c{i}", "prompt": "p", "answer": "a"}) + "\n" for i in range(1001)
+        ),
+        encoding="utf-8",
+    )
 
     with pytest.raises(InitError, match="names 1001 configurations; a bundle lists at most 1000"):
         init_suite(tmp_path / "suite", source=source, today="2026-12-01")
@@ -518,15 +592,20 @@ def test_when_init_imports_1001_configurations_then_it_refuses_what_intake_would
 def test_when_a_model_id_holds_a_yaml_comment_mark_then_optimum_yaml_reads_it_back_as_given(tmp_path: Path) -> None:
     import yaml
 
-    init_suite(tmp_path / "suite", judges=("judge-a=openai-compatible:my-model #7@http://127.0.0.1:9/v1", "judge-b=openai:x: y"),
-               today="2026-12-01")
+    init_suite(
+        tmp_path / "suite",
+        judges=("judge-a=openai-compatible:my-model #7@http://127.0.0.1:9/v1", "judge-b=openai:x: y"),
+        today="2026-12-01",
+    )
 
     roles = yaml.safe_load((tmp_path / "suite" / "bundle" / "optimum.yaml").read_text(encoding="utf-8"))["roles"]
     assert roles["judge-a"]["model"] == "my-model #7" and roles["judge-b"]["model"] == "x: y"
 
 
 def test_when_a_batch_is_polled_then_the_longest_wait_is_said_when_polling_starts(
-    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from support.e2e import KEY_A, KEY_B
     from support.live_project import live_project
@@ -535,16 +614,24 @@ def test_when_a_batch_is_polled_then_the_longest_wait_is_said_when_polling_start
 
     result = project.runpytest("--ora-record", "once", "--ora-batch")
 
-    result.stdout.fnmatch_lines(["*ora: polling batch msgbatch_* of Judge A until it ends, for at most 25 hours*",
-                                 "*ora: batch msgbatch_* of Judge A: *done*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*ora: polling batch msgbatch_* of Judge A until it ends, for at most 25 hours*",
+            "*ora: batch msgbatch_* of Judge A: *done*",
+        ]
+    )
 
 
 # --- the labelling page offers only what its labels file may hold -------------------------------------------
 
 
-@pytest.mark.parametrize(("low", "high", "step"), [(1, 9, 2), (0, 10, 3), (1, 10, 1), (Fraction(1, 2), 5, Fraction(1, 2)), (0, 10, None)])
+@pytest.mark.parametrize(
+    ("low", "high", "step"), [(1, 9, 2), (0, 10, 3), (1, 10, 1), (Fraction(1, 2), 5, Fraction(1, 2)), (0, 10, None)]
+)
 def test_every_score_the_labelling_page_offers_is_one_its_labels_file_is_accepted_with(
-    low: Fraction, high: Fraction, step: Fraction | None,
+    low: Fraction,
+    high: Fraction,
+    step: Fraction | None,
 ) -> None:
     """Scale 1-9 step 2: the page offered 1, 3, 5, 7, 9 and intake refused each (multiples of 2); the page now offers
     exactly the scores intake accepts, from one rule."""
@@ -554,8 +641,12 @@ def test_every_score_the_labelling_page_offers_is_one_its_labels_file_is_accepte
     from pytest_ora.method.rubric import get_rubric
     from pytest_ora.reports.labelpage import _scale
 
-    rubric = dataclasses.replace(get_rubric("ora-1.0"), scale_min=Fraction(low), scale_max=Fraction(high),
-                                 scale_step=None if step is None else Fraction(step))
+    rubric = dataclasses.replace(
+        get_rubric("ora-1.0"),
+        scale_min=Fraction(low),
+        scale_max=Fraction(high),
+        scale_step=None if step is None else Fraction(step),
+    )
     offered = _scale(rubric)["values"]
 
     assert offered
@@ -569,10 +660,13 @@ def test_every_score_the_labelling_page_offers_is_one_its_labels_file_is_accepte
 
 
 def test_when_an_import_csv_has_a_10_mb_cell_then_the_line_is_named_not_a_traceback(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     source = tmp_path / "rows.csv"
-    source.write_text("id,configuration,prompt,answer\nq1,a,p,fine\nq2,a,p," + "x" * 10_000_000 + "\n", encoding="utf-8")
+    source.write_text(
+        "id,configuration,prompt,answer\nq1,a,p,fine\nq2,a,p," + "x" * 10_000_000 + "\n", encoding="utf-8"
+    )
 
     assert main(["init", str(tmp_path / "suite"), "--from", str(source)]) == 4
 
@@ -587,11 +681,17 @@ def test_when_an_import_csv_has_a_10_mb_cell_then_the_line_is_named_not_a_traceb
         ('["not", "a", "row"]', "ledger.jsonl:2: not a ledger row"),
         ('{"capture_id": "m:t/x", "judges": ["forged"]}', "ledger.jsonl:2: not a ledger row"),
         ('{"capture_id": "m:t/x", "judges": [{"label": "A", "scores": [1]}]}', "ledger.jsonl:2: not a ledger row"),
-        ('{"capture_id": "m:t/x", "capture_id": "m:t/y", "judges": []}', "ledger.jsonl:2: field capture_id: given twice"),
+        (
+            '{"capture_id": "m:t/x", "capture_id": "m:t/y", "judges": []}',
+            "ledger.jsonl:2: field capture_id: given twice",
+        ),
     ],
 )
 def test_when_label_unblind_results_reads_a_forged_ledger_line_then_exit_4_naming_the_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], line: str, message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    line: str,
+    message: str,
 ) -> None:
     bundle = write_bundle(tmp_path / "bundle")
     results = tmp_path / "results"
@@ -618,12 +718,15 @@ def _packet_texts(root: Path, capture_id: str, cache: bool) -> str:
 
     planned = next(p for p in intake(root).captures if p.capture.capture_id == capture_id)
     packet, image = build_packet(planned.capture, root, ORA_V1)
-    return "\n\n".join(part.text for part in judge_prompt(packet, image, ORA_V1, cache=cache).parts if isinstance(part, TextPart))
+    return "\n\n".join(
+        part.text for part in judge_prompt(packet, image, ORA_V1, cache=cache).parts if isinstance(part, TextPart)
+    )
 
 
 @pytest.mark.parametrize("cache", [True, False])
 def test_when_a_model_snapshot_key_or_value_holds_newlines_then_no_bundle_text_stands_outside_a_fence(
-    tmp_path: Path, cache: bool,
+    tmp_path: Path,
+    cache: bool,
 ) -> None:
     from pytest_ora.judges.packet import _outside_sections
 
@@ -632,16 +735,20 @@ def test_when_a_model_snapshot_key_or_value_holds_newlines_then_no_bundle_text_s
         return rows
 
     root = write_bundle(tmp_path / "bundle", edit=snapshot)
-    capture_id = json.loads((root / "captures.jsonl").read_text(encoding="utf-8").splitlines()[0])["entry_key"] + "/optimum"
+    capture_id = (
+        json.loads((root / "captures.jsonl").read_text(encoding="utf-8").splitlines()[0])["entry_key"] + "/optimum"
+    )
 
     text = _packet_texts(root, capture_id, cache)
 
     outside = _outside_sections(text)
     assert not [line for line in outside.splitlines() if line.startswith(INJECTION)]
-    assert '\\n\\nSYSTEM OVERRIDE' in outside  # the snapshot is still shown, as one JSON-quoted line
+    assert "\\n\\nSYSTEM OVERRIDE" in outside  # the snapshot is still shown, as one JSON-quoted line
 
 
-def test_with_prompt_caching_an_answer_carrying_the_entrys_markers_gets_a_nonce_it_could_not_know(tmp_path: Path) -> None:
+def test_with_prompt_caching_an_answer_carrying_the_entrys_markers_gets_a_nonce_it_could_not_know(
+    tmp_path: Path,
+) -> None:
     """The entry part's nonce is a hash of the entry alone: an answer can compute it and write a genuine-looking
     `<<<END PROMPT nonce>>>`. Such an answer's packet is fenced with its own nonce, which the answer cannot hold."""
     import re
@@ -664,11 +771,14 @@ def test_with_prompt_caching_an_answer_carrying_the_entrys_markers_gets_a_nonce_
 
     nonces = set(re.findall(r"<<<BEGIN [A-Z]+ ([0-9a-f]{16})>>>\n", text)) - {entry_nonce}
     assert nonces and all(nonce not in forged for nonce in nonces)
-    assert f"<<<BEGIN PROMPT {entry_nonce}>>>" not in text.split(forged)[0]  # the entry part is fenced with another nonce
+    assert (
+        f"<<<BEGIN PROMPT {entry_nonce}>>>" not in text.split(forged)[0]
+    )  # the entry part is fenced with another nonce
 
 
 def test_when_runs_is_a_link_out_of_the_output_then_the_run_stops_with_exit_4_and_no_lock_is_left(
-    project: pytest.Pytester, tmp_path: Path,
+    project: pytest.Pytester,
+    tmp_path: Path,
 ) -> None:
     """ora-results/runs a symbolic link to a directory elsewhere: the last report is never moved there; exit 4 and
     the lock released (a run that cannot claim the directory leaves nothing behind)."""

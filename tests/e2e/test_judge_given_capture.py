@@ -11,7 +11,7 @@ from support.e2e import EVAL_TEST, outcomes, record
 
 from pytest_ora.testing.server import ReferenceJudge
 
-CHANGED_TEST = '''
+CHANGED_TEST = """
 import dataclasses
 from typing import Any
 
@@ -23,11 +23,12 @@ def test_capture(ora_capture: PlannedCapture, ora: Any) -> None:
     capture = ora_capture.capture
     changed = capture.model_copy(update={"answer": "REWRITTEN BY THE TEST for " + capture.capture_id + ". " + capture.answer})
     ora.record(ora.judge(dataclasses.replace(ora_capture, capture=changed)))
-'''
+"""
 
 
 def test_when_a_test_changes_the_capture_then_the_judges_receive_the_answer_it_was_given(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(pytester.path / "bundle", routes=routes)
@@ -61,25 +62,36 @@ def test_when_a_test_changes_the_capture_then_the_judges_receive_the_answer_it_w
     for path in (pytester.path / "ahead" / "packets").rglob("*.json"):
         packet = json.loads(path.read_text(encoding="utf-8"))
         assert packet["answer"].startswith(f"REWRITTEN BY THE TEST for {packet['capture_id']}. "), path
-    again = pytester.runpytest("--ora-record", "none", "--ora-cassettes", "ahead-cassettes", "--ora-out", "ahead-replay")
+    again = pytester.runpytest(
+        "--ora-record", "none", "--ora-cassettes", "ahead-cassettes", "--ora-out", "ahead-replay"
+    )
     assert outcomes(again) == counts  # the recordings are of the answers the test gave
 
 
 def test_when_a_candidate_configurations_capture_is_given_an_answer_then_it_is_refused(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    root = write_bundle(pytester.path / "bundle", configurations=("optimum", "cmd"), routes=routes,
-                        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
-                        manifest={"candidates": {"cmd": {"command": [sys.executable, "agent.py"]}}})
-    (root / "entries.jsonl").write_text('{"entry_key": "mode:argument-audit", "prompt": "Audit the budget."}\n',
-                                        encoding="utf-8")
+    root = write_bundle(
+        pytester.path / "bundle",
+        configurations=("optimum", "cmd"),
+        routes=routes,
+        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+        manifest={"candidates": {"cmd": {"command": [sys.executable, "agent.py"]}}},
+    )
+    (root / "entries.jsonl").write_text(
+        '{"entry_key": "mode:argument-audit", "prompt": "Audit the budget."}\n', encoding="utf-8"
+    )
     (pytester.path / "agent.py").write_text("print('The candidate answer.')\n", encoding="utf-8")
     pytester.makepyfile(test_ora=CHANGED_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
     result = record(pytester, "-k", "cmd")
     assert outcomes(result)["failed"] == 1
-    result.stdout.fnmatch_lines([
-        "*mode:argument-audit/cmd was given to be judged with an answer of its own, but cmd's answers are made by its "
-        "candidate in the run*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*mode:argument-audit/cmd was given to be judged with an answer of its own, but cmd's answers are made by its "
+            "candidate in the run*"
+        ]
+    )
     assert not (pytester.path / "cassettes" / "_candidates").exists()  # the candidate was never called

@@ -39,10 +39,23 @@ def test_the_mean_and_median_reduce_each_criterion() -> None:
 
 def test_a_judges_samples_combine_into_one_record_keeping_each_samples_scores() -> None:
     usage = {"input_tokens": 10, "output_tokens": 5, "cached_input_tokens": 0, "reasoning_tokens": 0}
-    base: dict[str, Any] = {"label": "Judge A", "slot": "big-1", "role": "big-1", "provider": "anthropic", "model": "m",
-                            "resolved_model": None, "judge_model": "m", "notes": {"a": "first"}, "impression": "i",
-                            "asks": 1, "attempts": 1, "usage": usage}
-    records: list[Any] = [{**base, "scores": {"a": score}, "asks": asks} for score, asks in (("6", 1), ("8", 2), ("7", 1))]
+    base: dict[str, Any] = {
+        "label": "Judge A",
+        "slot": "big-1",
+        "role": "big-1",
+        "provider": "anthropic",
+        "model": "m",
+        "resolved_model": None,
+        "judge_model": "m",
+        "notes": {"a": "first"},
+        "impression": "i",
+        "asks": 1,
+        "attempts": 1,
+        "usage": usage,
+    }
+    records: list[Any] = [
+        {**base, "scores": {"a": score}, "asks": asks} for score, asks in (("6", 1), ("8", 2), ("7", 1))
+    ]
     combined = combine_samples(records, "mean")
     assert combined["scores"] == {"a": "7"} and combined["samples"] == [{"a": "6"}, {"a": "8"}, {"a": "7"}]
     assert combined["asks"] == 4 and combined["usage"]["input_tokens"] == 30 and combined["notes"] == {"a": "first"}
@@ -64,23 +77,37 @@ def test_samples_apply_only_to_a_rubric_scored_per_criterion() -> None:
     sampled = sampled_panel(panel, Manifest(), ORA_V1, None)
     assert (sampled.samples, sampled.reducer) == (3, "median")
     assert sampled_panel(panel, Manifest(), ORA_V1, 2).samples == 2  # the option wins
-    assert sampled_panel(panel, object(), ORA_V1, None).samples == 1 and sampled_panel(panel, object(), ORA_V1, None).reducer == "mean"
+    assert (
+        sampled_panel(panel, object(), ORA_V1, None).samples == 1
+        and sampled_panel(panel, object(), ORA_V1, None).reducer == "mean"
+    )
 
     class Checklist:
         kind, version = "checklist", "x-1"
 
-    with pytest.raises(ValueError, match=r"bundle.yaml judge_samples 3: judge samples need a rubric scored per criterion"):
+    with pytest.raises(
+        ValueError, match=r"bundle.yaml judge_samples 3: judge samples need a rubric scored per criterion"
+    ):
         sampled_panel(panel, Manifest(), Checklist(), None)  # type: ignore[arg-type]
 
 
 def test_the_jittered_reference_judge_is_seeded_by_the_request_bytes(judge: ReferenceJudge) -> None:
-    body = {"model": "claude-x", "max_tokens": 16000, "messages": [{"role": "user", "content": "Configuration: a\n\nanswer"}]}
+    body = {
+        "model": "claude-x",
+        "max_tokens": 16000,
+        "messages": [{"role": "user", "content": "Configuration: a\n\nanswer"}],
+    }
 
     def scores(content: str) -> Any:
         sent = {**body, "messages": [{"role": "user", "content": content}]}
-        response = httpx.post(judge.route("anthropic"), json=sent, headers={"x-api-key": KEY_A, "anthropic-version": "2023-06-01"})
-        return json.loads(response.json()["content"][0]["text"])["scores"] if response.json()["content"][0]["type"] == "text" \
+        response = httpx.post(
+            judge.route("anthropic"), json=sent, headers={"x-api-key": KEY_A, "anthropic-version": "2023-06-01"}
+        )
+        return (
+            json.loads(response.json()["content"][0]["text"])["scores"]
+            if response.json()["content"][0]["type"] == "text"
             else response.json()["content"][0]["input"]["scores"]
+        )
 
     first = scores("Configuration: a\n\nanswer")
     assert scores("Configuration: a\n\nanswer") == first  # the same request, the same reply
@@ -105,7 +132,8 @@ def ledger(project: pytest.Pytester, out: str = "ora-results") -> list[dict[str,
 
 
 def test_k_3_against_a_noisy_judge_records_each_sample_and_replays_byte_identically(
-    sampled: pytest.Pytester, judge: ReferenceJudge,
+    sampled: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     # Given a bundle asking for 3 judge samples, judged live by a reference judge noisy on purpose
     recorded_result = record(sampled)
@@ -158,7 +186,9 @@ def test_the_option_overrides_the_bundle_and_a_wrong_value_is_a_usage_error(samp
     assert bad.ret == 4
     bad.stderr.fnmatch_lines(["*--ora-judge-samples must be at least 1*"])
     manifest = Path(sampled.path / "bundle" / "bundle.yaml")
-    manifest.write_text(manifest.read_text(encoding="utf-8").replace("judge_samples: 3", "judge_samples: 0"), encoding="utf-8")
+    manifest.write_text(
+        manifest.read_text(encoding="utf-8").replace("judge_samples: 3", "judge_samples: 0"), encoding="utf-8"
+    )
     wrong = sampled.runpytest()
     assert wrong.ret == 4
     assert "judge_samples" in (wrong.stdout.str() + wrong.stderr.str())

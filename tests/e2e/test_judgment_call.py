@@ -31,11 +31,20 @@ def test_a_live_judgment_is_paced_by_the_shared_limiter_and_charged_to_the_run_s
     budget = Budget(Decimal("100"), load_prices(None), log)
     limiter = SharedLimiter(tmp_path / "limits", {})
     # When a judgment is made live, then replayed
-    result = judge_in_run("solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "once",
-                          environ={"ANTHROPIC_API_KEY": KEY_A}, budget=budget, limiter=limiter)
+    result = judge_in_run(
+        "solo",
+        MODES["solo"],
+        _judges(judge),
+        tmp_path / "c.json",
+        "once",
+        environ={"ANTHROPIC_API_KEY": KEY_A},
+        budget=budget,
+        limiter=limiter,
+    )
     spent = log.total()
-    again = judge_in_run("solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "none", environ={},
-                         budget=budget, limiter=limiter)
+    again = judge_in_run(
+        "solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "none", environ={}, budget=budget, limiter=limiter
+    )
     # Then the live call went through the limiter and was charged; the replay was neither paced nor charged
     assert limiter.snapshot("a")["sent"] == 1
     assert spent > 0 and log.total() == spent
@@ -49,11 +58,17 @@ def test_a_judgment_past_the_run_s_budget_is_not_started(judge: ReferenceJudge, 
     budget = Budget(Decimal("0.50"), load_prices(None), log)
     # When a judgment is asked for
     with pytest.raises(JudgmentFailed) as failed:
-        judge_in_run("solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "once",
-                     environ={"ANTHROPIC_API_KEY": KEY_A}, budget=budget)
+        judge_in_run(
+            "solo",
+            MODES["solo"],
+            _judges(judge),
+            tmp_path / "c.json",
+            "once",
+            environ={"ANTHROPIC_API_KEY": KEY_A},
+            budget=budget,
+        )
     # Then no judge is called, and the failure says why (never an estimate)
-    assert failed.value.failure.error == (
-        "Judge not called: judge spend $0.50 reached --ora-budget-usd 0.50")
+    assert failed.value.failure.error == ("Judge not called: judge spend $0.50 reached --ora-budget-usd 0.50")
     assert judge.calls == 0 and not (tmp_path / "c.json").exists()
 
 
@@ -82,7 +97,9 @@ def test_outside_a_run_a_live_judgment_is_paced_by_a_limiter_of_its_own_and_a_re
 
     monkeypatch.setattr(call, "PacedTransport", Watched)
     # When a judgment is made live with the Python call (no run), then replayed
-    judge_in_run("solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "once", environ={"ANTHROPIC_API_KEY": KEY_A})
+    judge_in_run(
+        "solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "once", environ={"ANTHROPIC_API_KEY": KEY_A}
+    )
     live = list(paced)
     judge_in_run("solo", MODES["solo"], _judges(judge), tmp_path / "c.json", "none", environ={})
     # Then the live call was paced, as a run's is; the replay sent nothing to pace

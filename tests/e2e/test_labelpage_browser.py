@@ -17,7 +17,10 @@ CRITERIA = ("fidelity", "soundness", "completeness", "relevance", "calibration")
 
 
 def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
-    judged: pytest.Pytester, offline: OfflinePage, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    judged: pytest.Pytester,
+    offline: OfflinePage,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     # Given the labelling page of the judged bundle (4 captures, 2 per configuration)
     assert main(["label", str(judged.path / "bundle"), "--sample", "4", "--seed", "3"]) == 0
@@ -65,7 +68,9 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     rows = [json.loads(line) for line in labels.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 3 and {row["rater"] for row in rows} == {"ana"}
     assert [row["scores"] for row in rows] == [
-        dict(zip(CRITERIA, (8, 7, 7, 9, 6))), dict(zip(CRITERIA, (3, 4, 2, 5, 3))), dict(zip(CRITERIA, (6, 6, 6, 7, 6))),
+        dict(zip(CRITERIA, (8, 7, 7, 9, 6))),
+        dict(zip(CRITERIA, (3, 4, 2, 5, 3))),
+        dict(zip(CRITERIA, (6, 6, 6, 7, 6))),
     ]
     assert rows[1]["notes"] == 'thin; <script>alert("x")</script> stays text'
     assert "3 captures in labels.jsonl" in page.locator("#download-note").inner_text()
@@ -74,8 +79,12 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     # When the file is fed back to the run (replaying), with the calibration gate asked for
     result = judged.runpytest(f"--ora-labels={labels}", "--ora-fail-calibration=0.5")
     # Then the gate fails: three labelled captures are too few to judge a judge
-    assert outcomes(result)["failed"] == 1 and result.ret == 1  # no capture failed: the one failure is the gate's testcase
-    result.stdout.fnmatch_lines(["*FAIL --ora-fail-calibration 0.5: only 3 labelled captures were scored (at least 10*"])
+    assert (
+        outcomes(result)["failed"] == 1 and result.ret == 1
+    )  # no capture failed: the one failure is the gate's testcase
+    result.stdout.fnmatch_lines(
+        ["*FAIL --ora-fail-calibration 0.5: only 3 labelled captures were scored (at least 10*"]
+    )
     summary = (judged.path / "ora-results" / "summary.md").read_text(encoding="utf-8")
     assert "## Calibration against human labels" in summary and "3 (small n)" in summary
 
@@ -84,7 +93,9 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     section = report.locator("section#calibration")
     assert section.is_visible()
     assert "3 labels by 1 rater on 3 captures" in section.inner_text()
-    box = report.evaluate("() => document.querySelector('figure[data-chart=calibration] svg').getBoundingClientRect().width")
+    box = report.evaluate(
+        "() => document.querySelector('figure[data-chart=calibration] svg').getBoundingClientRect().width"
+    )
     assert box > 300
     shapes = report.locator("figure[data-chart=calibration] svg path, figure[data-chart=calibration] svg use").count()
     assert shapes > 20

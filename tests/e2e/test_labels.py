@@ -20,7 +20,12 @@ GOOD = {"fidelity": 8, "soundness": 7.5, "completeness": 7, "relevance": 9, "cal
 
 
 def label(**changes: object) -> str:
-    data: dict[str, object] = {"capture_id": "mode:argument-audit/optimum", "rater": "ana", "scores": dict(GOOD), "notes": "ok"}
+    data: dict[str, object] = {
+        "capture_id": "mode:argument-audit/optimum",
+        "rater": "ana",
+        "scores": dict(GOOD),
+        "notes": "ok",
+    }
     data.update(changes)
     return json.dumps(data)
 
@@ -36,35 +41,63 @@ def problems(tmp_path: Path, *lines: str, rubric: object = ORA) -> list[str]:
 def test_good_labels_are_read_in_rubric_order_with_several_raters(tmp_path: Path) -> None:
     path = tmp_path / "labels.jsonl"
     reordered = dict(reversed(list(GOOD.items())))
-    path.write_text("\n".join([label(scores=reordered), "", label(rater="ben"), label(capture_id="mode:argument-audit/big-1")]) + "\n")
+    path.write_text(
+        "\n".join([label(scores=reordered), "", label(rater="ben"), label(capture_id="mode:argument-audit/big-1")])
+        + "\n"
+    )
     labels = read_labels(path, "labels.jsonl", ORA, CAPTURES)
     assert [(x.capture_id, x.rater, x.line) for x in labels.labels] == [
-        ("mode:argument-audit/optimum", "ana", 1), ("mode:argument-audit/optimum", "ben", 3), ("mode:argument-audit/big-1", "ana", 4),
+        ("mode:argument-audit/optimum", "ana", 1),
+        ("mode:argument-audit/optimum", "ben", 3),
+        ("mode:argument-audit/big-1", "ana", 4),
     ]
-    assert labels.labels[0].scores == (("fidelity", "8"), ("soundness", "7.5"), ("completeness", "7"), ("relevance", "9"),
-                                       ("calibration", "6"))
+    assert labels.labels[0].scores == (
+        ("fidelity", "8"),
+        ("soundness", "7.5"),
+        ("completeness", "7"),
+        ("relevance", "9"),
+        ("calibration", "6"),
+    )
     assert labels.raters == ("ana", "ben")
-    assert {k: len(v) for k, v in labels.by_capture().items()} == {"mode:argument-audit/optimum": 2, "mode:argument-audit/big-1": 1}
+    assert {k: len(v) for k, v in labels.by_capture().items()} == {
+        "mode:argument-audit/optimum": 2,
+        "mode:argument-audit/big-1": 1,
+    }
 
 
-@pytest.mark.parametrize(("line", "expected"), [
-    (label(capture_id="mode:nope/optimum"), "labels.jsonl:1: mode:nope/optimum: field 'capture_id': names no capture of this bundle"),
-    (label(scores={**GOOD, "style": 5}), "labels.jsonl:1: mode:argument-audit/optimum: field 'scores.style': is not a criterion of rubric ora-1.0"),
-    (label(scores={k: v for k, v in GOOD.items() if k != "relevance"}), "field 'scores.relevance': is missing"),
-    (label(scores={**GOOD, "fidelity": 11}), "field 'scores.fidelity': is outside the scale 0-10 (got 11)"),
-    (label(scores={**GOOD, "fidelity": -0.5}), "field 'scores.fidelity': is outside the scale 0-10"),
-    (label(scores={**GOOD, "fidelity": "8"}), "field 'scores.fidelity': must be a number (got '8')"),
-    (label(scores={**GOOD, "fidelity": True}), "field 'scores.fidelity': must be a number (got True)"),
-    (label(scores=[8, 7]), "field 'scores': must be an object of criterion: number"),
-    (label(rater=""), "field 'rater': must be a non-empty string"),
-    (label(rater=3), "field 'rater': must be a non-empty string (got 3)"),
-    (label(score=5), "field 'score': is not a label field (a label holds capture_id, rater, scores, notes)"),
-    (label(notes=5), "field 'notes': must be text, or an object of criterion: text"),
-    ('{"capture_id": "mode:argument-audit/optimum", "rater": "ana", "rater": "ben"}', "labels.jsonl:1: field 'rater': is not valid JSON: key 'rater' appears twice"),
-    ("{not json", "labels.jsonl:1: is not valid JSON: Expecting property name enclosed in double quotes at column 2"),
-    ("[1, 2]", "labels.jsonl:1: is not a JSON object"),
-    (label(scores={**GOOD, "fidelity": 1e999}), "is not valid JSON"),
-])
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            label(capture_id="mode:nope/optimum"),
+            "labels.jsonl:1: mode:nope/optimum: field 'capture_id': names no capture of this bundle",
+        ),
+        (
+            label(scores={**GOOD, "style": 5}),
+            "labels.jsonl:1: mode:argument-audit/optimum: field 'scores.style': is not a criterion of rubric ora-1.0",
+        ),
+        (label(scores={k: v for k, v in GOOD.items() if k != "relevance"}), "field 'scores.relevance': is missing"),
+        (label(scores={**GOOD, "fidelity": 11}), "field 'scores.fidelity': is outside the scale 0-10 (got 11)"),
+        (label(scores={**GOOD, "fidelity": -0.5}), "field 'scores.fidelity': is outside the scale 0-10"),
+        (label(scores={**GOOD, "fidelity": "8"}), "field 'scores.fidelity': must be a number (got '8')"),
+        (label(scores={**GOOD, "fidelity": True}), "field 'scores.fidelity': must be a number (got True)"),
+        (label(scores=[8, 7]), "field 'scores': must be an object of criterion: number"),
+        (label(rater=""), "field 'rater': must be a non-empty string"),
+        (label(rater=3), "field 'rater': must be a non-empty string (got 3)"),
+        (label(score=5), "field 'score': is not a label field (a label holds capture_id, rater, scores, notes)"),
+        (label(notes=5), "field 'notes': must be text, or an object of criterion: text"),
+        (
+            '{"capture_id": "mode:argument-audit/optimum", "rater": "ana", "rater": "ben"}',
+            "labels.jsonl:1: field 'rater': is not valid JSON: key 'rater' appears twice",
+        ),
+        (
+            "{not json",
+            "labels.jsonl:1: is not valid JSON: Expecting property name enclosed in double quotes at column 2",
+        ),
+        ("[1, 2]", "labels.jsonl:1: is not a JSON object"),
+        (label(scores={**GOOD, "fidelity": 1e999}), "is not valid JSON"),
+    ],
+)
 def test_a_bad_line_is_named_with_file_line_and_field(tmp_path: Path, line: str, expected: str) -> None:
     found = problems(tmp_path, line)
     assert len(found) == 1
@@ -73,8 +106,13 @@ def test_a_bad_line_is_named_with_file_line_and_field(tmp_path: Path, line: str,
 
 def test_off_the_step_is_refused_on_a_stepped_scale(tmp_path: Path) -> None:
     scores = {name: 4 for name in TRIO.names}
-    line = json.dumps({"capture_id": "mode:argument-audit/optimum", "rater": "ana", "scores": {**scores, "accuracy": 3.5}})
-    assert "field 'scores.accuracy': is not a multiple of the scale step 1 (got 3.5)" in problems(tmp_path, line, rubric=TRIO)[0]
+    line = json.dumps(
+        {"capture_id": "mode:argument-audit/optimum", "rater": "ana", "scores": {**scores, "accuracy": 3.5}}
+    )
+    assert (
+        "field 'scores.accuracy': is not a multiple of the scale step 1 (got 3.5)"
+        in problems(tmp_path, line, rubric=TRIO)[0]
+    )
 
 
 def test_a_rater_labels_a_capture_once_and_every_bad_line_is_listed(tmp_path: Path) -> None:
@@ -86,7 +124,9 @@ def test_a_rater_labels_a_capture_once_and_every_bad_line_is_listed(tmp_path: Pa
 
 
 def test_an_empty_or_missing_file_is_refused(tmp_path: Path) -> None:
-    assert problems(tmp_path, "") == ["labels.jsonl: holds no label; write one JSON object per line: capture_id, rater, scores, notes"]
+    assert problems(tmp_path, "") == [
+        "labels.jsonl: holds no label; write one JSON object per line: capture_id, rater, scores, notes"
+    ]
     with pytest.raises(IntakeError, match="does not exist"):
         read_labels(tmp_path / "absent.jsonl", "absent.jsonl", ORA, CAPTURES)
     with pytest.raises(IntakeError, match="kind checklist"):
@@ -99,8 +139,11 @@ def test_bundle_labels_are_read_only_inside_the_bundle(tmp_path: Path) -> None:
     root.mkdir()
     (tmp_path / "outside.jsonl").write_text(label())
     (root / "link.jsonl").symlink_to(tmp_path / "outside.jsonl")
-    for name, why in (("../outside.jsonl", "points outside the bundle"), ("link.jsonl", "resolves outside the bundle"),
-                      ("absent.jsonl", "does not exist")):
+    for name, why in (
+        ("../outside.jsonl", "points outside the bundle"),
+        ("link.jsonl", "resolves outside the bundle"),
+        ("absent.jsonl", "does not exist"),
+    ):
         with pytest.raises(IntakeError, match=why):
             labels_path(None, name, root)
     (root / "labels.jsonl").write_text(label())
@@ -112,17 +155,21 @@ def test_bundle_labels_are_read_only_inside_the_bundle(tmp_path: Path) -> None:
 
 def test_bad_labels_stop_the_run_before_any_judge_call_with_exit_4(pytester: pytest.Pytester) -> None:
     write_bundle(pytester.path / "bundle", manifest={"labels": "labels.jsonl"})
-    (pytester.path / "bundle" / "labels.jsonl").write_text(label() + "\n" + label(scores={**GOOD, "fidelity": 12}) + "\n")
+    (pytester.path / "bundle" / "labels.jsonl").write_text(
+        label() + "\n" + label(scores={**GOOD, "fidelity": 12}) + "\n"
+    )
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
 
     result = pytester.runpytest()
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "*human labels refused (1 problem):*",
-        "*labels.jsonl:2: mode:argument-audit/optimum: field 'scores.fidelity': is outside the scale 0-10 (got 12)*",
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "*human labels refused (1 problem):*",
+            "*labels.jsonl:2: mode:argument-audit/optimum: field 'scores.fidelity': is outside the scale 0-10 (got 12)*",
+        ]
+    )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     # --ora-labels names another file instead (relative to where pytest started): its bad line is named the same way
     (pytester.path / "other.jsonl").write_text('{"capture_id": 1}\n')

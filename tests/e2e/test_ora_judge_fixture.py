@@ -12,7 +12,7 @@ from support.judge_modes import MODES
 import pytest_ora
 from pytest_ora.testing.server import ReferenceJudge
 
-SUITE = '''
+SUITE = """
 import pytest
 
 from pytest_ora import JudgmentResult
@@ -38,7 +38,7 @@ def test_a_chain_and_a_phase_in_one_test(ora_judge):
     phase = ora_judge("phase-sm", MODES["phase-sm"], judges=JUDGES)
     assert chain.rating in ("excellent", "good", "poor")
     assert phase.winner == "team1"
-'''
+"""
 
 
 def _suite(pytester: pytest.Pytester, judge: ReferenceJudge) -> None:
@@ -56,8 +56,10 @@ def test_ordinary_tests_record_their_judgments_then_replay_them_with_the_judge_s
     recorded.assert_outcomes(passed=3)
     folder = pytester.path / "cassettes" / "ora_judge" / "test_judged"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "test_a_chain_and_a_phase_in_one_test-2.json", "test_a_chain_and_a_phase_in_one_test.json",
-        "test_the_solo_answer_is_scored_on_the_unified_rubric.json", "test_the_thorough_answer_wins_the_comparison.json",
+        "test_a_chain_and_a_phase_in_one_test-2.json",
+        "test_a_chain_and_a_phase_in_one_test.json",
+        "test_the_solo_answer_is_scored_on_the_unified_rubric.json",
+        "test_the_thorough_answer_wins_the_comparison.json",
     ]
     calls = judge.calls
     judge.stop()
@@ -75,29 +77,48 @@ def test_a_replay_without_its_recording_fails_the_test_saying_how_to_record(
     _suite(pytester, judge)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "solo")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*no recorded judge call in *test_the_solo_answer_is_scored_on_the_unified_rubric.json*"])
+    result.stdout.fnmatch_lines(
+        ["*no recorded judge call in *test_the_solo_answer_is_scored_on_the_unified_rubric.json*"]
+    )
 
 
 def test_the_python_call_returns_a_typed_result(judge: ReferenceJudge, tmp_path: Path) -> None:
     environ = {"ANTHROPIC_API_KEY": KEY_A}
-    result = pytest_ora.judge("solo", MODES["solo"], judges=[f"a=anthropic:claude-opus-4-7@{judge.route('anthropic')}"],
-                              cassette=tmp_path / "c.json", environ=environ)
+    result = pytest_ora.judge(
+        "solo",
+        MODES["solo"],
+        judges=[f"a=anthropic:claude-opus-4-7@{judge.route('anthropic')}"],
+        cassette=tmp_path / "c.json",
+        environ=environ,
+    )
     assert isinstance(result, pytest_ora.JudgmentResult) and result.success is True
     assert result.scores["bmad/architect"] == result.evaluation["weighted_total"]
-    again = pytest_ora.judge("solo", MODES["solo"], judges=[f"a=anthropic:claude-opus-4-7@{judge.route('anthropic')}"],
-                             cassette=tmp_path / "c.json", record="none", environ={})
+    again = pytest_ora.judge(
+        "solo",
+        MODES["solo"],
+        judges=[f"a=anthropic:claude-opus-4-7@{judge.route('anthropic')}"],
+        cassette=tmp_path / "c.json",
+        record="none",
+        environ={},
+    )
     assert again.model_dump(exclude={"timestamp"}) == result.model_dump(exclude={"timestamp"})
     assert json.loads(json.dumps(result.model_dump(mode="json")))["token_usage"]["input"] > 0
 
 
 def test_the_python_call_raises_judgment_failed_never_an_estimate(tmp_path: Path) -> None:
     with pytest.raises(pytest_ora.JudgmentFailed) as failed:
-        pytest_ora.judge("solo", MODES["solo"], judges=["a=anthropic:m@http://127.0.0.1:9/v1/messages"],
-                         cassette=tmp_path / "missing.json", record="none", environ={})
+        pytest_ora.judge(
+            "solo",
+            MODES["solo"],
+            judges=["a=anthropic:m@http://127.0.0.1:9/v1/messages"],
+            cassette=tmp_path / "missing.json",
+            record="none",
+            environ={},
+        )
     assert failed.value.failure.success is False and failed.value.failure.mode == "solo"
 
 
-BUDGETED = '''
+BUDGETED = """
 import pytest
 
 from pytest_ora import JudgmentFailed
@@ -112,7 +133,7 @@ def test_the_second_judgment_past_the_run_s_budget_is_not_started(ora_judge):
         ora_judge("solo", SOLO, judges=JUDGES)
     assert failed.value.failure.error.startswith("Judge not called: judge spend $")
     assert failed.value.failure.error.endswith("reached --ora-budget-usd 0.000001")
-'''
+"""
 
 
 def test_a_live_judgment_in_a_run_counts_against_its_budget(
@@ -123,7 +144,9 @@ def test_a_live_judgment_in_a_run_counts_against_its_budget(
     pytester.makepyfile(test_budgeted=BUDGETED.format(judges=judges, solo=MODES["solo"]))
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY_A)
     # When it runs live
-    result = pytester.runpytest_subprocess("--ora-record", "once", "--ora-budget-usd", "0.000001", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "--ora-record", "once", "--ora-budget-usd", "0.000001", "-p", "no:cacheprovider"
+    )
     # Then the first judgment is charged to the run's spend and the second is never sent
     result.assert_outcomes(passed=1)
     assert judge.calls == 1

@@ -13,17 +13,21 @@ LOW = "test_ora.py::test_capture[mode:causal-dag/big-1]"
 def test_verbose_shows_each_captures_overall(project: pytest.Pytester) -> None:
     result = record(project, "-v")
 
-    result.stdout.fnmatch_lines_random([
-        "test_ora.py::test_capture?mode:argument-audit/optimum? PASSED (overall *.*)*",
-        f"{LOW.replace('[', '?').replace(']', '?')} LOWSCORE (overall *.*)*",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "test_ora.py::test_capture?mode:argument-audit/optimum? PASSED (overall *.*)*",
+            f"{LOW.replace('[', '?').replace(']', '?')} LOWSCORE (overall *.*)*",
+        ]
+    )
 
 
 @pytest.mark.parametrize("chars", ["L", "a"])
 def test_r_lists_low_scores(project: pytest.Pytester, chars: str) -> None:
     result = record(project, f"-r{chars}")
 
-    result.stdout.fnmatch_lines(["*ora low scores (-rL)*", "LOWSCORE test_ora.py::test_capture?mode:causal-dag/big-1? - overall *.* < 4.0"])
+    result.stdout.fnmatch_lines(
+        ["*ora low scores (-rL)*", "LOWSCORE test_ora.py::test_capture?mode:causal-dag/big-1? - overall *.* < 4.0"]
+    )
 
 
 def test_without_r_low_scores_are_only_counted(project: pytest.Pytester) -> None:
@@ -42,8 +46,16 @@ def test_junitxml_carries_the_scores_and_marks_lowscore(project: pytest.Pytester
     excluded = {p.get("name"): p.get("value") for p in cases["test_capture[lens:historian/big-1]"].iter("property")}
     assert low["ora_outcome"] == "LOWSCORE" and float(low["ora_overall"]) < 4.0
     assert good["ora_outcome"] == "scored" and float(good["ora_overall"]) >= 4.0
-    assert set(good) == {"ora_outcome", "ora_overall", "ora_weighted", "ora_fidelity", "ora_soundness",
-                         "ora_completeness", "ora_relevance", "ora_calibration"}
+    assert set(good) == {
+        "ora_outcome",
+        "ora_overall",
+        "ora_weighted",
+        "ora_fidelity",
+        "ora_soundness",
+        "ora_completeness",
+        "ora_relevance",
+        "ora_calibration",
+    }
     assert excluded == {"ora_outcome": "excluded"}
 
 
@@ -86,11 +98,16 @@ def test_summary_md_names_the_judges_the_local_judge_and_each_family(project: py
     record(project)
 
     text = (project.path / "ora-results" / "summary.md").read_text()
-    assert "Judges (panel Optimum Big 1 / Big 2): Judge A = big-1 claude-opus-4-7 (anthropic); Judge B = big-2 gpt-5.4 (openai)." in text
+    assert (
+        "Judges (panel Optimum Big 1 / Big 2): Judge A = big-1 claude-opus-4-7 (anthropic); Judge B = big-2 gpt-5.4 (openai)."
+        in text
+    )
     assert "Scores from a local judge: Judge A at http://127.0.0.1:" in text
     assert "the reference judge's, not a model's" in text
     family = text.split("## Per family")[1].split("##")[0]
-    cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in family.splitlines() if line.startswith("|")]
+    cells = [
+        [cell.strip() for cell in line.strip("|").split("|")] for line in family.splitlines() if line.startswith("|")
+    ]
     assert cells[0] == ["Configuration", "Mode", "Visual", "Lens"]
     # big-1's empty answer pulls its mode mean down; the other families are untouched
     optimum, big1 = cells[2], cells[3]

@@ -74,8 +74,9 @@ def test_concurrency_works_per_xdist_worker(pytester: pytest.Pytester, monkeypat
     with ReferenceJudge(latency=0.5) as judge:
         project = project_for(pytester, judge, monkeypatch)
         # When one xdist worker judges with --ora-concurrency 3 (xdist queues three items on it at first)
-        result = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "1", "--ora-record", "once",
-                                              "--ora-concurrency", "3")
+        result = project.runpytest_subprocess(
+            "-p", "no:cacheprovider", "-n", "1", "--ora-record", "once", "--ora-concurrency", "3"
+        )
         # Then more calls were in flight than one capture's two judges make
         assert outcomes(result) == EXPECTED
         assert judge.peak_in_flight > 2

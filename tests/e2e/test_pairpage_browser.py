@@ -42,10 +42,16 @@ def _download(page: Any, target: Path) -> list[dict[str, Any]]:
 
 
 def test_two_people_label_pairs_side_by_side_and_the_run_measures_the_judges_against_them(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, browser: Any, tmp_path: Path,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    browser: Any,
+    tmp_path: Path,
 ) -> None:
     # Given a compare bundle of pairs this test writes, and its labelling page
-    write_project(pytester.path, {"anthropic": "http://127.0.0.1:9/v1/messages", "openai": "http://127.0.0.1:9/v1/chat/completions"})
+    write_project(
+        pytester.path,
+        {"anthropic": "http://127.0.0.1:9/v1/messages", "openai": "http://127.0.0.1:9/v1/chat/completions"},
+    )
     assert main(["label", str(pytester.path / "bundle"), "--seed", "5"]) == 0
     html = pytester.path / "bundle" / "label.html"
     data = json.loads(html.read_text(encoding="utf-8").split('id="label-data">')[1].split("</script>")[0])

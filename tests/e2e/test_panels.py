@@ -61,11 +61,27 @@ def test_a_blind_reply_validates_against_the_rubrics_criteria_scale_and_step() -
 @pytest.mark.parametrize(
     ("payload", "field", "reason"),
     [
-        (trio_reply(scores={**{n: 4 for n in TRIO.names}, "accuracy": 3.5}), "scores.accuracy", "is not a multiple of the scale step 1"),
-        (trio_reply(scores={**{n: 4 for n in TRIO.names}, "structure": 6}), "scores.structure", "is outside the scale 1-5"),
-        (trio_reply(scores={**{n: 4 for n in TRIO.names}, "structure": 0}), "scores.structure", "is outside the scale 1-5"),
+        (
+            trio_reply(scores={**{n: 4 for n in TRIO.names}, "accuracy": 3.5}),
+            "scores.accuracy",
+            "is not a multiple of the scale step 1",
+        ),
+        (
+            trio_reply(scores={**{n: 4 for n in TRIO.names}, "structure": 6}),
+            "scores.structure",
+            "is outside the scale 1-5",
+        ),
+        (
+            trio_reply(scores={**{n: 4 for n in TRIO.names}, "structure": 0}),
+            "scores.structure",
+            "is outside the scale 1-5",
+        ),
         (trio_reply(scores={n: 4 for n in TRIO.names if n != "synthesis"}), "scores.synthesis", "is missing"),
-        (trio_reply(scores={**{n: 4 for n in TRIO.names}, "fidelity": 4}), "scores.fidelity", "is not a criterion of rubric trio-likert-1.0"),
+        (
+            trio_reply(scores={**{n: 4 for n in TRIO.names}, "fidelity": 4}),
+            "scores.fidelity",
+            "is not a criterion of rubric trio-likert-1.0",
+        ),
         (trio_reply(configuration="cell-a"), "configuration", "is not a field of a blind reply"),
     ],
 )
@@ -87,7 +103,9 @@ def test_a_judge_that_reports_no_usage_fails_the_capture_after_re_asks(tmp_path:
     asked: list[httpx.Request] = []
     spec = RoleSpec(model="claude-opus-4-7", provider="anthropic", route="http://127.0.0.1:9/v1/messages")
     panel = Panel((JudgeSlot("Judge A", "judge", "judge", spec),), "one judge")
-    judging = Judging(panel, TRIO, policy=RetryPolicy(timeout=httpx.Timeout(2.0)), reasks=1, environ={"ANTHROPIC_API_KEY": "k-test"})
+    judging = Judging(
+        panel, TRIO, policy=RetryPolicy(timeout=httpx.Timeout(2.0)), reasks=1, environ={"ANTHROPIC_API_KEY": "k-test"}
+    )
     root = write_bundle(tmp_path / "bundle", routes={})
     planned = intake(root).captures[0]
     packet, image = build_packet(planned.capture, root, TRIO)
@@ -96,9 +114,13 @@ def test_a_judge_that_reports_no_usage_fails_the_capture_after_re_asks(tmp_path:
     def handler(request: httpx.Request) -> httpx.Response:
         asked.append(request)
         body = {
-            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-opus-4-7",
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-opus-4-7",
             "content": [{"type": "tool_use", "id": "toolu_1", "name": "ora_judge_reply", "input": answer}],
-            "stop_reason": "tool_use", "usage": {"input_tokens": 0, "output_tokens": 0},
+            "stop_reason": "tool_use",
+            "usage": {"input_tokens": 0, "output_tokens": 0},
         }
         return httpx.Response(200, json=body)
 
@@ -160,7 +182,9 @@ def test_a_gold_standard_becomes_a_calibration_anchor_and_context_a_section(tmp_
 
     plain, _ = build_packet(without, root, ORA_V1)
     assert "gold_standard" not in packet_json(plain) and "context" not in packet_json(plain)
-    assert "GOLD" not in read_sections("\n\n".join(p.text for p in judge_prompt(plain, None, ORA_V1).parts if hasattr(p, "text")))
+    assert "GOLD" not in read_sections(
+        "\n\n".join(p.text for p in judge_prompt(plain, None, ORA_V1).parts if hasattr(p, "text"))
+    )
 
 
 def test_a_panel_must_match_the_rubrics_panel_size(tmp_path: Path) -> None:
@@ -185,7 +209,9 @@ def test_the_trio_example_replays_identically_at_n0_and_n2(replayed: Callable[..
     # When it is replayed offline serially and under two xdist workers (the session's replays)
     serial, workers = replayed("trio"), replayed("trio", 2)
     stdout = terminal_output(workers)
-    stdout.fnmatch_lines(["ora: panel Optimum judge-opus / judge-gpt / judge-minimax: Judge A = *", "*7 passed, 5 lowscore*"])
+    stdout.fnmatch_lines(
+        ["ora: panel Optimum judge-opus / judge-gpt / judge-minimax: Judge A = *", "*7 passed, 5 lowscore*"]
+    )
 
     # Then every report file is byte-identical, and each row lists the three judges in panel order
     for name in REPORT:
@@ -216,7 +242,9 @@ def test_a_rubric_edited_without_a_version_bump_stops_the_run(pytester: pytest.P
     result.stderr.fnmatch_lines(["*my-trio.yaml: rubric trio-likert-1.0 changed without a new version*"])
 
 
-def test_three_judges_are_called_live_through_real_http_and_recorded(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_three_judges_are_called_live_through_real_http_and_recorded(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Given the trio example routed to a reference judge on a free port, with a Gemini third judge substituted
     copy_example(pytester)
     shutil.rmtree(pytester.path / "cassettes")
@@ -232,8 +260,18 @@ def test_three_judges_are_called_live_through_real_http_and_recorded(pytester: p
 
         # When it is judged live and recorded, the third judge substituted (the rubric locks its panel's models)
         gemini = "judge-minimax=google:gemini-2.5-pro@" + judge.route("google", "gemini-2.5-pro")
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-record", "all", "-k", "board-memo",
-                                               "--ora-substitute", gemini, "--ora-panel-label", "trio with Gemini")
+        result = pytester.runpytest_subprocess(
+            "-p",
+            "no:cacheprovider",
+            "--ora-record",
+            "all",
+            "-k",
+            "board-memo",
+            "--ora-substitute",
+            gemini,
+            "--ora-panel-label",
+            "trio with Gemini",
+        )
 
         # Then each capture took one call per judge, on three wire formats, and every reply validated
         result.assert_outcomes(passed=2)
@@ -259,7 +297,9 @@ def test_bundle_yaml_names_a_rubric_file_under_the_bundle_and_nothing_outside(tm
 
     # A copy whose number changed without a bump is refused, naming the file
     manifest.write_text(original + "rubric: rubrics/solo-pair.yaml\n")
-    with pytest.raises(IntakeError, match=r"rubrics/solo-pair.yaml: rubric judge-solo-1.0 changed without a new version"):
+    with pytest.raises(
+        IntakeError, match=r"rubrics/solo-pair.yaml: rubric judge-solo-1.0 changed without a new version"
+    ):
         intake(root)
 
     # A path leaving the bundle is refused before it is read

@@ -33,7 +33,10 @@ def test_a_partial_run_says_so_and_keeps_the_full_report_under_runs(project: pyt
     assert {name: (project.path / OUT / "runs" / "0001" / name).read_bytes() for name in full} == full
     assert len((project.path / OUT / "ledger.jsonl").read_text().splitlines()) == 1
     methodology = (project.path / OUT / "methodology.md").read_text()
-    assert "- partial run (selection: 1 of 12 captures, -k 'mode:argument-audit/optimum'); earlier reports are under runs/" in methodology
+    assert (
+        "- partial run (selection: 1 of 12 captures, -k 'mode:argument-audit/optimum'); earlier reports are under runs/"
+        in methodology
+    )
 
 
 def test_a_full_run_has_no_selection_banner(project: pytest.Pytester) -> None:
@@ -84,7 +87,9 @@ def test_collect_only_says_nothing_about_a_report(project: pytest.Pytester, judg
 
 
 @pytest.mark.parametrize("args", [("-k", "nosuchmodel"), ("-k", "nosuchmodel", "-n", "2")])
-def test_a_run_that_scores_nothing_leaves_the_last_report_as_it_was(project: pytest.Pytester, args: tuple[str, ...]) -> None:
+def test_a_run_that_scores_nothing_leaves_the_last_report_as_it_was(
+    project: pytest.Pytester, args: tuple[str, ...]
+) -> None:
     record(project)
     before = report(project)
     packets = sorted(p.relative_to(project.path) for p in (project.path / OUT / "packets").rglob("*.json"))
@@ -95,6 +100,10 @@ def test_a_run_that_scores_nothing_leaves_the_last_report_as_it_was(project: pyt
     assert report(project) == before
     assert sorted(p.relative_to(project.path) for p in (project.path / OUT / "packets").rglob("*.json")) == packets
     assert not (project.path / OUT / "runs").exists()
-    result.stdout.fnmatch_lines(["ora: selection: 0 of 12 captures, -k 'nosuchmodel'",
-                                 "ora: nothing scored in this run: the last report in * is left as it was"])
+    result.stdout.fnmatch_lines(
+        [
+            "ora: selection: 0 of 12 captures, -k 'nosuchmodel'",
+            "ora: nothing scored in this run: the last report in * is left as it was",
+        ]
+    )
     assert "report written" not in result.stdout.str() and "failure rate -%" not in result.stdout.str()

@@ -45,7 +45,10 @@ def test_cells_jsonl_has_every_field_of_the_schema_and_no_other(out: Path) -> No
 
 
 def test_a_cells_values_are_recomputed_from_the_ledger_for_one_task(out: Path) -> None:
-    ledger = {row["capture_id"]: row for row in map(json.loads, (out / "ledger.jsonl").read_text(encoding="utf-8").splitlines())}
+    ledger = {
+        row["capture_id"]: row
+        for row in map(json.loads, (out / "ledger.jsonl").read_text(encoding="utf-8").splitlines())
+    }
     for record in (r for r in _cells(out) if r["task_id"] == "task-2"):
         row = ledger[f"{TASKS['task-2']}/{CELLS[record['cell_id']]}"]
         judges = {j["role"].replace("judge-", "judge_"): j for j in row["judges"]}
@@ -78,17 +81,23 @@ def test_pilot_summary_has_every_field_of_the_schema_and_recomputes_from_the_cel
     assert summary["aggregate"]["critical_failures"] == sum(r["trio_critical_fail"] for r in cells)
     assert summary["aggregate"]["pilot_verdict"] in SCHEMA["pilot_verdicts"]
     hypotheses = json.loads((out / "hypotheses.json").read_text(encoding="utf-8"))
-    assert summary["aggregate"]["pilot_verdict"] == hypotheses["verdict"]["result"]  # the per-hypothesis rule, both ways
+    assert (
+        summary["aggregate"]["pilot_verdict"] == hypotheses["verdict"]["result"]
+    )  # the per-hypothesis rule, both ways
 
 
-def test_verify_re_renders_pilot_summary_and_names_an_edit(out: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_re_renders_pilot_summary_and_names_an_edit(
+    out: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import shutil
 
     copy = Path(shutil.copytree(out, tmp_path / "out"))
     assert main(["verify", str(copy)]) == 0
     assert "verify: ok: pilot-summary.json (from cells.jsonl, run.json)" in capsys.readouterr().out
     text = (copy / "pilot-summary.json").read_text(encoding="utf-8")
-    (copy / "pilot-summary.json").write_text(text.replace('"pilot_verdict": "FAIL"', '"pilot_verdict": "PASS"'), encoding="utf-8")
+    (copy / "pilot-summary.json").write_text(
+        text.replace('"pilot_verdict": "FAIL"', '"pilot_verdict": "PASS"'), encoding="utf-8"
+    )
 
     assert main(["verify", str(copy)]) != 0
     assert "pilot-summary.json: edited by hand" in capsys.readouterr().out
@@ -106,5 +115,11 @@ def test_the_run_s_kappa_is_stated_beside_the_recorded_one_everywhere_it_is_read
     # And summary.md, methodology.md and report.html say it in the same words
     for name in ("summary.md", "methodology.md", "report.html"):
         text = (out / name).read_text(encoding="utf-8")
-        assert "Recorded calibration: Fleiss&#x27; kappa 0.7878" in text or "Recorded calibration: Fleiss' kappa 0.7878" in text
-        assert f"This run: {run['value']:.3f} (95% interval {low:.3f} to {high:.3f}; 12 captures, 72 ratings of 3 judges)" in text
+        assert (
+            "Recorded calibration: Fleiss&#x27; kappa 0.7878" in text
+            or "Recorded calibration: Fleiss' kappa 0.7878" in text
+        )
+        assert (
+            f"This run: {run['value']:.3f} (95% interval {low:.3f} to {high:.3f}; 12 captures, 72 ratings of 3 judges)"
+            in text
+        )

@@ -17,15 +17,17 @@ def test_recording_scores_every_capture_and_writes_the_report(project: pytest.Py
     # Then scorable captures pass, the empty answer is a LOWSCORE, invalid and collision losers skip
     assert outcomes(result) == EXPECTED
     assert result.ret == 0
-    result.stdout.fnmatch_lines([
-        "ora: rubric ora-1.0: weighted = 0.35*fidelity + 0.25*soundness + 0.18*completeness + "
-        "0.12*relevance + 0.10*calibration; overall = min(weighted, fidelity); failure when overall < 4.0",
-        "ora: panel Optimum Big 1 / Big 2: Judge A = big-1 claude-opus-4-7 (anthropic), Judge B = big-2 gpt-5.4 (openai)",
-        "*ora summary*",
-        "optimum *",
-        "SKIPPED [1] test_ora.py:14: lens:fishbone-diagram/big-1: excluded: collision: fishbone-diagram is scored as visual",
-        "SKIPPED [1] test_ora.py:14: lens:historian/big-1: excluded: invalid capture (fallback): returned to capture audit",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "ora: rubric ora-1.0: weighted = 0.35*fidelity + 0.25*soundness + 0.18*completeness + "
+            "0.12*relevance + 0.10*calibration; overall = min(weighted, fidelity); failure when overall < 4.0",
+            "ora: panel Optimum Big 1 / Big 2: Judge A = big-1 claude-opus-4-7 (anthropic), Judge B = big-2 gpt-5.4 (openai)",
+            "*ora summary*",
+            "optimum *",
+            "SKIPPED [1] test_ora.py:14: lens:fishbone-diagram/big-1: excluded: collision: fishbone-diagram is scored as visual",
+            "SKIPPED [1] test_ora.py:14: lens:historian/big-1: excluded: invalid capture (fallback): returned to capture audit",
+        ]
+    )
     rows = [json.loads(line) for line in (project.path / "ora-results" / "ledger.jsonl").read_text().splitlines()]
     assert len(rows) == 12
     low = next(row for row in rows if row["capture_id"] == "mode:causal-dag/big-1")
@@ -131,7 +133,9 @@ def test_a_missing_cassette_fails_the_capture_with_what_to_do(project: pytest.Py
 
     result.assert_outcomes(failed=1)
     assert result.ret == 1
-    result.stdout.fnmatch_lines(["*mode:argument-audit/big-1: no recorded judge call for mode:argument-audit/big-1*--ora-record once*"])
+    result.stdout.fnmatch_lines(
+        ["*mode:argument-audit/big-1: no recorded judge call for mode:argument-audit/big-1*--ora-record once*"]
+    )
     assert "Traceback" not in result.stdout.str()
     row = json.loads((project.path / "ora-results" / "ledger.jsonl").read_text())
     assert row["status"] == "error" and "no recorded judge call" in row["reason"]
@@ -146,13 +150,17 @@ def test_a_changed_packet_fails_loudly_instead_of_replaying_a_stale_score(projec
 
     result.assert_outcomes(failed=1)
     # The item says what changed; the ora summary says it once for the run, with the one command that re-records
-    result.stdout.fnmatch_lines([
-        "mode:argument-audit/optimum: recorded for a different judge request (packet field 'prompt' changed)",
-        "ora: 1 capture: packet field 'prompt' changed since recorded; re-record only it*"
-        "pytest *-k mode:argument-audit/optimum --ora-record new_episodes",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "mode:argument-audit/optimum: recorded for a different judge request (packet field 'prompt' changed)",
+            "ora: 1 capture: packet field 'prompt' changed since recorded; re-record only it*"
+            "pytest *-k mode:argument-audit/optimum --ora-record new_episodes",
+        ]
+    )
     row = json.loads((project.path / "ora-results" / "ledger.jsonl").read_text())
-    assert "(packet field 'prompt' changed): re-record with --ora-record new_episodes" in row["reason"]  # the ledger keeps it all
+    assert (
+        "(packet field 'prompt' changed): re-record with --ora-record new_episodes" in row["reason"]
+    )  # the ledger keeps it all
 
 
 def test_bad_input_stops_the_run_with_one_clear_message(project: pytest.Pytester) -> None:
@@ -165,11 +173,13 @@ def test_bad_input_stops_the_run_with_one_clear_message(project: pytest.Pytester
     result = project.runpytest()
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "ERROR: capture bundle failed intake (2 problems):",
-        "  - captures.jsonl:3: mode:causal-dag/nowhere: field 'configuration': names a configuration that bundle.yaml does not list*",
-        "  - captures.jsonl:13: is not valid JSON*",
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: capture bundle failed intake (2 problems):",
+            "  - captures.jsonl:3: mode:causal-dag/nowhere: field 'configuration': names a configuration that bundle.yaml does not list*",
+            "  - captures.jsonl:13: is not valid JSON*",
+        ]
+    )
     assert not (project.path / "ora-results" / "ledger.jsonl").exists()
 
 
@@ -182,7 +192,11 @@ def test_an_unreachable_judge_stops_a_live_run_before_judging(
     result = project.runpytest("--ora-record", "once")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: judging stopped before any capture was judged: Judge A (role big-1, model claude-opus-4-7, *): HTTP 401*"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: judging stopped before any capture was judged: Judge A (role big-1, model claude-opus-4-7, *): HTTP 401*"
+        ]
+    )
     assert judge.calls == 0
     assert "sk-ant-wrong" not in result.stderr.str()
 

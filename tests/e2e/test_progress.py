@@ -39,7 +39,9 @@ def live_lines(result: pytest.RunResult) -> list[str]:
     return [line for line in result.outlines if line.startswith("ora live: ")]
 
 
-def test_a_live_run_shows_captures_reasks_retries_spend_and_time_left(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+def test_a_live_run_shows_captures_reasks_retries_spend_and_time_left(
+    project: pytest.Pytester, judge: ReferenceJudge
+) -> None:
     # Given one capture whose Judge A reply is invalid once and one whose first call gets a 500
     faults = {JUDGED[0]: [Fault("out_of_range", provider="anthropic")], JUDGED[1]: [Fault("500", provider="openai")]}
 

@@ -24,7 +24,9 @@ def test_without_source_date_epoch_the_moment_is_now_in_utc(monkeypatch: pytest.
     assert moment.tzinfo is not None and before <= moment <= dt.datetime.now(dt.timezone.utc)
 
 
-def test_with_source_date_epoch_the_moment_is_the_epochs_so_replays_are_byte_identical(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_source_date_epoch_the_moment_is_the_epochs_so_replays_are_byte_identical(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796000000")
 
     assert run_moment() == "2026-11-30T00:53:20Z"
@@ -46,7 +48,9 @@ def test_a_git_work_tree_gives_its_head_commit(tmp_path: Path) -> None:
     assert suite_commit(tmp_path) == git("rev-parse", "HEAD")
 
 
-def test_a_replayed_run_json_names_version_no_commit_and_the_epochs_start_and_end(replayed: Callable[[str], Path]) -> None:
+def test_a_replayed_run_json_names_version_no_commit_and_the_epochs_start_and_end(
+    replayed: Callable[[str], Path],
+) -> None:
     run = json.loads((replayed("solo") / "run.json").read_text(encoding="utf-8"))
 
     moment = dt.datetime.fromtimestamp(int(SCORING_EPOCH), dt.timezone.utc).isoformat().replace("+00:00", "Z")

@@ -37,7 +37,11 @@ def test_an_invalid_result_is_refused_never_repaired(result: Any, field: str, re
 
 
 def test_a_valid_result_keeps_exact_decimals() -> None:
-    assert check_scores({"files": 10, "functions": 3.3, "lines": 0.0}, RUBRIC) == {"files": "10", "functions": "3.3", "lines": "0.0"}
+    assert check_scores({"files": 10, "functions": 3.3, "lines": 0.0}, RUBRIC) == {
+        "files": "10",
+        "functions": "3.3",
+        "lines": "0.0",
+    }
 
 
 def test_the_scorer_comes_from_the_suite_directory_only(tmp_path: Path) -> None:
@@ -72,12 +76,16 @@ def test_a_python_rubric_names_its_scorer(tmp_path: Path, text: str, message: st
 def test_the_example_scorer_compares_files_functions_and_lines() -> None:
     scorer = load_scorer("patch_scorer:score", EXAMPLE)
     module = __import__(scorer.__module__)
-    files, functions, lines = module.parse("--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@ def f(a):\n-    return a\n+    return a + 1\n")
+    files, functions, lines = module.parse(
+        "--- a/x.py\n+++ b/x.py\n@@ -1,2 +1,2 @@ def f(a):\n-    return a\n+    return a + 1\n"
+    )
     assert files == {"x.py"} and functions == {"x.py:f"} and lines == {"x.py:-return a", "x.py:+return a + 1"}
 
 
 def _project(pytester: pytest.Pytester) -> pytest.Pytester:
-    shutil.copytree(EXAMPLE, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+    shutil.copytree(
+        EXAMPLE, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__")
+    )
     return pytester
 
 
@@ -85,9 +93,18 @@ def test_the_example_scores_every_capture_without_a_judge(pytester: pytest.Pytes
     project = _project(pytester)
     result = project.runpytest("-p", "no:cacheprovider")
     assert result.parseoutcomes() == {"passed": 4, "lowscore": 2}
-    rows = {row["capture_id"]: row for row in map(json.loads, (project.path / "ora-results" / "ledger.jsonl").read_text().splitlines())}
+    rows = {
+        row["capture_id"]: row
+        for row in map(json.loads, (project.path / "ora-results" / "ledger.jsonl").read_text().splitlines())
+    }
     exact = rows["bug:off-by-one/agent-a"]
-    assert (exact["files"], exact["functions"], exact["lines"], exact["overall"], exact["verdict"]) == (10.0, 10.0, 10.0, 10.0, "MATCH")
+    assert (exact["files"], exact["functions"], exact["lines"], exact["overall"], exact["verdict"]) == (
+        10.0,
+        10.0,
+        10.0,
+        10.0,
+        "MATCH",
+    )
     wrong_file = rows["bug:null-user/agent-b"]
     assert wrong_file["overall"] == 0.0 and wrong_file["failure"] is True
     assert rows["bug:off-by-one/agent-b"]["judges"][0]["model"] == "patch_scorer:score"
@@ -102,7 +119,13 @@ def test_the_example_scores_every_capture_without_a_judge(pytester: pytest.Pytes
 def test_an_invalid_scorer_result_fails_the_capture_naming_the_field(pytester: pytest.Pytester) -> None:
     project = _project(pytester)
     scorer = project.path / "patch_scorer.py"
-    scorer.write_text(scorer.read_text(encoding="utf-8") + "\n\n_real = score\n\ndef score(capture):\n    return {**_real(capture), 'lines': 12}\n", encoding="utf-8")
+    scorer.write_text(
+        scorer.read_text(encoding="utf-8")
+        + "\n\n_real = score\n\ndef score(capture):\n    return {**_real(capture), 'lines': 12}\n",
+        encoding="utf-8",
+    )
     result = project.runpytest("-p", "no:cacheprovider")
     assert result.parseoutcomes()["failed"] == 6
-    result.stdout.fnmatch_lines(["*scorer patch_scorer:score returned an invalid result: field 'lines' is outside the scale 0-10 (got 12)*"])
+    result.stdout.fnmatch_lines(
+        ["*scorer patch_scorer:score returned an invalid result: field 'lines' is outside the scale 0-10 (got 12)*"]
+    )

@@ -104,9 +104,11 @@ def statuses(rows: dict[str, dict[str, Any]]) -> dict[str, int]:
 def recorded(project: pytest.Pytester) -> set[str]:
     """Capture ids that have a cassette."""
     root = project.path / "cassettes"
-    return {
-        f"{path.parent.parent.name}:{path.parent.name}/{path.stem}" for path in root.rglob("*.json")
-    } if root.is_dir() else set()
+    return (
+        {f"{path.parent.parent.name}:{path.parent.name}/{path.stem}" for path in root.rglob("*.json")}
+        if root.is_dir()
+        else set()
+    )
 
 
 def judge_file(project: pytest.Pytester, capture_id: str, slot: str) -> dict[str, Any]:
@@ -191,9 +193,7 @@ def test_transient_faults_cost_a_retry_not_a_capture(project: pytest.Pytester, j
     assert took["lens:historian/big-1"] >= 2.0  # the slow reply was abandoned at the 2 s timeout, then retried
 
 
-def test_a_429_storm_is_ridden_out_with_the_default_policy(
-    project: pytest.Pytester, judge: ReferenceJudge
-) -> None:
+def test_a_429_storm_is_ridden_out_with_the_default_policy(project: pytest.Pytester, judge: ReferenceJudge) -> None:
     """Every judge call gets 429 (no retry-after) for 3 s of real time: a run with the defaults retries
     through it and scores every capture. (That the defaults ride out a 10 s storm whatever the jitter
     draws is test_transport's storm test, on a virtual clock.)"""
@@ -230,12 +230,14 @@ def test_faults_past_the_retry_bound_fail_their_capture_and_a_rerun_completes_it
 
     assert result.ret == 1
     assert outcomes(result) == {"passed": 4, "skipped": 4, "failed": 4}
-    result.stdout.fnmatch_lines_random([
-        "*mode:argument-audit/optimum: Judge A (claude-opus-4-7): HTTP 500 after 2 attempts*provider error: re-run later*",
-        "*mode:causal-dag/optimum: Judge B (gpt-5.4): ReadTimeout after 2 attempts*network fault*",
-        "*visual:fishbone-diagram/optimum: Judge A (claude-opus-4-7): RemoteProtocolError after 2 attempts*",
-        "*lens:historian/optimum: Judge B (gpt-5.4): HTTP 429 after 2 attempts*rate limited: lower -n or raise --ora-retries*",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "*mode:argument-audit/optimum: Judge A (claude-opus-4-7): HTTP 500 after 2 attempts*provider error: re-run later*",
+            "*mode:causal-dag/optimum: Judge B (gpt-5.4): ReadTimeout after 2 attempts*network fault*",
+            "*visual:fishbone-diagram/optimum: Judge A (claude-opus-4-7): RemoteProtocolError after 2 attempts*",
+            "*lens:historian/optimum: Judge B (gpt-5.4): HTTP 429 after 2 attempts*rate limited: lower -n or raise --ora-retries*",
+        ]
+    )
     rows = ledger(project)
     assert statuses(rows) == {"scored": 4, "excluded": 4, "error": 4}
     for capture_id in BOUNDED:
@@ -329,9 +331,11 @@ def test_a_key_rejected_mid_run_fails_the_rest_readably_and_a_rerun_pays_only_fo
 
     assert result.ret == 1
     assert outcomes(result) == {"passed": 3, "skipped": 4, "failed": 5}
-    result.stdout.fnmatch_lines([
-        "*mode:causal-dag/big-1: Judge A (claude-opus-4-7): HTTP 401 after 1 attempt: *invalid x-api-key*check the judge's API key*"
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*mode:causal-dag/big-1: Judge A (claude-opus-4-7): HTTP 401 after 1 attempt: *invalid x-api-key*check the judge's API key*"
+        ]
+    )
     rows = ledger(project)
     failed = set(JUDGED[3:])
     assert {cid for cid, row in rows.items() if row["status"] == "error"} == failed
@@ -380,25 +384,27 @@ def test_bad_input_of_every_kind_stops_the_run_before_any_judge_call(
     result = project.runpytest("--ora-record", "once")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "ERROR: capture bundle failed intake (13 problems):",
-        "  - bundle.yaml: field 'scored_set.mode': scored set has 0 mode entries "
-        "after collision resolution, expected 2 (missing: argument-audit, causal-dag)*",
-        "  - bundle.yaml: field 'scored_set.visual': scored set has 2 visual entries after collision resolution, expected 1*",
-        "  - bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (seed 000*) was used by default; choose another*",
-        "  - captures.jsonl:1: mode:argument-audit/optimum: field 'answer': input should be a valid string (got 42)",
-        "  - captures.jsonl:2: mode:argument-audit/big-1: field 'acceptance': input should be a valid dictionary* (got 'yes')",
-        "  - captures.jsonl:3: mode:causal-dag/optimum: field 'cost_usd': must be a number (got 'cheap')",
-        "  - captures.jsonl:4: method:causal-dag/big-1: field 'entry_key': must be "
-        "family:technique with family mode, visual or lens* (got 'method:causal-dag')",
-        "  - captures.jsonl:5: visual:Causal_DAG/optimum: field 'entry_key': must be family:technique* (got 'visual:Causal_DAG')",
-        "  - captures.jsonl:6: visual:causal-dag/big-9: field 'configuration': "
-        "names a configuration that bundle.yaml does not list (got 'big-9')*",
-        "  - captures.jsonl:7: visual:fishbone-diagram/optimum: field 'prompt': is required but missing",
-        "  - captures.jsonl:10: is not UTF-8 at byte 109 of the line; save the file as UTF-8",
-        "  - captures.jsonl:13: visual:fishbone-diagram/big-1: field 'entry_key': repeats the capture id first seen on line 8*",
-        "  - captures.jsonl:14: is not valid JSON: Expecting property name enclosed in double quotes at column 2*",
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: capture bundle failed intake (13 problems):",
+            "  - bundle.yaml: field 'scored_set.mode': scored set has 0 mode entries "
+            "after collision resolution, expected 2 (missing: argument-audit, causal-dag)*",
+            "  - bundle.yaml: field 'scored_set.visual': scored set has 2 visual entries after collision resolution, expected 1*",
+            "  - bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (seed 000*) was used by default; choose another*",
+            "  - captures.jsonl:1: mode:argument-audit/optimum: field 'answer': input should be a valid string (got 42)",
+            "  - captures.jsonl:2: mode:argument-audit/big-1: field 'acceptance': input should be a valid dictionary* (got 'yes')",
+            "  - captures.jsonl:3: mode:causal-dag/optimum: field 'cost_usd': must be a number (got 'cheap')",
+            "  - captures.jsonl:4: method:causal-dag/big-1: field 'entry_key': must be "
+            "family:technique with family mode, visual or lens* (got 'method:causal-dag')",
+            "  - captures.jsonl:5: visual:Causal_DAG/optimum: field 'entry_key': must be family:technique* (got 'visual:Causal_DAG')",
+            "  - captures.jsonl:6: visual:causal-dag/big-9: field 'configuration': "
+            "names a configuration that bundle.yaml does not list (got 'big-9')*",
+            "  - captures.jsonl:7: visual:fishbone-diagram/optimum: field 'prompt': is required but missing",
+            "  - captures.jsonl:10: is not UTF-8 at byte 109 of the line; save the file as UTF-8",
+            "  - captures.jsonl:13: visual:fishbone-diagram/big-1: field 'entry_key': repeats the capture id first seen on line 8*",
+            "  - captures.jsonl:14: is not valid JSON: Expecting property name enclosed in double quotes at column 2*",
+        ]
+    )
     assert judge.requests == []
     assert not (project.path / "ora-results").exists() and not (project.path / "cassettes").exists()
 
@@ -449,13 +455,15 @@ def test_unscorable_captures_skip_with_their_reason_and_a_one_megabyte_answer_is
     result = project.runpytest("--ora-record", "once", "-rs")
 
     assert result.ret == 0, result.stdout.str()
-    result.stdout.fnmatch_lines_random([
-        "SKIPPED*lens:historian/optimum: unscorable: no technique specification at specs/lens/historian.md",
-        "SKIPPED*mode:causal-dag/big-1: unscorable: visual artifact artifacts/latin1.svg is neither an image nor UTF-8 text (byte 14)",
-        "SKIPPED*visual:fishbone-diagram/optimum: unscorable: visual artifact artifacts/missing.png is missing",
-        "SKIPPED*visual:fishbone-diagram/big-1: unscorable: visual artifact "
-        "artifacts/huge.png is 5242888 bytes, over the 5 MB image limit judges accept",
-    ])
+    result.stdout.fnmatch_lines_random(
+        [
+            "SKIPPED*lens:historian/optimum: unscorable: no technique specification at specs/lens/historian.md",
+            "SKIPPED*mode:causal-dag/big-1: unscorable: visual artifact artifacts/latin1.svg is neither an image nor UTF-8 text (byte 14)",
+            "SKIPPED*visual:fishbone-diagram/optimum: unscorable: visual artifact artifacts/missing.png is missing",
+            "SKIPPED*visual:fishbone-diagram/big-1: unscorable: visual artifact "
+            "artifacts/huge.png is 5242888 bytes, over the 5 MB image limit judges accept",
+        ]
+    )
     rows = ledger(project)
     assert statuses(rows) == {"scored": 3, "unscorable": 5, "excluded": 4}
     assert rows["mode:argument-audit/optimum"]["status"] == "scored"
@@ -469,6 +477,7 @@ def test_unscorable_captures_skip_with_their_reason_and_a_one_megabyte_answer_is
 def test_an_unreadable_artifact_is_unscorable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A text or image artifact the OS refuses to read (simulated: root reads anything) is unscorable,
     never a crash at judging time."""
+
     def locked(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for item in items:
             if item["entry_key"] == "visual:fishbone-diagram":
@@ -579,10 +588,14 @@ def test_a_killed_xdist_worker_is_reported_and_a_rerun_completes(
     project.makeconftest(CRASH_ONCE)
 
     # xdist's own scheduling (with prompt caching on, see the next test)
-    result = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ora-record", "once", "--ora-prompt-cache", "off")
+    result = project.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-n", "2", "--ora-record", "once", "--ora-prompt-cache", "off"
+    )
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*worker 'gw*' crashed while running 'test_ora.py::test_capture?mode:causal-dag/optimum?'*"])
+    result.stdout.fnmatch_lines(
+        ["*worker 'gw*' crashed while running 'test_ora.py::test_capture?mode:causal-dag/optimum?'*"]
+    )
     rows = ledger(project)
     assert set(rows) == {*JUDGED, *EXCLUDED} - {"mode:causal-dag/optimum"}
     assert statuses(rows) == {"scored": 7, "excluded": 4}
@@ -611,7 +624,9 @@ def test_a_killed_worker_under_entry_grouping_has_its_entry_finished_by_the_repl
     result = project.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--ora-record", "once")
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*worker 'gw*' crashed while running 'test_ora.py::test_capture?mode:causal-dag/optimum?'*"])
+    result.stdout.fnmatch_lines(
+        ["*worker 'gw*' crashed while running 'test_ora.py::test_capture?mode:causal-dag/optimum?'*"]
+    )
     rows = ledger(project)
     assert set(rows) == {*JUDGED, *EXCLUDED}
     assert statuses(rows) == {"scored": 8, "excluded": 4}
@@ -632,11 +647,12 @@ def test_an_unwritable_output_dir_stops_the_run_before_any_judge_call(
     result = project.runpytest("--ora-record", "once", "--ora-out", "blocker/ora-results")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "ERROR: cannot write the report to */blocker/ora-results: Not a directory; choose a writable directory with --ora-out"
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: cannot write the report to */blocker/ora-results: Not a directory; choose a writable directory with --ora-out"
+        ]
+    )
     assert judge.calls == 0
-
 
 
 def test_an_unwritable_cassettes_dir_stops_a_live_run_before_any_judge_call(
@@ -649,9 +665,11 @@ def test_an_unwritable_cassettes_dir_stops_a_live_run_before_any_judge_call(
     result = project.runpytest("--ora-record", "once", "--ora-cassettes", "blocker/cassettes")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "ERROR: cannot record judge calls in */blocker/cassettes: Not a directory; choose a writable directory with --ora-cassettes"
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: cannot record judge calls in */blocker/cassettes: Not a directory; choose a writable directory with --ora-cassettes"
+        ]
+    )
     assert judge.requests == []
 
 
@@ -688,8 +706,15 @@ class _DiskFillsOn:
 
 
 SESSION_END_ORDER = (
-    "ledger.jsonl", "summary.json", "run.json", "texts.json", "runs.json",  # the data files
-    "summary.md", "summary.csv", "ledger.csv", "methodology.md",  # then the registry's renderings of them
+    "ledger.jsonl",
+    "summary.json",
+    "run.json",
+    "texts.json",
+    "runs.json",  # the data files
+    "summary.md",
+    "summary.csv",
+    "ledger.csv",
+    "methodology.md",  # then the registry's renderings of them
 )
 """The order the session end writes a judged rubric's files in, up to the statistics (reports/output.py)."""
 
@@ -762,11 +787,13 @@ def test_a_full_disk_at_the_end_is_said_plainly_and_a_rerun_finishes_free(
     result = project.runpytest("--ora-record", "once", *workers)
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stdout.fnmatch_lines([
-        "ora: REPORT NOT WRITTEN: could not finish the report in */ora-results: No space left on device; "
-        "the ledger journal there keeps every judged capture*",
-        "*8 passed, 4 skipped*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "ora: REPORT NOT WRITTEN: could not finish the report in */ora-results: No space left on device; "
+            "the ledger journal there keeps every judged capture*",
+            "*8 passed, 4 skipped*",
+        ]
+    )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
     assert not (project.path / "ora-results" / "methodology.md").exists()
     assert statuses(ledger(project)) == {"scored": 8, "excluded": 4}
@@ -795,9 +822,11 @@ def test_a_second_run_on_the_same_output_dir_is_refused_while_the_first_holds_it
         result = project.runpytest("--ora-record", "once")
 
         assert result.ret == pytest.ExitCode.USAGE_ERROR
-        result.stderr.fnmatch_lines([
-            f"ERROR: another pytest-ora run (pid {holder.pid}) is writing to */ora-results; wait for it or use a different --ora-out"
-        ])
+        result.stderr.fnmatch_lines(
+            [
+                f"ERROR: another pytest-ora run (pid {holder.pid}) is writing to */ora-results; wait for it or use a different --ora-out"
+            ]
+        )
         assert judge.calls == 0
         assert (out / LOCK_NAME).read_text() == str(holder.pid)
         assert (out / "ledger.jsonl").read_text() == "the first run's journal\n"
@@ -858,15 +887,19 @@ def test_no_mode_writes_or_prints_a_key(project: pytest.Pytester, judge: Referen
 
     # Then the failures happened, and were shown, without the key
     assert [run.ret for run in runs] == [1, 0, 0, 0, 0]
-    runs[0].stdout.fnmatch_lines_random([
-        "*mode:causal-dag/optimum: Judge B (gpt-5.4): HTTP 401 after 1 attempt: invalid_api_key: Incorrect API key provided: sk-p****4d77.*",
-        "*lens:historian/big-1: Judge A (claude-opus-4-7) gave an invalid reply after 2 asks*Raw reply:*",
-    ])
+    runs[0].stdout.fnmatch_lines_random(
+        [
+            "*mode:causal-dag/optimum: Judge B (gpt-5.4): HTTP 401 after 1 attempt: invalid_api_key: Incorrect API key provided: sk-p****4d77.*",
+            "*lens:historian/big-1: Judge A (claude-opus-4-7) gave an invalid reply after 2 asks*Raw reply:*",
+        ]
+    )
     assert "HTTP 401" in (project.path / "junit-once.xml").read_text()
     assert len(recorded(project)) == 8 and (project.path / "ora-results" / "estimate.json").is_file()
     # (the keys were really used: every request carried one)
     sent = judge.requests
-    assert sent and all(r.headers.get("x-api-key") == KEY_A or r.headers.get("authorization") == f"Bearer {KEY_B}" for r in sent)
+    assert sent and all(
+        r.headers.get("x-api-key") == KEY_A or r.headers.get("authorization") == f"Bearer {KEY_B}" for r in sent
+    )
     assert leaks(project, *runs) == []
 
 
@@ -922,8 +955,14 @@ def test_keys_exceptions_and_reprs_never_show_a_key(tmp_path: Path) -> None:
         async with httpx.AsyncClient(transport=httpx.MockTransport(echo)) as client:
             headers = {"x-api-key": KEY_A}
             request = httpx.Request("POST", "https://judge.invalid/v1/messages", headers=headers, content=b"{}")
-            await send(client, request, policy=RetryPolicy(), judge="Judge A (claude-opus-4-7)",
-                       error_message=lambda r: r.json()["error"]["message"], secrets=(plan_key,))
+            await send(
+                client,
+                request,
+                policy=RetryPolicy(),
+                judge="Judge A (claude-opus-4-7)",
+                error_message=lambda r: r.json()["error"]["message"],
+                secrets=(plan_key,),
+            )
 
     with pytest.raises(TransportError) as caught:
         asyncio.run(call())
@@ -931,4 +970,3 @@ def test_keys_exceptions_and_reprs_never_show_a_key(tmp_path: Path) -> None:
     assert "HTTP 401" in str(error) and "key [redacted] revoked" in str(error)
     for shown in (str(error), repr(error), repr(error.args), error.provider_message or "", repr(vars(error))):
         assert KEY_CORE not in shown
-

@@ -58,7 +58,8 @@ def test_the_report_opens_offline_renders_every_chart_filters_and_opens_a_captur
     page.select_option("#f-status", "excluded")
     page.select_option("#f-family", "lens")
     assert sorted(page.locator("#capture-rows tr td:first-child").all_inner_texts()) == [
-        "lens:fishbone-diagram/big-1", "lens:historian/big-1",
+        "lens:fishbone-diagram/big-1",
+        "lens:historian/big-1",
     ]
 
     # And a capture opens its judges' scores, notes and impression
@@ -108,7 +109,9 @@ def _hostile(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @pytest.fixture
 def hostile(pytester: pytest.Pytester) -> pytest.Pytester:
     """The test_plugin project with markup and script in one answer and its context, judged live."""
-    with ReferenceJudge(keys={"anthropic": "sk-ant-FAKE-KEY-never-written-4242", "openai": "sk-FAKE-KEY-never-written-8484"}) as judge:
+    with ReferenceJudge(
+        keys={"anthropic": "sk-ant-FAKE-KEY-never-written-4242", "openai": "sk-FAKE-KEY-never-written-8484"}
+    ) as judge:
         routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
         write_bundle(pytester.path / "bundle", routes=routes, edit=_hostile)
         pytester.makepyfile(test_ora=EVAL_TEST)
@@ -150,7 +153,7 @@ def test_the_matrix_sorts_by_spread_and_a_cell_opens_its_capture_with_prompt_con
     spreads = [row[1] for row in matrix(page)]
     numbers = [float(s) for s in spreads if s]
     # Then the widest spread comes first (empty spreads last), and the empty answer's entry leads
-    assert numbers == sorted(numbers, reverse=True) and spreads[len(numbers):] == [""] * (len(spreads) - len(numbers))
+    assert numbers == sorted(numbers, reverse=True) and spreads[len(numbers) :] == [""] * (len(spreads) - len(numbers))
     assert matrix(page)[0][0] == "mode:causal-dag"
     page.locator('#matrix-head th[data-key="spread"]').click()  # again: ascending
     again = [float(s) for s in (row[1] for row in matrix(page)) if s]
@@ -169,7 +172,8 @@ def test_the_matrix_sorts_by_spread_and_a_cell_opens_its_capture_with_prompt_con
     assert detail.is_visible()
     assert detail.locator("h3").inner_text() == "mode:argument-audit/optimum"
     assert detail.locator("pre.text-prompt").inner_text() == (
-        "Use argument-audit on the warehouse budget decision of the regional logistics team.")
+        "Use argument-audit on the warehouse budget decision of the regional logistics team."
+    )
     assert detail.locator("pre.text-context").inner_text() == "materials: " + HOSTILE
     answer = detail.locator("pre.text-answer")
     assert answer.inner_text().endswith(HOSTILE)  # markup from the bundle is shown as text
@@ -229,7 +233,9 @@ def test_every_kind_renders_in_the_matrix_and_opens_its_capture(kinds: dict[str,
         page = offline.open(out / "report.html")
         # one cell per capture of the ledger, each opening it
         assert page.locator("#matrix-rows td[data-index]").count() == len(ledger), name
-        cells = {cell.get_attribute("title"): cell.inner_text() for cell in page.locator("#matrix-rows td[data-index]").all()}
+        cells = {
+            cell.get_attribute("title"): cell.inner_text() for cell in page.locator("#matrix-rows td[data-index]").all()
+        }
         first = ledger[0]
         if name == "compare":
             # a column per pair; the cell names the winner and each judge's verdict, never a score

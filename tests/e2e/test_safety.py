@@ -25,14 +25,18 @@ def live(project: pytest.Pytester, key_a: str, key_b: str, *args: str) -> pytest
         return project.runpytest("--ora-record", "once", *args)
 
 
-def test_a_key_too_short_to_redact_stops_the_run_before_any_call(project: pytest.Pytester, judge: ReferenceJudge) -> None:
+def test_a_key_too_short_to_redact_stops_the_run_before_any_call(
+    project: pytest.Pytester, judge: ReferenceJudge
+) -> None:
     result = live(project, "a", KEY_B)
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([
-        "ERROR: API key check failed before any judge call: ANTHROPIC_API_KEY (Judge A) is 1 characters, too short "
-        "to redact safely (at least 12)*"
-    ])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: API key check failed before any judge call: ANTHROPIC_API_KEY (Judge A) is 1 characters, too short "
+            "to redact safely (at least 12)*"
+        ]
+    )
     assert judge.requests == []
 
 
@@ -47,7 +51,11 @@ def test_a_key_whose_value_is_in_the_bundle_stops_the_run_before_any_call(
     result = live(project, KEY_A, KEY_B)
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: API key check failed before any judge call: the value of OPENAI_API_KEY occurs in the bundle (captures.jsonl:5)*"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: API key check failed before any judge call: the value of OPENAI_API_KEY occurs in the bundle (captures.jsonl:5)*"
+        ]
+    )
     assert judge.requests == []
     assert KEY_B not in result.stdout.str() + result.stderr.str()
     assert not (project.path / "cassettes").exists() or not any((project.path / "cassettes").rglob("*.json"))
@@ -62,7 +70,9 @@ def test_a_missing_key_on_a_loopback_route_names_the_variable(
     result = project.runpytest("--ora-record", "once")
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: judging stopped before any capture was judged: Judge A *HTTP 401*(ANTHROPIC_API_KEY is not set)*"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: judging stopped before any capture was judged: Judge A *HTTP 401*(ANTHROPIC_API_KEY is not set)*"]
+    )
 
 
 def five_megabyte_answer(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -82,12 +92,17 @@ def test_a_packet_over_the_context_window_is_unscorable_and_never_sent(pytester:
         result = live(pytester, KEY_A, KEY_B, "-rs")
 
         assert result.ret == 0
-        result.stdout.fnmatch_lines([
-            "SKIPPED*mode:argument-audit/optimum: unscorable: packet is about 1,3*,*** input tokens, over Judge A "
-            "(claude-opus-4-7)'s context window of 1,000,000 (max_input_tokens); not sent"
-        ])
+        result.stdout.fnmatch_lines(
+            [
+                "SKIPPED*mode:argument-audit/optimum: unscorable: packet is about 1,3*,*** input tokens, over Judge A "
+                "(claude-opus-4-7)'s context window of 1,000,000 (max_input_tokens); not sent"
+            ]
+        )
         assert max(len(r.body) for r in server.requests if r.method == "POST") < 100_000
-    rows = {json.loads(line)["capture_id"]: json.loads(line) for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text().splitlines()}
+    rows = {
+        json.loads(line)["capture_id"]: json.loads(line)
+        for line in (pytester.path / "ora-results" / "ledger.jsonl").read_text().splitlines()
+    }
     assert rows["mode:argument-audit/optimum"]["status"] == "unscorable"
     assert "context window" in rows["mode:argument-audit/optimum"]["reason"]
 
@@ -97,7 +112,9 @@ def test_a_roles_max_input_tokens_overrides_the_models_default() -> None:
 
     assert max_input_tokens(spec) == 1_000_000
     assert max_input_tokens(spec.model_copy(update={"max_input_tokens": 8000})) == 8000
-    assert max_input_tokens(spec.model_copy(update={"model": "claude-haiku-4-5"})) == DEFAULT_MAX_INPUT_TOKENS["claude-"]
+    assert (
+        max_input_tokens(spec.model_copy(update={"model": "claude-haiku-4-5"})) == DEFAULT_MAX_INPUT_TOKENS["claude-"]
+    )
     assert max_input_tokens(spec.model_copy(update={"model": "qwen3:14b"})) is None
 
 
@@ -111,7 +128,10 @@ def test_reports_and_cassettes_follow_the_umask(project: pytest.Pytester) -> Non
         file_mode.cache_clear()
 
     assert result.ret == 0
-    written = [*(project.path / "ora-results").glob("*.*"), *(project.path / "cassettes").rglob("*.json"),
-               *(project.path / "ora-results" / "packets").rglob("*.json")]
+    written = [
+        *(project.path / "ora-results").glob("*.*"),
+        *(project.path / "cassettes").rglob("*.json"),
+        *(project.path / "ora-results" / "packets").rglob("*.json"),
+    ]
     modes = {oct(stat.S_IMODE(Path(path).stat().st_mode)) for path in written if path.is_file()}
     assert modes == {"0o644"}

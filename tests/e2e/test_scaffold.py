@@ -16,8 +16,16 @@ def test_init_without_from_writes_a_suite_that_passes_intake(tmp_path: Path) -> 
     written = init_suite(tmp_path / "suite", today="2026-12-01")
 
     names = {path.relative_to(tmp_path / "suite").as_posix() for path in written}
-    assert {"bundle/bundle.yaml", "bundle/optimum.yaml", "bundle/captures.jsonl", "bundle/rubric.yaml",
-            "pytest.ini", "reference.ini", "test_eval.py", "README.md"} <= names
+    assert {
+        "bundle/bundle.yaml",
+        "bundle/optimum.yaml",
+        "bundle/captures.jsonl",
+        "bundle/rubric.yaml",
+        "pytest.ini",
+        "reference.ini",
+        "test_eval.py",
+        "README.md",
+    } <= names
     plan = intake(tmp_path / "suite" / "bundle")
     assert plan.rubric.version == "my-eval-1.0"
     assert [j.role for j in plan.panel.judges] == ["judge-a", "judge-b"]
@@ -28,8 +36,15 @@ def test_init_without_from_writes_a_suite_that_passes_intake(tmp_path: Path) -> 
 
 
 def test_init_with_a_builtin_rubric_and_judges(tmp_path: Path) -> None:
-    init_suite(tmp_path / "s", rubric="trio-likert-1.0",
-               judges=("a=anthropic:claude-opus-4-7", "b=openai:gpt-5.4", "c=openai-compatible:qwen3@http://10.0.0.5/v1/chat/completions"))
+    init_suite(
+        tmp_path / "s",
+        rubric="trio-likert-1.0",
+        judges=(
+            "a=anthropic:claude-opus-4-7",
+            "b=openai:gpt-5.4",
+            "c=openai-compatible:qwen3@http://10.0.0.5/v1/chat/completions",
+        ),
+    )
     plan = intake(tmp_path / "s" / "bundle")
     assert plan.rubric.version == "trio-likert-1.0"
     assert plan.panel.judges[2].spec.route == "http://10.0.0.5/v1/chat/completions"
@@ -57,10 +72,10 @@ def test_bad_rows_are_listed_with_file_line_and_column_and_nothing_is_written(tm
     source.write_text(
         "id,configuration,prompt,answer,cost_usd\n"
         "q1,base,Why?,Because.,0.1\n"
-        "q2,base,,Because.,0.1\n"          # line 3: empty prompt
-        "q3,base,Why?,Because.,cheap\n"    # line 4: cost not a number
-        "q1,base,Why?,Again.,0.1\n"        # line 5: duplicate of line 2
-        ",base,Why?,No id.,0.1\n",         # line 6: no id
+        "q2,base,,Because.,0.1\n"  # line 3: empty prompt
+        "q3,base,Why?,Because.,cheap\n"  # line 4: cost not a number
+        "q1,base,Why?,Again.,0.1\n"  # line 5: duplicate of line 2
+        ",base,Why?,No id.,0.1\n",  # line 6: no id
         encoding="utf-8",
     )
     with pytest.raises(InitError) as caught:
@@ -75,12 +90,20 @@ def test_bad_rows_are_listed_with_file_line_and_column_and_nothing_is_written(tm
 
 def test_jsonl_import_keeps_other_fields_under_metadata_and_slugs_ids(tmp_path: Path) -> None:
     source = tmp_path / "rows.jsonl"
-    rows = [{"id": "Q 1", "configuration": "GPT 4o", "prompt": "p", "answer": "", "tags": ["x"], "reference": "r"},
-            {"entry_key": "qa:two", "configuration": "base", "prompt": "p", "answer": "a", "wall_clock_minutes": 2}]
+    rows = [
+        {"id": "Q 1", "configuration": "GPT 4o", "prompt": "p", "answer": "", "tags": ["x"], "reference": "r"},
+        {"entry_key": "qa:two", "configuration": "base", "prompt": "p", "answer": "a", "wall_clock_minutes": 2},
+    ]
     source.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
     imported = import_rows(source)
-    assert imported[0].capture == {"entry_key": "eval:q-1", "configuration": "GPT-4o", "prompt": "p", "answer": "",
-                                   "reference": "r", "metadata": {"tags": ["x"], "id": "Q 1", "configuration": "GPT 4o"}}
+    assert imported[0].capture == {
+        "entry_key": "eval:q-1",
+        "configuration": "GPT-4o",
+        "prompt": "p",
+        "answer": "",
+        "reference": "r",
+        "metadata": {"tags": ["x"], "id": "Q 1", "configuration": "GPT 4o"},
+    }
     assert imported[1].capture["entry_key"] == "qa:two"
     assert imported[1].capture["wall_clock_minutes"] == 2.0
 
@@ -133,15 +156,20 @@ def test_names_are_kept_as_given_and_a_name_that_must_change_is_said_and_written
     assert plan.captures[2].capture.metadata == {"dataset": "koala", "configuration": "claude 3/opus"}
 
 
-@pytest.mark.parametrize(("expression", "selected"), [
-    ("helpful_base", ["helpful-base:q1/gpt4_1106_preview", "helpful-base:q1/Qwen1.5-7B-Chat"]),
-    ("gpt4_1106_preview", ["helpful-base:q1/gpt4_1106_preview"]),
-    ("claude and opus", ["koala:q2/claude-3-opus"]),
-    ("koala and not helpful_base", ["koala:q2/claude-3-opus"]),
-    ("nosuchmodel", []),
-])
+@pytest.mark.parametrize(
+    ("expression", "selected"),
+    [
+        ("helpful_base", ["helpful-base:q1/gpt4_1106_preview", "helpful-base:q1/Qwen1.5-7B-Chat"]),
+        ("gpt4_1106_preview", ["helpful-base:q1/gpt4_1106_preview"]),
+        ("claude and opus", ["koala:q2/claude-3-opus"]),
+        ("koala and not helpful_base", ["koala:q2/claude-3-opus"]),
+        ("nosuchmodel", []),
+    ],
+)
 def test_when_k_names_a_dataset_or_configuration_as_given_then_its_captures_are_selected(
-    pytester: pytest.Pytester, expression: str, selected: list[str],
+    pytester: pytest.Pytester,
+    expression: str,
+    selected: list[str],
 ) -> None:
     # Given a suite imported from rows whose dataset and one configuration had to change at import
     source = pytester.path / "answers.csv"
@@ -154,8 +182,9 @@ def test_when_k_names_a_dataset_or_configuration_as_given_then_its_captures_are_
     )
     assert main(["init", str(pytester.path / "suite"), "--from", str(source)]) == 0
     # When -k names them as the rows gave them
-    result = pytester.runpytest_subprocess(str(pytester.path / "suite"), "-p", "no:cacheprovider", "--collect-only", "-q",
-                                           "-k", expression)
+    result = pytester.runpytest_subprocess(
+        str(pytester.path / "suite"), "-p", "no:cacheprovider", "--collect-only", "-q", "-k", expression
+    )
     # Then the captures they name are selected, and no other
     ids = [line.split("[", 1)[1].rstrip("]") for line in result.outlines if line.startswith("test_eval.py::")]
     assert ids == selected, result.stdout.str()
@@ -163,15 +192,21 @@ def test_when_k_names_a_dataset_or_configuration_as_given_then_its_captures_are_
 
 def test_a_family_column_wins_over_dataset_and_an_id_family_over_both(tmp_path: Path) -> None:
     source = tmp_path / "rows.jsonl"
-    rows = [{"id": "a", "family": "Maths", "dataset": "gsm", "configuration": "m", "prompt": "p", "answer": "x"},
-            {"id": "qa:b", "family": "maths", "configuration": "m", "prompt": "p", "answer": "x"},
-            {"id": "c", "family": "!!", "configuration": "m", "prompt": "p", "answer": "x"}]
+    rows = [
+        {"id": "a", "family": "Maths", "dataset": "gsm", "configuration": "m", "prompt": "p", "answer": "x"},
+        {"id": "qa:b", "family": "maths", "configuration": "m", "prompt": "p", "answer": "x"},
+        {"id": "c", "family": "!!", "configuration": "m", "prompt": "p", "answer": "x"},
+    ]
     source.write_text("\n".join(json.dumps(row) for row in rows) + "\n", encoding="utf-8")
     with pytest.raises(InitError, match=r"rows.jsonl:3: column family: '!!' has no letters or digits"):
         import_rows(source)
     source.write_text("\n".join(json.dumps(row) for row in rows[:2]) + "\n", encoding="utf-8")
     first, second = import_rows(source)
-    assert (first.capture["entry_key"], first.renamed, first.family_from) == ("maths:a", (("family", "Maths", "maths"),), "family")
+    assert (first.capture["entry_key"], first.renamed, first.family_from) == (
+        "maths:a",
+        (("family", "Maths", "maths"),),
+        "family",
+    )
     assert (second.capture["entry_key"], second.renamed, second.family_from) == ("qa:b", (), None)
 
 
@@ -185,9 +220,9 @@ def test_configurations_that_differ_only_in_case_are_refused(tmp_path: Path) -> 
 
 def test_a_short_or_long_csv_row_names_the_columns_it_lacks_or_exceeds(tmp_path: Path) -> None:
     source = tmp_path / "rows.csv"
-    source.write_text("id,configuration,prompt,answer,reference\n"
-                      "q1,base,Why?\n"
-                      "q2,base,Why?,Because,r,extra\n", encoding="utf-8")
+    source.write_text(
+        "id,configuration,prompt,answer,reference\nq1,base,Why?\nq2,base,Why?,Because,r,extra\n", encoding="utf-8"
+    )
     with pytest.raises(InitError) as caught:
         import_rows(source)
     text = str(caught.value)

@@ -11,8 +11,14 @@ from pytest_ora.harness.schedule import entry_scope
 
 
 def test_the_scope_of_a_capture_item_is_its_entry() -> None:
-    assert entry_scope("test_ora.py::test_capture[mode:argument-audit/optimum]") == "test_ora.py::test_capture[mode:argument-audit]"
-    assert entry_scope("test_ora.py::test_capture[mode:argument-audit/a+b]") == "test_ora.py::test_capture[mode:argument-audit]"
+    assert (
+        entry_scope("test_ora.py::test_capture[mode:argument-audit/optimum]")
+        == "test_ora.py::test_capture[mode:argument-audit]"
+    )
+    assert (
+        entry_scope("test_ora.py::test_capture[mode:argument-audit/a+b]")
+        == "test_ora.py::test_capture[mode:argument-audit]"
+    )
     assert entry_scope("test_x.py::test_other") == "test_x.py::test_other"
     assert entry_scope("test_x.py::test_p[3]") == "test_x.py::test_p[3]"
 
@@ -44,21 +50,36 @@ def _project(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(SCHEDULER_PROBE)
 
 
-def test_under_xdist_each_entrys_captures_run_on_one_worker_when_judges_may_be_called(pytester: pytest.Pytester) -> None:
+def test_under_xdist_each_entrys_captures_run_on_one_worker_when_judges_may_be_called(
+    pytester: pytest.Pytester,
+) -> None:
     _project(pytester)
-    live = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "-v", "--ora-dry-run", "--ora-record", "once")
+    live = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-n", "2", "-v", "--ora-dry-run", "--ora-record", "once"
+    )
     assert (pytester.path / "scheduler.txt").read_text() == "ScopeScheduling"
     workers = _workers(live)
     assert len(workers) >= 3, live.stdout.str()[-2000:]
     assert all(len(used) == 1 for used in workers.values()), workers
     # -k still selects single captures
     one = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "-n", "2", "-v", "--ora-dry-run", "--ora-record", "once", "-k", "argument-audit and optimum",
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "2",
+        "-v",
+        "--ora-dry-run",
+        "--ora-record",
+        "once",
+        "-k",
+        "argument-audit and optimum",
     )
     assert len([line for line in one.stdout.lines if "PASSED" in line or "SKIPPED" in line]) == 1
 
 
-@pytest.mark.parametrize("options", [(), ("--ora-record", "once", "--ora-prompt-cache", "off")], ids=["replay", "caching-off"])
+@pytest.mark.parametrize(
+    "options", [(), ("--ora-record", "once", "--ora-prompt-cache", "off")], ids=["replay", "caching-off"]
+)
 def test_a_replay_or_a_run_without_prompt_caching_keeps_xdists_load_scheduling(
     pytester: pytest.Pytester, options: tuple[str, ...]
 ) -> None:

@@ -115,7 +115,9 @@ def test_a_planted_key_never_reaches_the_judge_nor_any_file(pytester: pytest.Pyt
     assert len(posts) == 14
     assert not any(PLANTED.encode() in body or b"Debug: export ANTHROPIC_API_KEY" in body for body in posts)
     result.stdout.fnmatch_lines(["*mode:argument-audit/big-1: excluded: secret-bearing input: field 'answer'*"])
-    result.stdout.fnmatch_lines(["ora: 1 captures excluded as secret-bearing input, never sent to a judge: mode:argument-audit/big-1"])
+    result.stdout.fnmatch_lines(
+        ["ora: 1 captures excluded as secret-bearing input, never sent to a judge: mode:argument-audit/big-1"]
+    )
     for path in pytester.path.rglob("*"):
         if path.is_file() and "bundle" not in path.relative_to(pytester.path).parts:
             assert PLANTED.encode() not in path.read_bytes(), path

@@ -45,7 +45,9 @@ def test_hypotheses_json_follows_the_ledger_by_hand(pilot: pytest.Pytester) -> N
     # Then every delta is overall(better) - overall(worse) of the ledger, over the entries both scored
     ledger = [json.loads(line) for line in read(pilot, "ledger.jsonl").splitlines()]
     overall = {(r["entry_key"], r["configuration"]): r["overall"] for r in ledger if r["status"] == "scored"}
-    shared = sorted({key for key, config in overall if config == "big-1"} & {key for key, config in overall if config == "optimum"})
+    shared = sorted(
+        {key for key, config in overall if config == "big-1"} & {key for key, config in overall if config == "optimum"}
+    )
     data = read(pilot, "hypotheses.json")
     h1, h2 = data["hypotheses"]
     assert [e["entry_key"] for e in h1["entries"]] == sorted(e["entry_key"] for e in h1["entries"]) == shared
@@ -74,11 +76,15 @@ def test_stats_json_is_deterministic_for_a_seed_and_moves_with_it(pilot: pytest.
 
     assert first == again
     assert first["method"]["seed"] == 0 and other["method"]["seed"] == 7
+
     # On three or four captures BCa bounds sit on the extreme resample means whatever the seed; the
     # percentile bounds of alpha over seven captures (asserted below) move with it.
     # Agreement resamples only for alpha's bootstrap interval (section 15); every other figure is seed-free.
     def unresampled(agreement: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{k: v for k, v in row.items() if k != "alpha_interval"} for row in [*agreement["criteria"], agreement["overall"]]]
+        return [
+            {k: v for k, v in row.items() if k != "alpha_interval"}
+            for row in [*agreement["criteria"], agreement["overall"]]
+        ]
 
     assert unresampled(first["agreement"]) == unresampled(other["agreement"])
     assert first["agreement"]["overall"]["alpha_interval"] != other["agreement"]["overall"]["alpha_interval"]
@@ -113,7 +119,9 @@ def test_a_bad_hypothesis_stops_the_run_before_judging(pytester: pytest.Pytester
     result = pytester.runpytest()
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*bundle.yaml:13: field 'hypotheses.0.worse': names a configuration that bundle.yaml does not list*"])
+    result.stderr.fnmatch_lines(
+        ["*bundle.yaml:13: field 'hypotheses.0.worse': names a configuration that bundle.yaml does not list*"]
+    )
 
 
 TRIO = Path(__file__).parents[2] / "evals" / "examples" / "trio"
@@ -154,6 +162,12 @@ def test_the_trio_example_hypothesis_table_and_verdict_by_hand(pytester: pytest.
     per_hypothesis = {row["id"]: row["directional"] for row in data["hypotheses"]}
     assert verdict["result"] == ("PASS" if min(per_hypothesis.values()) >= 2 and not critical else "FAIL")
     # As recorded: every delta points the right way (3 of 3 in each), but two Qwen-solo cells are critical
-    assert (directional, critical, verdict["result"]) == (9, ["task:board-memo/cell-c", "task:pricing-review/cell-c"], "FAIL")
-    assert ("Verdict: **FAIL** (H2 3/3, H3 3/3, H4 3/3 directional, 2 required in every hypothesis; 2 captures with the "
-            "critical vote:") in read(pytester, "summary.md", "out")
+    assert (directional, critical, verdict["result"]) == (
+        9,
+        ["task:board-memo/cell-c", "task:pricing-review/cell-c"],
+        "FAIL",
+    )
+    assert (
+        "Verdict: **FAIL** (H2 3/3, H3 3/3, H4 3/3 directional, 2 required in every hypothesis; 2 captures with the "
+        "critical vote:"
+    ) in read(pytester, "summary.md", "out")

@@ -21,8 +21,13 @@ def scenarios(captures: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @pytest.fixture
 def clustered(pytester: pytest.Pytester, judge: ReferenceJudge) -> pytest.Pytester:
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    write_bundle(pytester.path / "bundle", routes=routes, configurations=("optimum", "big-1", "big-2"), edit=scenarios,
-                 manifest={"cluster": "metadata.scenario", "compare_pairs": [["optimum", "big-1"]]})
+    write_bundle(
+        pytester.path / "bundle",
+        routes=routes,
+        configurations=("optimum", "big-1", "big-2"),
+        edit=scenarios,
+        manifest={"cluster": "metadata.scenario", "compare_pairs": [["optimum", "big-1"]]},
+    )
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
     return pytester
@@ -51,7 +56,10 @@ def test_bundle_cluster_and_compare_pairs(clustered: pytest.Pytester) -> None:
         assert plain is not None and lane["failure_rate_interval"][0] <= plain[0] + 1e-12
         assert lane["failure_rate_interval"][1] >= plain[1] - 1e-12
     summary = read(clustered, "summary.md")
-    assert f"Units: clusters of related entries by `metadata.scenario` ({clusters} clusters over {entries} entries)" in summary
+    assert (
+        f"Units: clusters of related entries by `metadata.scenario` ({clusters} clusters over {entries} entries)"
+        in summary
+    )
     assert "Units: Units:" not in summary and "Units: Units:" not in read(clustered, "methodology.md")
     assert "t (small n)" in summary and "Design effect" in summary
 
@@ -67,13 +75,16 @@ def test_options_override_the_bundle(clustered: pytest.Pytester) -> None:
     assert [(c["first"], c["second"]) for c in named["comparisons"]] == [("big-2", "optimum"), ("big-1", "big-2")]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--ora-reference", "nope"], "--ora-reference names 'nope', which bundle.yaml does not list"),
-    (["--ora-pairs", "optimum:nope"], "--ora-pairs optimum:nope names 'nope'"),
-    (["--ora-pairs", "optimum"], "--ora-pairs takes two different configurations as A:B"),
-    (["--ora-cluster", "metadata.missing"], "--ora-cluster metadata.missing has no value in any capture"),
-    (["--ora-cluster", "colour"], "--ora-cluster colour is not a capture field"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ora-reference", "nope"], "--ora-reference names 'nope', which bundle.yaml does not list"),
+        (["--ora-pairs", "optimum:nope"], "--ora-pairs optimum:nope names 'nope'"),
+        (["--ora-pairs", "optimum"], "--ora-pairs takes two different configurations as A:B"),
+        (["--ora-cluster", "metadata.missing"], "--ora-cluster metadata.missing has no value in any capture"),
+        (["--ora-cluster", "colour"], "--ora-cluster colour is not a capture field"),
+    ],
+)
 def test_bad_options_are_usage_errors(clustered: pytest.Pytester, args: list[str], message: str) -> None:
     result = clustered.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -81,7 +92,9 @@ def test_bad_options_are_usage_errors(clustered: pytest.Pytester, args: list[str
 
 
 def test_a_bad_cluster_or_pair_in_bundle_yaml_names_the_line(pytester: pytest.Pytester) -> None:
-    write_bundle(pytester.path / "bundle", manifest={"cluster": "metadata.none", "compare_pairs": [["optimum", "ghost"]]})
+    write_bundle(
+        pytester.path / "bundle", manifest={"cluster": "metadata.none", "compare_pairs": [["optimum", "ghost"]]}
+    )
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
     result = pytester.runpytest()

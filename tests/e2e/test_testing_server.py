@@ -196,7 +196,9 @@ def provider_reply(provider: str, response: httpx.Response) -> ProviderReply:
 
 def validated(provider: str, response: httpx.Response, configuration: str = "optimum") -> JudgeReply | ReplyProblem:
     """The reply validated by the project's own reply checks."""
-    return cast("JudgeReply | ReplyProblem", check_reply(provider_reply(provider, response), ORA_V1, ENTRY, configuration))
+    return cast(
+        "JudgeReply | ReplyProblem", check_reply(provider_reply(provider, response), ORA_V1, ENTRY, configuration)
+    )
 
 
 def scores_for(judge: ReferenceJudge, root: Path, answer: str, provider: str = "anthropic") -> dict[str, float]:
@@ -259,7 +261,10 @@ def test_anthropic_answers_a_forced_tool_with_tool_use_and_a_request_without_too
     assert usage["cache_read_input_tokens"] == 0
     # No tool and no schema: a candidate's call, answered in plain text built from the prompt (testing/answers.py).
     assert text["stop_reason"] == "end_turn" and [b["type"] for b in text["content"]] == ["text"]
-    assert text["content"][0]["text"].endswith("(claude-opus-4-7, reference answer)") and text["usage"]["output_tokens"] > 0
+    assert (
+        text["content"][0]["text"].endswith("(claude-opus-4-7, reference answer)")
+        and text["usage"]["output_tokens"] > 0
+    )
 
 
 def test_openai_answers_json_schema_as_content_with_usage_details(judge: ReferenceJudge, executed: JudgePrompt) -> None:
@@ -732,22 +737,37 @@ def test_anthropic_replies_carry_token_rate_limit_headers_and_take_both_auth_hea
         for field in ("limit", "remaining", "reset"):
             assert f"anthropic-ratelimit-{kind}-{field}" in response.headers
     assert int(response.headers["anthropic-ratelimit-input-tokens-remaining"]) < int(
-        response.headers["anthropic-ratelimit-input-tokens-limit"])
+        response.headers["anthropic-ratelimit-input-tokens-limit"]
+    )
     # The Python SDK sends the key as a bearer token (and its own API version)
     with ReferenceJudge(keys={"anthropic": "the-key"}) as keyed:
-        headers = {"content-type": "application/json", "anthropic-version": "2026-10-21", "authorization": "Bearer the-key"}
-        ok = httpx.post(keyed.route("anthropic"), content=json.dumps(request_body("anthropic", executed)), headers=headers)
+        headers = {
+            "content-type": "application/json",
+            "anthropic-version": "2026-10-21",
+            "authorization": "Bearer the-key",
+        }
+        ok = httpx.post(
+            keyed.route("anthropic"), content=json.dumps(request_body("anthropic", executed)), headers=headers
+        )
         headers["authorization"] = "Bearer wrong"
-        refused = httpx.post(keyed.route("anthropic"), content=json.dumps(request_body("anthropic", executed)), headers=headers)
+        refused = httpx.post(
+            keyed.route("anthropic"), content=json.dumps(request_body("anthropic", executed)), headers=headers
+        )
     assert ok.status_code == 200 and refused.status_code == 401
 
 
 def test_the_responses_api_answers_in_output_items_and_refuses_an_image_without_detail(
     judge: ReferenceJudge, executed: JudgePrompt
 ) -> None:
-    parts: list[dict[str, Any]] = [{"type": "input_text", "text": p.text} for p in executed.parts if isinstance(p, TextPart)]
-    body = {"model": MODELS["openai"], "instructions": executed.system, "input": [{"role": "user", "content": parts}],
-            "text": {"format": {"type": "json_schema", "name": "r", "strict": True, "schema": executed.reply_schema}}}
+    parts: list[dict[str, Any]] = [
+        {"type": "input_text", "text": p.text} for p in executed.parts if isinstance(p, TextPart)
+    ]
+    body = {
+        "model": MODELS["openai"],
+        "instructions": executed.system,
+        "input": [{"role": "user", "content": parts}],
+        "text": {"format": {"type": "json_schema", "name": "r", "strict": True, "schema": executed.reply_schema}},
+    }
     headers = {"content-type": "application/json", "authorization": f"Bearer {KEYS['openai']}"}
     response = httpx.post(judge.route("openai", api="responses"), content=json.dumps(body), headers=headers)
     reply = response.json()
@@ -773,7 +793,9 @@ def test_the_responses_api_answers_in_output_items_and_refuses_an_image_without_
         ({"messages": [], "toolConfig": {"tools": []}}, False),
     ],
 )
-def test_a_request_is_a_candidates_plain_text_call_only_without_tools_or_structured_output(body: dict[str, Any], plain: bool) -> None:
+def test_a_request_is_a_candidates_plain_text_call_only_without_tools_or_structured_output(
+    body: dict[str, Any], plain: bool
+) -> None:
     from pytest_ora.testing.answers import asks_plain_text
 
     assert asks_plain_text(body) is plain

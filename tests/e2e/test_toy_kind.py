@@ -180,18 +180,24 @@ def source_digest() -> str:
 
 
 def test_a_judged_toy_kind_is_its_package_and_one_registry_line(
-    project: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch,
+    project: pytest.Pytester,
+    judge: ReferenceJudge,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Given a bundle judged by the loopback reference judge, its rubric ora-1.0 switched to kind toy
     registry, before = dict(kinds.KINDS), source_digest()
-    (project.path / "bundle" / "toy-1.0.yaml").write_text(toy_rubric(builtin_text("ora-1.0"), "toy-1.0"), encoding="utf-8")
+    (project.path / "bundle" / "toy-1.0.yaml").write_text(
+        toy_rubric(builtin_text("ora-1.0"), "toy-1.0"), encoding="utf-8"
+    )
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(project.path / "bundle", routes=routes, manifest={"rubric": "toy-1.0.yaml"})
     # And the toy kind: a package implementing only the judged protocol, registered by one line
     written = add_toy_kind(project.path, TOY_JUDGED, monkeypatch)
     # Then that is all it touched: its package's two files and one registry entry, no file of pytest_ora
     assert written == ["toy_kind/__init__.py", "toy_kind/kind.py"]
-    assert {name: module for name, module in kinds.KINDS.items() if registry.get(name) != module} == {"toy": "toy_kind.kind"}
+    assert {name: module for name, module in kinds.KINDS.items() if registry.get(name) != module} == {
+        "toy": "toy_kind.kind"
+    }
     assert source_digest() == before
     # When the judges score the bundle
     result = record(project)
@@ -206,16 +212,21 @@ def test_a_judged_toy_kind_is_its_package_and_one_registry_line(
 
 
 def test_a_mechanical_toy_kind_is_its_package_and_one_registry_line(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # Given the patch example, its rubric switched to kind toy (no scorer: the toy kind scores by itself)
     registry, before = dict(kinds.KINDS), source_digest()
-    shutil.copytree(EXAMPLE, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+    shutil.copytree(
+        EXAMPLE, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__")
+    )
     rubric_path = pytester.path / "bundle" / "patch-match-1.0.yaml"
     rubric_path.write_text(toy_rubric(rubric_path.read_text(encoding="utf-8"), "patch-match-1.0"), encoding="utf-8")
     # And the toy kind's package implementing only the mechanical protocol (and the panel), registered by one line
     assert add_toy_kind(pytester.path, TOY_MECHANICAL, monkeypatch) == ["toy_kind/__init__.py", "toy_kind/kind.py"]
-    assert {name: module for name, module in kinds.KINDS.items() if registry.get(name) != module} == {"toy": "toy_kind.kind"}
+    assert {name: module for name, module in kinds.KINDS.items() if registry.get(name) != module} == {
+        "toy": "toy_kind.kind"
+    }
     assert source_digest() == before
     # When the example runs
     result = pytester.runpytest("-p", "no:cacheprovider")
@@ -249,5 +260,10 @@ def test_every_registered_kind_is_judged_or_mechanical_and_says_its_capabilities
     assert panel_kind("python") is get_kind("python")
     # the optional capabilities belong to the kinds that use them
     assert {name for name in kinds.KINDS if isinstance(get_kind(name), ItemShape)} == {"compare"}
-    assert {name for name in kinds.KINDS if isinstance(get_kind(name), Material)} == {"checklist", "behavior", "coherence", "compare"}
+    assert {name for name in kinds.KINDS if isinstance(get_kind(name), Material)} == {
+        "checklist",
+        "behavior",
+        "coherence",
+        "compare",
+    }
     assert {name for name in kinds.KINDS if isinstance(get_kind(name), OwnReports)} == {"checklist", "compare"}

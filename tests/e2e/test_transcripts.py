@@ -70,7 +70,10 @@ def test_when_a_captures_line_gives_a_list_of_turns_then_the_capture_holds_the_t
 @pytest.mark.parametrize(
     ("answer", "message"),
     [
-        ([{"role": "user", "content": "hi"}, {"role": "robot", "content": "beep"}], "turn 2 field 'role' input should be"),
+        (
+            [{"role": "user", "content": "hi"}, {"role": "robot", "content": "beep"}],
+            "turn 2 field 'role' input should be",
+        ),
         ([{"role": "user"}], "turn 1 field 'content' is required but missing"),
         ([{"role": "user", "content": "hi", "name": "x"}], "turn 1 field 'name' is not a turn's field"),
         ([], "is an empty list of turns"),
@@ -78,7 +81,9 @@ def test_when_a_captures_line_gives_a_list_of_turns_then_the_capture_holds_the_t
     ],
 )
 def test_when_a_transcript_answer_is_malformed_then_intake_names_the_file_line_field_and_turn(
-    tmp_path: Path, answer: list[Any], message: str,
+    tmp_path: Path,
+    answer: list[Any],
+    message: str,
 ) -> None:
     def broken(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         items[1]["answer"] = answer
@@ -105,15 +110,21 @@ def test_when_an_answer_is_a_transcript_then_the_packet_fences_each_turn_with_a_
         return items
 
     root = write_bundle(tmp_path / "bundle", edit=transcript)
-    capture = next(line.capture for line in load_bundle(root).captures if line.capture.capture_id == "mode:argument-audit/big-1")
+    capture = next(
+        line.capture for line in load_bundle(root).captures if line.capture.capture_id == "mode:argument-audit/big-1"
+    )
     packet, image = build_packet(capture, root, ORA_V1)
     text = "\n\n".join(part.text for part in judge_prompt(packet, image, ORA_V1).parts if isinstance(part, TextPart))
     body = read_sections(text)["ANSWER"]
     nonce = text.split("<<<BEGIN ANSWER ")[1][:16]
     assert body.startswith("This answer is a transcript of 4 turns;")
     markers = [line for line in body.splitlines() if line.startswith("<<<TURN ") and line.endswith(f" {nonce}>>>")]
-    assert markers == [f"<<<TURN 1 USER {nonce}>>>", f"<<<TURN 2 ASSISTANT {nonce}>>>", f"<<<TURN 3 TOOL {nonce}>>>",
-                       f"<<<TURN 4 ASSISTANT {nonce}>>>"]
+    assert markers == [
+        f"<<<TURN 1 USER {nonce}>>>",
+        f"<<<TURN 2 ASSISTANT {nonce}>>>",
+        f"<<<TURN 3 TOOL {nonce}>>>",
+        f"<<<TURN 4 ASSISTANT {nonce}>>>",
+    ]
     assert body.endswith("Done. " + forged)  # the forged marker stays text inside the last turn
     assert packet.transcript is not None and [turn.model_dump() for turn in packet.transcript] == turns
 
@@ -129,15 +140,20 @@ def test_when_a_capture_has_no_transcript_then_its_packet_is_as_before(tmp_path:
 
 def test_when_a_capture_names_a_transcript_beside_a_different_answer_then_it_is_refused() -> None:
     with pytest.raises(ValueError, match="transcript is given as `answer`"):
-        Capture.model_validate({"entry_key": "mode:a", "configuration": "c", "prompt": "p", "answer": "other",
-                                "transcript": TURNS})
+        Capture.model_validate(
+            {"entry_key": "mode:a", "configuration": "c", "prompt": "p", "answer": "other", "transcript": TURNS}
+        )
 
 
 def _transcript_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Path:
     """optimum's own answers (one a transcript), a Python candidate returning turns, a command printing a transcript."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    manifest = {"candidates": {"py": {"python": "turns_agent:answer"},
-                               "cmd": {"command": [sys.executable, "agent.py"], "timeout_s": 60}}}
+    manifest = {
+        "candidates": {
+            "py": {"python": "turns_agent:answer"},
+            "cmd": {"command": [sys.executable, "agent.py"], "timeout_s": 60},
+        }
+    }
 
     def own(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         kept = [item for item in items if item["configuration"] == "optimum"]
@@ -146,11 +162,17 @@ def _transcript_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Pat
                 item["answer"] = [*TURNS[:3], {"role": "assistant", "content": TURNS[3]["content"] + "\n" + HOSTILE}]
         return kept
 
-    root = write_bundle(pytester.path / "bundle", configurations=("optimum", "py", "cmd"), routes=routes, edit=own,
-                        manifest=manifest)
-    entries = [{"entry_key": f"{family}:{technique}",
-                "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team."}
-               for family, techniques in ENTRIES.items() for technique in techniques]
+    root = write_bundle(
+        pytester.path / "bundle", configurations=("optimum", "py", "cmd"), routes=routes, edit=own, manifest=manifest
+    )
+    entries = [
+        {
+            "entry_key": f"{family}:{technique}",
+            "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team.",
+        }
+        for family, techniques in ENTRIES.items()
+        for technique in techniques
+    ]
     (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
     answer = f"ANSWER = {executed_answer('argument-audit')!r}\nHOSTILE = {HOSTILE!r}\n"
     (pytester.path / "turns_agent.py").write_text(answer + PYTHON, encoding="utf-8")
@@ -161,18 +183,25 @@ def _transcript_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Pat
 
 
 def test_when_answers_are_transcripts_then_they_are_judged_turn_by_turn_recorded_and_replayed(
-    pytester: pytest.Pytester, judge: ReferenceJudge,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
 ) -> None:
     _transcript_project(pytester, judge)
     live = record(pytester, "--ora-out", "live")
     counts = outcomes(live)
     assert counts["failed"] == 0 and counts["errors"] == 0 and counts["passed"] >= 9, live.stdout.str()
-    ledger = {row["capture_id"]: row for row in map(json.loads, (pytester.path / "live" / "ledger.jsonl").read_text().splitlines())}
+    ledger = {
+        row["capture_id"]: row
+        for row in map(json.loads, (pytester.path / "live" / "ledger.jsonl").read_text().splitlines())
+    }
     assert {ledger[f"mode:argument-audit/{name}"]["status"] for name in ("optimum", "py", "cmd")} == {"scored"}
 
     # Each kind of transcript reaches the judges turn by turn, in the packet written for the capture
-    for name, roles in (("optimum", ["user", "assistant", "tool", "assistant"]), ("py", ["user", "assistant"]),
-                        ("cmd", ["user", "assistant", "assistant"])):
+    for name, roles in (
+        ("optimum", ["user", "assistant", "tool", "assistant"]),
+        ("py", ["user", "assistant"]),
+        ("cmd", ["user", "assistant", "assistant"]),
+    ):
         [path] = (pytester.path / "live" / "packets").rglob(f"argument-audit/{name}.json")
         packet = json.loads(path.read_text(encoding="utf-8"))
         assert [turn["role"] for turn in packet["transcript"]] == roles, name
@@ -180,17 +209,28 @@ def test_when_answers_are_transcripts_then_they_are_judged_turn_by_turn_recorded
 
     # The capture view's texts carry the turns; the recording keeps the transcript itself
     texts = json.loads((pytester.path / "live" / "texts.json").read_text(encoding="utf-8"))
-    answered = {capture_id for capture_id, row in ledger.items() if row.get("candidate_model") and row["status"] == "scored"}
+    answered = {
+        capture_id for capture_id, row in ledger.items() if row.get("candidate_model") and row["status"] == "scored"
+    }
     assert set(texts["transcripts"]) == answered | {"mode:argument-audit/optimum"}
-    assert [role for role, _ in texts["transcripts"]["mode:argument-audit/optimum"]] == ["user", "assistant", "tool", "assistant"]
-    recorded = json.loads((pytester.path / "cassettes" / "_candidates" / "mode" / "argument-audit" / "cmd.json").read_text())
+    assert [role for role, _ in texts["transcripts"]["mode:argument-audit/optimum"]] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    recorded = json.loads(
+        (pytester.path / "cassettes" / "_candidates" / "mode" / "argument-audit" / "cmd.json").read_text()
+    )
     assert [turn["role"] for turn in recorded["answer"]["transcript"]] == ["user", "assistant", "assistant"]
 
     # Offline, the candidates gone: the same ledger and texts
     (pytester.path / "agent.py").write_text("import sys\nsys.exit(1)\n", encoding="utf-8")
     (pytester.path / "turns_agent.py").write_text("raise ImportError('unavailable')\n", encoding="utf-8")
     judge.stop()
-    replay = pytester.runpytest_subprocess("--ora-record", "none", "--ora-out", "replay", "-n", "2", "-p", "no:cacheprovider")
+    replay = pytester.runpytest_subprocess(
+        "--ora-record", "none", "--ora-out", "replay", "-n", "2", "-p", "no:cacheprovider"
+    )
     assert outcomes(replay) == counts, replay.stdout.str()
     for name in ("ledger.jsonl", "texts.json"):
         assert (pytester.path / "replay" / name).read_bytes() == (pytester.path / "live" / name).read_bytes(), name
@@ -203,7 +243,9 @@ def transcript_text_of(turns: list[dict[str, str]]) -> str:
 
 
 def test_a_transcript_answer_opens_as_a_conversation_in_the_capture_view(
-    pytester: pytest.Pytester, judge: ReferenceJudge, offline: OfflinePage,
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
+    offline: OfflinePage,
 ) -> None:
     _transcript_project(pytester, judge)
     assert outcomes(record(pytester))["failed"] == 0
@@ -218,7 +260,11 @@ def test_a_transcript_answer_opens_as_a_conversation_in_the_capture_view(
     turns = detail.locator("ol.transcript li.turn")
     assert turns.count() == 4
     assert detail.locator("ol.transcript .turn-role").all_inner_texts() == [
-        "turn 1: user", "turn 2: assistant", "turn 3: tool", "turn 4: assistant"]
+        "turn 1: user",
+        "turn 2: assistant",
+        "turn 3: tool",
+        "turn 4: assistant",
+    ]
     assert detail.locator("pre.text-turn").nth(2).inner_text() == "memo.txt: the budget moved 12% to the north site"
     assert detail.locator("pre.text-turn").nth(3).inner_text().endswith(HOSTILE)
     assert "Answer (a transcript of 4 turns)" in detail.inner_text()
@@ -236,7 +282,9 @@ def test_a_transcript_answer_opens_as_a_conversation_in_the_capture_view(
         page.keyboard.press("Escape")
         page.locator('#matrix-rows td[title="mode:argument-audit/optimum"]').click()
         page.set_viewport_size({"width": 1280, "height": 1600})
-        page.locator("#detail").screenshot(path=str(Path(os.environ["ORA_SCREENSHOT_DIR"]) / "transcript-capture-view.png"))
+        page.locator("#detail").screenshot(
+            path=str(Path(os.environ["ORA_SCREENSHOT_DIR"]) / "transcript-capture-view.png")
+        )
 
 
 @pytest.mark.parametrize(
@@ -244,21 +292,31 @@ def test_a_transcript_answer_opens_as_a_conversation_in_the_capture_view(
     [
         ("judge-solo-1.0", {}),
         ("trio-likert-1.1", {}),
-        ("judge-checklist-2.0", {"checklist": {"issues": [{"id": "c1", "severity": "high", "description": "Names the claim."}]}}),
+        (
+            "judge-checklist-2.0",
+            {"checklist": {"issues": [{"id": "c1", "severity": "high", "description": "Names the claim."}]}},
+        ),
         ("judge-behavior-1.0", {"behaviors": {"criteria": [{"id": "b1", "description": "Asks for the memo."}]}}),
     ],
 )
 def test_every_kind_that_shows_the_answer_shows_a_transcript_turn_by_turn(
-    tmp_path: Path, rubric: str, material: dict[str, Any],
+    tmp_path: Path,
+    rubric: str,
+    material: dict[str, Any],
 ) -> None:
     from pytest_ora.method.rubric import get_rubric
 
-    capture = Capture.model_validate({"entry_key": "eval:audit", "configuration": "agent", "prompt": "Audit it.",
-                                      "answer": TURNS, **material})
+    capture = Capture.model_validate(
+        {"entry_key": "eval:audit", "configuration": "agent", "prompt": "Audit it.", "answer": TURNS, **material}
+    )
     found = get_rubric(rubric)
     packet, image = build_packet(capture, tmp_path, found)
     text = "\n\n".join(part.text for part in judge_prompt(packet, image, found).parts if isinstance(part, TextPart))
     body = read_sections(text)["ANSWER"]
     assert body.startswith("This answer is a transcript of 4 turns;"), rubric
     assert [line.split()[1:3] for line in body.splitlines() if line.startswith("<<<TURN ")] == [
-        ["1", "USER"], ["2", "ASSISTANT"], ["3", "TOOL"], ["4", "ASSISTANT"]]
+        ["1", "USER"],
+        ["2", "ASSISTANT"],
+        ["3", "TOOL"],
+        ["4", "ASSISTANT"],
+    ]

@@ -22,7 +22,10 @@ def no_traceback(result: pytest.RunResult) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--ora-scoring-date", "2026-13-45"], "ERROR: --ora-scoring-date takes a date as YYYY-MM-DD, got '2026-13-45'"),
+        (
+            ["--ora-scoring-date", "2026-13-45"],
+            "ERROR: --ora-scoring-date takes a date as YYYY-MM-DD, got '2026-13-45'",
+        ),
         (["--ora-timeout", "0"], "ERROR: --ora-timeout must be greater than 0, got '0'"),
         (["--ora-timeout", "nan"], "ERROR: --ora-timeout takes a finite number, got 'nan'"),
         (["--ora-concurrency", "0"], "ERROR: --ora-concurrency must be at least 1, got '0'"),
@@ -46,7 +49,10 @@ def test_bad_option_values_are_usage_errors(project: pytest.Pytester, args: list
         ("ora_timeout = 0", "ERROR: ini key ora_timeout must be greater than 0, got '0'"),
         ("ora_concurrency = 0", "ERROR: ini key ora_concurrency must be at least 1, got '0'"),
         ("ora_scoring_date = June", "ERROR: ini key ora_scoring_date takes a date as YYYY-MM-DD, got 'June'"),
-        ("ora_record = sometimes", "ERROR: ini key ora_record must be one of none, once, new_episodes, all, got 'sometimes'"),
+        (
+            "ora_record = sometimes",
+            "ERROR: ini key ora_record must be one of none, once, new_episodes, all, got 'sometimes'",
+        ),
     ],
 )
 def test_ini_errors_name_the_ini_key(project: pytest.Pytester, ini: str, message: str) -> None:
@@ -62,8 +68,13 @@ def test_help_shows_defaults_and_ini_keys(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
 
     text = " ".join(result.stdout.str().split())
-    for expected in ("(default: ora-results; ini ora_out)", "(default: none; ini ora_record)",
-                     "(default: 120; ini ora_timeout)", "(default: auto; ini ora_concurrency)", "(ini ora_fail_under)"):
+    for expected in (
+        "(default: ora-results; ini ora_out)",
+        "(default: none; ini ora_record)",
+        "(default: 120; ini ora_timeout)",
+        "(default: auto; ini ora_concurrency)",
+        "(ini ora_fail_under)",
+    ):
         assert expected in text
 
 
@@ -74,10 +85,12 @@ def test_a_test_needing_a_bundle_without_one_is_a_usage_error(pytester: pytest.P
     result = pytester.runpytest()
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stdout.fnmatch_lines([
-        "test_ora.py::test_capture scores a capture bundle, but none is set: pass --ora-bundle=PATH, set ora_bundle "
-        "in the ini file, or implement pytest_ora_bundle in a conftest.py"
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "test_ora.py::test_capture scores a capture bundle, but none is set: pass --ora-bundle=PATH, set ora_bundle "
+            "in the ini file, or implement pytest_ora_bundle in a conftest.py"
+        ]
+    )
     no_traceback(result)
 
 
@@ -109,7 +122,9 @@ def test_a_dry_run_with_a_missing_price_file_is_one_usage_error(project: pytest.
     no_traceback(result)
 
 
-def test_the_shipped_suite_scores_a_bundle_without_a_test_module(pytester: pytest.Pytester, judge: ReferenceJudge) -> None:
+def test_the_shipped_suite_scores_a_bundle_without_a_test_module(
+    pytester: pytest.Pytester, judge: ReferenceJudge
+) -> None:
     # Given only a bundle (no test module, no conftest, no ini key)
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     write_bundle(pytester.path / "my-bundle", routes=routes)
@@ -138,7 +153,14 @@ def test_the_default_output_directory_does_not_depend_on_how_the_bundle_was_give
     monkeypatch.chdir(work)
 
     result = pytester.run(
-        "python", "-m", "pytest", "-p", "no:cacheprovider", "-q", "test_ora.py", "--ora-dry-run",
+        "python",
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "test_ora.py",
+        "--ora-dry-run",
         *(arg.replace("{bundle}", str(bundle)) for arg in spelling),
     )
 
@@ -228,5 +250,9 @@ def test_a_bundle_without_rubric_that_fails_ora_1_0_says_it_was_the_default(proj
     result = project.runpytest()
 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (seed 000*) was used by "
-                                 "default; choose another with `rubric: ID` in bundle.yaml or --ora-rubric*"])
+    result.stderr.fnmatch_lines(
+        [
+            "*bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (seed 000*) was used by "
+            "default; choose another with `rubric: ID` in bundle.yaml or --ora-rubric*"
+        ]
+    )

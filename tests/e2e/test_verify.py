@@ -26,7 +26,9 @@ def _copy(source: Path, tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("name", ["solo", "scorecard"])
-def test_an_untouched_directory_verifies(name: str, outputs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_untouched_directory_verifies(
+    name: str, outputs: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["verify", str(outputs[name])]) == 0
     out = capsys.readouterr().out
     assert "verify: ok: summary.md (from summary.json, run.json)" in out
@@ -37,12 +39,16 @@ def test_an_untouched_directory_verifies(name: str, outputs: dict[str, Path], ca
     assert ("verify: ok: SCORECARD-RESULT.md (from scorecard.json)" in out) == (name == "scorecard")
 
 
-def test_a_one_digit_hand_edit_in_summary_md_is_named(outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_one_digit_hand_edit_in_summary_md_is_named(
+    outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     directory = _copy(outputs["solo"], tmp_path)
     summary = directory / "summary.md"
     lines = summary.read_text(encoding="utf-8").splitlines(keepends=True)
     number = next(i for i, line in enumerate(lines) if line.startswith("| plain"))
-    lines[number] = re.sub(r"(\d)\.(\d)", lambda m: f"{m.group(1)}.{(int(m.group(2)) + 1) % 10}", lines[number], count=1)
+    lines[number] = re.sub(
+        r"(\d)\.(\d)", lambda m: f"{m.group(1)}.{(int(m.group(2)) + 1) % 10}", lines[number], count=1
+    )
     summary.write_text("".join(lines), encoding="utf-8")
     assert main(["verify", str(directory)]) == 1
     out = capsys.readouterr().out
@@ -52,9 +58,13 @@ def test_a_one_digit_hand_edit_in_summary_md_is_named(outputs: dict[str, Path], 
 
 @pytest.mark.parametrize(
     ("report", "old", "new"),
-    [("SCORECARD-RESULT.md", "UNKNOWN (malformed", "PASS (malformed"), ("ledger.csv", "scored", "scoreD"),
-     ("summary.csv", "scorecard.1", "scorecard.2"), ("methodology.md", "1 excluded", "0 excluded"),
-     ("report.html", '"off"', '"of"')],
+    [
+        ("SCORECARD-RESULT.md", "UNKNOWN (malformed", "PASS (malformed"),
+        ("ledger.csv", "scored", "scoreD"),
+        ("summary.csv", "scorecard.1", "scorecard.2"),
+        ("methodology.md", "1 excluded", "0 excluded"),
+        ("report.html", '"off"', '"of"'),
+    ],
 )
 def test_any_edited_report_is_named(
     outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], report: str, old: str, new: str
@@ -66,7 +76,9 @@ def test_any_edited_report_is_named(
     assert f"{report}: edited by hand" in capsys.readouterr().out
 
 
-def test_edited_data_or_no_report_is_a_usage_error(outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_edited_data_or_no_report_is_a_usage_error(
+    outputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     directory = _copy(outputs["solo"], tmp_path)
     run = directory / "run.json"
     run.write_text(run.read_text(encoding="utf-8").replace("weight: 2.5", "weight: 3.5", 1), encoding="utf-8")
@@ -95,7 +107,9 @@ def test_the_session_end_and_verify_share_one_registry() -> None:
     assert {name: files for name, files in uncovered.items() if files} == {}
     # and the kinds' reports are rendered only for their own kind's runs
     kinds = {renderer.report: renderer.kind for renderer in RENDERERS}
-    assert kinds["compare.md"] == "compare" and kinds["SCORECARD-RESULT.md"] == "scorecard" and kinds["summary.md"] is None
+    assert (
+        kinds["compare.md"] == "compare" and kinds["SCORECARD-RESULT.md"] == "scorecard" and kinds["summary.md"] is None
+    )
 
 
 def test_the_ledger_csv_renderer_gives_a_piece_per_row_and_its_rendering_joins_them(outputs: dict[str, Path]) -> None:
@@ -122,5 +136,10 @@ def test_a_hand_edit_of_disagreements_csv_is_named(
     path.write_text("".join(lines), encoding="utf-8")
     capsys.readouterr()
     assert main(["verify", str(directory)]) == 1
-    assert ("verify: FAILED: " + str(directory / "disagreements.csv: does not match the other data: edited by hand: "
-                                                   "line 2 differs from what the ledger's scores give")) in capsys.readouterr().out
+    assert (
+        "verify: FAILED: "
+        + str(
+            directory / "disagreements.csv: does not match the other data: edited by hand: "
+            "line 2 differs from what the ledger's scores give"
+        )
+    ) in capsys.readouterr().out

@@ -31,7 +31,8 @@ def spec_text(family: str, technique: str) -> str:
 def executed_answer(technique: str) -> str:
     sections = "\n\n".join(
         f"## {step}\nBecause the evidence shows the warehouse budget shifted, therefore the claim holds; "
-        "the assumption is uncertain and likely needs checking." for step in STEPS
+        "the assumption is uncertain and likely needs checking."
+        for step in STEPS
     )
     return f"Applying {technique} to the warehouse budget.\n\n{sections}"
 

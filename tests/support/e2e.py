@@ -51,5 +51,5 @@ def tables(files: dict[str, bytes]) -> dict[str, bytes]:
         page = kept["report.html"]
         start = page.find(b'<section id="earlier-runs">')
         if start >= 0:
-            kept["report.html"] = page[:start] + page[page.index(b"</section>", start):]
+            kept["report.html"] = page[:start] + page[page.index(b"</section>", start) :]
     return kept

@@ -47,7 +47,9 @@ def replay_example(name: str, project: Path, workers: int = 0, edit: Callable[[P
 
     A process of its own, because the examples' test files (test_compare.py, ...) share their names
     with this suite's modules, and an in-process run would find those already imported."""
-    shutil.copytree(EXAMPLES / name, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__"))
+    shutil.copytree(
+        EXAMPLES / name, project, dirs_exist_ok=True, ignore=shutil.ignore_patterns("ora-results", "__pycache__")
+    )
     if edit is not None:  # the copy changed before its replay (a candidate made unavailable, say)
         edit(project)
     out = project / "out"
@@ -56,9 +58,27 @@ def replay_example(name: str, project: Path, workers: int = 0, edit: Callable[[P
     environment.pop("PYTEST_XDIST_TESTRUNUID", None)
     environment.pop("PYTEST_ADDOPTS", None)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", str(project), "-p", "no:cacheprovider", "--rootdir", str(project),
-         "-c", str(project / "pytest.ini"), "--ora-out", str(out), "-n", str(workers)],
-        cwd=project, env=environment, capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(project),
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(project),
+            "-c",
+            str(project / "pytest.ini"),
+            "--ora-out",
+            str(out),
+            "-n",
+            str(workers),
+        ],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode in (0, 1), result.stdout + result.stderr
     (project / "stdout.txt").write_text(result.stdout, encoding="utf-8")

@@ -95,8 +95,14 @@ def imports(known: dict[str, Path] | None = None) -> list[Import]:
                 base = _resolve(source, is_package, node.level, node.module)
                 # `from package import submodule` imports the submodule; `from module import name` the module
                 targets = [f"{base}.{alias.name}" for alias in node.names] or [base]
-            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "import_module"
-                  and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "import_module"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 targets = [node.args[0].value]
             for name in targets:
                 target = _known(name, known)
@@ -209,7 +215,9 @@ def main() -> int:
     found = imports(known)
     links = edges(found)
     loops = cycles(sorted(known), links)
-    kinds = {where: sum(1 for item in found if item.where == where) for where in ("module", "function", "TYPE_CHECKING")}
+    kinds = {
+        where: sum(1 for item in found if item.where == where) for where in ("module", "function", "TYPE_CHECKING")
+    }
     print(f"modules {len(known)}  edges {len(links)}  import statements {kinds}")
     print(f"cycles {len(loops)}  modules in cycles {sum(len(loop) for loop in loops)}")
     for loop in loops:

@@ -20,7 +20,10 @@ EXPECTED = {"passed": 8, "skipped": 4}
 
 
 def live_project(
-    pytester: pytest.Pytester, judge: ReferenceJudge, monkeypatch: pytest.MonkeyPatch, keys: dict[str, str],
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
+    monkeypatch: pytest.MonkeyPatch,
+    keys: dict[str, str],
     openai_api: str | None = None,
 ) -> pytest.Pytester:
     """Big-1 routed to the judge's Anthropic route, big-2 to its OpenAI route (or its Responses API), the keys set."""

@@ -21,8 +21,13 @@ import typing_extensions
 
 __all__ = ["GEMINI_FIELDS", "gemini_request_problems", "request_problems", "response_problems"]
 
-_WRAPPERS = {typing.Required, typing.NotRequired, typing_extensions.Required, typing_extensions.NotRequired,
-             typing.ReadOnly if hasattr(typing, "ReadOnly") else typing.Required}
+_WRAPPERS = {
+    typing.Required,
+    typing.NotRequired,
+    typing_extensions.Required,
+    typing_extensions.NotRequired,
+    typing.ReadOnly if hasattr(typing, "ReadOnly") else typing.Required,
+}
 
 
 def _unwrap(tp: Any) -> Any:
@@ -68,7 +73,11 @@ def request_problems(value: Any, tp: Any, path: str = "body") -> list[str]:  # n
             return [f"{path}: expected an array"]
         args = typing.get_args(tp)
         member = args[0] if args else Any
-        return [problem for index, item in enumerate(value) for problem in request_problems(item, member, f"{path}[{index}]")]
+        return [
+            problem
+            for index, item in enumerate(value)
+            for problem in request_problems(item, member, f"{path}[{index}]")
+        ]
     if origin in (dict, collections.abc.Mapping, dict):
         if not isinstance(value, dict):
             return [f"{path}: expected an object"]
@@ -78,7 +87,11 @@ def request_problems(value: Any, tp: Any, path: str = "body") -> list[str]:  # n
     if tp is bool:
         return [] if isinstance(value, bool) else [f"{path}: expected a boolean, got {value!r}"]
     if tp is int:
-        return [] if isinstance(value, int) and not isinstance(value, bool) else [f"{path}: expected an integer, got {value!r}"]
+        return (
+            []
+            if isinstance(value, int) and not isinstance(value, bool)
+            else [f"{path}: expected an integer, got {value!r}"]
+        )
     if tp is float:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         return [] if ok else [f"{path}: expected a number, got {value!r}"]
@@ -98,7 +111,9 @@ def _required(tp: Any, hints: dict[str, Any]) -> set[str]:
     required: set[str] = set()
     for key, hint in hints.items():
         origin = typing.get_origin(hint)
-        if origin in (typing.Required, typing_extensions.Required) or (origin not in (typing.NotRequired, typing_extensions.NotRequired) and tp.__total__):
+        if origin in (typing.Required, typing_extensions.Required) or (
+            origin not in (typing.NotRequired, typing_extensions.NotRequired) and tp.__total__
+        ):
             required.add(key)
     return required
 

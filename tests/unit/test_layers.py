@@ -31,7 +31,9 @@ def test_the_import_graph_has_no_cycle() -> None:
 def test_every_module_sits_in_a_layer() -> None:
     # A new room outside the contract would escape both checks.
     stack = import_graph.layers()
-    loose = [name for name in import_graph.modules() if name != "pytest_ora" and import_graph.layer_of(name, stack) is None]
+    loose = [
+        name for name in import_graph.modules() if name != "pytest_ora" and import_graph.layer_of(name, stack) is None
+    ]
     assert loose == []
 
 
@@ -43,7 +45,9 @@ def test_the_core_imports_nothing_but_the_standard_library_and_pydantic() -> Non
         if not name.startswith("pytest_ora.core"):
             continue
         for line, target in import_graph.external_imports(path):
-            if target.split(".")[0] not in allowed or (target.startswith("pytest_ora") and not target.startswith("pytest_ora.core")):
+            if target.split(".")[0] not in allowed or (
+                target.startswith("pytest_ora") and not target.startswith("pytest_ora.core")
+            ):
                 outside.append(f"{path.name}:{line}: {target}")
     assert outside == []
 
@@ -67,5 +71,6 @@ def test_a_planted_upward_import_is_named_with_its_file_and_line(tmp_path: Path,
     found = import_graph.imports(import_graph.modules(package))
     bad = import_graph.violations(found, import_graph.layers(), root=tmp_path)
     # Then exactly that import is reported, by file and line
-    assert bad == [f"pytest_ora/core/numbers.py:{line}: pytest_ora.core.numbers imports pytest_ora.harness.run "
-                   f"({where}-level, up)"]
+    assert bad == [
+        f"pytest_ora/core/numbers.py:{line}: pytest_ora.core.numbers imports pytest_ora.harness.run ({where}-level, up)"
+    ]

@@ -72,27 +72,37 @@ class CandidateAnswer:
             except TranscriptError:
                 transcript = None
         answer = text("answer") if transcript is None else transcript_text(transcript_of(transcript))
-        return cls(answer=answer, model=text("model"), tokens_in=count("tokens_in"), tokens_out=count("tokens_out"),
-                   cost_usd=text("cost_usd"), latency_ms=count("latency_ms") or 0, generated_at=text("generated_at") or "",
-                   failure=text("failure"), transcript=transcript)
+        return cls(
+            answer=answer,
+            model=text("model"),
+            tokens_in=count("tokens_in"),
+            tokens_out=count("tokens_out"),
+            cost_usd=text("cost_usd"),
+            latency_ms=count("latency_ms") or 0,
+            generated_at=text("generated_at") or "",
+            failure=text("failure"),
+            transcript=transcript,
+        )
 
     def applied(self, capture: Capture) -> Capture:
         """The capture holding this answer and its candidate fields (cost and minutes default to the candidate's)."""
         assert self.answer is not None
         cost = None if self.cost_usd is None else Decimal(self.cost_usd)
         minutes = Decimal(self.latency_ms) / Decimal(60000)
-        return loaded(capture).model_copy(update={
-            "answer": self.answer,
-            "transcript": None if self.transcript is None else transcript_of(self.transcript),
-            "candidate_model": self.model,
-            "candidate_latency_ms": self.latency_ms,
-            "candidate_tokens_in": self.tokens_in,
-            "candidate_tokens_out": self.tokens_out,
-            "candidate_cost_usd": cost,
-            "generated_at": self.generated_at,
-            "cost_usd": capture.cost_usd if capture.cost_usd is not None else cost,
-            "wall_clock_minutes": capture.wall_clock_minutes if capture.wall_clock_minutes is not None else minutes,
-        })
+        return loaded(capture).model_copy(
+            update={
+                "answer": self.answer,
+                "transcript": None if self.transcript is None else transcript_of(self.transcript),
+                "candidate_model": self.model,
+                "candidate_latency_ms": self.latency_ms,
+                "candidate_tokens_in": self.tokens_in,
+                "candidate_tokens_out": self.tokens_out,
+                "candidate_cost_usd": cost,
+                "generated_at": self.generated_at,
+                "cost_usd": capture.cost_usd if capture.cost_usd is not None else cost,
+                "wall_clock_minutes": capture.wall_clock_minutes if capture.wall_clock_minutes is not None else minutes,
+            }
+        )
 
 
 def request_of(capture: Capture, attempt: int = 1) -> dict[str, Any]:
@@ -129,8 +139,9 @@ def answer_from_output(output: Any, spec: CandidateSpec, default_model: str) -> 
         raise CandidateFailure("returned both `answer` and `transcript`: give one")
     unknown = sorted(set(output) - {"answer", "transcript", "usage", "cost_usd", "model"})
     if unknown:
-        raise CandidateFailure(f"returned unknown field(s) {', '.join(unknown)}; allowed: answer or transcript, usage, "
-                               "cost_usd, model")
+        raise CandidateFailure(
+            f"returned unknown field(s) {', '.join(unknown)}; allowed: answer or transcript, usage, cost_usd, model"
+        )
     transcript = None
     if "transcript" in output:
         try:
@@ -161,6 +172,10 @@ def answer_from_output(output: Any, spec: CandidateSpec, default_model: str) -> 
     if not isinstance(model, str):
         raise CandidateFailure("`model` must be a string")
     return CandidateAnswer(
-        answer=answer, model=model, tokens_in=usage.get("input"), tokens_out=usage.get("output"), transcript=transcript,
+        answer=answer,
+        model=model,
+        tokens_in=usage.get("input"),
+        tokens_out=usage.get("output"),
+        transcript=transcript,
         cost_usd=None if cost is None else str(Decimal(repr(cost)) if isinstance(cost, float) else Decimal(cost)),
     )

@@ -20,7 +20,10 @@ _STDERR_KEPT = 2000
 
 
 async def call_command(
-    spec: CandidateSpec, request: dict[str, Any], suite: Path, redact: Callable[[str], str],
+    spec: CandidateSpec,
+    request: dict[str, Any],
+    suite: Path,
+    redact: Callable[[str], str],
 ) -> CandidateAnswer:
     """The command's answer (plain text, or the answer object as JSON); CandidateFailure on exit, timeout or bad output.
 
@@ -29,8 +32,12 @@ async def call_command(
     argv = list(spec.command)
     try:
         process = await asyncio.create_subprocess_exec(
-            *argv, cwd=suite, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=dict(os.environ),
+            *argv,
+            cwd=suite,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=dict(os.environ),
         )
     except OSError as error:
         raise CandidateFailure(f"cannot start {argv[0]}: {error.strerror or error}") from None

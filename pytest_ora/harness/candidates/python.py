@@ -23,7 +23,9 @@ def _function(target: str, suite: Path) -> Callable[..., Any]:
     try:
         module = importlib.import_module(module_name)
     except Exception as error:
-        raise CandidateFailure(f"cannot import {module_name} from {suite.name}/: {type(error).__name__}: {error}") from None
+        raise CandidateFailure(
+            f"cannot import {module_name} from {suite.name}/: {type(error).__name__}: {error}"
+        ) from None
     function = getattr(module, name, None)
     if not callable(function):
         raise CandidateFailure(f"{target}: {module_name} has no function {name}")

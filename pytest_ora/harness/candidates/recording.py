@@ -38,15 +38,19 @@ def request_digests(capture: Capture, spec: CandidateSpec, role: RoleSpec | None
     definition = spec.model_dump(exclude={"system", "params"}, exclude_none=True)
     role_digest = {} if role is None else {"role": _digest(role.model_dump(mode="json", exclude_none=True))}
     repeat = {} if capture.repeat is None else {"repeat": _digest(capture.repeat)}
-    return role_digest | repeat | {
-        "prompt": _digest(capture.prompt),
-        "context": _digest(capture.context),
-        "messages": _digest(None if capture.messages is None else [turn.model_dump() for turn in capture.messages]),
-        "metadata": _digest(capture.metadata),
-        "system": _digest(spec.system),
-        "params": _digest(None if spec.params is None else spec.params.model_dump(exclude_none=True)),
-        "candidate": _digest(definition),
-    }
+    return (
+        role_digest
+        | repeat
+        | {
+            "prompt": _digest(capture.prompt),
+            "context": _digest(capture.context),
+            "messages": _digest(None if capture.messages is None else [turn.model_dump() for turn in capture.messages]),
+            "metadata": _digest(capture.metadata),
+            "system": _digest(spec.system),
+            "params": _digest(None if spec.params is None else spec.params.model_dump(exclude_none=True)),
+            "candidate": _digest(definition),
+        }
+    )
 
 
 class CandidateRecording:
@@ -65,8 +69,14 @@ class CandidateRecording:
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as error:
-            raise CorruptCassette(f"the candidate recording {self.path} cannot be read: {error}", capture_id=self.capture_id) from None
-        if not isinstance(data, dict) or not isinstance(data.get("request"), dict) or not isinstance(data.get("answer"), dict):
+            raise CorruptCassette(
+                f"the candidate recording {self.path} cannot be read: {error}", capture_id=self.capture_id
+            ) from None
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("request"), dict)
+            or not isinstance(data.get("answer"), dict)
+        ):
             raise CorruptCassette(f"the candidate recording {self.path} is not a recording", capture_id=self.capture_id)
         return data
 
@@ -81,24 +91,34 @@ class CandidateRecording:
     def missing(self) -> MissingCassette:
         return MissingCassette(
             f"no recorded candidate answer for {self.capture_id} (expected {self.path}); record it with "
-            "--ora-record once", capture_id=self.capture_id,
+            "--ora-record once",
+            capture_id=self.capture_id,
         )
 
     def drift(self, fields: list[str]) -> PacketDrift:
         named = ", ".join(f"candidate field {name!r}" for name in fields)
         return PacketDrift(
             f"the candidate recording {self.path} was recorded for a different candidate request than "
-            f"{self.capture_id} sends now ({named}): re-record with --ora-record new_episodes -k \"{self.capture_id}\"",
+            f'{self.capture_id} sends now ({named}): re-record with --ora-record new_episodes -k "{self.capture_id}"',
             capture_id=self.capture_id,
         )
 
     def write(self, digests: dict[str, str], answer: CandidateAnswer, secrets: list[str]) -> None:
         """Written atomically; refused (not written) when it would hold a configured credential."""
-        text = json.dumps({"capture_id": self.capture_id, "request": digests, "answer": answer.to_json()},
-                          ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        text = (
+            json.dumps(
+                {"capture_id": self.capture_id, "request": digests, "answer": answer.to_json()},
+                ensure_ascii=False,
+                indent=1,
+                sort_keys=True,
+            )
+            + "\n"
+        )
         if any(secret and secret in text for secret in secrets):
-            raise CorruptCassette(f"the candidate answer of {self.capture_id} holds a configured API key: not recorded",
-                                  capture_id=self.capture_id)
+            raise CorruptCassette(
+                f"the candidate answer of {self.capture_id} holds a configured API key: not recorded",
+                capture_id=self.capture_id,
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         descriptor, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".", suffix=".tmp")
         try:

@@ -20,13 +20,17 @@ def repeated(plan: Plan, option: int | None) -> Plan:
     candidates = manifest.candidates or {}
     if not candidates:
         where = "--ora-repeat" if option is not None else "bundle.yaml repeat"
-        raise pytest.UsageError(f"{where} {times}: repeated answers are made by candidates, and bundle.yaml names none; "
-                                "add a `candidates:` section, or leave repeat at 1")
+        raise pytest.UsageError(
+            f"{where} {times}: repeated answers are made by candidates, and bundle.yaml names none; "
+            "add a `candidates:` section, or leave repeat at 1"
+        )
     captures = []
     for planned in plan.captures:
         if planned.capture.configuration in candidates and planned.pair is None:
-            captures += [dataclasses.replace(planned, capture=planned.capture.model_copy(update={"repeat": k}))
-                         for k in range(1, times + 1)]
+            captures += [
+                dataclasses.replace(planned, capture=planned.capture.model_copy(update={"repeat": k}))
+                for k in range(1, times + 1)
+            ]
         else:
             captures.append(planned)
     return dataclasses.replace(plan, captures=tuple(captures))

@@ -28,20 +28,38 @@ from ...judges.transport import RetryPolicy, send
 from .answer import CandidateAnswer, CandidateFailure
 
 __all__ = [
-    "RoleCall", "call_role", "candidate_prompt", "candidate_roles", "candidate_secrets", "candidate_slot", "sampling_refused",
+    "RoleCall",
+    "call_role",
+    "candidate_prompt",
+    "candidate_roles",
+    "candidate_secrets",
+    "candidate_slot",
+    "sampling_refused",
 ]
 
 
-def candidate_roles(candidates: Mapping[str, CandidateSpec] | None, roles: Mapping[str, RoleSpec]) -> tuple[JudgeSlot, ...]:
+def candidate_roles(
+    candidates: Mapping[str, CandidateSpec] | None, roles: Mapping[str, RoleSpec]
+) -> tuple[JudgeSlot, ...]:
     """Every role candidate as a caller, in configuration order (a role that optimum.yaml lacks is intake's to refuse)."""
-    return tuple(candidate_slot(name, spec.role, roles[spec.role]) for name, spec in (candidates or {}).items()
-                 if spec.role is not None and spec.role in roles)
+    return tuple(
+        candidate_slot(name, spec.role, roles[spec.role])
+        for name, spec in (candidates or {}).items()
+        if spec.role is not None and spec.role in roles
+    )
 
 
-def candidate_secrets(candidates: Mapping[str, CandidateSpec] | None, roles: Mapping[str, RoleSpec],
-                      environ: Mapping[str, str], *, live: bool) -> tuple[str, ...]:
+def candidate_secrets(
+    candidates: Mapping[str, CandidateSpec] | None,
+    roles: Mapping[str, RoleSpec],
+    environ: Mapping[str, str],
+    *,
+    live: bool,
+) -> tuple[str, ...]:
     """Every credential the role candidates' calls carry, each to be redacted wherever text is written."""
-    return tuple(secret for slot in candidate_roles(candidates, roles) for secret in secrets_for(slot.spec, environ, chains=live))
+    return tuple(
+        secret for slot in candidate_roles(candidates, roles) for secret in secrets_for(slot.spec, environ, chains=live)
+    )
 
 
 def sampling_refused(role: RoleSpec, spec: CandidateSpec) -> str | None:
@@ -65,8 +83,10 @@ def sampling_refused(role: RoleSpec, spec: CandidateSpec) -> str | None:
         takes = True
     if takes:
         return None
-    return (f"model {role.model} ({role.provider}) takes no temperature or top_p (its API refuses them): "
-            "remove them from params, or answer with a model that takes them")
+    return (
+        f"model {role.model} ({role.provider}) takes no temperature or top_p (its API refuses them): "
+        "remove them from params, or answer with a model that takes them"
+    )
 
 
 def candidate_slot(configuration: str, role: str, spec: RoleSpec) -> JudgeSlot:
@@ -84,8 +104,12 @@ def candidate_prompt(capture: Capture, spec: CandidateSpec, cache: bool) -> Judg
     sampling = Sampling(None if params is None else params.temperature, None if params is None else params.top_p)
     max_tokens = params.max_tokens if params is not None and params.max_tokens is not None else DEFAULT_MAX_TOKENS
     return JudgePrompt(
-        system=spec.system or "", parts=tuple(parts), reply_schema=None, max_tokens=max_tokens,
-        cache_key=f"ora-candidate-{capture.configuration}" if cache else None, sampling=sampling,
+        system=spec.system or "",
+        parts=tuple(parts),
+        reply_schema=None,
+        max_tokens=max_tokens,
+        cache_key=f"ora-candidate-{capture.configuration}" if cache else None,
+        sampling=sampling,
     )
 
 
@@ -102,7 +126,11 @@ class RoleCall:
 
 
 async def call_role(
-    how: RoleCall, slot: JudgeSlot, capture: Capture, spec: CandidateSpec, client: httpx.AsyncClient,
+    how: RoleCall,
+    slot: JudgeSlot,
+    capture: Capture,
+    spec: CandidateSpec,
+    client: httpx.AsyncClient,
     cassette: CaptureCassette,
 ) -> CandidateAnswer:
     """The role's plain-text answer, priced like a judge call; CandidateFailure past the retry bound, on a refusal or no text."""
@@ -114,14 +142,17 @@ async def call_role(
     request.extensions[CASSETTE_EXTENSION] = cassette
     name = f"{slot.label} (role {slot.role}, {role.model})"
     try:
-        sent = await send(client, request, policy=how.policy, judge=name, error_message=provider.error_message,
-                          secrets=how.secrets)
+        sent = await send(
+            client, request, policy=how.policy, judge=name, error_message=provider.error_message, secrets=how.secrets
+        )
     except TransportError as error:
         raise CandidateFailure(str(error)) from None
     try:
         reply = provider.parse_reply(sent.response)
     except ValueError as error:
-        raise CandidateFailure(f"{name} answered with a body that is not a {provider.name} response ({error})") from None
+        raise CandidateFailure(
+            f"{name} answered with a body that is not a {provider.name} response ({error})"
+        ) from None
     if reply.stop == "refused":
         raise CandidateFailure(f"{name} refused to answer ({reply.detail or 'no reason given'})")
     if not reply.text or not reply.text.strip():
@@ -130,9 +161,17 @@ async def call_role(
     price = price_for(role.model, how.prices)
     usd: Decimal | None = None
     if price is not None:
-        usd = cost(price, usage["input_tokens"], usage["output_tokens"], usage.get("cached_input_tokens", 0),
-                   usage.get("cache_write_input_tokens", 0))
+        usd = cost(
+            price,
+            usage["input_tokens"],
+            usage["output_tokens"],
+            usage.get("cached_input_tokens", 0),
+            usage.get("cache_write_input_tokens", 0),
+        )
     return CandidateAnswer(
-        answer=reply.text, model=reply.model or role.model, tokens_in=usage["input_tokens"],
-        tokens_out=usage["output_tokens"], cost_usd=None if usd is None else str(usd),
+        answer=reply.text,
+        model=reply.model or role.model,
+        tokens_in=usage["input_tokens"],
+        tokens_out=usage["output_tokens"],
+        cost_usd=None if usd is None else str(usd),
     )

@@ -34,10 +34,16 @@ def candidate_lines(records: Iterable[CaptureRecord]) -> list[str]:
     if not answered and not failed:
         return []
     # The answers' cost as recorded with them (this run's spend, answers made live, is on its own line).
-    cost = f"cost as recorded with the answers: ${spend:.4f} for {priced} of them" if priced else "no cost recorded with the answers"
+    cost = (
+        f"cost as recorded with the answers: ${spend:.4f} for {priced} of them"
+        if priced
+        else "no cost recorded with the answers"
+    )
     line = f"ora: candidates answered {answered} judged capture{'s' if answered != 1 else ''} ({cost})"
     if failed:
-        shown = ", ".join(sorted(failed)[:_NAMED]) + (f" and {len(failed) - _NAMED} more" if len(failed) > _NAMED else "")
+        shown = ", ".join(sorted(failed)[:_NAMED]) + (
+            f" and {len(failed) - _NAMED} more" if len(failed) > _NAMED else ""
+        )
         line += f"; {len(failed)} candidate{'s' if len(failed) != 1 else ''} failed (unscorable, never judged): {shown}"
     return [line, call_line(records)]
 
@@ -51,8 +57,10 @@ def call_line(records: Iterable[CaptureRecord]) -> str:
             candidate_live += bool(record.get("candidate_live"))
         judge_calls += sum(judge["asks"] for judge in record["judges"])
         judge_live += record.get("live_calls", 0)
-    return (f"ora: candidate calls {candidate_calls} ({candidate_live} live, {candidate_calls - candidate_live} replayed), "
-            f"judge calls {judge_calls} ({judge_live} live, {judge_calls - judge_live} replayed)")
+    return (
+        f"ora: candidate calls {candidate_calls} ({candidate_live} live, {candidate_calls - candidate_live} replayed), "
+        f"judge calls {judge_calls} ({judge_live} live, {judge_calls - judge_live} replayed)"
+    )
 
 
 def generated_lines(records: Iterable[CaptureRecord], out: object) -> list[str]:
@@ -66,6 +74,8 @@ def generated_lines(records: Iterable[CaptureRecord], out: object) -> list[str]:
             failed.append(record["capture_id"])
     line = f"ora: generate only: {made} candidate answer{'s' if made != 1 else ''} (made and recorded, or replayed), nothing judged"
     if failed:
-        shown = ", ".join(sorted(failed)[:_NAMED]) + (f" and {len(failed) - _NAMED} more" if len(failed) > _NAMED else "")
+        shown = ", ".join(sorted(failed)[:_NAMED]) + (
+            f" and {len(failed) - _NAMED} more" if len(failed) > _NAMED else ""
+        )
         line += f"; {len(failed)} candidate{'s' if len(failed) != 1 else ''} failed: {shown}"
     return [line, f"ora: captures written to {out}/captures.jsonl (the last report there is untouched)"]

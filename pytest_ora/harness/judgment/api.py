@@ -82,7 +82,9 @@ def judge_in_run(
     except InvalidReplyError as error:
         raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge validation failed: {error}")) from None
     except (MissingCassette, PacketDrift) as error:
-        raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge not called: {_cassette_words(error, Path(str(cassette)))}")) from None
+        raise JudgmentFailed(
+            JudgmentFailure(mode=mode, error=f"Judge not called: {_cassette_words(error, Path(str(cassette)))}")
+        ) from None
     except CassetteError as error:
         raise JudgmentFailed(JudgmentFailure(mode=mode, error=f"Judge not called: {error}")) from None
     except JudgeError as error:
@@ -96,14 +98,24 @@ def judge_in_run(
     replies = _replies(judged)
     first = next(iter(replies.values()))[0]
     usage = [judge["usage"] for item in judged for judge in item.record["judges"]]
-    evaluation = {**evaluation, "rubric": {"version": rubric.version, "digest": rubric.digest},
-                  "items": {item.item.name: item.record["configuration"] for item in judged},
-                  "panel": panel_note(judging.panel, rubric), "replies": replies}
+    evaluation = {
+        **evaluation,
+        "rubric": {"version": rubric.version, "digest": rubric.digest},
+        "items": {item.item.name: item.record["configuration"] for item in judged},
+        "panel": panel_note(judging.panel, rubric),
+        "replies": replies,
+    }
     result = JudgmentResult(
-        mode=mode, timestamp=started, scores={name: number(value) for name, value in scores.items()}, winner=winner,
-        rating=rating, token_usage=TokenUsage(input=sum(u["input_tokens"] for u in usage),
-                                              output=sum(u["output_tokens"] for u in usage)),
-        response_text=first, evaluation=evaluation,
+        mode=mode,
+        timestamp=started,
+        scores={name: number(value) for name, value in scores.items()},
+        winner=winner,
+        rating=rating,
+        token_usage=TokenUsage(
+            input=sum(u["input_tokens"] for u in usage), output=sum(u["output_tokens"] for u in usage)
+        ),
+        response_text=first,
+        evaluation=evaluation,
     )
     problem = validate(result, replies, judged=True)
     if problem is not None:
@@ -111,8 +123,14 @@ def judge_in_run(
     return result
 
 
-def _paced(judging: Judging, items: Sequence[Item], library: OneCassette | None, budget: Budget | None,
-           limiter: SharedLimiter | None, record: str) -> list[Judged]:
+def _paced(
+    judging: Judging,
+    items: Sequence[Item],
+    library: OneCassette | None,
+    budget: Budget | None,
+    limiter: SharedLimiter | None,
+    record: str,
+) -> list[Judged]:
     """The items judged under the run's limiter, or outside a run under one of the judgment's own (the same pacing
     transport as a live run's, learning from the providers' rate-limit headers and refusals for the call's length)."""
     if limiter is not None or record == "none":  # a replay sends nothing: nothing to pace
@@ -134,8 +152,10 @@ def _cassette_words(error: MissingCassette | PacketDrift, path: Path) -> str:
     """The cassette error in this call's words (--record, not the pytest option)."""
     if isinstance(error, MissingCassette):
         return f"no recorded judge call in {path}: record it with --record once (the judges' API keys set)"
-    return (f"the cassette {path} was recorded for other data, judges or rubric than this judgment sends: "
-            "re-record with --record all, or judge with the data and judges it was recorded with")
+    return (
+        f"the cassette {path} was recorded for other data, judges or rubric than this judgment sends: "
+        "re-record with --record all, or judge with the data and judges it was recorded with"
+    )
 
 
 def _deterministic(mode: str, data: FileData, scenarios: str | os.PathLike[str] | None, started: str) -> JudgmentResult:
@@ -152,8 +172,11 @@ def _deterministic(mode: str, data: FileData, scenarios: str | os.PathLike[str] 
     detail = {**scored.detail(), "response_file": str(response_file), "scenarios": str(scenarios)}
     write_detail(target, detail)
     result = JudgmentResult(
-        mode=mode, timestamp=started, scores={scenario.instance_id: number(scored.total)},
-        token_usage=TokenUsage(input=0, output=0), response_text=None,
+        mode=mode,
+        timestamp=started,
+        scores={scenario.instance_id: number(scored.total)},
+        token_usage=TokenUsage(input=0, output=0),
+        response_text=None,
         evaluation={**detail, "detail_file": str(target)},
     )
     problem = validate(result, {}, judged=False)

@@ -88,8 +88,13 @@ def _network(limiter: SharedLimiter | None) -> httpx.AsyncBaseTransport:
     return inner if limiter is None else PacedTransport(inner, limiter)
 
 
-async def judge_items(judging: Judging, items: Sequence[Item], library: CassetteLibrary | None,
-                      budget: Budget | None = None, limiter: SharedLimiter | None = None) -> list[Judged]:
+async def judge_items(
+    judging: Judging,
+    items: Sequence[Item],
+    library: CassetteLibrary | None,
+    budget: Budget | None = None,
+    limiter: SharedLimiter | None = None,
+) -> list[Judged]:
     """Judge every item with the panel through a capture's steps; judge, cassette and not-judged errors propagate."""
     rubric = judging.rubric
     check_budget(budget, CASSETTE_ID)
@@ -145,5 +150,7 @@ def _refuse_secrets(judging: Judging, text: str) -> None:
     """Nothing holding a configured key's value is sent or recorded (the runner's own check)."""
     for secret in judging.secrets():
         if str.__str__(secret) in text:
-            raise OraError("the data holds the value of a configured API key; it is neither sent to a judge nor written: "
-                           "remove the key from the data")
+            raise OraError(
+                "the data holds the value of a configured API key; it is neither sent to a judge nor written: "
+                "remove the key from the data"
+            )

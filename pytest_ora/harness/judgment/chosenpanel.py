@@ -36,8 +36,11 @@ def panel_of(judges: Sequence[str], environ: Mapping[str, str], size: int) -> Pa
     """The judges given, in order; else up to `size` (the rubric's panel_size), one per provider whose key is set,
     in DEFAULT_MODELS order; DataError when there is none."""
     if not judges:
-        judges = [f"{provider}={provider}:{model}" for provider, model in DEFAULT_MODELS.items()
-                  if environ.get(DEFAULT_KEY_ENV[provider], "").strip()][:size]
+        judges = [
+            f"{provider}={provider}:{model}"
+            for provider, model in DEFAULT_MODELS.items()
+            if environ.get(DEFAULT_KEY_ENV[provider], "").strip()
+        ][:size]
     if not judges:
         keys = ", ".join(DEFAULT_KEY_ENV[provider] for provider in DEFAULT_MODELS)
         raise DataError(f"no judge: give --judge LABEL=PROVIDER:MODEL, or set a provider's key ({keys})")
@@ -54,8 +57,10 @@ def panel_note(panel: Panel, rubric: Rubric) -> dict[str, Any]:
     size = len(panel.judges)
     note = None
     if size != rubric.panel_size:
-        note = (f"rubric {rubric.version} is judged by {rubric.panel_size} judge{'s' if rubric.panel_size != 1 else ''} "
-                f"(panel_size); this judgment had {size}: a different panel from the rubric's, as given or as the "
-                "keys set allowed")
+        note = (
+            f"rubric {rubric.version} is judged by {rubric.panel_size} judge{'s' if rubric.panel_size != 1 else ''} "
+            f"(panel_size); this judgment had {size}: a different panel from the rubric's, as given or as the "
+            "keys set allowed"
+        )
     judges = [f"{slot.label}={slot.spec.provider}:{slot.spec.model}" for slot in panel.judges]
     return {"judges": judges, "size": size, "panel_size": rubric.panel_size, "note": note}

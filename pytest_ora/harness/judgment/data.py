@@ -10,12 +10,27 @@ from ...core.errors import OraError
 from ...core.models import BehaviorItem, ChecklistBonus, ChecklistIssue, GoldStandard
 
 __all__ = [
-    "JUDGED_MODES", "MODES", "PHASES", "CoherenceData", "CompareData", "Contestant", "DataError", "FileData",
-    "ModeData", "PhaseData", "SoloData", "Team", "parse_data",
+    "JUDGED_MODES",
+    "MODES",
+    "PHASES",
+    "CoherenceData",
+    "CompareData",
+    "Contestant",
+    "DataError",
+    "FileData",
+    "ModeData",
+    "PhaseData",
+    "SoloData",
+    "Team",
+    "parse_data",
 ]
 
-PHASES = {"phase-sm": "judge-phase-sm-1.0", "phase-tea": "judge-phase-tea-1.0", "phase-dev": "judge-phase-dev-1.0",
-          "phase-reviewer": "judge-phase-reviewer-1.0"}
+PHASES = {
+    "phase-sm": "judge-phase-sm-1.0",
+    "phase-tea": "judge-phase-tea-1.0",
+    "phase-dev": "judge-phase-dev-1.0",
+    "phase-reviewer": "judge-phase-reviewer-1.0",
+}
 """Phase mode -> its built-in rubric."""
 JUDGED_MODES = ("solo", "compare", *PHASES, "coherence")
 MODES = (*JUDGED_MODES, "swebench", "ground-truth")
@@ -32,16 +47,22 @@ class _Data(BaseModel):
 def _issues(value: Any) -> Any:
     """A list of {id, severity, description}, or {severity or category: [{id, description}, ...]}."""
     if isinstance(value, dict):
-        return [{**item, "severity": severity} if isinstance(item, dict) else item
-                for severity, items in value.items() for item in (items if isinstance(items, list) else [items])]
+        return [
+            {**item, "severity": severity} if isinstance(item, dict) else item
+            for severity, items in value.items()
+            for item in (items if isinstance(items, list) else [items])
+        ]
     return value
 
 
 def _criteria(value: Any) -> Any:
     """A list of {id, category, description}, or {category: [{id, description}, ...]}."""
     if isinstance(value, dict):
-        return [{**item, "category": category} if isinstance(item, dict) else item
-                for category, items in value.items() for item in (items if isinstance(items, list) else [items])]
+        return [
+            {**item, "category": category} if isinstance(item, dict) else item
+            for category, items in value.items()
+            for item in (items if isinstance(items, list) else [items])
+        ]
     return value
 
 
@@ -117,8 +138,14 @@ class FileData(_Data):
 
 
 ModeData = SoloData | CompareData | PhaseData | CoherenceData | FileData
-_MODELS: dict[str, type[_Data]] = {"solo": SoloData, "compare": CompareData, **dict.fromkeys(PHASES, PhaseData),
-                                   "coherence": CoherenceData, "swebench": FileData, "ground-truth": FileData}
+_MODELS: dict[str, type[_Data]] = {
+    "solo": SoloData,
+    "compare": CompareData,
+    **dict.fromkeys(PHASES, PhaseData),
+    "coherence": CoherenceData,
+    "swebench": FileData,
+    "ground-truth": FileData,
+}
 
 
 def parse_data(mode: str, data: Any) -> Any:
@@ -141,5 +168,3 @@ def parse_data(mode: str, data: Any) -> Any:
     if isinstance(parsed, _Checklists) and parsed.baseline_issues is not None and parsed.baseline_criteria is not None:
         raise DataError(f"--data: give baseline_issues or baseline_criteria, not both (mode {mode})")
     return parsed
-
-

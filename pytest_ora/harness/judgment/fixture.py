@@ -35,7 +35,9 @@ class OraJudge:
     A live judgment counts against the run's --ora-budget-usd and is paced by its shared rate limiter.
     """
 
-    def __init__(self, stem: Path, record: str, budget: Budget | None = None, limiter: SharedLimiter | None = None) -> None:
+    def __init__(
+        self, stem: Path, record: str, budget: Budget | None = None, limiter: SharedLimiter | None = None
+    ) -> None:
         self.stem = stem
         self.record = record
         self.budget = budget
@@ -47,12 +49,25 @@ class OraJudge:
         suffix = "" if number == 1 else f"-{number}"
         return self.stem.with_name(f"{self.stem.name}{suffix}.json")
 
-    def __call__(self, mode: str, data: Mapping[str, Any], judges: Sequence[str] = (),
-                 scenarios: str | os.PathLike[str] | None = None) -> JudgmentResult:
+    def __call__(
+        self,
+        mode: str,
+        data: Mapping[str, Any],
+        judges: Sequence[str] = (),
+        scenarios: str | os.PathLike[str] | None = None,
+    ) -> JudgmentResult:
         self.calls += 1
         record = "all" if self.record == "all" else "once" if self.record in ("once", "new_episodes") else "none"
-        return judge_in_run(mode, data, judges=judges, cassette=self.cassette(self.calls), record=record,
-                            scenarios=scenarios, budget=self.budget, limiter=self.limiter)
+        return judge_in_run(
+            mode,
+            data,
+            judges=judges,
+            cassette=self.cassette(self.calls),
+            record=record,
+            scenarios=scenarios,
+            budget=self.budget,
+            limiter=self.limiter,
+        )
 
 
 def for_test(request: pytest.FixtureRequest, run: OraRun) -> OraJudge:

@@ -35,8 +35,16 @@ class Judgment:
 
 
 def _capture(mode: str, configuration: str, prompt: str, answer: str, context: str | None, **fields: object) -> Capture:
-    return Capture.model_validate({"entry_key": f"judge:{mode}", "configuration": configuration, "prompt": prompt,
-                                   "answer": answer, "context": context, **fields})
+    return Capture.model_validate(
+        {
+            "entry_key": f"judge:{mode}",
+            "configuration": configuration,
+            "prompt": prompt,
+            "answer": answer,
+            "context": context,
+            **fields,
+        }
+    )
 
 
 def _contestant(spec: str, character: str, code: str | None) -> str:
@@ -49,7 +57,9 @@ def _lists(data: SoloData | CompareData) -> tuple[str, dict[str, object]]:
     if data.baseline_issues is not None:
         return "judge-checklist-2.0", {"checklist": Checklist(issues=data.baseline_issues, bonus=data.bonus_issues)}
     if data.baseline_criteria is not None:
-        return "judge-behavior-1.0", {"behaviors": Behaviors(criteria=data.baseline_criteria, bonus=data.bonus_criteria)}
+        return "judge-behavior-1.0", {
+            "behaviors": Behaviors(criteria=data.baseline_criteria, bonus=data.bonus_criteria)
+        }
     if data.bonus_issues or data.bonus_criteria:
         raise DataError("--data: bonus_issues / bonus_criteria go with baseline_issues / baseline_criteria")
     return "judge-solo-1.0", {}
@@ -57,8 +67,15 @@ def _lists(data: SoloData | CompareData) -> tuple[str, dict[str, object]]:
 
 def _solo(data: SoloData) -> Judgment:
     rubric, lists = _lists(data)
-    capture = _capture("solo", "contestant-1", data.challenge, data.response,
-                       _contestant(data.spec, data.character, data.code), gold_standard=data.gold_standard, **lists)
+    capture = _capture(
+        "solo",
+        "contestant-1",
+        data.challenge,
+        data.response,
+        _contestant(data.spec, data.character, data.code),
+        gold_standard=data.gold_standard,
+        **lists,
+    )
     return Judgment("solo", rubric, (Item(data.spec, PlannedCapture(capture, 1, "judge")),))
 
 
@@ -72,15 +89,26 @@ def _compare(data: CompareData) -> Judgment:
         return _capture("compare", slot, data.challenge, contestant.response, context, **lists)
 
     if lists:  # a checklist or behaviour list: each contestant scored on it, the higher total wins
-        return Judgment("compare", rubric, tuple(
-            Item(c.spec, PlannedCapture(capture(f"contestant-{n}", c, _contestant(c.spec, c.character, data.code)), n, "judge"))
-            for n, c in enumerate(data.contestants, start=1)
-        ))
+        return Judgment(
+            "compare",
+            rubric,
+            tuple(
+                Item(
+                    c.spec,
+                    PlannedCapture(
+                        capture(f"contestant-{n}", c, _contestant(c.spec, c.character, data.code)), n, "judge"
+                    ),
+                )
+                for n, c in enumerate(data.contestants, start=1)
+            ),
+        )
     shown = "Contestants, in no particular order: " + "; ".join(f"{c.spec} ({c.character})" for c in data.contestants)
     shown = shown if data.code is None else f"{shown}\n\nCode under review:\n{data.code}"
     first, second = capture("contestant-1", one, shown), capture("contestant-2", two, shown)
     pair = Pair("contestant-1", "contestant-2")
-    planned = PlannedCapture(first.model_copy(update={"configuration": pair.lane}), 1, "judge", partner=second, pair=pair)
+    planned = PlannedCapture(
+        first.model_copy(update={"configuration": pair.lane}), 1, "judge", partner=second, pair=pair
+    )
     return Judgment("compare", "judge-compare-1.0", (Item(f"{one.spec} vs {two.spec}", planned),))
 
 
@@ -94,8 +122,9 @@ def _phase(mode: str, data: PhaseData) -> Judgment:
 
 def _coherence(data: CoherenceData) -> Judgment:
     chain = Chain(sm=data.sm_response, tea=data.tea_response, dev=data.dev_response, reviewer=data.reviewer_response)
-    capture = _capture("coherence", "chain", f"Evaluate chain coherence for {data.theme}.", "", f"Theme: {data.theme}",
-                       chain=chain)
+    capture = _capture(
+        "coherence", "chain", f"Evaluate chain coherence for {data.theme}.", "", f"Theme: {data.theme}", chain=chain
+    )
     return Judgment("coherence", "judge-coherence-1.0", (Item(data.theme, PlannedCapture(capture, 1, "judge")),))
 
 

@@ -10,7 +10,15 @@ from pydantic import BaseModel, ConfigDict
 
 from ...core.errors import OraError
 
-__all__ = ["MIN_REPLY_CHARS", "JudgmentFailed", "JudgmentFailure", "JudgmentResult", "TokenUsage", "timestamp", "validate"]
+__all__ = [
+    "MIN_REPLY_CHARS",
+    "JudgmentFailed",
+    "JudgmentFailure",
+    "JudgmentResult",
+    "TokenUsage",
+    "timestamp",
+    "validate",
+]
 
 MIN_REPLY_CHARS = 200
 """Step 5: a judge's reply shorter than this is not a judgment."""
@@ -90,6 +98,8 @@ def validate(result: JudgmentResult, replies: Mapping[str, Sequence[str]], judge
     if result.mode == "coherence" and result.rating not in RATINGS:
         return f"the rating {result.rating!r} is not one of {', '.join(RATINGS)}"
     if judged and (result.token_usage.input <= 0 or result.token_usage.output <= 0):
-        return (f"token usage input={result.token_usage.input}, output={result.token_usage.output}: "
-                "input and output tokens must be reported (> 0); not estimated")
+        return (
+            f"token usage input={result.token_usage.input}, output={result.token_usage.output}: "
+            "input and output tokens must be reported (> 0); not estimated"
+        )
     return None

@@ -26,7 +26,16 @@ from ..candidates.role import RoleCall, call_role, candidate_slot
 from ..candidates.summary import FAILED
 from .spend import NotJudged
 
-__all__ = ["AnswerGiven", "Answered", "Answering", "Generated", "NotGenerated", "RoleCandidates", "answering", "generated"]
+__all__ = [
+    "AnswerGiven",
+    "Answered",
+    "Answering",
+    "Generated",
+    "NotGenerated",
+    "RoleCandidates",
+    "answering",
+    "generated",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,8 +92,16 @@ def generated(planned: PlannedCapture, live: bool = False) -> NotJudged:
 class Answering:
     """Makes the answers of the candidate configurations; every other capture passes as it is."""
 
-    def __init__(self, candidates: Mapping[str, CandidateSpec], suite: Path, cassettes: Path, mode: str,
-                 secrets: Sequence[str], redact: Callable[[str], str], roles: RoleCandidates | None = None) -> None:
+    def __init__(
+        self,
+        candidates: Mapping[str, CandidateSpec],
+        suite: Path,
+        cassettes: Path,
+        mode: str,
+        secrets: Sequence[str],
+        redact: Callable[[str], str],
+        roles: RoleCandidates | None = None,
+    ) -> None:
         self.candidates = candidates
         self.suite = suite
         self.cassettes = cassettes
@@ -115,7 +132,8 @@ class Answering:
             raise AnswerGiven(
                 f"{capture.capture_id} was given to be judged with an answer of its own, but {capture.configuration}'s "
                 "answers are made by its candidate in the run; judging would replace the answer given. Judge it under a "
-                "configuration without a candidate, or leave the answer to the candidate")
+                "configuration without a candidate, or leave the answer to the candidate"
+            )
         recording = CandidateRecording(self.cassettes, capture.capture_id)
         slot = self.slot(capture.configuration)
         digests = request_digests(capture, spec, None if slot is None else slot.spec)
@@ -143,8 +161,14 @@ class Answering:
             raise CandidateFailed(capture.capture_id, f"{FAILED}{made.failure}", live=live)
         return Answered(dataclasses.replace(planned, capture=made.applied(capture)), live=live)
 
-    async def _make(self, spec: CandidateSpec, planned: PlannedCapture, client: httpx.AsyncClient | None,
-                    slot: JudgeSlot | None, recorded: CandidateAnswer | None = None) -> CandidateAnswer:
+    async def _make(
+        self,
+        spec: CandidateSpec,
+        planned: PlannedCapture,
+        client: httpx.AsyncClient | None,
+        slot: JudgeSlot | None,
+        recorded: CandidateAnswer | None = None,
+    ) -> CandidateAnswer:
         """Call the candidate once, timed; a failure is an answer too (recorded, so a replay says it again).
 
         `recorded`: a role's replay, whose time and latency are the recording's."""
@@ -160,14 +184,17 @@ class Answering:
                 made = await self._role(spec, planned, client, slot)
         except CandidateFailure as failure:
             latency = round((time.monotonic() - started) * 1000)
-            return CandidateAnswer(answer=None, failure=self.redact(str(failure)), latency_ms=latency, generated_at=generated_at)
+            return CandidateAnswer(
+                answer=None, failure=self.redact(str(failure)), latency_ms=latency, generated_at=generated_at
+            )
         if recorded is not None:
             return dataclasses.replace(made, latency_ms=recorded.latency_ms, generated_at=recorded.generated_at)
         latency = round((time.monotonic() - started) * 1000)
         return dataclasses.replace(made, latency_ms=latency, generated_at=generated_at)
 
-    async def _role(self, spec: CandidateSpec, planned: PlannedCapture, client: httpx.AsyncClient | None,
-                    slot: JudgeSlot | None) -> CandidateAnswer:
+    async def _role(
+        self, spec: CandidateSpec, planned: PlannedCapture, client: httpx.AsyncClient | None, slot: JudgeSlot | None
+    ) -> CandidateAnswer:
         """The role's answer under the capture's candidate cassette, saved once the answer is made."""
         if slot is None or client is None or self.roles is None:
             raise CandidateFailure(f"role {spec.role} is not a role of optimum.yaml")
@@ -183,8 +210,14 @@ class Answering:
         return made
 
 
-def answering(candidates: Mapping[str, CandidateSpec] | None, suite: Path, cassettes: Path, mode: str,
-              secrets: Sequence[object], roles: RoleCandidates | None = None) -> Answering | None:
+def answering(
+    candidates: Mapping[str, CandidateSpec] | None,
+    suite: Path,
+    cassettes: Path,
+    mode: str,
+    secrets: Sequence[object],
+    roles: RoleCandidates | None = None,
+) -> Answering | None:
     """The answer step of a bundle with candidates; None without (every answer is the bundle's own)."""
     if not candidates:
         return None

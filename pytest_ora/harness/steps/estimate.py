@@ -31,8 +31,15 @@ from .packets import packets_for
 __all__ = ["estimate"]
 
 
-def estimate(planned: PlannedCapture, root: Path, judging: Judging, output: CaptureFiles,
-             prices: dict[str, Price], candidate: CandidateSpec | None = None, role: RoleSpec | None = None) -> dict[str, Any]:
+def estimate(
+    planned: PlannedCapture,
+    root: Path,
+    judging: Judging,
+    output: CaptureFiles,
+    prices: dict[str, Price],
+    candidate: CandidateSpec | None = None,
+    role: RoleSpec | None = None,
+) -> dict[str, Any]:
     """Nothing sent: the candidate's and each judge's input and output tokens and their price, for one item."""
     capture = planned.capture
     rubric = judging.rubric
@@ -59,18 +66,32 @@ def estimate(planned: PlannedCapture, root: Path, judging: Judging, output: Capt
         output_tokens = OUTPUT_TOKENS_ESTIMATE * len(sized) * judging.panel.samples
         price = price_for(judge.spec.model, prices)
         usd = None if price is None else str(cost(price, tokens, output_tokens))
-        judges.append({"label": judge.label, "model": judge.spec.model, "input_tokens": tokens,
-                       "output_tokens": output_tokens, "usd": usd})
-    estimated: dict[str, Any] = {"capture_id": capture.capture_id, "configuration": capture.configuration, "judges": judges}
+        judges.append(
+            {
+                "label": judge.label,
+                "model": judge.spec.model,
+                "input_tokens": tokens,
+                "output_tokens": output_tokens,
+                "usd": usd,
+            }
+        )
+    estimated: dict[str, Any] = {
+        "capture_id": capture.capture_id,
+        "configuration": capture.configuration,
+        "judges": judges,
+    }
     if made is not None:
         estimated["candidate"] = made
     return estimated
 
 
-def _candidate_estimate(planned: PlannedCapture, spec: CandidateSpec, role: RoleSpec | None, prices: dict[str, Price],
-                        cache: bool) -> dict[str, Any]:
+def _candidate_estimate(
+    planned: PlannedCapture, spec: CandidateSpec, role: RoleSpec | None, prices: dict[str, Price], cache: bool
+) -> dict[str, Any]:
     """A role candidate's call sized as a judge's is; a Python or command candidate's cost is its own (not estimated)."""
-    limit = spec.params.max_tokens if spec.params is not None and spec.params.max_tokens is not None else DEFAULT_MAX_TOKENS
+    limit = (
+        spec.params.max_tokens if spec.params is not None and spec.params.max_tokens is not None else DEFAULT_MAX_TOKENS
+    )
     output_tokens = min(CANDIDATE_ANSWER_TOKENS_ESTIMATE, limit)
     if spec.role is None or role is None:
         way = f"python:{spec.python}" if spec.python is not None else f"command:{(spec.command or ['?'])[0]}"

@@ -38,7 +38,11 @@ async def _cassette(capture_id: str, cassettes: CassetteLibrary | None) -> Async
 
 
 async def ask_judges(
-    capture_id: str, item: ItemPackets, judging: Judging, cassettes: CassetteLibrary | None, client: httpx.AsyncClient,
+    capture_id: str,
+    item: ItemPackets,
+    judging: Judging,
+    cassettes: CassetteLibrary | None,
+    client: httpx.AsyncClient,
     on_valid: Callable[[JudgeSlot], None] | None = None,
 ) -> Replies:
     """Ask the panel; the cassette is saved once every reply is valid (each valid one kept as it comes).

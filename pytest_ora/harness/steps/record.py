@@ -11,7 +11,9 @@ from .packets import ItemPackets
 __all__ = ["count_live_calls", "judged_record"]
 
 
-def judged_record(planned: PlannedCapture, item: ItemPackets, judges: list[JudgeRecord], rubric: Rubric) -> CaptureRecord:
+def judged_record(
+    planned: PlannedCapture, item: ItemPackets, judges: list[JudgeRecord], rubric: Rubric
+) -> CaptureRecord:
     """The scored record, before its scores and live calls."""
     record = base_record(planned, "scored")
     record["judges"] = judges

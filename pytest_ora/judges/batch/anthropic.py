@@ -33,8 +33,9 @@ def _batches(route: str, rest: str = "") -> httpx.URL:
 
 def entry(pending: Pending) -> bytes:
     """One request of the batch body, as it is serialised there (for the byte limit)."""
-    return json.dumps({"custom_id": pending.custom_id, "params": json.loads(pending.body)}, ensure_ascii=False,
-                      separators=(",", ":")).encode("utf-8")
+    return json.dumps(
+        {"custom_id": pending.custom_id, "params": json.loads(pending.body)}, ensure_ascii=False, separators=(",", ":")
+    ).encode("utf-8")
 
 
 def item(route: str, pending: Pending) -> bytes:
@@ -46,8 +47,11 @@ def submit(caller: Caller, route: str, headers: dict[str, str], path: Path) -> s
     """Create the batch whose body was written to `path` (HEAD, the items, TAIL), streamed from it; its id."""
     body = FileBody(path)
     response = caller.call(
-        "POST", _batches(route), "Anthropic batch creation",
-        headers={**headers, "content-type": "application/json", **body.headers}, content=body,
+        "POST",
+        _batches(route),
+        "Anthropic batch creation",
+        headers={**headers, "content-type": "application/json", **body.headers},
+        content=body,
     )
     return str(response.json()["id"])
 
@@ -62,8 +66,11 @@ def poll(caller: Caller, route: str, headers: dict[str, str], batch_id: str) -> 
     given = data.get("results_url")
     results = str(httpx.URL(route).join(given)) if given else str(_batches(route, f"/{batch_id}/results"))
     return Status(
-        state=str(data["processing_status"]), finished=data["processing_status"] == "ended",
-        done=total - processing, total=total, results=results,
+        state=str(data["processing_status"]),
+        finished=data["processing_status"] == "ended",
+        done=total - processing,
+        total=total,
+        results=results,
     )
 
 

@@ -55,8 +55,12 @@ def _split(capture_id: str) -> tuple[str, str]:
 
 
 def bind_outcomes(
-    outcomes: Sequence[Outcome], rows: Mapping[str, Mapping[str, Any]], judge: JudgeSlot, blind: bool,
-    say: Callable[[str], None], batch_id: str,
+    outcomes: Sequence[Outcome],
+    rows: Mapping[str, Mapping[str, Any]],
+    judge: JudgeSlot,
+    blind: bool,
+    say: Callable[[str], None],
+    batch_id: str,
 ) -> list[tuple[Mapping[str, Any], bytes]]:
     """(request row, response body) of each result bound to its request; every refusal said on the terminal."""
     counts = Counter(outcome.custom_id for outcome in outcomes)
@@ -79,17 +83,23 @@ def bind_outcomes(
                 refused.append(f"{row['capture_id']} got the reply of entry {str(echoed['entry_key'])[:60]!r}")
                 continue
             if not blind and "configuration" in echoed and echoed["configuration"] != configuration:
-                refused.append(f"{row['capture_id']} got the reply of configuration {str(echoed['configuration'])[:60]!r}")
+                refused.append(
+                    f"{row['capture_id']} got the reply of configuration {str(echoed['configuration'])[:60]!r}"
+                )
                 continue
         bound.append((row, outcome.body, tokens))
     swapped = _out_of_order(bound)
     for row, _, _ in bound:
         if id(row) in swapped:
-            refused.append(f"{row['capture_id']}'s input tokens contradict its request's size (a reply swapped "
-                           "between two captures of one entry)")
+            refused.append(
+                f"{row['capture_id']}'s input tokens contradict its request's size (a reply swapped "
+                "between two captures of one entry)"
+            )
     if refused:
-        say(f"ora: batch {batch_id} of {judge.label}: {len(refused)} results refused, their requests are asked live: "
-            + "; ".join(sorted(set(refused))[:8]))
+        say(
+            f"ora: batch {batch_id} of {judge.label}: {len(refused)} results refused, their requests are asked live: "
+            + "; ".join(sorted(set(refused))[:8])
+        )
     return [(row, body) for row, body, _ in bound if id(row) not in swapped]
 
 

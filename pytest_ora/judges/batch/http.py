@@ -69,7 +69,9 @@ class Caller:
                     f"bound of --ora-retries); {_RESUME}"
                 )
             self.retried += 1
-            self.say(f"ora: {what}: {fault}, retrying in {delay:.1f} s (attempt {attempt} of {self.policy.max_attempts})")
+            self.say(
+                f"ora: {what}: {fault}, retrying in {delay:.1f} s (attempt {attempt} of {self.policy.max_attempts})"
+            )
             self.sleep(delay)
             waited += delay
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover

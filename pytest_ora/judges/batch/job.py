@@ -27,8 +27,16 @@ from .base import BatchResultsError, Outcome, Pending
 from .binding import bind_outcomes
 from .http import BatchStopped, Caller
 
-__all__ = ["BATCH_RATE", "BATCH_STATE_DIR", "MAX_WAIT", "BatchStopped", "BatchSummary", "Splitter", "run_batches",
-           "split"]
+__all__ = [
+    "BATCH_RATE",
+    "BATCH_STATE_DIR",
+    "MAX_WAIT",
+    "BatchStopped",
+    "BatchSummary",
+    "Splitter",
+    "run_batches",
+    "split",
+]
 
 BATCH_RATE = Decimal("0.5")
 """Both providers bill batch requests at half the list price."""
@@ -142,8 +150,11 @@ class BatchSummary:
 
     def sentence(self) -> str:
         resumed = f" ({self.resumed} resumed after an interruption, not submitted again)" if self.resumed else ""
-        left = (f"; {self.left_out} captures left out of the batches: their estimated cost did not fit "
-                "--ora-budget-usd" if self.left_out else "")
+        left = (
+            f"; {self.left_out} captures left out of the batches: their estimated cost did not fit --ora-budget-usd"
+            if self.left_out
+            else ""
+        )
         return (
             f"judged through provider batch APIs: {self.requests} requests in {self.batches} batches{resumed}, "
             f"{self.answered} answered; ${self.usd:.4f} at the batch rate ({BATCH_RATE:.0%} of list prices){left}; "
@@ -201,8 +212,10 @@ def run_batches(
             headers = _headers(judging, judge)
             parts = written.parts
             if len(parts) > 1:
-                say(f"ora: {sum(len(part.rows) for part in parts)} requests of {label} split into {len(parts)} "
-                    f"batches (at most {max(len(part.rows) for part in parts)} requests each)")
+                say(
+                    f"ora: {sum(len(part.rows) for part in parts)} requests of {label} split into {len(parts)} "
+                    f"batches (at most {max(len(part.rows) for part in parts)} requests each)"
+                )
             stem = hashlib.sha256(label.encode()).hexdigest()[:16]
             for index, part in enumerate(parts):
                 batch_id = _MODULES[judge.spec.provider].submit(caller, judge.spec.route, headers, part.path)
@@ -223,8 +236,14 @@ def run_batches(
 
 
 def _write(
-    root: Path, judging: Judging, library: CassetteLibrary, captures: Sequence[PlannedCapture],
-    judges: dict[str, JudgeSlot], within: _Budget | None, batch_max: int | None, scratch: Path,
+    root: Path,
+    judging: Judging,
+    library: CassetteLibrary,
+    captures: Sequence[PlannedCapture],
+    judges: dict[str, JudgeSlot],
+    within: _Budget | None,
+    batch_max: int | None,
+    scratch: Path,
 ) -> dict[str, _Uploads]:
     """Per judge label (in the order first asked), its requests written into upload files under `scratch`.
 
@@ -238,7 +257,9 @@ def _write(
                 continue
             for pending in asks:
                 if pending.label not in uploads:
-                    uploads[pending.label] = _Uploads(judges[pending.label], batch_max, scratch / f"judge{len(uploads)}")
+                    uploads[pending.label] = _Uploads(
+                        judges[pending.label], batch_max, scratch / f"judge{len(uploads)}"
+                    )
                 uploads[pending.label].add(pending)
     finally:
         for written in uploads.values():
@@ -247,8 +268,14 @@ def _write(
 
 
 def _row(pending: Pending, url: str) -> dict[str, Any]:
-    return {"custom_id": pending.custom_id, "capture_id": pending.capture_id, "label": pending.label,
-            "url": url, "digest": hashlib.sha256(pending.body).hexdigest(), "bytes": len(pending.body)}
+    return {
+        "custom_id": pending.custom_id,
+        "capture_id": pending.capture_id,
+        "label": pending.label,
+        "url": url,
+        "digest": hashlib.sha256(pending.body).hexdigest(),
+        "bytes": len(pending.body),
+    }
 
 
 def _headers(judging: Judging, judge: JudgeSlot) -> dict[str, str]:
@@ -258,7 +285,10 @@ def _headers(judging: Judging, judge: JudgeSlot) -> dict[str, str]:
 
 
 def _asks(
-    root: Path, judging: Judging, library: CassetteLibrary, captures: Sequence[PlannedCapture],
+    root: Path,
+    judging: Judging,
+    library: CassetteLibrary,
+    captures: Sequence[PlannedCapture],
     judges: dict[str, JudgeSlot],
 ) -> Iterator[list[Pending]]:
     """Capture by capture in plan order, the first asks of its judges with no cassette and no kept exchange.
@@ -309,9 +339,11 @@ class _Budget:
         usd = Decimal(0)
         for request in asks:
             price = self._prices[request.label]
-            usd += Decimal(0) if price is None else cost(
-                price, estimate_input_tokens(len(request.body), 0), OUTPUT_TOKENS_ESTIMATE
-            ) * BATCH_RATE
+            usd += (
+                Decimal(0)
+                if price is None
+                else cost(price, estimate_input_tokens(len(request.body), 0), OUTPUT_TOKENS_ESTIMATE) * BATCH_RATE
+            )
         if self.total + usd > self.remaining:
             self._full = True
             return False
@@ -322,9 +354,11 @@ class _Budget:
     def report(self, summary: BatchSummary, say: Callable[[str], None]) -> None:
         summary.left_out = self.captures - self.kept
         if summary.left_out:
-            say(f"ora: --ora-budget-usd: {self.kept} of {self.captures} captures batched, estimated ${self.total:.4f} "
+            say(
+                f"ora: --ora-budget-usd: {self.kept} of {self.captures} captures batched, estimated ${self.total:.4f} "
                 f"at the batch rate of ${max(self.remaining, Decimal(0)):.4f} left; the others are judged live only "
-                "while the budget allows")
+                "while the budget allows"
+            )
 
 
 def _kept_digests(path: Path) -> set[str]:
@@ -335,16 +369,26 @@ def _kept_digests(path: Path) -> set[str]:
 
 
 def _finish(
-    state: dict[str, Any], judge: JudgeSlot, judging: Judging, library: CassetteLibrary, prices: dict[str, Price],
-    spend: SpendLog, say: Callable[[str], None], caller: Caller, summary: BatchSummary, path: Path,
+    state: dict[str, Any],
+    judge: JudgeSlot,
+    judging: Judging,
+    library: CassetteLibrary,
+    prices: dict[str, Price],
+    spend: SpendLog,
+    say: Callable[[str], None],
+    caller: Caller,
+    summary: BatchSummary,
+    path: Path,
 ) -> None:
     """Poll the batch to its end, write its answers into the captures' partial cassettes, forget it."""
     module = _MODULES[judge.spec.provider]
     headers = _headers(judging, judge)
     wait, last = _FIRST_POLL, ""
     started = caller.clock()
-    say(f"ora: polling batch {state['batch_id']} of {judge.label} until it ends, for at most {MAX_WAIT / 3600:g} hours "
-        "(then the run stops and a re-run resumes polling)")
+    say(
+        f"ora: polling batch {state['batch_id']} of {judge.label} until it ends, for at most {MAX_WAIT / 3600:g} hours "
+        "(then the run stops and a re-run resumes polling)"
+    )
     while True:
         status = module.poll(caller, judge.spec.route, headers, state["batch_id"])
         line = f"ora: batch {state['batch_id']} of {judge.label}: {status.state}, {status.done}/{status.total} done"

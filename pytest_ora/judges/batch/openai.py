@@ -22,8 +22,19 @@ from ..providers._wire import sibling_url
 from .base import Outcome, Pending, Status, results_lines
 from .http import Caller
 
-__all__ = ["HEAD", "MAX_BYTES", "MAX_REQUESTS", "SEPARATOR", "TAIL", "endpoint", "fetch", "item", "line", "poll",
-           "submit"]
+__all__ = [
+    "HEAD",
+    "MAX_BYTES",
+    "MAX_REQUESTS",
+    "SEPARATOR",
+    "TAIL",
+    "endpoint",
+    "fetch",
+    "item",
+    "line",
+    "poll",
+    "submit",
+]
 
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1000 * 1000
@@ -59,11 +70,18 @@ def submit(caller: Caller, route: str, headers: dict[str, str], path: Path) -> s
     with path.open("rb") as lines:
         # httpx seeks the file back to its start each time the multipart body is sent: a retry sends it whole.
         upload = caller.call(
-            "POST", _at_root(route, "files"), "OpenAI file upload", headers=headers, data={"purpose": "batch"},
+            "POST",
+            _at_root(route, "files"),
+            "OpenAI file upload",
+            headers=headers,
+            data={"purpose": "batch"},
             files={"file": ("ora-batch.jsonl", lines, "application/jsonl")},
         )
     created = caller.call(
-        "POST", _at_root(route, "batches"), "OpenAI batch creation", headers=headers,
+        "POST",
+        _at_root(route, "batches"),
+        "OpenAI batch creation",
+        headers=headers,
         json={"input_file_id": upload.json()["id"], "endpoint": endpoint(route), "completion_window": "24h"},
     )
     return str(created.json()["id"])
@@ -75,9 +93,12 @@ def poll(caller: Caller, route: str, headers: dict[str, str], batch_id: str) -> 
     data: dict[str, Any] = response.json()
     counts = data.get("request_counts") or {}
     return Status(
-        state=str(data["status"]), finished=data["status"] in _FINISHED,
-        done=int(counts.get("completed", 0)) + int(counts.get("failed", 0)), total=int(counts.get("total", 0)),
-        results=data.get("output_file_id"), errors=data.get("error_file_id"),
+        state=str(data["status"]),
+        finished=data["status"] in _FINISHED,
+        done=int(counts.get("completed", 0)) + int(counts.get("failed", 0)),
+        total=int(counts.get("total", 0)),
+        results=data.get("output_file_id"),
+        errors=data.get("error_file_id"),
     )
 
 

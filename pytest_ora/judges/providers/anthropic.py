@@ -122,8 +122,23 @@ class AnthropicClient:
         return httpx.Request("GET", url, headers=_headers(api_key))
 
 
-_STRUCTURED_KEYS = frozenset({"type", "enum", "const", "anyOf", "allOf", "description", "title", "properties",
-                              "required", "additionalProperties", "items", "$defs", "$ref"})
+_STRUCTURED_KEYS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "allOf",
+        "description",
+        "title",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "$defs",
+        "$ref",
+    }
+)
 """JSON Schema keywords Anthropic's structured outputs take; others (minimum, maximum, multipleOf, ...) are refused."""
 
 

@@ -95,7 +95,9 @@ def sign(request: httpx.Request, packed: str, service: str, region: str) -> None
 
     access, secret, token = unpack(packed)
     signed = AWSRequest(
-        method=request.method, url=str(request.url), data=request.content,
+        method=request.method,
+        url=str(request.url),
+        data=request.content,
         headers={"content-type": request.headers.get("content-type", "application/json")},
     )
     SigV4Auth(Credentials(access, secret, token or None), service, region).add_auth(signed)

@@ -50,8 +50,13 @@ class AzureOpenAIClient(OpenAIClient):
         categories = filtered_categories(read_json(response, _API))
         detail = f"content_filter ({', '.join(categories)})" if categories else "content_filter"
         return ProviderReply(
-            payload=reply.payload, text=reply.text, stop="refused", detail=detail, model=reply.model,
-            usage=reply.usage, raw=reply.raw,
+            payload=reply.payload,
+            text=reply.text,
+            stop="refused",
+            detail=detail,
+            model=reply.model,
+            usage=reply.usage,
+            raw=reply.raw,
         )
 
     def error_message(self, response: httpx.Response) -> str:
@@ -72,7 +77,9 @@ class AzureOpenAIClient(OpenAIClient):
         prefix, found, rest = path.partition("/openai/")
         base = f"{prefix}/openai/v1/models" if found and rest.startswith("v1/") else f"{prefix}/openai/models"
         raw = base + (f"?{query}" if query else "")
-        return httpx.Request("GET", url.copy_with(raw_path=raw.encode("ascii")), headers=self.auth_headers(role, api_key))
+        return httpx.Request(
+            "GET", url.copy_with(raw_path=raw.encode("ascii")), headers=self.auth_headers(role, api_key)
+        )
 
 
 def filtered_categories(body: Any) -> list[str]:

@@ -79,15 +79,22 @@ class BedrockClient:
         body: dict[str, Any] = {"system": system} if system else {}
         body |= {"messages": [{"role": "user", "content": content}], "inferenceConfig": config}
         if prompt.reply_schema is not None:  # a candidate answers in plain text: no tool
-            tool = {"toolSpec": {"name": prompt.schema_name, "description": _TOOL_DESCRIPTION,
-                                 "inputSchema": {"json": prompt.reply_schema}}}
+            tool = {
+                "toolSpec": {
+                    "name": prompt.schema_name,
+                    "description": _TOOL_DESCRIPTION,
+                    "inputSchema": {"json": prompt.reply_schema},
+                }
+            }
             # Claude's extended thinking refuses a forced tool: the tool is offered (the system prompt asks for
             # the reply object) and validation re-asks a reply that did not use it.
             choice: dict[str, Any] = {"auto": {}} if thinking is not None else {"tool": {"name": prompt.schema_name}}
             body["toolConfig"] = {"tools": [tool], "toolChoice": choice}
         if thinking is not None:
             body["additionalModelRequestFields"] = {"thinking": {"type": "enabled", "budget_tokens": thinking}}
-        request = httpx.Request("POST", role.route, headers={"content-type": "application/json"}, content=dumps_body(body))
+        request = httpx.Request(
+            "POST", role.route, headers={"content-type": "application/json"}, content=dumps_body(body)
+        )
         self._authorize(request, role, api_key)
         return request
 
@@ -125,8 +132,13 @@ class BedrockClient:
         reason = string(body.get("stopReason")) or ""
         answered = payload is not None or bool(text and text.strip())
         return ProviderReply(
-            payload=payload, text=text, stop=_stop(reason, answered), detail=reason, model=None,
-            usage=_usage(mapping(body.get("usage"))), raw=response.text,
+            payload=payload,
+            text=text,
+            stop=_stop(reason, answered),
+            detail=reason,
+            model=None,
+            usage=_usage(mapping(body.get("usage"))),
+            raw=response.text,
         )
 
     def error_message(self, response: httpx.Response) -> str:
@@ -144,7 +156,9 @@ class BedrockClient:
     def reachability_request(self, role: RoleSpec, api_key: str | None) -> httpx.Request:
         """A Converse call of one output token (bedrock-runtime has no free model lookup): fails on bad credentials, route or model."""
         body = {"messages": [{"role": "user", "content": [{"text": "ping"}]}], "inferenceConfig": {"maxTokens": 1}}
-        request = httpx.Request("POST", role.route, headers={"content-type": "application/json"}, content=dumps_body(body))
+        request = httpx.Request(
+            "POST", role.route, headers={"content-type": "application/json"}, content=dumps_body(body)
+        )
         self._authorize(request, role, api_key)
         return request
 

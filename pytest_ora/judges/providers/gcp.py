@@ -55,6 +55,8 @@ def adc_token(environ: Mapping[str, str]) -> Secret | None:
             try:
                 credentials.refresh(google.auth.transport.requests.Request())
             except google.auth.exceptions.GoogleAuthError as error:
-                raise OraError(f"Application Default Credentials could not give a token: {type(error).__name__}") from None
+                raise OraError(
+                    f"Application Default Credentials could not give a token: {type(error).__name__}"
+                ) from None
         token = credentials.token
     return Secret(token) if token else None

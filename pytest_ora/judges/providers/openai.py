@@ -73,7 +73,11 @@ class OpenAIClient:
 
     def build_request(self, role: RoleSpec, prompt: JudgePrompt, api_key: str | None) -> httpx.Request:
         """A Chat Completions or Responses call, chosen by the route's path."""
-        body = _responses_body(role, prompt, self.structured) if _is_responses(role.route) else self._chat_body(role, prompt)
+        body = (
+            _responses_body(role, prompt, self.structured)
+            if _is_responses(role.route)
+            else self._chat_body(role, prompt)
+        )
         headers = self.auth_headers(role, api_key) | {"content-type": "application/json"}
         return httpx.Request("POST", role.route, headers=headers, content=dumps_body(body))
 

@@ -31,8 +31,18 @@ __all__ = ["ANTHROPIC_VERSION", "VertexClient", "is_claude_route"]
 ANTHROPIC_VERSION = "vertex-2023-10-16"
 _API = "Vertex AI"
 # FinishReason as a number (a client asking `$alt=json;enum-encoding=int`), by the enum's order.
-_FINISH_NAMES = ("FINISH_REASON_UNSPECIFIED", "STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "OTHER", "BLOCKLIST",
-                 "PROHIBITED_CONTENT", "SPII", "MALFORMED_FUNCTION_CALL")
+_FINISH_NAMES = (
+    "FINISH_REASON_UNSPECIFIED",
+    "STOP",
+    "MAX_TOKENS",
+    "SAFETY",
+    "RECITATION",
+    "OTHER",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "MALFORMED_FUNCTION_CALL",
+)
 
 
 def is_claude_route(route: str) -> bool:
@@ -86,7 +96,7 @@ class VertexClient:
         start = model_path.find("/projects/")
         if start >= 0:
             # Publisher models are looked up outside the project: /v1/publishers/{publisher}/models/{model}.
-            model_path = model_path[:start] + model_path[model_path.find("/publishers/"):]
+            model_path = model_path[:start] + model_path[model_path.find("/publishers/") :]
         return httpx.Request("GET", url.copy_with(raw_path=model_path.encode("ascii")), headers=_headers(role, api_key))
 
 

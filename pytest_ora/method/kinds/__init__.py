@@ -31,9 +31,30 @@ from .capabilities import (
 )
 
 __all__ = [
-    "KINDS", "CheckedReply", "JudgedKind", "Kind", "MechanicalKind", "PanelScores", "ReplyProblem", "bundle_problems", "calls_judges",
-    "combined", "formula", "forwards_texts", "get_kind", "graded", "item_shape", "judged_kind", "kind_files", "ledger_extra",
-    "material_of", "mechanical_kind", "panel_kind", "report_files", "rubric_options", "rubric_problem",
+    "KINDS",
+    "CheckedReply",
+    "JudgedKind",
+    "Kind",
+    "MechanicalKind",
+    "PanelScores",
+    "ReplyProblem",
+    "bundle_problems",
+    "calls_judges",
+    "combined",
+    "formula",
+    "forwards_texts",
+    "get_kind",
+    "graded",
+    "item_shape",
+    "judged_kind",
+    "kind_files",
+    "ledger_extra",
+    "material_of",
+    "mechanical_kind",
+    "panel_kind",
+    "report_files",
+    "rubric_options",
+    "rubric_problem",
     "terminal_lines",
 ]
 
@@ -161,7 +182,10 @@ def report_files(plan: Plan, records: Sequence[CaptureRecord]) -> dict[str, str]
 def terminal_lines(records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
     """Lines the kind adds to the terminal after the summary table."""
     kind = get_kind(rubric.kind)
-    return [*(cast(Terminal, kind).terminal(records, rubric) if _has(kind, Terminal) else []), *blind_lines(records, rubric)]
+    return [
+        *(cast(Terminal, kind).terminal(records, rubric) if _has(kind, Terminal) else []),
+        *blind_lines(records, rubric),
+    ]
 
 
 def blind_lines(records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
@@ -173,12 +197,16 @@ def blind_lines(records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
     if rubric.blind_strict:
         withheld = sum(record.get("withheld", 0) for record in judged)
         touched = sum(1 for record in judged if record.get("withheld"))
-        return [f"ora: blind (strict): {withheld} name{'s' if withheld != 1 else ''} replaced by [withheld] in "
-                f"{touched} of {len(judged)} judged captures' texts (ledger field withheld)"]
+        return [
+            f"ora: blind (strict): {withheld} name{'s' if withheld != 1 else ''} replaced by [withheld] in "
+            f"{touched} of {len(judged)} judged captures' texts (ledger field withheld)"
+        ]
     if not naming:
         return []
-    return [f"ora: blind: {len(naming)} of {len(judged)} judged captures name their own configuration or model in "
-            "their text; judged as written (ledger field names_itself; `blind: strict` in the rubric withholds such names)"]
+    return [
+        f"ora: blind: {len(naming)} of {len(judged)} judged captures name their own configuration or model in "
+        "their text; judged as written (ledger field names_itself; `blind: strict` in the rubric withholds such names)"
+    ]
 
 
 def formula(rubric: Rubric) -> str:

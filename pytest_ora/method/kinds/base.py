@@ -36,7 +36,22 @@ PacketT = TypeVar("PacketT", bound=BaseModel)
 PacketBuilder = Callable[[Capture, Path, Rubric], tuple[PacketT, bytes | None]]
 """How the judges build one packet (judges/packet.py: build_packet): passed in, so the method never imports them."""
 
-__all__ = ["CheckedReply", "JudgedKind", "Kind", "MechanicalKind", "PacketBuilder", "PacketT", "PanelScores", "ReplyObject", "ReplyProblem", "ReplyT", "Strict", "check_echo", "first_error", "parse_reply"]
+__all__ = [
+    "CheckedReply",
+    "JudgedKind",
+    "Kind",
+    "MechanicalKind",
+    "PacketBuilder",
+    "PacketT",
+    "PanelScores",
+    "ReplyObject",
+    "ReplyProblem",
+    "ReplyT",
+    "Strict",
+    "check_echo",
+    "first_error",
+    "parse_reply",
+]
 
 
 @dataclass(frozen=True)
@@ -94,7 +109,11 @@ class JudgedKind(Kind, PanelScores, Protocol[ReplyT]):
         ...
 
     def check(
-        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
+        self,
+        payload: object,
+        rubric: Rubric,
+        entry_key: str,
+        configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> ReplyT | ReplyProblem:
         """The validated reply (the kind's model), or the first ReplyProblem; never repaired."""
@@ -171,10 +190,14 @@ def parse_reply(model: type[_Reply], payload: Any, rubric: Rubric) -> _Reply | R
         return first_error(error, payload)
 
 
-def check_echo(entry_key: str, configuration: str, rubric: Rubric, packet_key: str, packet_configuration: str | None) -> ReplyProblem | None:
+def check_echo(
+    entry_key: str, configuration: str, rubric: Rubric, packet_key: str, packet_configuration: str | None
+) -> ReplyProblem | None:
     """The reply's echoed entry_key (and configuration, unless blind) must be the packet's."""
     if entry_key != packet_key:
         return ReplyProblem("entry_key", show_value(entry_key), f"does not match the packet's {packet_key!r}")
     if not rubric.blind and packet_configuration is not None and configuration != packet_configuration:
-        return ReplyProblem("configuration", show_value(configuration), f"does not match the packet's {packet_configuration!r}")
+        return ReplyProblem(
+            "configuration", show_value(configuration), f"does not match the packet's {packet_configuration!r}"
+        )
     return None

@@ -49,7 +49,10 @@ class ItemShape(Protocol):
     """How captures become judged items and packets (compare: one item per entry and pair, two orders)."""
 
     def items(
-        self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
+        self,
+        planned: list[PlannedCapture],
+        pairs: Sequence[tuple[str, str]],
+        configurations: Sequence[str],
         problems: list[Problem],
     ) -> list[PlannedCapture]:
         """The run's items from intake's planned captures; problems stop intake."""
@@ -60,7 +63,11 @@ class ItemShape(Protocol):
         ...
 
     def packets(
-        self, planned: PlannedCapture, root: Path, rubric: Rubric, build: PacketBuilder[PacketT],
+        self,
+        planned: PlannedCapture,
+        root: Path,
+        rubric: Rubric,
+        build: PacketBuilder[PacketT],
     ) -> list[tuple[str, PacketT, bytes | None]]:
         """The packets every judge answers for one item, each tagged ("" when there is one); `build` makes one."""
         ...
@@ -74,19 +81,32 @@ class OneAnswer:
     """The default ItemShape: one item per capture, one packet, one reply per judge."""
 
     def items(
-        self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
+        self,
+        planned: list[PlannedCapture],
+        pairs: Sequence[tuple[str, str]],
+        configurations: Sequence[str],
         problems: list[Problem],
     ) -> list[PlannedCapture]:
         if pairs:
-            problems.append(Problem("bundle.yaml", "names configuration pairs, which only a rubric of kind compare judges",
-                                    field="compare", fix="drop compare: / --ora-compare, or use a compare rubric"))
+            problems.append(
+                Problem(
+                    "bundle.yaml",
+                    "names configuration pairs, which only a rubric of kind compare judges",
+                    field="compare",
+                    fix="drop compare: / --ora-compare, or use a compare rubric",
+                )
+            )
         return planned
 
     def lanes(self, configurations: Sequence[str], pairs: Sequence[tuple[str, str]]) -> tuple[str, ...]:
         return tuple(configurations)
 
     def packets(
-        self, planned: PlannedCapture, root: Path, rubric: Rubric, build: PacketBuilder[PacketT],
+        self,
+        planned: PlannedCapture,
+        root: Path,
+        rubric: Rubric,
+        build: PacketBuilder[PacketT],
     ) -> list[tuple[str, PacketT, bytes | None]]:
         packet, image = build(planned.capture, root, rubric)
         return [("", packet, image)]

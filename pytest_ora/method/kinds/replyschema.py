@@ -15,8 +15,18 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 __all__ = ["asked", "closed_model", "one_of", "strict_schema", "whole_score"]
 
-_ORDER = ("type", "properties", "required", "additionalProperties", "items", "minimum", "maximum", "multipleOf", "enum",
-          "description")
+_ORDER = (
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minimum",
+    "maximum",
+    "multipleOf",
+    "enum",
+    "description",
+)
 """Every keyword a reply schema uses, in the order it is written."""
 
 _DROPPED = ("title", "default")
@@ -37,7 +47,8 @@ def asked(model: type[BaseModel], overrides: Mapping[str, object], omit: Collect
     """The reply model as one rubric asks for it: its fields in order, some given the rubric's types, some left out."""
     fields: dict[str, Any] = {
         name: (overrides.get(name, field.annotation), ...)
-        for name, field in model.model_fields.items() if name not in omit
+        for name, field in model.model_fields.items()
+        if name not in omit
     }
     return create_model(model.__name__, __config__=_CLOSED, **fields)
 
@@ -63,7 +74,9 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
 def _strict(node: dict[str, Any], definitions: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     if "$ref" in node:
         # A model's docstring is for the reader of its code; a field's description is for the judge.
-        model = {key: value for key, value in definitions[node["$ref"].rsplit("/", 1)[-1]].items() if key != "description"}
+        model = {
+            key: value for key, value in definitions[node["$ref"].rsplit("/", 1)[-1]].items() if key != "description"
+        }
         node = {**model, **{key: value for key, value in node.items() if key != "$ref"}}
     if "anyOf" in node:
         kept = [branch for branch in node["anyOf"] if branch != {"type": "null"}]

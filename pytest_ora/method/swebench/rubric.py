@@ -24,8 +24,10 @@ def _scenario(capture: Capture) -> Scenario:
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         field = ".".join(str(part) for part in first["loc"])
-        raise OraError(f"{capture.capture_id}: field 'metadata.{field}' {first['msg'].lower()}: the capture's metadata "
-                       "holds the SWE-bench instance (instance_id, repo, base_commit, patch, problem_statement, ...)") from None
+        raise OraError(
+            f"{capture.capture_id}: field 'metadata.{field}' {first['msg'].lower()}: the capture's metadata "
+            "holds the SWE-bench instance (instance_id, repo, base_commit, patch, problem_statement, ...)"
+        ) from None
 
 
 def _criteria(scored: Scored) -> dict[str, float]:

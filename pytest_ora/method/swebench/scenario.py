@@ -66,7 +66,9 @@ def read_scenarios(path: Path) -> dict[str, Scenario]:
         except ValidationError as error:
             first = error.errors(include_url=False)[0]
             field = ".".join(str(part) for part in first["loc"]) or "(line)"
-            reason = "is missing" if first["type"] == "missing" else str(first["msg"]).removeprefix("Value error, ").lower()
+            reason = (
+                "is missing" if first["type"] == "missing" else str(first["msg"]).removeprefix("Value error, ").lower()
+            )
             raise ScenarioError(f"{path}:{number}: field '{field}' {reason}") from None
         if scenario.instance_id in scenarios:
             raise ScenarioError(f"{path}:{number}: field 'instance_id' repeats {scenario.instance_id!r}")
@@ -98,4 +100,6 @@ def read_response(path: Path) -> str:
         value = data.get(field)
         if isinstance(value, str) and value.strip():
             return value
-    raise ScenarioError(f"{path}: field 'result' (or 'response_text') is missing or empty: it holds the agent's response text")
+    raise ScenarioError(
+        f"{path}: field 'result' (or 'response_text') is missing or empty: it holds the agent's response text"
+    )

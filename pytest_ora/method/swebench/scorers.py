@@ -22,7 +22,10 @@ __all__ = ["GROUND_TRUTH_WEIGHTS", "MODES", "SWEBENCH_WEIGHTS", "Check", "Scored
 
 SWEBENCH_WEIGHTS: Mapping[str, int] = {"root_cause": 30, "fix_quality": 40, "completeness": 20, "persona": 10}
 GROUND_TRUTH_WEIGHTS: Mapping[str, int] = {
-    "file_identification": 20, "location_identification": 20, "fix_logic_match": 40, "completeness": 20,
+    "file_identification": 20,
+    "location_identification": 20,
+    "fix_logic_match": 40,
+    "completeness": 20,
 }
 
 _CAUSAL = re.compile(
@@ -36,7 +39,9 @@ _EDGE = re.compile(
 _TEST = re.compile(r"\bdef test_\w+|\btests?/[\w/.-]+\.py\b|pytest\.raises|\bassert\b")
 _VOICE = re.compile(r"\b(I|I'm|I've|I'd|(?i:we|we'll|let's|my|our))\b")
 _STRUCTURE = re.compile(r"^(?:#{1,6} \S|\s*(?:[-*] |\d+[.)] )\S)", re.MULTILINE)
-_CODE_WORD = re.compile(r"`(?P<code>[^`\n]+)`|\b(?P<word>[A-Za-z_]+_[A-Za-z0-9_]*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b")
+_CODE_WORD = re.compile(
+    r"`(?P<code>[^`\n]+)`|\b(?P<word>[A-Za-z_]+_[A-Za-z0-9_]*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -76,9 +81,12 @@ class Scored:
             "weights": dict(self.weights),
             "scores": {
                 name: {
-                    "score": _number(self.component(name)), "max": weight,
-                    "checks": {key: {"points": _number(check.points), "max": check.maximum, "seen": check.seen}
-                               for key, check in self.checks[name].items()},
+                    "score": _number(self.component(name)),
+                    "max": weight,
+                    "checks": {
+                        key: {"points": _number(check.points), "max": check.maximum, "seen": check.seen}
+                        for key, check in self.checks[name].items()
+                    },
                 }
                 for name, weight in self.weights.items()
             },
@@ -140,12 +148,17 @@ def _logic_match(gold: list[str], code: Code) -> tuple[Fraction, str]:
         best.append(max(_similarity(line, other) for other in proposed))
     mean = sum(best, Fraction(0)) / len(best)
     exact_lines = sum(1 for value in best if value == 1)
-    return mean, f"{exact_lines} of {len(wanted)} gold added lines proposed exactly; mean best similarity {float(mean):.3f}"
+    return (
+        mean,
+        f"{exact_lines} of {len(wanted)} gold added lines proposed exactly; mean best similarity {float(mean):.3f}",
+    )
 
 
 def _similarity(one: str, other: str) -> Fraction:
     """difflib's ratio, 2 x matched characters / both lengths, as an exact fraction."""
-    matched = sum(block.size for block in difflib.SequenceMatcher(None, one, other, autojunk=False).get_matching_blocks())
+    matched = sum(
+        block.size for block in difflib.SequenceMatcher(None, one, other, autojunk=False).get_matching_blocks()
+    )
     return Fraction(2 * matched, len(one) + len(other))
 
 
@@ -155,7 +168,11 @@ def _tests(text: str, scenario: Scenario, full: int) -> Check:
     failing = [name for name in scenario.FAIL_TO_PASS if name.rpartition("::")[2] and name.rpartition("::")[2] in text]
     proposed = _TEST.search(text)
     if failing or proposed:
-        what = f"FAIL_TO_PASS named: {', '.join(failing)}" if failing else f"test proposed: {proposed.group(0) if proposed else ''}"
+        what = (
+            f"FAIL_TO_PASS named: {', '.join(failing)}"
+            if failing
+            else f"test proposed: {proposed.group(0) if proposed else ''}"
+        )
         return Check(Fraction(full), full, what)
     if re.search(r"\btests?\b", text, re.IGNORECASE):
         return Check(Fraction(full, 2), full, "tests mentioned, none proposed")
@@ -184,7 +201,9 @@ def swebench(scenario: Scenario, response: str) -> Scored:
     files, files_seen = _files_named(response, gold.files)
     places, places_seen = _locations_named(response, gold.locations)
     if gold.locations:
-        location = Fraction(15, 2) * _share(files, len(gold.files)) + Fraction(15, 2) * _share(places, len(gold.locations))
+        location = Fraction(15, 2) * _share(files, len(gold.files)) + Fraction(15, 2) * _share(
+            places, len(gold.locations)
+        )
     else:
         location = 15 * _share(files, len(gold.files))
     match, match_seen = _logic_match(gold.added, code)
@@ -202,19 +221,38 @@ def swebench(scenario: Scenario, response: str) -> Scored:
         },
         "fix_quality": {
             "addresses_issue": Check(20 * match, 20, match_seen),
-            "minimal": Check(minimal, 10, "no proposed code" if code.empty else
-                             f"{code.changed} proposed changed lines for the gold patch's {gold.changed}"),
-            "syntax_correct": Check(syntax_points, 10, {True: "the proposed Python parses", False: "the proposed Python does not parse",
-                                                         None: "no Python to check"}[syntax] if not code.empty else "no proposed code"),
+            "minimal": Check(
+                minimal,
+                10,
+                "no proposed code"
+                if code.empty
+                else f"{code.changed} proposed changed lines for the gold patch's {gold.changed}",
+            ),
+            "syntax_correct": Check(
+                syntax_points,
+                10,
+                {
+                    True: "the proposed Python parses",
+                    False: "the proposed Python does not parse",
+                    None: "no Python to check",
+                }[syntax]
+                if not code.empty
+                else "no proposed code",
+            ),
         },
         "completeness": {
             "edge_cases": Check(Fraction(min(len(edges), 2) * 5), 10, f"edge-case terms: {', '.join(edges) or 'none'}"),
             "test_coverage": _tests(response, scenario, 10),
         },
         "persona": {
-            "voice": Check(Fraction(5) * (voice is not None), 5, f"first-person voice: {voice.group(0) if voice else 'none'}"),
-            "structure": Check(Fraction(5) * (structure >= 2 or bool(re.search(r"^#{1,6} ", response, re.MULTILINE))), 5,
-                               f"{structure} headings or list items"),
+            "voice": Check(
+                Fraction(5) * (voice is not None), 5, f"first-person voice: {voice.group(0) if voice else 'none'}"
+            ),
+            "structure": Check(
+                Fraction(5) * (structure >= 2 or bool(re.search(r"^#{1,6} ", response, re.MULTILINE))),
+                5,
+                f"{structure} headings or list items",
+            ),
         },
     }
     return Scored("swebench", scenario.instance_id, SWEBENCH_WEIGHTS, checks)
@@ -239,13 +277,21 @@ def ground_truth(scenario: Scenario, response: str) -> Scored:
     causal = _CAUSAL.search(response)
     checks = {
         "file_identification": {"files": Check(20 * _share(files, len(gold.files)), 20, files_seen)},
-        "location_identification": {"locations": Check(20 * location, 20, places_seen if gold.locations else
-                                                       f"the gold patch names no location; {files_seen}")},
+        "location_identification": {
+            "locations": Check(
+                20 * location, 20, places_seen if gold.locations else f"the gold patch names no location; {files_seen}"
+            )
+        },
         "fix_logic_match": {"gold_lines": Check(40 * match, 40, match_seen)},
         "completeness": {
-            "code_change": Check(Fraction(0 if code.empty else 10), 10,
-                                 "no proposed code" if code.empty else f"{len(code.diffs)} diffs, {len(code.blocks)} code blocks"),
-            "explanation": Check(Fraction(5) * (causal is not None), 5, f"causal statement: {causal.group(0) if causal else 'none'}"),
+            "code_change": Check(
+                Fraction(0 if code.empty else 10),
+                10,
+                "no proposed code" if code.empty else f"{len(code.diffs)} diffs, {len(code.blocks)} code blocks",
+            ),
+            "explanation": Check(
+                Fraction(5) * (causal is not None), 5, f"causal statement: {causal.group(0) if causal else 'none'}"
+            ),
             "test": _tests(response, scenario, 5),
         },
     }

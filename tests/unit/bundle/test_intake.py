@@ -107,7 +107,10 @@ def test_captures_are_in_stable_table_order(tmp_path: Path) -> None:
 def test_a_malformed_jsonl_line_is_named_by_line(tmp_path: Path) -> None:
     root = write_bundle(tmp_path, edit=lambda items: [*items[:2], "{not json", *items[2:]])
 
-    assert "captures.jsonl:3: is not valid JSON: Expecting property name enclosed in double quotes at column 2" in problems_of(root)
+    assert (
+        "captures.jsonl:3: is not valid JSON: Expecting property name enclosed in double quotes at column 2"
+        in problems_of(root)
+    )
 
 
 def test_a_missing_field_is_named_with_line_and_capture(tmp_path: Path) -> None:
@@ -127,7 +130,10 @@ def test_a_wrong_type_shows_the_bad_value(tmp_path: Path) -> None:
 
     message = problems_of(write_bundle(tmp_path, edit=bad_cost))
 
-    assert "captures.jsonl:1: mode:argument-audit/optimum: field 'cost_usd': input should be greater than or equal to 0 (got -2.5)" in message
+    assert (
+        "captures.jsonl:1: mode:argument-audit/optimum: field 'cost_usd': input should be greater than or equal to 0 (got -2.5)"
+        in message
+    )
 
 
 def test_an_unknown_family_or_bad_slug_is_refused(tmp_path: Path) -> None:
@@ -158,7 +164,10 @@ def test_an_unknown_configuration_is_named(tmp_path: Path) -> None:
 def test_a_duplicate_capture_id_names_both_lines(tmp_path: Path) -> None:
     message = problems_of(write_bundle(tmp_path, edit=lambda items: [*items, items[0]]))
 
-    assert "captures.jsonl:13: mode:argument-audit/optimum: field 'entry_key': repeats the capture id first seen on line 1" in message
+    assert (
+        "captures.jsonl:13: mode:argument-audit/optimum: field 'entry_key': repeats the capture id first seen on line 1"
+        in message
+    )
 
 
 def test_a_count_mismatch_lists_the_missing_entries(tmp_path: Path) -> None:
@@ -216,11 +225,13 @@ def test_unreadable_yaml_names_the_line(tmp_path: Path) -> None:
 def test_a_yaml_field_error_names_its_line(tmp_path: Path) -> None:
     root = write_bundle(tmp_path)
     (root / "bundle.yaml").write_text(
-        "bundle: sample\ncreated: 2026-06-20\nconfigurations: [optimum, \"Big 1\"]\n", encoding="utf-8"
+        'bundle: sample\ncreated: 2026-06-20\nconfigurations: [optimum, "Big 1"]\n', encoding="utf-8"
     )
 
-    assert ("bundle.yaml:3: field 'configurations.1': must be a name of letters, digits, '_', '.', '+' and '-', "
-            "starting with a letter or digit") in problems_of(root)
+    assert (
+        "bundle.yaml:3: field 'configurations.1': must be a name of letters, digits, '_', '.', '+' and '-', "
+        "starting with a letter or digit"
+    ) in problems_of(root)
 
 
 def test_configuration_names_are_kept_as_given_but_not_two_that_differ_only_in_case(tmp_path: Path) -> None:
@@ -237,7 +248,9 @@ def test_a_yaml_alias_bomb_is_refused(tmp_path: Path) -> None:
     bomb = ["a: &a [x, x, x, x, x, x, x, x, x]"]
     for level in "bcdefghi":
         previous = chr(ord(level) - 1)
-        bomb.append(f"{level}: &{level} [*{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}]")
+        bomb.append(
+            f"{level}: &{level} [*{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}, *{previous}]"
+        )
     (root / "bundle.yaml").write_text("\n".join(bomb) + "\n", encoding="utf-8")
 
     assert "bundle.yaml: uses 72 aliases (more than 64): refusing a possible alias bomb" in problems_of(root)
@@ -257,7 +270,9 @@ def test_paths_outside_the_bundle_are_refused(tmp_path: Path) -> None:
         items[0]["spec"] = "../../etc/passwd"
         return items
 
-    assert "field 'spec': points outside the bundle (got '../../etc/passwd')" in problems_of(write_bundle(tmp_path, edit=escape))
+    assert "field 'spec': points outside the bundle (got '../../etc/passwd')" in problems_of(
+        write_bundle(tmp_path, edit=escape)
+    )
 
 
 def test_a_one_megabyte_answer_is_accepted(tmp_path: Path) -> None:
@@ -273,7 +288,9 @@ def test_a_one_megabyte_answer_is_accepted(tmp_path: Path) -> None:
 def test_substitution_names_a_role_or_a_route() -> None:
     from pytest_ora.core.models import RoleSpec
 
-    roles = {"alt": RoleSpec(model="gemini-2.5-pro", provider="google", route="https://g/v1beta/models/x:generateContent")}
+    roles = {
+        "alt": RoleSpec(model="gemini-2.5-pro", provider="google", route="https://g/v1beta/models/x:generateContent")
+    }
 
     assert parse_substitution("big-2=alt", roles).spec.model == "gemini-2.5-pro"
     direct = parse_substitution("big-1=openai:gpt-4.1@https://api.openai.com/v1/chat/completions", roles)
@@ -292,7 +309,9 @@ def test_an_oversized_or_undecodable_artifact_is_unscorable(tmp_path: Path) -> N
     def artifacts(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for item in items:
             if item["entry_key"] == "visual:fishbone-diagram":
-                item["visual_artifact"] = f"artifacts/{item['configuration']}.{'png' if item['configuration'] == 'optimum' else 'svg'}"
+                item["visual_artifact"] = (
+                    f"artifacts/{item['configuration']}.{'png' if item['configuration'] == 'optimum' else 'svg'}"
+                )
         return items
 
     root = write_bundle(tmp_path, edit=artifacts)
@@ -302,20 +321,32 @@ def test_an_oversized_or_undecodable_artifact_is_unscorable(tmp_path: Path) -> N
 
     plan = intake(root)
 
-    reasons = {p.capture.configuration: p.reason for p in plan.captures if p.capture.entry_key == "visual:fishbone-diagram"}
-    assert reasons["optimum"] == "visual artifact artifacts/optimum.png is 5242884 bytes, over the 5 MB image limit judges accept"
+    reasons = {
+        p.capture.configuration: p.reason for p in plan.captures if p.capture.entry_key == "visual:fishbone-diagram"
+    }
+    assert (
+        reasons["optimum"]
+        == "visual artifact artifacts/optimum.png is 5242884 bytes, over the 5 MB image limit judges accept"
+    )
     assert reasons["big-1"] == "visual artifact artifacts/big-1.svg is neither an image nor UTF-8 text (byte 5)"
 
 
 def test_a_bundle_without_scored_set_names_the_default_and_the_line_to_add(tmp_path: Path) -> None:
     root = write_bundle(tmp_path / "bundle")
     manifest = root / "bundle.yaml"
-    manifest.write_text("\n".join(line for line in manifest.read_text().splitlines() if "scored_set" not in line and not line.startswith("  ")) + "\n")
+    manifest.write_text(
+        "\n".join(
+            line for line in manifest.read_text().splitlines() if "scored_set" not in line and not line.startswith("  ")
+        )
+        + "\n"
+    )
 
     text = problems_of(root)
 
     assert "scored_set." not in text  # a field the user never wrote is not named
-    assert "declares no scored_set, so the full campaign's default applies (60 mode, 21 visual, 115 lens entries" in text
+    assert (
+        "declares no scored_set, so the full campaign's default applies (60 mode, 21 visual, 115 lens entries" in text
+    )
     assert "this bundle has 2 mode, 1 visual, 1 lens" in text
     assert "add to bundle.yaml: scored_set: {mode: 2, visual: 1, lens: 1}" in text
 
@@ -339,7 +370,14 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
 
 
 def test_a_scored_set_may_name_required_entries_and_a_missing_one_stops_intake(tmp_path: Path) -> None:
-    manifest = {"scored_set": {"mode": 2, "visual": 1, "lens": 1, "required": ["mode:argument-audit", "mode:passion-exploration"]}}
+    manifest = {
+        "scored_set": {
+            "mode": 2,
+            "visual": 1,
+            "lens": 1,
+            "required": ["mode:argument-audit", "mode:passion-exploration"],
+        }
+    }
 
     with pytest.raises(IntakeError) as caught:
         intake(write_bundle(tmp_path, manifest=manifest))
@@ -360,30 +398,49 @@ def test_the_full_ora_counts_without_its_two_modes_stop_intake(tmp_path: Path) -
     """60 / 21 / 115 that match while passion-exploration and structured-output are absent: not the method's set."""
     manifest = {"scored_set": {"mode": 2, "visual": 1, "lens": 1}}
     root = write_bundle(tmp_path, manifest=manifest)
-    text = (root / "bundle.yaml").read_text(encoding="utf-8").replace("mode: 2", "mode: 60").replace(
-        "visual: 1", "visual: 21").replace("lens: 1", "lens: 115")
+    text = (
+        (root / "bundle.yaml")
+        .read_text(encoding="utf-8")
+        .replace("mode: 2", "mode: 60")
+        .replace("visual: 1", "visual: 21")
+        .replace("lens: 1", "lens: 115")
+    )
     (root / "bundle.yaml").write_text(text, encoding="utf-8")
 
     with pytest.raises(IntakeError) as caught:
         intake(root)
 
     messages = [p.message for p in caught.value.problems]
-    assert ("scored set lacks the required entries mode:passion-exploration, mode:structured-output "
-            "(the full campaign's scored set names them)") in messages
+    assert (
+        "scored set lacks the required entries mode:passion-exploration, mode:structured-output "
+        "(the full campaign's scored set names them)"
+    ) in messages
 
 
 def test_required_must_list_entry_keys(tmp_path: Path) -> None:
     with pytest.raises(IntakeError) as caught:
-        intake(write_bundle(tmp_path, manifest={"scored_set": {"mode": 2, "visual": 1, "lens": 1, "required": ["argument-audit"]}}))
+        intake(
+            write_bundle(
+                tmp_path, manifest={"scored_set": {"mode": 2, "visual": 1, "lens": 1, "required": ["argument-audit"]}}
+            )
+        )
 
     assert "scored_set.required must list entry keys" in str(caught.value)
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    (None, "no host mode specification at specs/mode/argument-audit.md (the lens's target 'mode:argument-audit')"),
-    (" \n", "the host mode specification at specs/mode/argument-audit.md is empty (a blank specification is a missing one)"),
-])
-def test_a_lens_without_its_host_mode_s_specification_is_unscorable(tmp_path: Path, text: str | None, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (None, "no host mode specification at specs/mode/argument-audit.md (the lens's target 'mode:argument-audit')"),
+        (
+            " \n",
+            "the host mode specification at specs/mode/argument-audit.md is empty (a blank specification is a missing one)",
+        ),
+    ],
+)
+def test_a_lens_without_its_host_mode_s_specification_is_unscorable(
+    tmp_path: Path, text: str | None, reason: str
+) -> None:
     # Given a lens whose target names a mode without a (non-blank) specification
     def elsewhere(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for item in items:

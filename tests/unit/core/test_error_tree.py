@@ -65,7 +65,8 @@ def test_when_the_tree_lists_a_class_then_it_exists_where_it_says() -> None:
 def test_when_a_class_is_in_the_tree_then_it_is_under_the_base_unless_listed_outside_it() -> None:
     _, foreign = _listed()
     outside = sorted(
-        f"{module}:{name}" for (module, name), cls in _package_exceptions().items()
+        f"{module}:{name}"
+        for (module, name), cls in _package_exceptions().items()
         if not issubclass(cls, OraError) and (module, name) not in foreign
     )
     assert not outside, f"exception classes outside OraError: {outside}"

@@ -92,4 +92,6 @@ def test_with_the_switch_off_every_capture_holds_its_texts_and_the_packets_are_t
         assert all(name in held.capture.__dict__ for name in DEFERRED_TEXTS)
         assert not isinstance(held.capture, fastload.DeferredCapture)
         assert held.capture.model_dump() == deferred.capture.model_dump()
-        assert build_packet(held.capture, root, held_plan.rubric) == build_packet(deferred.capture, root, deferred_plan.rubric)
+        assert build_packet(held.capture, root, held_plan.rubric) == build_packet(
+            deferred.capture, root, deferred_plan.rubric
+        )

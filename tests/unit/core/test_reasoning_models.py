@@ -40,8 +40,10 @@ BUDGET = 4096
 
 @pytest.mark.parametrize(
     ("provider", "route"),
-    [("openai", "https://api.openai.com/v1/chat/completions"),
-     ("azure-openai", "https://acme.openai.azure.com/openai/deployments/o3/chat/completions?api-version=2024-10-21")],
+    [
+        ("openai", "https://api.openai.com/v1/chat/completions"),
+        ("azure-openai", "https://acme.openai.azure.com/openai/deployments/o3/chat/completions?api-version=2024-10-21"),
+    ],
 )
 @pytest.mark.parametrize("model", ["o3", "o4-mini", "gpt-5", "gpt-5-mini"])
 def test_a_reasoning_model_gets_no_temperature_and_max_completion_tokens(provider: str, route: str, model: str) -> None:
@@ -55,8 +57,9 @@ def test_a_reasoning_model_gets_no_temperature_and_max_completion_tokens(provide
 
 def test_reasoning_tokens_are_counted_in_the_output_tokens_and_priced() -> None:
     """OpenAI bills reasoning tokens as output: fixture 06's 192 reasoning tokens are inside its 228 output tokens."""
-    reply = client_for(RoleSpec(model="o3", provider="openai", route="https://api.openai.com/v1/chat/completions")
-                       ).parse_reply(fixture_response("06_openai_chat_reasoning_tokens_gzip.json"))
+    reply = client_for(
+        RoleSpec(model="o3", provider="openai", route="https://api.openai.com/v1/chat/completions")
+    ).parse_reply(fixture_response("06_openai_chat_reasoning_tokens_gzip.json"))
     assert reply.usage["reasoning_tokens"] == 192 and reply.usage["output_tokens"] == 228
 
     spent = usage_cost([{"model": "o3", "usage": dict(reply.usage)}], DEFAULT_PRICES)
@@ -66,8 +69,12 @@ def test_reasoning_tokens_are_counted_in_the_output_tokens_and_priced() -> None:
 
 
 def test_gemini_thoughts_on_vertex_are_billed_as_output() -> None:
-    role = RoleSpec(model="gemini-2.5-flash", provider="vertex", route="https://aiplatform.googleapis.com/v1/projects/p/"
-                    "locations/global/publishers/google/models/gemini-2.5-flash:generateContent")
+    role = RoleSpec(
+        model="gemini-2.5-flash",
+        provider="vertex",
+        route="https://aiplatform.googleapis.com/v1/projects/p/"
+        "locations/global/publishers/google/models/gemini-2.5-flash:generateContent",
+    )
     reply = client_for(role).parse_reply(fixture_response("37_vertex_gemini_generate_content_json_schema.json"))
 
     assert reply.usage["output_tokens"] == 48 + 100 and reply.usage["reasoning_tokens"] == 100
@@ -76,8 +83,9 @@ def test_gemini_thoughts_on_vertex_are_billed_as_output() -> None:
     assert spent == (price.input * 19 + price.output * 148) / Decimal(1_000_000)
 
 
-def _claude(route: str = "https://api.anthropic.com/v1/messages", provider: str = "anthropic",
-            model: str = "claude-opus-4-7") -> RoleSpec:
+def _claude(
+    route: str = "https://api.anthropic.com/v1/messages", provider: str = "anthropic", model: str = "claude-opus-4-7"
+) -> RoleSpec:
     return RoleSpec(model=model, provider=provider, route=route, thinking_budget=BUDGET)
 
 
@@ -92,12 +100,19 @@ def test_extended_thinking_sends_the_reply_schema_as_structured_output_not_a_for
 
 
 def test_the_structured_output_schema_moves_unsupported_keywords_into_descriptions() -> None:
-    schema = {"type": "object", "properties": {"score": {"type": "number", "minimum": 0, "maximum": 10, "multipleOf": 0.5},
-                                               "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2},
-                                               "kind": {"oneOf": [{"type": "string"}, {"type": "null"}]}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "score": {"type": "number", "minimum": 0, "maximum": 10, "multipleOf": 0.5},
+            "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2},
+            "kind": {"oneOf": [{"type": "string"}, {"type": "null"}]},
+        },
+    }
 
     assert output_schema(schema) == {
-        "type": "object", "additionalProperties": False, "properties": {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
             "score": {"type": "number", "description": "{minimum: 0, maximum: 10, multipleOf: 0.5}"},
             "tags": {"type": "array", "items": {"type": "string"}, "description": "{minItems: 2}"},
             "kind": {"anyOf": [{"type": "string"}, {"type": "null"}]},
@@ -111,12 +126,20 @@ def test_with_thinking_the_reference_judge_answers_in_text_that_validates_as_the
         role = _claude(judge.route("anthropic"))
         client = client_for(role)
         packet = Packet(
-            capture_id="mode:argument-audit/optimum", entry_key="mode:argument-audit", family="mode",
-            technique="argument-audit", specification_source="specs/argument-audit.md",
-            specification="# Argument audit\n\n## Method\n1. **Frame the claim**: state it.\n", target=None,
-            prompt="Audit the argument that remote work is more productive.", configuration="optimum",
-            answer="## Frame the claim\nThe claim is narrow, because the evidence is.", model_snapshot={"big-1": "m"},
-            artifact=None, acceptance_notes="", rubric_version=ORA_V1.version,
+            capture_id="mode:argument-audit/optimum",
+            entry_key="mode:argument-audit",
+            family="mode",
+            technique="argument-audit",
+            specification_source="specs/argument-audit.md",
+            specification="# Argument audit\n\n## Method\n1. **Frame the claim**: state it.\n",
+            target=None,
+            prompt="Audit the argument that remote work is more productive.",
+            configuration="optimum",
+            answer="## Frame the claim\nThe claim is narrow, because the evidence is.",
+            model_snapshot={"big-1": "m"},
+            artifact=None,
+            acceptance_notes="",
+            rubric_version=ORA_V1.version,
         )
         request = client.build_request(role, judge_prompt(packet, None, ORA_V1), "k" * 20)
         with httpx.Client() as http:
@@ -166,8 +189,12 @@ def test_a_thinking_budget_on_a_model_that_is_not_claude_is_refused_at_intake(tm
 
 @pytest.mark.parametrize(
     ("model", "priced_as"),
-    [("anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4"), ("us.anthropic.claude-opus-4-7-v1:0", "claude-opus-4-7"),
-     ("claude-sonnet-4-5@20250929", "claude-sonnet-4"), ("gpt-4.1-mini", "gpt-4.1-mini")],
+    [
+        ("anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4"),
+        ("us.anthropic.claude-opus-4-7-v1:0", "claude-opus-4-7"),
+        ("claude-sonnet-4-5@20250929", "claude-sonnet-4"),
+        ("gpt-4.1-mini", "gpt-4.1-mini"),
+    ],
 )
 def test_cloud_model_ids_are_priced_by_the_model_they_name(model: str, priced_as: str) -> None:
     assert price_for(model, DEFAULT_PRICES) == DEFAULT_PRICES[priced_as]

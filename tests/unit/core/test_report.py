@@ -14,21 +14,45 @@ from pytest_ora.reports.aggregation import PUBLIC_COLUMNS, ledger_csv, ledger_ro
 
 def judge(label: str, *values: str) -> JudgeRecord:
     return JudgeRecord(
-        label=label, slot="big-1" if label == "Judge A" else "big-2", role="big-1", provider="anthropic",
-        model="m", resolved_model=None, judge_model="m",
-        scores=dict(zip(ORA_V1.names, values)), notes={n: "ok" for n in ORA_V1.names}, impression="fine",
-        asks=1, attempts=1,
+        label=label,
+        slot="big-1" if label == "Judge A" else "big-2",
+        role="big-1",
+        provider="anthropic",
+        model="m",
+        resolved_model=None,
+        judge_model="m",
+        scores=dict(zip(ORA_V1.names, values)),
+        notes={n: "ok" for n in ORA_V1.names},
+        impression="fine",
+        asks=1,
+        attempts=1,
         usage={"input_tokens": 10, "output_tokens": 5, "cached_input_tokens": 0, "reasoning_tokens": 0},
     )
 
 
-def record(configuration: str, status: str, *, scores: tuple[str, ...] = (), cost: str | None = "1",
-           minutes: str | None = "2", key: str = "mode:a") -> CaptureRecord:
+def record(
+    configuration: str,
+    status: str,
+    *,
+    scores: tuple[str, ...] = (),
+    cost: str | None = "1",
+    minutes: str | None = "2",
+    key: str = "mode:a",
+) -> CaptureRecord:
     judges = [judge("Judge A", *scores), judge("Judge B", *scores)] if scores else []
     return CaptureRecord(
-        capture_id=f"{key}/{configuration}", entry_key=key, family="mode", technique=key[5:],
-        configuration=configuration, status=status, reason=None if status == "scored" else status,
-        judges=judges, cost_usd=cost, wall_clock_minutes=minutes, failure=None, live_calls=0,
+        capture_id=f"{key}/{configuration}",
+        entry_key=key,
+        family="mode",
+        technique=key[5:],
+        configuration=configuration,
+        status=status,
+        reason=None if status == "scored" else status,
+        judges=judges,
+        cost_usd=cost,
+        wall_clock_minutes=minutes,
+        failure=None,
+        live_calls=0,
     )
 
 
@@ -56,7 +80,7 @@ def test_public_table_rounds_ratings_percentages_dollars_and_minutes() -> None:
         for i, (value, minute) in enumerate(zip(overalls, minutes))
     ]
 
-    (row, values), = summarize(records, ["optimum"], ORA_V1)
+    ((row, values),) = summarize(records, ["optimum"], ORA_V1)
     cells = dict(zip(PUBLIC_COLUMNS, public_row(row, values, ORA_V1)))
 
     assert values["overall"] == Fraction("6.25")
@@ -76,7 +100,7 @@ def test_means_are_over_scored_captures_and_cost_over_accepted_ones() -> None:
         record("optimum", "excluded", cost="1000", minutes="1000", key="mode:d"),
     ]
 
-    (row, values), = summarize(records, ["optimum"], ORA_V1)
+    ((row, values),) = summarize(records, ["optimum"], ORA_V1)
 
     assert (row.judged, row.unscorable, row.errors, row.excluded) == (1, 1, 1, 1)
     assert row.mean_overall == 8.0
@@ -86,7 +110,7 @@ def test_means_are_over_scored_captures_and_cost_over_accepted_ones() -> None:
 
 
 def test_a_configuration_with_nothing_scored_has_empty_cells() -> None:
-    (row, values), = summarize([record("local", "excluded")], ["local"], ORA_V1)
+    ((row, values),) = summarize([record("local", "excluded")], ["local"], ORA_V1)
 
     cells = dict(zip(PUBLIC_COLUMNS, public_row(row, values, ORA_V1)))
 
@@ -98,8 +122,20 @@ def test_summary_csv_has_the_contract_columns_in_order() -> None:
     header = summary_csv([], ORA_V1).splitlines()[0].split(",")
 
     assert header[:14] == [
-        "configuration", "judged", "unscorable", "excluded", "errors", "overall", "fidelity", "soundness",
-        "completeness", "relevance", "calibration", "failure_rate_pct", "cost_per_100_usd", "minutes_per_run",
+        "configuration",
+        "judged",
+        "unscorable",
+        "excluded",
+        "errors",
+        "overall",
+        "fidelity",
+        "soundness",
+        "completeness",
+        "relevance",
+        "calibration",
+        "failure_rate_pct",
+        "cost_per_100_usd",
+        "minutes_per_run",
     ]
 
 

@@ -45,14 +45,26 @@ def recorded_scores(capture_id: str) -> dict[str, dict[str, float]]:
 
 def judge(label: str, scores: dict[str, float]) -> JudgeRecord:
     return JudgeRecord(
-        label=f"Judge {label}", slot="big-1" if label == "A" else "big-2", role="r", provider="p", model="m",
-        resolved_model=None, judge_model="m", scores={k: repr(float(v)) for k, v in scores.items()}, notes={},
-        impression="", asks=1, attempts=1, usage=USAGE,  # type: ignore[typeddict-item]
+        label=f"Judge {label}",
+        slot="big-1" if label == "A" else "big-2",
+        role="r",
+        provider="p",
+        model="m",
+        resolved_model=None,
+        judge_model="m",
+        scores={k: repr(float(v)) for k, v in scores.items()},
+        notes={},
+        impression="",
+        asks=1,
+        attempts=1,
+        usage=USAGE,  # type: ignore[typeddict-item]
     )
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> tuple[Plan, dict[str, dict[str, dict[str, float]]], dict[str, Any]]:
+def sample(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Plan, dict[str, dict[str, dict[str, float]]], dict[str, Any]]:
     """The sample's plan, its recorded scores, and the stats.json write_report makes of them."""
     plan = intake(ROOT / "evals" / "bundle")
     recorded: dict[str, dict[str, dict[str, float]]] = {}
@@ -88,7 +100,9 @@ def test_agreement_per_criterion_matches_the_libraries(sample: Any) -> None:
         b = np.array([scores["B"][name] for scores in recorded.values()])
         row = rows[name]
         assert row["n"] == 1159
-        assert row["krippendorff_alpha"] == pytest.approx(krippendorff.alpha(reliability_data=[a, b], level_of_measurement="interval"), abs=1e-11)
+        assert row["krippendorff_alpha"] == pytest.approx(
+            krippendorff.alpha(reliability_data=[a, b], level_of_measurement="interval"), abs=1e-11
+        )
         assert row["quadratic_kappa"] == pytest.approx(closed_form_qwk(a, b), abs=1e-11)
         assert row["exact"] == pytest.approx(sum(x == y for x, y in zip(a, b)) / 1159, abs=1e-11)
         assert row["within_one"] == pytest.approx(sum(abs(x - y) <= 1 for x, y in zip(a, b)) / 1159, abs=1e-11)
@@ -138,8 +152,11 @@ def test_per_configuration_means_and_wilson_intervals(sample: Any) -> None:
     z = 1.959963984540054
     for row in stats["configurations"]:
         overall = [
-            combine([{k: repr(float(v)) for k, v in s.items()} for s in (scores["A"], scores["B"])], plan.rubric).overall
-            for capture_id, scores in recorded.items() if capture_id.endswith(f"/{row['configuration']}")
+            combine(
+                [{k: repr(float(v)) for k, v in s.items()} for s in (scores["A"], scores["B"])], plan.rubric
+            ).overall
+            for capture_id, scores in recorded.items()
+            if capture_id.endswith(f"/{row['configuration']}")
         ]
         n, k = len(overall), sum(value < plan.rubric.failure_below for value in overall)
         assert (row["n"], row["failures"]) == (n, k)
@@ -147,6 +164,9 @@ def test_per_configuration_means_and_wilson_intervals(sample: Any) -> None:
         low, high = row["mean_overall_interval"]
         assert low < row["mean_overall"] < high
         p = k / n
-        centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+        centre, half = (
+            (p + z * z / (2 * n)) / (1 + z * z / n),
+            z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)),
+        )
         assert row["failure_rate_interval"] == pytest.approx([centre - half, centre + half], abs=1e-11)
     assert len(stats["comparisons"]) == math.comb(len(plan.bundle.manifest.configurations), 2)

@@ -37,7 +37,12 @@ def _reference_reply(rubric: Any) -> tuple[dict[str, Any], str]:
 def test_the_11_reply_schema_asks_for_rationale_and_one_of_the_bands_named_in_the_prompt() -> None:
     schema = reply_schema(V11)
 
-    assert schema["properties"]["overall_verdict"]["enum"] == ["PASS_STRONG", "PASS_ADEQUATE", "FAIL_WEAK", "FAIL_CRITICAL"]
+    assert schema["properties"]["overall_verdict"]["enum"] == [
+        "PASS_STRONG",
+        "PASS_ADEQUATE",
+        "FAIL_WEAK",
+        "FAIL_CRITICAL",
+    ]
     assert {"rationale", "overall_verdict"} <= set(schema["required"])
     assert "overall_verdict" not in reply_schema(V10)["properties"]
     assert "PASS_STRONG, PASS_ADEQUATE, FAIL_WEAK, FAIL_CRITICAL" in KIND.instructions(V11)
@@ -61,17 +66,24 @@ def test_a_stated_verdict_that_disagrees_with_the_scores_is_listed() -> None:
     assert isinstance(parsed, JudgeReply)
     fields = KIND.record_fields(parsed, V11)
     judge = {"label": "Judge B", "model": "gpt-5.4", **fields}
-    agreeing = {"label": "Judge A", "model": "claude-opus-4-7", **KIND.record_fields(KIND.check(reply, V11, entry_key, None), V11)}
+    agreeing = {
+        "label": "Judge A",
+        "model": "claude-opus-4-7",
+        **KIND.record_fields(KIND.check(reply, V11, entry_key, None), V11),
+    }
 
     listed = verdict_disagreements([{"capture_id": "task:x/cell-a", "judges": [agreeing, judge]}])
 
     assert listed == [f"task:x/cell-a: Judge B (gpt-5.4) stated {other}; its scores give {fields['computed_verdict']}"]
 
 
-@pytest.mark.parametrize(("change", "field", "reason"), [
-    ({"rationale": "  "}, "rationale", "is missing or blank"),
-    ({"overall_verdict": "PASS"}, "overall_verdict", "is not one of PASS_STRONG"),
-])
+@pytest.mark.parametrize(
+    ("change", "field", "reason"),
+    [
+        ({"rationale": "  "}, "rationale", "is missing or blank"),
+        ({"overall_verdict": "PASS"}, "overall_verdict", "is not one of PASS_STRONG"),
+    ],
+)
 def test_an_11_reply_without_a_rationale_or_a_band_is_invalid(change: dict[str, str], field: str, reason: str) -> None:
     reply, entry_key = _reference_reply(V11)
 
@@ -95,7 +107,9 @@ def _trio_bundle(tmp_path: Path, model: str) -> Path:
 
     root = Path(shutil.copytree(TRIO, tmp_path / "bundle"))
     optimum = root / "optimum.yaml"
-    optimum.write_text(optimum.read_text(encoding="utf-8").replace("model: minimax-m2.7", f"model: {model}"), encoding="utf-8")
+    optimum.write_text(
+        optimum.read_text(encoding="utf-8").replace("model: minimax-m2.7", f"model: {model}"), encoding="utf-8"
+    )
     return root
 
 
@@ -116,8 +130,10 @@ def test_an_explicit_substitution_of_the_locked_panel_is_recorded_not_stopped(tm
 
     root = _trio_bundle(tmp_path, "minimax-m2.7")
     plan = intake(root)
-    substitution = parse_substitution("judge-minimax=openai-compatible:qwen3-max@http://127.0.0.1:8766/v1/chat/completions",
-                                      dict(plan.bundle.optimum.roles))
+    substitution = parse_substitution(
+        "judge-minimax=openai-compatible:qwen3-max@http://127.0.0.1:8766/v1/chat/completions",
+        dict(plan.bundle.optimum.roles),
+    )
 
     substituted = intake(root, substitutions=(substitution,), panel_label="trio with a substitute")
 

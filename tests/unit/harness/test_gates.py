@@ -24,11 +24,16 @@ from pytest_ora.method.rubric import get_rubric
 
 
 def context(under: str | None = None, share: str | None = None) -> GateContext:
-    options = SimpleNamespace(fail_under=None if under is None else Decimal(under),
-                              fail_lowscore_pct=None if share is None else Decimal(share), fail_calibration=None,
-                              fail_regression=False)
-    summary = [("a", {"overall": Fraction(7), "failure_rate": Fraction(1, 10)}),
-               ("b", {"overall": Fraction(5), "failure_rate": Fraction(1, 2)})]
+    options = SimpleNamespace(
+        fail_under=None if under is None else Decimal(under),
+        fail_lowscore_pct=None if share is None else Decimal(share),
+        fail_calibration=None,
+        fail_regression=False,
+    )
+    summary = [
+        ("a", {"overall": Fraction(7), "failure_rate": Fraction(1, 10)}),
+        ("b", {"overall": Fraction(5), "failure_rate": Fraction(1, 2)}),
+    ]
     return GateContext(options, get_rubric("ora-1.0"), summary)
 
 
@@ -52,7 +57,10 @@ def test_a_failing_gate_names_each_configuration_and_a_holding_one_says_one_line
     under, share = results
     assert under.failures == ("b mean overall 5.00 < 6",)
     assert share.holds
-    assert share.line() == "ora: gate --ora-fail-lowscore-pct 60 holds: no selected configuration's LOWSCORE share exceeds 60%"
+    assert (
+        share.line()
+        == "ora: gate --ora-fail-lowscore-pct 60 holds: no selected configuration's LOWSCORE share exceeds 60%"
+    )
 
 
 def test_failing_gates_become_failed_testcases() -> None:

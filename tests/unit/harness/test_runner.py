@@ -61,6 +61,7 @@ def test_without_lookahead_one_capture_is_judged_at_a_time(tmp_path: Path) -> No
 def test_a_replay_judges_in_the_calling_thread_and_moves_to_a_thread_under_a_running_loop() -> None:
     """Inline judging (a replay, one capture at a time) runs the loop in the caller; where the caller's
     thread already runs an event loop (Playwright's sync API does), it cannot, and the loop gets its thread."""
+
     async def answer() -> int:
         return 42
 

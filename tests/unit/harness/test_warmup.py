@@ -14,7 +14,8 @@ from pytest_ora.harness import warmup
 def probes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Two importable modules: one that notes the thread importing it, one whose import fails."""
     (tmp_path / "ora_warm_probe.py").write_text(
-        "import threading\nIMPORTED_ON = threading.current_thread().name\n", encoding="utf-8")
+        "import threading\nIMPORTED_ON = threading.current_thread().name\n", encoding="utf-8"
+    )
     (tmp_path / "ora_warm_broken.py").write_text("raise RuntimeError('broken on purpose')\n", encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     for name in ("ora_warm_probe", "ora_warm_broken"):

@@ -411,8 +411,9 @@ def test_a_replay_never_makes_the_network_transport(tmp_path: Path) -> None:
         extensions = {JUDGE_EXTENSION: judge, CASSETTE_EXTENSION: cassette}
 
         async def calls() -> list[str]:
-            replies = [await client.post(f"http://127.0.0.1:1{path}", content=b"{}", extensions=extensions)
-                       for path in paths]
+            replies = [
+                await client.post(f"http://127.0.0.1:1{path}", content=b"{}", extensions=extensions) for path in paths
+            ]
             await client.aclose()
             return [reply.json()["ok"] for reply in replies]
 

@@ -332,8 +332,10 @@ def test_transport_faults_are_retried_until_success(make_rig: MakeRig, name: str
     """A transient fault costs one more attempt, not the capture."""
     # A slow reply outlasts the client's timeout; the retry gets a prompt answer. The timeout leaves a loaded
     # machine seconds for that answer (0.5 s did not always suffice under CI's load).
-    policy = FAST if name != "slow" else RetryPolicy(
-        base_delay=0.01, max_delay=0.05, max_total_wait=60, timeout=httpx.Timeout(3)
+    policy = (
+        FAST
+        if name != "slow"
+        else RetryPolicy(base_delay=0.01, max_delay=0.05, max_total_wait=60, timeout=httpx.Timeout(3))
     )
     rig = make_rig(policy=policy)
     rig.judge.inject(dataclasses.replace(RETRIED[name], provider=provider))

@@ -23,8 +23,12 @@ from pytest_ora.judges.transport import RetryPolicy, send
 from pytest_ora.testing.server import ReferenceJudge
 from pytest_ora.testing.serverlimits import Bucket, RateLimiter
 
-BIG = JudgeSlot(label="Judge A", slot="big", role="big",
-                spec=RoleSpec(model="m", provider="openai", route="http://judge.test/v1/chat/completions"))
+BIG = JudgeSlot(
+    label="Judge A",
+    slot="big",
+    role="big",
+    spec=RoleSpec(model="m", provider="openai", route="http://judge.test/v1/chat/completions"),
+)
 """The judge a paced call is sent for (the pacing transport reads it off the request)."""
 
 
@@ -84,8 +88,12 @@ def test_without_options_the_first_call_probes_and_the_headers_set_the_pace(tmp_
     first = send_times(shared, "big", 1)[0]
     assert shared.snapshot("big")["probe"] == first
     # When its response announces Anthropic's limit of 60 a minute
-    shared.observe("big", first, 200, httpx.Headers({"anthropic-ratelimit-requests-limit": "60",
-                                                     "anthropic-ratelimit-requests-remaining": "59"}))
+    shared.observe(
+        "big",
+        first,
+        200,
+        httpx.Headers({"anthropic-ratelimit-requests-limit": "60", "anthropic-ratelimit-requests-remaining": "59"}),
+    )
     # Then the role is paced a little under it
     times = send_times(shared, "big", 3)
     gap = 1 / HEADROOM
@@ -113,8 +121,9 @@ def test_exhausted_remaining_holds_every_caller_until_the_reset(tmp_path: Path) 
     clock = Clock()
     shared = limiter(tmp_path, clock, big=Limit(rpm=6000))
     sent = send_times(shared, "big", 1)[0]
-    shared.observe("big", sent, 200, httpx.Headers({"x-ratelimit-remaining-requests": "0",
-                                                    "x-ratelimit-reset-requests": "2.5s"}))
+    shared.observe(
+        "big", sent, 200, httpx.Headers({"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "2.5s"})
+    )
     assert send_times(shared, "big", 1)[0] >= sent + 2.5
 
 
@@ -154,8 +163,9 @@ def test_a_success_with_most_of_the_window_left_restores_the_announced_ceiling_a
         shared.observe("big", send_times(shared, "big", 1)[0], 429, low)
     assert shared.snapshot("big")["rate"] < 50 / 60 * HEADROOM / 4
     # When a success announces a far higher limit with most of its window left
-    plenty = httpx.Headers({"anthropic-ratelimit-requests-limit": "4000",
-                            "anthropic-ratelimit-requests-remaining": "3999"})
+    plenty = httpx.Headers(
+        {"anthropic-ratelimit-requests-limit": "4000", "anthropic-ratelimit-requests-remaining": "3999"}
+    )
     shared.observe("big", clock.now, 200, plenty)
     # Then the rate is that limit's ceiling at once
     assert shared.snapshot("big")["rate"] == pytest.approx(4000 / 60 * HEADROOM)
@@ -169,8 +179,12 @@ def test_a_success_near_the_end_of_the_window_grows_the_rate_slowly(tmp_path: Pa
     shared.observe("big", send_times(shared, "big", 1)[0], 429, httpx.Headers())
     cut = shared.snapshot("big")["rate"]
     # When a success says less than half the window is left
-    shared.observe("big", clock.now, 200, httpx.Headers({"x-ratelimit-limit-requests": "600",
-                                                         "x-ratelimit-remaining-requests": "200"}))
+    shared.observe(
+        "big",
+        clock.now,
+        200,
+        httpx.Headers({"x-ratelimit-limit-requests": "600", "x-ratelimit-remaining-requests": "200"}),
+    )
     # Then the rate grows by the usual step only
     assert shared.snapshot("big")["rate"] == pytest.approx(cut * 1.02)
 
@@ -187,7 +201,8 @@ def test_a_429_without_any_known_limit_starts_pacing_at_half_the_achieved_rate(t
 
 
 def test_without_headers_the_first_answer_sets_the_pace_of_one_call_at_a_time_and_successes_grow_it(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     # Given a role no header paces, whose first call was answered after half a second
     clock = Clock()
     shared = limiter(tmp_path, clock)
@@ -228,6 +243,7 @@ def test_a_cut_makes_calls_waiting_on_a_slot_of_the_old_pace_take_a_new_one(tmp_
         return taken
 
     with pytest.MonkeyPatch.context() as patch:
+
         async def sleep(seconds: float) -> None:
             await asyncio.sleep(0)
             clock.now += seconds
@@ -283,8 +299,11 @@ def test_an_image_counts_as_an_image_not_as_its_base64() -> None:
 def test_the_reference_judge_refuses_past_its_bucket_with_the_providers_headers() -> None:
     with ReferenceJudge(rpm=60) as judge:  # one a second, a burst of two
         url = judge.route("anthropic")
-        body = {"model": "claude-opus-4-7", "max_tokens": 1024,
-                "messages": [{"role": "user", "content": "entry_key: mode:x\nconfiguration: c\nanswer"}]}
+        body = {
+            "model": "claude-opus-4-7",
+            "max_tokens": 1024,
+            "messages": [{"role": "user", "content": "entry_key: mode:x\nconfiguration: c\nanswer"}],
+        }
         headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
         responses = [httpx.post(url, json=body, headers=headers) for _ in range(3)]
     assert [r.status_code for r in responses][:2] != [429, 429]
@@ -352,8 +371,16 @@ class _Run:
     """The role's rate after every response (None while unpaced is left out)."""
 
 
-def _simulate(tmp_path: Path, *, calls: int, rps: float, in_flight: int, processes: int = 1,
-              announce: bool = False, latency: float = 0.5) -> _Run:
+def _simulate(
+    tmp_path: Path,
+    *,
+    calls: int,
+    rps: float,
+    in_flight: int,
+    processes: int = 1,
+    announce: bool = False,
+    latency: float = 0.5,
+) -> _Run:
     """`calls` judge calls of one role through PacedTransport and the retry policy's defaults."""
     loop = VirtualLoop()
     judge = _LimitedJudge(loop, rps, latency, announce)
@@ -372,11 +399,18 @@ def _simulate(tmp_path: Path, *, calls: int, rps: float, in_flight: int, process
             client = clients[index % processes]
             while remaining[0] > 0:
                 remaining[0] -= 1
-                request = httpx.Request("POST", "http://judge.test/v1/chat/completions", content=b"{}",
-                                        extensions={JUDGE_EXTENSION: BIG})
+                request = httpx.Request(
+                    "POST", "http://judge.test/v1/chat/completions", content=b"{}", extensions={JUDGE_EXTENSION: BIG}
+                )
                 try:
-                    await send(client, request, policy=RetryPolicy(max_attempts=7), judge="Judge A",
-                               error_message=lambda response: "", rng=rng)
+                    await send(
+                        client,
+                        request,
+                        policy=RetryPolicy(max_attempts=7),
+                        judge="Judge A",
+                        error_message=lambda response: "",
+                        rng=rng,
+                    )
                 except TransportError:
                     lost += 1
                 rate = limiters[0].snapshot("big")["rate"]
@@ -415,7 +449,8 @@ def test_a_header_less_limit_is_shared_by_every_process(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("calls", "in_flight", "processes"), [(30, 32, 1), (100, 32, 1), (30, 8, 4), (100, 8, 4)])
 def test_a_header_less_limit_is_met_by_few_refusals_on_short_runs_and_long_ones(
-        tmp_path: Path, calls: int, in_flight: int, processes: int) -> None:
+    tmp_path: Path, calls: int, in_flight: int, processes: int
+) -> None:
     """The run's calls in flight wait for the first answer, then go at the pace of one call at a time,
     growing until the first refusal: not all at once (a burst of 24 against a 2-a-second judge was
     refused 22 times, over half of a 30-call run's requests). 32 in flight (one process, the live
@@ -433,7 +468,7 @@ def test_a_faster_header_less_limit_is_held_too(tmp_path: Path) -> None:
     assert run.lost == 0
     assert run.wall <= 1.3 * 50
     # Slow start begins at the pace of one call at a time (2 a second); once at half the limit, never below
-    settled = run.rates[next(index for index, rate in enumerate(run.rates) if rate >= 5.0):]
+    settled = run.rates[next(index for index, rate in enumerate(run.rates) if rate >= 5.0) :]
     assert min(settled) >= 5.0
 
 
@@ -496,7 +531,10 @@ def test_the_header_less_reference_judge_says_only_retry_after() -> None:
     # between them (at 120 a minute a loaded machine sometimes took the half second that refills one)
     with ReferenceJudge(rpm=6, rate_headers=False) as judge:
         url = judge.route("openai")
-        body = {"model": "gpt-5.4", "messages": [{"role": "user", "content": "entry_key: mode:x\nconfiguration: c\nanswer"}]}
+        body = {
+            "model": "gpt-5.4",
+            "messages": [{"role": "user", "content": "entry_key: mode:x\nconfiguration: c\nanswer"}],
+        }
         responses = [httpx.post(url, json=body, headers={"authorization": "Bearer k"}) for _ in range(3)]
     assert [r.status_code for r in responses] == [200, 200, 429]
     for response in responses:

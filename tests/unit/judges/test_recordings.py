@@ -43,7 +43,9 @@ def test_a_directory_with_cassettes_but_no_record_keeps_the_old_format(tmp_path:
 
 def test_weights_are_not_part_of_the_prompt_2_view_but_are_of_prompt_1() -> None:
     old, new = get_rubric("judge-solo-1.0"), reweighted()
-    assert judge_view(dataclasses.replace(old, prompt_format="prompt-2")) == judge_view(dataclasses.replace(new, prompt_format="prompt-2"))
+    assert judge_view(dataclasses.replace(old, prompt_format="prompt-2")) == judge_view(
+        dataclasses.replace(new, prompt_format="prompt-2")
+    )
     assert judge_view(old) != judge_view(new)
 
 
@@ -59,15 +61,29 @@ def test_prompt_1_rescoring_names_the_recorded_version_so_requests_stay_identica
     (tmp_path / RUBRICS_FILE).write_text(json.dumps({"prompt": PROMPT_VERSION, "rubrics": []}), encoding="utf-8")
     old = bind_rubric(get_rubric("judge-solo-1.0"), tmp_path)
     note_recording(old, tmp_path)
-    capped = dataclasses.replace(get_rubric("judge-solo-1.0"), version="judge-solo-1.1", digest="sha256:" + "2" * 64,
-                                 failure_below=Fraction(9))
+    capped = dataclasses.replace(
+        get_rubric("judge-solo-1.0"), version="judge-solo-1.1", digest="sha256:" + "2" * 64, failure_below=Fraction(9)
+    )
     new = bind_rubric(capped, tmp_path)
     assert new.shown_version == "judge-solo-1.0"
     from pytest_ora.judges.packet import Packet
 
-    packet = Packet(capture_id="a:b/c", entry_key="a:b", family="a", technique="b", specification_source="s",
-                    specification=None, target=None, prompt="p", configuration="c", answer="x", artifact=None,
-                    model_snapshot={}, acceptance_notes="", rubric_version="judge-solo-1.0")
+    packet = Packet(
+        capture_id="a:b/c",
+        entry_key="a:b",
+        family="a",
+        technique="b",
+        specification_source="s",
+        specification=None,
+        target=None,
+        prompt="p",
+        configuration="c",
+        answer="x",
+        artifact=None,
+        model_snapshot={},
+        acceptance_notes="",
+        rubric_version="judge-solo-1.0",
+    )
     assert judge_prompt(packet, None, old).system == judge_prompt(packet, None, new).system
 
 
@@ -75,8 +91,11 @@ def test_a_version_recorded_with_another_digest_is_refused(tmp_path: Path) -> No
     rubric = bind_rubric(get_rubric("judge-solo-1.0"), tmp_path)
     note_recording(rubric, tmp_path)
     forged = dataclasses.replace(get_rubric("judge-solo-1.0"), digest="sha256:" + "f" * 64)
-    with pytest.raises(RecordingsError, match=f"rubric judge-solo-1.0 was recorded with {rubric.digest}; this file is "
-                                              "sha256:f+: give the change a new version"):
+    with pytest.raises(
+        RecordingsError,
+        match=f"rubric judge-solo-1.0 was recorded with {rubric.digest}; this file is "
+        "sha256:f+: give the change a new version",
+    ):
         bind_rubric(forged, tmp_path)
 
 

@@ -58,13 +58,37 @@ def test_a_reply_in_json_fences_is_read() -> None:
 @pytest.mark.parametrize(
     ("obj", "field", "reason"),
     [
-        (reply_object(scores={**{n: 7 for n in ORA_V1.names}, "fidelity": 11}), "scores.fidelity", "is outside the scale 0-10"),
-        (reply_object(scores={**{n: 7 for n in ORA_V1.names}, "soundness": -0.5}), "scores.soundness", "is outside the scale 0-10"),
+        (
+            reply_object(scores={**{n: 7 for n in ORA_V1.names}, "fidelity": 11}),
+            "scores.fidelity",
+            "is outside the scale 0-10",
+        ),
+        (
+            reply_object(scores={**{n: 7 for n in ORA_V1.names}, "soundness": -0.5}),
+            "scores.soundness",
+            "is outside the scale 0-10",
+        ),
         (reply_object(scores={n: 7 for n in ORA_V1.names if n != "relevance"}), "scores.relevance", "is missing"),
-        (reply_object(scores={**{n: 7 for n in ORA_V1.names}, "calibration": "seven"}), "scores.calibration", "must be a number"),
-        (reply_object(scores={**{n: 7 for n in ORA_V1.names}, "calibration": "7"}), "scores.calibration", "must be a number"),
-        (reply_object(scores={**{n: 7 for n in ORA_V1.names}, "calibration": True}), "scores.calibration", "must be a number"),
-        (reply_object(scores={**{n: 7 for n in ORA_V1.names}, "style": 7}), "scores.style", "is not a criterion of rubric ora-1.0"),
+        (
+            reply_object(scores={**{n: 7 for n in ORA_V1.names}, "calibration": "seven"}),
+            "scores.calibration",
+            "must be a number",
+        ),
+        (
+            reply_object(scores={**{n: 7 for n in ORA_V1.names}, "calibration": "7"}),
+            "scores.calibration",
+            "must be a number",
+        ),
+        (
+            reply_object(scores={**{n: 7 for n in ORA_V1.names}, "calibration": True}),
+            "scores.calibration",
+            "must be a number",
+        ),
+        (
+            reply_object(scores={**{n: 7 for n in ORA_V1.names}, "style": 7}),
+            "scores.style",
+            "is not a criterion of rubric ora-1.0",
+        ),
         (reply_object(notes={n: "x" for n in ORA_V1.names if n != "fidelity"}), "notes.fidelity", "is missing"),
         (reply_object(entry_key="mode:premortem"), "entry_key", "does not match the packet's 'mode:argument-audit'"),
         (reply_object(configuration="big-1"), "configuration", "does not match the packet's 'optimum'"),
@@ -109,5 +133,9 @@ def test_the_schema_is_strict_and_lists_every_criterion() -> None:
 
     assert schema["additionalProperties"] is False
     assert schema["properties"]["scores"]["required"] == list(ORA_V1.names)
-    assert schema["properties"]["scores"]["properties"]["fidelity"] == {"type": "number", "minimum": 0.0, "maximum": 10.0}
+    assert schema["properties"]["scores"]["properties"]["fidelity"] == {
+        "type": "number",
+        "minimum": 0.0,
+        "maximum": 10.0,
+    }
     assert set(schema["required"]) == {"entry_key", "configuration", "judge_model", "scores", "notes", "impression"}

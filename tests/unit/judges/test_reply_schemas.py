@@ -30,9 +30,15 @@ def schema_cases() -> dict[str, Rubric]:
         cases[version] = rubric
         cases[f"{version} blind={not rubric.blind}"] = dataclasses.replace(rubric, blind=not rubric.blind)
     ora = get_rubric("ora-1.0")
-    for label, low, high, step in (("whole steps", 1, 5, Fraction(1)), ("halves", 0, 10, Fraction(1, 2)),
-                                   ("whole steps from a half", Fraction(1, 2), 5, Fraction(1)), ("no step", 0, 10, None)):
-        cases[f"ora-1.0 {label}"] = dataclasses.replace(ora, scale_min=Fraction(low), scale_max=Fraction(high), scale_step=step)
+    for label, low, high, step in (
+        ("whole steps", 1, 5, Fraction(1)),
+        ("halves", 0, 10, Fraction(1, 2)),
+        ("whole steps from a half", Fraction(1, 2), 5, Fraction(1)),
+        ("no step", 0, 10, None),
+    ):
+        cases[f"ora-1.0 {label}"] = dataclasses.replace(
+            ora, scale_min=Fraction(low), scale_max=Fraction(high), scale_step=step
+        )
     trio = get_rubric("trio-likert-1.1")
     cases["trio-likert-1.1 seeing, verdicts"] = dataclasses.replace(trio, blind=False)
     return cases

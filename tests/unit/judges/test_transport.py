@@ -302,8 +302,14 @@ def test_a_ten_second_429_storm_passes_within_the_default_bound_on_a_virtual_clo
 
     async def go() -> SendResult:
         async with httpx.AsyncClient(transport=httpx.MockTransport(storm)) as client:
-            return await send(client, make_request(), policy=policy, judge="judge-a", error_message=error_message,
-                              rng=random.Random(seed))
+            return await send(
+                client,
+                make_request(),
+                policy=policy,
+                judge="judge-a",
+                error_message=error_message,
+                rng=random.Random(seed),
+            )
 
     result = run_virtual(go(), loop)
 

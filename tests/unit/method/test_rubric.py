@@ -37,8 +37,11 @@ def test_the_built_ins_are_shipped_as_files_and_load() -> None:
 
 def test_ora_1_0_keeps_seed_000_numbers() -> None:
     assert [(c.name, c.weight) for c in ORA_V1.criteria] == [
-        ("fidelity", Fraction("0.35")), ("soundness", Fraction("0.25")), ("completeness", Fraction("0.18")),
-        ("relevance", Fraction("0.12")), ("calibration", Fraction("0.10")),
+        ("fidelity", Fraction("0.35")),
+        ("soundness", Fraction("0.25")),
+        ("completeness", Fraction("0.18")),
+        ("relevance", Fraction("0.12")),
+        ("calibration", Fraction("0.10")),
     ]
     assert (ORA_V1.scale_min, ORA_V1.scale_max, ORA_V1.cap_criterion, ORA_V1.failure_below) == (0, 10, "fidelity", 4)
     assert ORA_V1.panel_size == 2 and not ORA_V1.blind and ORA_V1.requires_spec
@@ -50,7 +53,10 @@ def test_trio_and_solo_carry_their_seeds_numbers() -> None:
     assert [c.weight for c in trio.criteria] == [Fraction(1, 6)] * 6
     assert (trio.scale_min, trio.scale_max, trio.scale_step, trio.blind, trio.panel_size) == (1, 5, 1, True, 3)
     assert [(v.name, v.min) for v in trio.verdicts] == [
-        ("PASS_STRONG", 4), ("PASS_ADEQUATE", Fraction("3.5")), ("FAIL_WEAK", Fraction("2.5")), ("FAIL_CRITICAL", None)
+        ("PASS_STRONG", 4),
+        ("PASS_ADEQUATE", Fraction("3.5")),
+        ("FAIL_WEAK", Fraction("2.5")),
+        ("FAIL_CRITICAL", None),
     ]
     assert trio.failure_vote == "fail" and trio.vote_names == ("strict_pass", "fail", "critical")
     solo = get_rubric("judge-solo-1.0")
@@ -69,7 +75,10 @@ def test_the_digest_is_sha256_of_the_canonical_json_without_history() -> None:
 
 
 def test_a_number_changed_without_a_new_version_stops_with_the_reason(tmp_path: Path) -> None:
-    path = write_rubric(tmp_path / "trio.yaml", edited("trio-likert-1.0", "fail: {judges: 2, below: 3.0}", "fail: {judges: 2, below: 3.5}"))
+    path = write_rubric(
+        tmp_path / "trio.yaml",
+        edited("trio-likert-1.0", "fail: {judges: 2, below: 3.0}", "fail: {judges: 2, below: 3.5}"),
+    )
 
     with pytest.raises(RubricError) as caught:
         load_rubric(path)
@@ -81,7 +90,9 @@ def test_a_number_changed_without_a_new_version_stops_with_the_reason(tmp_path: 
 
 def test_a_new_version_needs_its_own_history_line(tmp_path: Path) -> None:
     text = edited("trio-likert-1.0", "rubric: trio-likert-1.0", "rubric: trio-likert-1.1")
-    with pytest.raises(RubricError, match=r"last history entry is version 'trio-likert-1.0' but the file says rubric 'trio-likert-1.1'"):
+    with pytest.raises(
+        RubricError, match=r"last history entry is version 'trio-likert-1.0' but the file says rubric 'trio-likert-1.1'"
+    ):
         load_rubric(write_rubric(tmp_path / "a.yaml", text))
 
 
@@ -133,6 +144,8 @@ def test_a_new_calibration_measurement_needs_no_new_version_but_must_name_a_know
     loaded = load_rubric(path)
     assert loaded.calibration is not None and loaded.calibration.value == 0.81
     # A statistic the run cannot compute is refused, naming the field
-    path = write_rubric(tmp_path / "bad.yaml", edited("trio-likert-1.1", "statistic: fleiss_kappa", "statistic: cohen_kappa"))
+    path = write_rubric(
+        tmp_path / "bad.yaml", edited("trio-likert-1.1", "statistic: fleiss_kappa", "statistic: cohen_kappa")
+    )
     with pytest.raises(RubricError, match=r"calibration\.statistic"):
         load_rubric(path)

@@ -36,7 +36,12 @@ def test_a_vote_boundary_is_exact() -> None:
 
 def test_verdict_bands_take_the_first_band_whose_min_holds() -> None:
     assert [verdict(TRIO, Fraction(v)) for v in ("4", "3.99", "3.5", "2.5", "2.49", "1")] == [
-        "PASS_STRONG", "PASS_ADEQUATE", "PASS_ADEQUATE", "FAIL_WEAK", "FAIL_CRITICAL", "FAIL_CRITICAL",
+        "PASS_STRONG",
+        "PASS_ADEQUATE",
+        "PASS_ADEQUATE",
+        "FAIL_WEAK",
+        "FAIL_CRITICAL",
+        "FAIL_CRITICAL",
     ]
     assert verdict(ORA_V1, Fraction(9)) is None
 
@@ -63,7 +68,9 @@ def test_trio_critical_needs_a_majority_below_two() -> None:
     assert two_low.votes["critical"] is True and two_low.judge_overalls[1] == Fraction(11, 6)
 
 
-@pytest.mark.parametrize(("scores", "overall", "failure"), [((6, 6, 6, 6), 60, False), ((6, 6, 6, 5), Fraction("57.5"), True)])
+@pytest.mark.parametrize(
+    ("scores", "overall", "failure"), [((6, 6, 6, 6), 60, False), ((6, 6, 6, 5), Fraction("57.5"), True)]
+)
 def test_solo_reports_0_to_100(scores: tuple[int, ...], overall: Fraction, failure: bool) -> None:
     solo = get_rubric("judge-solo-1.0")
     result = combine([dict(zip(solo.names, map(str, scores)))], solo)

@@ -18,7 +18,7 @@ from pytest_ora.reports.filewriter import CaptureFileWriter
 
 _PACKET: dict[str, Any] = {
     "capture_id": "mode:x/alpha",
-    "answer": "Ünïcode — kept as is, \"quoted\", a tab\there, a control \u0001",
+    "answer": 'Ünïcode — kept as is, "quoted", a tab\there, a control \u0001',
     "scores": {"fidelity": "7.5", "empty": {}, "list": []},
     "numbers": [1, 2.5, 1e-07, 1e16, -0.0],
     "flag": True,
@@ -61,7 +61,9 @@ def test_a_file_that_cannot_be_written_is_named_and_the_others_are_written(tmp_p
     assert not (tmp_path / "packets" / "mode" / "x" / "beta.json").exists()
 
 
-def test_without_a_helper_the_files_are_written_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_helper_the_files_are_written_in_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(filewriter.sys, "executable", str(tmp_path / "no-such-python"))
     writer = CaptureFileWriter(file_mode())
     target = tmp_path / "packets" / "mode" / "x" / "alpha.json"

@@ -42,7 +42,9 @@ def test_the_sample_is_stratified_by_configuration_and_seeded(sample_pool: tuple
     assert len(set(firsts)) >= 4
 
 
-def test_small_samples_still_reach_every_configuration_and_big_ones_take_all(sample_pool: tuple[list[object], list[str]]) -> None:
+def test_small_samples_still_reach_every_configuration_and_big_ones_take_all(
+    sample_pool: tuple[list[object], list[str]],
+) -> None:
     pool, lanes = sample_pool
     assert {p.capture.configuration for p in stratified_sample(pool, lanes, 6, 0)} == set(lanes)
     assert len(stratified_sample(pool, lanes, 3, 0)) == 3
@@ -50,7 +52,8 @@ def test_small_samples_still_reach_every_configuration_and_big_ones_take_all(sam
     # Unequal strata get proportional shares (largest remainders)
     uneven = [p for p in pool if p.capture.configuration in ("optimum", "big-1")][:300]
     uneven = [p for p in uneven if p.capture.configuration == "optimum"][:30] + [
-        p for p in uneven if p.capture.configuration == "big-1"][:10]
+        p for p in uneven if p.capture.configuration == "big-1"
+    ][:10]
     counts = Counter(p.capture.configuration for p in stratified_sample(uneven, ["optimum", "big-1"], 8, 0))
     assert counts == {"optimum": 6, "big-1": 2}
 
@@ -87,7 +90,13 @@ def test_the_page_is_blind_self_contained_and_escapes_everything(tmp_path: Path)
     assert "default-src 'none'" in html and "http://" not in html.replace("http://www.w3.org", "")
     # The rubric is on the page: criteria, questions, anchors and the scale
     rubric = data["rubric"]
-    assert [c["name"] for c in rubric["criteria"]] == ["fidelity", "soundness", "completeness", "relevance", "calibration"]
+    assert [c["name"] for c in rubric["criteria"]] == [
+        "fidelity",
+        "soundness",
+        "completeness",
+        "relevance",
+        "calibration",
+    ]
     assert rubric["scale"]["values"] == [float(v) for v in range(11)]
     assert rubric["anchors"][0] == ["9-10", "exemplary execution of the actual technique"]
 
@@ -115,14 +124,21 @@ def test_an_unblinded_page_with_results_carries_each_judges_scores(tmp_path: Pat
     write_bundle(tmp_path / "bundle")
     results = tmp_path / "out"
     results.mkdir()
-    row = {"capture_id": "mode:argument-audit/optimum", "status": "scored",
-           "judges": [{"label": "A", "scores": {"fidelity": 8, "soundness": 7}, "overall": 7.2}]}
+    row = {
+        "capture_id": "mode:argument-audit/optimum",
+        "status": "scored",
+        "judges": [{"label": "A", "scores": {"fidelity": 8, "soundness": 7}, "overall": 7.2}],
+    }
     (results / "ledger.jsonl").write_text(json.dumps(row) + "\n")
     html, _ = label_page(tmp_path / "bundle", 100, 0, blind=False, results=results)
     captures = {c["id"]: c for c in page_data(html)["captures"]}
     assert captures["mode:argument-audit/optimum"]["judges"] == [
-        {"label": "A", "scores": {"fidelity": 8, "soundness": 7, "completeness": None, "relevance": None, "calibration": None},
-         "overall": 7.2}]
+        {
+            "label": "A",
+            "scores": {"fidelity": 8, "soundness": 7, "completeness": None, "relevance": None, "calibration": None},
+            "overall": 7.2,
+        }
+    ]
     assert captures["mode:argument-audit/big-1"]["judges"] == []
     # A blind page never reads them, even when given
     blind, _ = label_page(tmp_path / "bundle", 100, 0, results=results)

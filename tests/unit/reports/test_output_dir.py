@@ -27,7 +27,8 @@ def test_the_last_runs_files_leave_at_the_claim_and_are_deleted_at_the_release(t
     # This run's packets/ and judges/ start empty: no file of the last run mixes with its own.
     assert not (tmp_path / "packets").exists() and not (tmp_path / "judges").exists()
     assert _files(tmp_path / PREVIOUS_DIR) == [
-        "judges/mode/five-whys/small.big-1.json", "packets/mode/five-whys/small.json",
+        "judges/mode/five-whys/small.big-1.json",
+        "packets/mode/five-whys/small.json",
     ]
     (tmp_path / "packets" / "mode").mkdir(parents=True)
     (tmp_path / "packets" / "mode" / "new.json").write_text("{}\n", encoding="utf-8")
@@ -48,7 +49,8 @@ def test_files_set_aside_by_a_run_that_was_killed_are_deleted_at_the_next_claim(
 
     assert not stale.exists()
     assert _files(tmp_path / PREVIOUS_DIR) == [
-        "judges/mode/five-whys/small.big-1.json", "packets/mode/five-whys/small.json",
+        "judges/mode/five-whys/small.big-1.json",
+        "packets/mode/five-whys/small.json",
     ]
 
 

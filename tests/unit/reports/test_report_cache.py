@@ -80,8 +80,9 @@ def test_other_labels_under_the_same_name_compute_the_calibration_afresh(
         out = OutputDir(tmp_path / directory)
         out.claim()
         try:
-            out.write_report(plan, records, RunFacts(scoring_date="2026-06-20", record_mode="none", selected=1185,
-                                                     labels=labels))
+            out.write_report(
+                plan, records, RunFacts(scoring_date="2026-06-20", record_mode="none", selected=1185, labels=labels)
+            )
         finally:
             out.release()
     # Then the statistics were computed twice, and the calibration differs

@@ -35,46 +35,71 @@ def test_texts_are_stored_once_and_an_entrys_captures_share_its_prompt() -> None
 
 
 def test_texts_json_reads_back_and_a_bad_file_is_not_shown(tmp_path: Path) -> None:
-    data = {"schema": "ora-texts-1", "rubric": "r", "columns": ["capture_id", "prompt", "context", "answer", "second_answer"],
-            "strings": ["a \"quoted\"\nline", "</script>"], "rows": [["m:a/x", 0, -1, 1, -1]]}
+    data = {
+        "schema": "ora-texts-1",
+        "rubric": "r",
+        "columns": ["capture_id", "prompt", "context", "answer", "second_answer"],
+        "strings": ['a "quoted"\nline', "</script>"],
+        "rows": [["m:a/x", 0, -1, 1, -1]],
+    }
     (tmp_path / "texts.json").write_text(texts_json(data), encoding="utf-8")
     assert json.loads((tmp_path / "texts.json").read_text(encoding="utf-8")) == data
     assert read_texts(tmp_path) == ({"strings": data["strings"], "rows": data["rows"]}, None)
     data["rows"] = [["m:a/x", 0, -1, 7, -1]]  # an index past the table
     (tmp_path / "texts.json").write_text(texts_json(data), encoding="utf-8")
     shown, note = read_texts(tmp_path)
-    assert shown is None and note == "texts.json is not shown: row 1 is not [capture_id, prompt, context, answer, second_answer]"
+    assert (
+        shown is None
+        and note == "texts.json is not shown: row 1 is not [capture_id, prompt, context, answer, second_answer]"
+    )
 
 
 def test_earlier_runs_are_listed_in_number_order_and_an_unreadable_one_says_so(tmp_path: Path) -> None:
     for number, mean in (("0002", 6.5), ("0010", 7.25)):
         run = tmp_path / "runs" / number
         run.mkdir(parents=True)
-        (run / "summary.json").write_text(json.dumps([
-            {"configuration": "optimum", "mean_overall": mean, "selection": None, "rubric": "ora-1.0"},
-            {"configuration": "big-1", "mean_overall": None, "selection": None, "rubric": "ora-1.0"},
-        ]), encoding="utf-8")
-        (run / "run.json").write_text(json.dumps({"rubric": "ora-1.0", "methodology": {"scoring_date": "2026-06-2" + number[-1],
-                                                                                       "records": 12}}), encoding="utf-8")
+        (run / "summary.json").write_text(
+            json.dumps(
+                [
+                    {"configuration": "optimum", "mean_overall": mean, "selection": None, "rubric": "ora-1.0"},
+                    {"configuration": "big-1", "mean_overall": None, "selection": None, "rubric": "ora-1.0"},
+                ]
+            ),
+            encoding="utf-8",
+        )
+        (run / "run.json").write_text(
+            json.dumps({"rubric": "ora-1.0", "methodology": {"scoring_date": "2026-06-2" + number[-1], "records": 12}}),
+            encoding="utf-8",
+        )
     (tmp_path / "runs" / "0003").mkdir()
     (tmp_path / "runs" / "0003" / "summary.json").write_text("{oops", encoding="utf-8")
     runs = earlier_runs(tmp_path)
     assert [run["run"] for run in runs] == ["0002", "0003", "0010"]
-    assert runs[0] == {"run": "0002", "scoring_date": "2026-06-22", "rubric": "ora-1.0", "selection": "all captures",
-                       "captures": 12, "configurations": [["optimum", 6.5], ["big-1", None]]}
+    assert runs[0] == {
+        "run": "0002",
+        "scoring_date": "2026-06-22",
+        "rubric": "ora-1.0",
+        "selection": "all captures",
+        "captures": 12,
+        "configurations": [["optimum", 6.5], ["big-1", None]],
+    }
     assert runs[1]["unreadable"].startswith("JSONDecodeError")
     html = earlier_runs_html(runs, ["optimum", "big-1"])
     assert html.index("runs/0010") < html.index("runs/0003") < html.index("runs/0002")  # newest first
-    assert "<td class=\"num\">7.25</td>" in html and "unreadable: JSONDecodeError" in html
+    assert '<td class="num">7.25</td>' in html and "unreadable: JSONDecodeError" in html
 
 
 def test_since_baseline_escapes_what_the_files_hold() -> None:
-    html = since_baseline_html(comparison(
-        baseline=run_side(path="<b>old</b>", rubric="r"), current=run_side(rubric="r"), shared=1,
-        changed=[{"what": "judges", "baseline": ["A: x:<script>"], "current": ["A: x:y"]}],
-        configurations=[configuration_row(configuration="<img src=x>", regressed=True, interval=[-2, -1])],
-        changes=[{"capture_id": 'm:a/"><script>', "configuration": "a", "baseline": 5, "current": 1, "change": -4}],
-    ))
+    html = since_baseline_html(
+        comparison(
+            baseline=run_side(path="<b>old</b>", rubric="r"),
+            current=run_side(rubric="r"),
+            shared=1,
+            changed=[{"what": "judges", "baseline": ["A: x:<script>"], "current": ["A: x:y"]}],
+            configurations=[configuration_row(configuration="<img src=x>", regressed=True, interval=[-2, -1])],
+            changes=[{"capture_id": 'm:a/"><script>', "configuration": "a", "baseline": 5, "current": 1, "change": -4}],
+        )
+    )
     assert "<script>" not in html and "<img" not in html and "<b>" not in html
     assert "&lt;img src=x&gt;" in html and 'data-capture="m:a/&quot;&gt;&lt;script&gt;"' in html
 
@@ -82,8 +107,15 @@ def test_since_baseline_escapes_what_the_files_hold() -> None:
 def test_the_page_carries_the_compare_sections_and_keeps_texts_out_of_the_page_data() -> None:
     data = full_page_data()
     data["texts"] = {"strings": ["p", "a"], "rows": [["mode:a/optimum", 0, -1, 1, -1]]}
-    data["runs"] = [{"run": "0001", "scoring_date": "2026-06-20", "rubric": "ora-1.0", "selection": "all captures",
-                     "configurations": [["optimum", 8.0]]}]
+    data["runs"] = [
+        {
+            "run": "0001",
+            "scoring_date": "2026-06-20",
+            "rubric": "ora-1.0",
+            "selection": "all captures",
+            "configurations": [["optimum", 8.0]],
+        }
+    ]
     html = render_html(data)
     assert '<section id="matrix">' in html and '<section id="earlier-runs">' in html and "runs/0001" in html
     assert 'id="since-baseline"' not in html  # no baseline this run

@@ -20,16 +20,42 @@ from pytest_ora.reports.page import read_optional
 from pytest_ora.reports.pagedata import agreement_from_ledger, page_data
 
 STATISTICS: dict[str, Any] = {
-    "configurations": {"optimum": {"overall_interval": [7.0, 9.0], "failure_interval": [0.0, 0.4]},
-                       "big-1": {"overall_interval": [4.2, 6.0], "failure_interval": [0.1, 0.7]}},
+    "configurations": {
+        "optimum": {"overall_interval": [7.0, 9.0], "failure_interval": [0.0, 0.4]},
+        "big-1": {"overall_interval": [4.2, 6.0], "failure_interval": [0.1, 0.7]},
+    },
     "agreement": {name: {"alpha": 0.71, "kappa": 0.74, "exact": 0.4, "within_one": 0.9} for name in ORA_V1.names},
-    "paired": [{"a": "optimum", "b": "big-1", "n": 3, "mean_difference": 2.4, "interval": [1.1, 3.5],
-                "p_value": 0.25, "p_holm": 0.25}],
-    "hypotheses": {"verdict": "PASS", "detail": "6 of 6 directional; no critical vote",
-                   "rows": [{"id": "H1", "better": "optimum", "worse": "big-1", "margin": 0.3, "mean_delta": 2.4,
-                             "interval": [1.1, 3.5], "directional": 3, "meets_margin": 3}]},
+    "paired": [
+        {
+            "a": "optimum",
+            "b": "big-1",
+            "n": 3,
+            "mean_difference": 2.4,
+            "interval": [1.1, 3.5],
+            "p_value": 0.25,
+            "p_holm": 0.25,
+        }
+    ],
+    "hypotheses": {
+        "verdict": "PASS",
+        "detail": "6 of 6 directional; no critical vote",
+        "rows": [
+            {
+                "id": "H1",
+                "better": "optimum",
+                "worse": "big-1",
+                "margin": 0.3,
+                "mean_delta": 2.4,
+                "interval": [1.1, 3.5],
+                "directional": 3,
+                "meets_margin": 3,
+            }
+        ],
+    },
 }
-COMPARE = [{"a": "optimum", "b": "big-1", "wins": 2, "ties": 1, "losses": 0, "win_rate": 0.83, "interval": [0.44, 0.97]}]
+COMPARE = [
+    {"a": "optimum", "b": "big-1", "wins": 2, "ties": 1, "losses": 0, "win_rate": 0.83, "interval": [0.44, 0.97]}
+]
 
 
 def captures() -> tuple[list[BaseModel], list[CaptureRecord]]:
@@ -47,9 +73,15 @@ def full_page_data(statistics: dict[str, Any] | None = STATISTICS, compare: Any 
     ledger, records = captures()
     summary = summarize(records, ["optimum", "big-1"], ORA_V1)
     return page_data(
-        bundle="test-bundle", rubric=ORA_V1, judges=[{"label": "Judge A", "model": "m", "provider": "anthropic"}],
-        rows=ledger, summary=[row for row, _ in summary], table=[public_row(r, v, ORA_V1) for r, v in summary],
-        scoring_date="2026-06-21", statistics=statistics, compare=compare,
+        bundle="test-bundle",
+        rubric=ORA_V1,
+        judges=[{"label": "Judge A", "model": "m", "provider": "anthropic"}],
+        rows=ledger,
+        summary=[row for row, _ in summary],
+        table=[public_row(r, v, ORA_V1) for r, v in summary],
+        scoring_date="2026-06-21",
+        statistics=statistics,
+        compare=compare,
     )
 
 

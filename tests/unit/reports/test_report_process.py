@@ -64,12 +64,16 @@ def test_the_child_process_writes_the_same_bytes(tmp_path: Path, monkeypatch: py
     assert sorted(match) == sorted(names)
 
 
-KEPT_AS = pytest.mark.parametrize("decoded_bytes", [RecordStore.DECODED_BYTES, 0, 400_000], ids=["decoded", "compressed", "switching"])
+KEPT_AS = pytest.mark.parametrize(
+    "decoded_bytes", [RecordStore.DECODED_BYTES, 0, 400_000], ids=["decoded", "compressed", "switching"]
+)
 """A store keeps a small run's records as they came and a large run's compressed; one that grows switches."""
 
 
 @KEPT_AS
-def test_a_record_store_reads_back_what_it_kept_in_plan_order(decoded_bytes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_record_store_reads_back_what_it_kept_in_plan_order(
+    decoded_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(RecordStore, "DECODED_BYTES", decoded_bytes)
     plan, records = sample_records()
     store = RecordStore([planned.capture.capture_id for planned in plan.captures])  # type: ignore[attr-defined]

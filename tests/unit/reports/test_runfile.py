@@ -13,9 +13,15 @@ from pytest_ora.reports.runfile import PilotBlock, RunFile, RunFileError, parse_
 
 def run_file(**changes: Any) -> RunFile:
     data: dict[str, Any] = {
-        "pytest_ora_version": "0.1.0", "suite_commit": None, "started_utc": "2026-11-30T00:53:20Z",
-        "ended_utc": "2026-11-30T00:53:21Z", "bundle": "b", "rubric": "ora-1.0", "rubric_digest": "sha256:0",
-        "rubric_text": "rubric: ora-1.0\n", "methodology": {"judges": [], "scoring_date": "2026-11-30", "selected": 4},
+        "pytest_ora_version": "0.1.0",
+        "suite_commit": None,
+        "started_utc": "2026-11-30T00:53:20Z",
+        "ended_utc": "2026-11-30T00:53:21Z",
+        "bundle": "b",
+        "rubric": "ora-1.0",
+        "rubric_digest": "sha256:0",
+        "rubric_text": "rubric: ora-1.0\n",
+        "methodology": {"judges": [], "scoring_date": "2026-11-30", "selected": 4},
         "summary_notes": {"preface": ["Selection: all captures."], "appendix": []},
     }
     data.update(changes)
@@ -32,17 +38,36 @@ def test_when_run_json_is_read_back_then_it_is_written_again_byte_for_byte(tmp_p
 
 
 def test_when_the_run_facts_and_pilot_are_not_given_then_their_keys_are_not_written() -> None:
-    bare = RunFile(bundle="b", rubric="r", rubric_digest="d", rubric_text="t", methodology={},
-                   summary_notes={"preface": [], "appendix": []})  # type: ignore[arg-type]
+    bare = RunFile(
+        bundle="b",
+        rubric="r",
+        rubric_digest="d",
+        rubric_text="t",
+        methodology={},
+        summary_notes={"preface": [], "appendix": []},
+    )  # type: ignore[arg-type]
 
-    assert list(json.loads(bare.dumps())) == ["bundle", "rubric", "rubric_digest", "rubric_text", "methodology",
-                                              "summary_notes"]
+    assert list(json.loads(bare.dumps())) == [
+        "bundle",
+        "rubric",
+        "rubric_digest",
+        "rubric_text",
+        "methodology",
+        "summary_notes",
+    ]
 
 
 def test_a_pilot_block_sits_after_the_run_facts_and_keeps_its_verdict_rule() -> None:
-    pilot = PilotBlock(id="p", cells={"A": "cell-a"}, hypotheses=[], execution_window_utc="x to y",
-                       verdict={"directional_at_least": None, "per_hypothesis_at_least": 2, "no_critical": True},
-                       total_cost_usd=None, total_judge_calls=3, total_candidate_calls=0)
+    pilot = PilotBlock(
+        id="p",
+        cells={"A": "cell-a"},
+        hypotheses=[],
+        execution_window_utc="x to y",
+        verdict={"directional_at_least": None, "per_hypothesis_at_least": 2, "no_critical": True},
+        total_cost_usd=None,
+        total_judge_calls=3,
+        total_candidate_calls=0,
+    )
     written = run_file(pilot=pilot).dumps()
 
     assert list(json.loads(written))[4:6] == ["pilot", "bundle"]
@@ -55,7 +80,9 @@ def test_when_run_json_has_a_bad_field_then_the_error_names_the_file_and_the_fie
     data["summary_notes"]["preface"] = "one line"
     (tmp_path / "run.json").write_text(json.dumps(data), encoding="utf-8")
 
-    with pytest.raises(RunFileError, match=r"run.json: not a run's data: field summary_notes.preface: Input should be a valid list"):
+    with pytest.raises(
+        RunFileError, match=r"run.json: not a run's data: field summary_notes.preface: Input should be a valid list"
+    ):
         read_run_file(tmp_path / "run.json")
 
 

@@ -23,10 +23,17 @@ def arrays(entries: int, seed: int = 0) -> RunArrays:
     own = np.clip(np.round(rng.normal([[6.0, 6.5]], 1.5, (2 * entries, 2))), 0, 10)
     own[entries:] += 0.5
     return RunArrays(
-        capture_ids=tuple(f"{k}/{c}" for c in ("a", "b") for k in keys), entry_keys=tuple(keys * 2),
-        configurations=tuple(["a"] * entries + ["b"] * entries), criteria=("quality",), judges=("A", "B"),
-        scores=own[:, :, None], judge_overall=own, overall=own.mean(axis=1), failure=np.zeros(2 * entries, dtype=np.bool_),
-        critical=None, scale=Scale(Fraction(0), Fraction(10)),
+        capture_ids=tuple(f"{k}/{c}" for c in ("a", "b") for k in keys),
+        entry_keys=tuple(keys * 2),
+        configurations=tuple(["a"] * entries + ["b"] * entries),
+        criteria=("quality",),
+        judges=("A", "B"),
+        scores=own[:, :, None],
+        judge_overall=own,
+        overall=own.mean(axis=1),
+        failure=np.zeros(2 * entries, dtype=np.bool_),
+        critical=None,
+        scale=Scale(Fraction(0), Fraction(10)),
     )
 
 
@@ -36,7 +43,9 @@ class Manifest:
 
 
 def stats(entries: int, design: Design | None = None) -> dict[str, Any]:
-    result = run_statistics(arrays(entries), ["a", "b"], Manifest(), seed=0, disagreement="30%", resamples=2_000, design=design)
+    result = run_statistics(
+        arrays(entries), ["a", "b"], Manifest(), seed=0, disagreement="30%", resamples=2_000, design=design
+    )
     data: dict[str, Any] = json.loads(json.dumps(stable(result.data)))
     return data
 
@@ -81,5 +90,8 @@ def test_alpha_shows_its_bootstrap_interval_only_from_20_units() -> None:
     assert cell in statistics_markdown(small, None)
     assert cell not in statistics_markdown(few, None) and cell not in statistics_markdown(many, None)
     page = statistics_input(small, None)
-    assert page["agreement"]["overall"]["alpha_interval"] is None and page["agreement"]["overall"]["alpha_interval_note"] == TOO_FEW
+    assert (
+        page["agreement"]["overall"]["alpha_interval"] is None
+        and page["agreement"]["overall"]["alpha_interval_note"] == TOO_FEW
+    )
     assert statistics_input(many, None)["agreement"]["overall"]["alpha_interval"] is not None

@@ -38,7 +38,9 @@ def test_figures_match_the_libraries_and_the_closed_form() -> None:
 
     result = agreement(np.column_stack([a, b]), LIKERT)
 
-    assert result.krippendorff_alpha == pytest.approx(krippendorff.alpha(reliability_data=[a, b], level_of_measurement="interval"))
+    assert result.krippendorff_alpha == pytest.approx(
+        krippendorff.alpha(reliability_data=[a, b], level_of_measurement="interval")
+    )
     assert result.quadratic_kappa == pytest.approx(closed_form_qwk(a, b))
     assert result.exact == pytest.approx(np.mean(a == b))
     assert result.within_one == 1.0
@@ -72,15 +74,17 @@ def test_no_variation_leaves_alpha_undefined_not_perfect() -> None:
 @pytest.mark.parametrize(
     ("values", "scale", "categories"),
     [
-        ([0.0, 7.5, 10.0], ZERO_TEN, 21),          # half points on 0-10
-        ([0.0, 7.0, 10.0], ZERO_TEN, 11),          # whole points
-        ([1.0, 2.0, 5.0], LIKERT, 5),              # the declared step
-        ([0.0, 7.3, 10.0], ZERO_TEN, 101),         # tenths: still discrete
-        ([0.0, 7.35, 10.0], ZERO_TEN, None),       # hundredths: continuous, no kappa
-        ([1.0, 2.5, 5.0], LIKERT, 9),              # off the declared step: its half
+        ([0.0, 7.5, 10.0], ZERO_TEN, 21),  # half points on 0-10
+        ([0.0, 7.0, 10.0], ZERO_TEN, 11),  # whole points
+        ([1.0, 2.0, 5.0], LIKERT, 5),  # the declared step
+        ([0.0, 7.3, 10.0], ZERO_TEN, 101),  # tenths: still discrete
+        ([0.0, 7.35, 10.0], ZERO_TEN, None),  # hundredths: continuous, no kappa
+        ([1.0, 2.5, 5.0], LIKERT, 9),  # off the declared step: its half
     ],
 )
-def test_the_kappa_grid_holds_every_value_without_rounding(values: list[float], scale: Scale, categories: int | None) -> None:
+def test_the_kappa_grid_holds_every_value_without_rounding(
+    values: list[float], scale: Scale, categories: int | None
+) -> None:
     grid = discrete_grid(np.array(values), scale)
 
     assert (None if grid is None else grid.size) == categories

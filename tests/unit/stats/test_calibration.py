@@ -39,11 +39,15 @@ def t_interval(d: np.ndarray) -> tuple[float, float]:
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, dict[str, Any], dict[str, dict[str, dict[str, float]]], Any]:
+def sample(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Any, dict[str, Any], dict[str, dict[str, dict[str, float]]], Any]:
     """The sample's labelled captures scored from their cassettes, and the stats.json write_report makes with the labels."""
     bundle = ROOT / "evals" / "bundle"
     plan = intake(bundle)
-    labels = read_labels(bundle / "labels.jsonl", "labels.jsonl", plan.rubric, {p.capture.capture_id for p in plan.captures})
+    labels = read_labels(
+        bundle / "labels.jsonl", "labels.jsonl", plan.rubric, {p.capture.capture_id for p in plan.captures}
+    )
     labelled = {label.capture_id for label in labels.labels}
     recorded: dict[str, dict[str, dict[str, float]]] = {}
     records: list[CaptureRecord] = []
@@ -88,16 +92,25 @@ def test_the_samples_calibration_matches_the_reference_libraries(sample: Any) ->
             if label == PANEL:
                 both = [[recorded[c]["A"], recorded[c]["B"]] for c in order]
                 if name == "overall":
-                    j = np.array([float(combine([{n: repr(float(v)) for n, v in s.items()} for s in pair], plan.rubric).overall)
-                                  for pair in both])
+                    j = np.array(
+                        [
+                            float(
+                                combine([{n: repr(float(v)) for n, v in s.items()} for s in pair], plan.rubric).overall
+                            )
+                            for pair in both
+                        ]
+                    )
                 else:
                     j = np.array([(pair[0][name] + pair[1][name]) / 2 for pair in both])
             else:
-                j = np.array([own(recorded[c][label]) if name == "overall" else recorded[c][label][name] for c in order])
+                j = np.array(
+                    [own(recorded[c][label]) if name == "overall" else recorded[c][label][name] for c in order]
+                )
             row = rows[label]["overall"] if name == "overall" else rows[label]["criteria"][k]
             assert row["criterion"] == name and row["n"] == 30 and row["small_n"] is False
             assert row["krippendorff_alpha"] == pytest.approx(
-                krippendorff.alpha(reliability_data=[j, h], level_of_measurement="interval"), abs=1e-10)
+                krippendorff.alpha(reliability_data=[j, h], level_of_measurement="interval"), abs=1e-10
+            )
             if name != "overall":
                 assert row["quadratic_kappa"] == pytest.approx(closed_form_qwk(j, h), abs=1e-10)
             assert row["bias"] == pytest.approx(float(np.mean(j - h)), abs=1e-10)
@@ -120,17 +133,36 @@ def shared_bias_rows(tmp_path: Path, bias: float = 1.5, captures: int = 40) -> t
         lines.append(json.dumps({"capture_id": c, "rater": "ana", "scores": people[c]}))
         judges = []
         for j, label in enumerate(("A", "B")):
-            scores = {n: people[c][n] + noise[(i + j + k) % 4] + (bias if n == "soundness" else 0) for k, n in enumerate(names)}
+            scores = {
+                n: people[c][n] + noise[(i + j + k) % 4] + (bias if n == "soundness" else 0)
+                for k, n in enumerate(names)
+            }
             judges.append({"label": label, "scores": scores})
         overall = float(combine([{n: repr(v) for n, v in j["scores"].items()} for j in judges], rubric).overall)
-        rows.append({"capture_id": c, "entry_key": c.split("/")[0], "configuration": "optimum", "status": "scored",
-                     "overall": overall, "failure": overall < 4, "judges": judges})
+        rows.append(
+            {
+                "capture_id": c,
+                "entry_key": c.split("/")[0],
+                "configuration": "optimum",
+                "status": "scored",
+                "overall": overall,
+                "failure": overall < 4,
+                "judges": judges,
+            }
+        )
     path = tmp_path / "labels.jsonl"
     path.write_text("\n".join(lines) + "\n")
     labels = read_labels(path, "labels.jsonl", rubric, set(ids))
     data = run_arrays(rows, rubric)
-    result = run_statistics(data, ["optimum"], intake_free_manifest(), seed=0, disagreement="30%", resamples=200,
-                            labels=human_arrays(labels, rubric))
+    result = run_statistics(
+        data,
+        ["optimum"],
+        intake_free_manifest(),
+        seed=0,
+        disagreement="30%",
+        resamples=200,
+        labels=human_arrays(labels, rubric),
+    )
     return result.data, {row["judge"]: row for row in result.data["calibration"]["judges"]}
 
 
@@ -178,15 +210,31 @@ def test_two_raters_give_the_ceiling_and_a_small_n_says_so(tmp_path: Path) -> No
     lines = []
     for rater, shift in (("ana", 0), ("ben", 1)):
         for c in ids[: 6 if rater == "ana" else 4]:  # ben labels four of the six: missing values stay missing
-            lines.append(json.dumps({"capture_id": c, "rater": rater,
-                                     "scores": {n: min(5, truth[c][n] + (shift if n == "accuracy" else 0)) for n in names}}))
+            lines.append(
+                json.dumps(
+                    {
+                        "capture_id": c,
+                        "rater": rater,
+                        "scores": {n: min(5, truth[c][n] + (shift if n == "accuracy" else 0)) for n in names},
+                    }
+                )
+            )
     path = tmp_path / "labels.jsonl"
     path.write_text("\n".join(lines) + "\n")
     labels = read_labels(path, "labels.jsonl", rubric, set(ids) | {"task:unscored/cell-a"})
     humans = human_arrays(labels, rubric)
-    rows = [{"capture_id": c, "entry_key": c.split("/")[0], "configuration": "cell-a", "status": "scored",
-             "overall": float(combine([{n: str(v) for n, v in truth[c].items()}], rubric).overall), "failure": False,
-             "judges": [{"label": "A", "scores": truth[c]}, {"label": "B", "scores": truth[c]}]} for c in ids[:5]]
+    rows = [
+        {
+            "capture_id": c,
+            "entry_key": c.split("/")[0],
+            "configuration": "cell-a",
+            "status": "scored",
+            "overall": float(combine([{n: str(v) for n, v in truth[c].items()}], rubric).overall),
+            "failure": False,
+            "judges": [{"label": "A", "scores": truth[c]}, {"label": "B", "scores": truth[c]}],
+        }
+        for c in ids[:5]
+    ]
     result = calibration(run_arrays(rows, rubric), humans)
     assert result["captures_labelled"] == 6 and result["captures"] == 5 and result["not_scored"] == 1
     ceiling = {row["criterion"]: row for row in [*result["humans"]["criteria"], result["humans"]["overall"]]}
@@ -206,7 +254,9 @@ def test_two_raters_give_the_ceiling_and_a_small_n_says_so(tmp_path: Path) -> No
     assert "1 labelled captures not scored here are left out" in markdown
     assert "### Human vs human (the ceiling, 2 raters)" in markdown
     # The gate: too few labelled captures fail it whatever the alpha
-    assert gate_message(result, "0.5") == "only 5 labelled captures were scored (at least 10 are needed to judge a judge)"
+    assert (
+        gate_message(result, "0.5") == "only 5 labelled captures were scored (at least 10 are needed to judge a judge)"
+    )
     assert gate_message(None, "0.5") is not None
 
 
@@ -219,8 +269,12 @@ def test_the_alpha_interval_resamples_captures_with_the_librarys_alpha(sample: A
     human_values = np.clip(judge_values + rng.integers(-2, 3, size=(50, 30)), 0, 10)
     vectorized = _pair_alpha(judge_values, human_values)
     for row in range(50):
-        assert vectorized[row] == pytest.approx(krippendorff.alpha(
-            reliability_data=[judge_values[row], human_values[row]], level_of_measurement="interval"), abs=1e-10)
+        assert vectorized[row] == pytest.approx(
+            krippendorff.alpha(
+                reliability_data=[judge_values[row], human_values[row]], level_of_measurement="interval"
+            ),
+            abs=1e-10,
+        )
     # On the sample: every alpha has an interval around it, and the seed fixes it
     _plan, stats, _recorded, _labels = sample
     for judge_row in stats["calibration"]["judges"]:

@@ -62,7 +62,9 @@ def test_clustered_paired_t_equals_statsmodels() -> None:
     difference = np.random.default_rng(6).normal(0.3, 2, groups.size)
 
     estimate = mean_estimate(difference, groups)
-    fit = OLS(difference, np.ones((difference.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    fit = OLS(difference, np.ones((difference.size, 1))).fit(
+        cov_type="cluster", cov_kwds={"groups": groups}, use_t=True
+    )
 
     assert paired_t_p(difference, estimate) == pytest.approx(float(fit.pvalues[0]), rel=1e-9)
 
@@ -101,7 +103,9 @@ def test_the_failure_rate_interval_under_clusters_is_wilson_at_the_effective_sam
     # constant with clustered errors, whose small-sample factor adds (n - 1) / (n - 1 regressors) = 1 here)
     fit = sm.OLS(failures.astype(float), np.ones(failures.size)).fit(cov_type="cluster", cov_kwds={"groups": groups})
     p = failures.mean()
-    assert failure_design_effect(failures, groups) == pytest.approx(float(fit.bse[0]) ** 2 / (p * (1 - p) / failures.size))
+    assert failure_design_effect(failures, groups) == pytest.approx(
+        float(fit.bse[0]) ** 2 / (p * (1 - p) / failures.size)
+    )
     # Independent entries (each its own cluster) give nearly the plain interval; one cluster gives none
     alone = clustered_wilson_interval(failures, np.arange(failures.size))
     assert alone is not None and alone == pytest.approx(plain, abs=0.01)

@@ -75,7 +75,9 @@ def assert_in_band(share: float, error: float, label: str) -> None:
     assert LOW + 3 * error <= share <= HIGH - 3 * error, f"{label}: {share:.4f} ± {error:.4f} not inside 93-97%"
 
 
-def assert_product_agrees(samples: FloatArray, low: FloatArray, high: FloatArray, groups: npt.NDArray[np.intp] | None = None) -> None:
+def assert_product_agrees(
+    samples: FloatArray, low: FloatArray, high: FloatArray, groups: npt.NDArray[np.intp] | None = None
+) -> None:
     for row in range(CHECKED):
         interval = mean_estimate(samples[row], groups).t_interval
         if interval is None:
@@ -119,7 +121,9 @@ def test_the_clustered_t_interval_covers_93_to_97_percent_on_normal_data_at_ever
 
 
 @pytest.mark.parametrize(("population", "n"), [(SKEWED[0], 20), (SKEWED[0], 200), (SKEWED[1], 200)])
-def test_the_t_interval_covers_93_to_97_percent_on_skewed_lumpy_scores_from_20_units(population: Population, n: int) -> None:
+def test_the_t_interval_covers_93_to_97_percent_on_skewed_lumpy_scores_from_20_units(
+    population: Population, n: int
+) -> None:
     samples = draw(population, np.random.default_rng([SEED, n, 3]), trials_for(n, TRIALS), n)
     low, high = t_intervals(samples)
     assert_product_agrees(samples, low, high)

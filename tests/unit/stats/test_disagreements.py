@@ -17,10 +17,17 @@ def arrays(scores: list[list[list[float]]]) -> RunArrays:
     values = np.array(scores, dtype=float)
     n = values.shape[0]
     return RunArrays(
-        capture_ids=tuple(f"mode:t{i}/optimum" for i in range(n)), entry_keys=tuple(f"mode:t{i}" for i in range(n)),
-        configurations=("optimum",) * n, criteria=ORA_V1.names[: values.shape[2]], judges=("A", "B"),
-        scores=values, judge_overall=values.mean(axis=2), overall=values.mean(axis=(1, 2)),
-        failure=np.zeros(n, dtype=bool), critical=None, scale=scale_of(ORA_V1),
+        capture_ids=tuple(f"mode:t{i}/optimum" for i in range(n)),
+        entry_keys=tuple(f"mode:t{i}" for i in range(n)),
+        configurations=("optimum",) * n,
+        criteria=ORA_V1.names[: values.shape[2]],
+        judges=("A", "B"),
+        scores=values,
+        judge_overall=values.mean(axis=2),
+        overall=values.mean(axis=(1, 2)),
+        failure=np.zeros(n, dtype=bool),
+        critical=None,
+        scale=scale_of(ORA_V1),
     )
 
 
@@ -31,16 +38,20 @@ def test_threshold_is_points_or_a_share_of_the_range(given: str, points: Fractio
 
 
 def test_listed_widest_first_with_exact_decimal_spreads() -> None:
-    data = arrays([
-        [[7.3, 5.0], [4.3, 5.5]],   # fidelity spread 3.0 exactly (2.9999999999999996 in binary)
-        [[9.0, 1.0], [4.0, 6.0]],   # fidelity 5.0, soundness 5.0
-        [[6.0, 6.0], [6.5, 6.0]],   # no disagreement
-    ])
+    data = arrays(
+        [
+            [[7.3, 5.0], [4.3, 5.5]],  # fidelity spread 3.0 exactly (2.9999999999999996 in binary)
+            [[9.0, 1.0], [4.0, 6.0]],  # fidelity 5.0, soundness 5.0
+            [[6.0, 6.0], [6.5, 6.0]],  # no disagreement
+        ]
+    )
 
     found = disagreements(data, Fraction(3))
 
     assert [(d.capture_id, d.criterion, d.spread) for d in found] == [
-        ("mode:t1/optimum", "fidelity", 5), ("mode:t1/optimum", "soundness", 5), ("mode:t0/optimum", "fidelity", 3),
+        ("mode:t1/optimum", "fidelity", 5),
+        ("mode:t1/optimum", "soundness", 5),
+        ("mode:t0/optimum", "fidelity", 3),
     ]
     assert disagreements_csv(found, data.judges, "ora-1.0").splitlines() == [
         "capture_id,criterion,judge_a,judge_b,spread,rubric",

@@ -30,10 +30,17 @@ def arrays(plant: float, entries: int = 60, seed: int = 3) -> RunArrays:
             own.append(scores)
     judge_overall = np.array(own)
     return RunArrays(
-        capture_ids=tuple(f"{k}/{c}" for k, c in zip(keys, configurations)), entry_keys=tuple(keys),
-        configurations=tuple(configurations), criteria=("overall",), judges=("A", "B", "C"),
-        scores=judge_overall[:, :, None], judge_overall=judge_overall, overall=judge_overall.mean(axis=1),
-        failure=np.zeros(len(keys), dtype=np.bool_), critical=None, scale=Scale(Fraction(0), Fraction(10)),
+        capture_ids=tuple(f"{k}/{c}" for k, c in zip(keys, configurations)),
+        entry_keys=tuple(keys),
+        configurations=tuple(configurations),
+        criteria=("overall",),
+        judges=("A", "B", "C"),
+        scores=judge_overall[:, :, None],
+        judge_overall=judge_overall,
+        overall=judge_overall.mean(axis=1),
+        failure=np.zeros(len(keys), dtype=np.bool_),
+        critical=None,
+        scale=Scale(Fraction(0), Fraction(10)),
         judge_models=("model-a", "model-b", "model-c"),
     )
 
@@ -63,6 +70,11 @@ def test_no_self_preference_without_a_plant() -> None:
 
 def test_a_judge_alone_has_nothing_to_compare_with() -> None:
     data = arrays(plant=1.0)
-    alone = dataclasses.replace(data, judges=("A",), judge_overall=data.judge_overall[:, :1], scores=data.scores[:, :1],
-                                judge_models=("model-a",))
+    alone = dataclasses.replace(
+        data,
+        judges=("A",),
+        judge_overall=data.judge_overall[:, :1],
+        scores=data.scores[:, :1],
+        judge_models=("model-a",),
+    )
     assert judges_section(alone, CONFIGURATIONS, [], SNAPSHOTS, lambda entries: None, 0.95)[0]["self_preference"] == []

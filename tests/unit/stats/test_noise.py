@@ -28,8 +28,9 @@ def crossed(captures: int, judges: int, samples: int, seed: int = 3) -> np.ndarr
 def frame(values: np.ndarray) -> pd.DataFrame:
     c, j, k = values.shape
     cap, jud, _ = np.meshgrid(np.arange(c), np.arange(j), np.arange(k), indexing="ij")
-    return pd.DataFrame({"y": values.ravel(), "cap": cap.ravel(), "jud": jud.ravel(),
-                         "cell": (cap * j + jud).ravel(), "one": 1})
+    return pd.DataFrame(
+        {"y": values.ravel(), "cap": cap.ravel(), "jud": jud.ravel(), "cell": (cap * j + jud).ravel(), "one": 1}
+    )
 
 
 def test_the_mean_squares_are_statsmodels_anova_lm_of_the_two_way_model_with_interaction() -> None:
@@ -49,7 +50,10 @@ def test_the_components_are_statsmodels_mixedlm_reml_on_the_same_data() -> None:
     found = components(values)
     assert found is not None
     model = MixedLM.from_formula(
-        "y ~ 1", groups="one", re_formula="0", data=frame(values),
+        "y ~ 1",
+        groups="one",
+        re_formula="0",
+        data=frame(values),
         vc_formula={"cap": "0 + C(cap)", "cell": "0 + C(cell)", "jud": "0 + C(jud)"},
     )
     with warnings.catch_warnings():
@@ -90,10 +94,18 @@ def arrays(values: np.ndarray) -> RunArrays:
     reduced = values.mean(axis=2)
     samples = np.concatenate([values[:, :, :, None], values[:, :, :, None]], axis=3)
     return RunArrays(
-        capture_ids=tuple(f"e{i}/{'ab'[i % 2]}" for i in range(c)), entry_keys=tuple(f"e{i // 2}" for i in range(c)),
-        configurations=tuple("ab"[i % 2] for i in range(c)), criteria=("quality",), judges=tuple("ABC"[:j]),
-        scores=reduced[:, :, None], judge_overall=reduced, overall=reduced.mean(axis=1),
-        failure=np.zeros(c, dtype=np.bool_), critical=None, scale=Scale(Fraction(0), Fraction(10)), samples=samples,
+        capture_ids=tuple(f"e{i}/{'ab'[i % 2]}" for i in range(c)),
+        entry_keys=tuple(f"e{i // 2}" for i in range(c)),
+        configurations=tuple("ab"[i % 2] for i in range(c)),
+        criteria=("quality",),
+        judges=tuple("ABC"[:j]),
+        scores=reduced[:, :, None],
+        judge_overall=reduced,
+        overall=reduced.mean(axis=1),
+        failure=np.zeros(c, dtype=np.bool_),
+        critical=None,
+        scale=Scale(Fraction(0), Fraction(10)),
+        samples=samples,
     )
 
 
@@ -114,7 +126,11 @@ def test_each_configuration_gets_the_width_judge_noise_accounts_for_and_what_k_s
 
 def test_a_configuration_spread_less_than_the_judges_noise_gets_no_split_and_says_why() -> None:
     values = crossed(40, 2, 3)
-    values[0::2] = values[0::2].mean(axis=(1, 2), keepdims=True).mean() + values[0::2] - values[0::2].mean(axis=(1, 2), keepdims=True)
+    values[0::2] = (
+        values[0::2].mean(axis=(1, 2), keepdims=True).mean()
+        + values[0::2]
+        - values[0::2].mean(axis=(1, 2), keepdims=True)
+    )
     data = arrays(values)  # configuration a: only the judges' noise moves its captures' overall
     section = noise_section(data, [{"configuration": "a", "t_interval": [5.0, 6.0]}], "mean")
     row = section["configurations"][0]
@@ -127,7 +143,9 @@ def test_summary_words_say_where_the_variance_lies_and_that_one_sample_cannot_se
 
     one = noise_section(arrays(crossed(60, 2, 1)), [{"configuration": "a", "t_interval": [5.0, 6.0]}], "mean")
     words = noise_words(one)
-    assert words.startswith("Judge noise: of the variance of a judge's overall score (60 captures every judge scored), ")
+    assert words.startswith(
+        "Judge noise: of the variance of a judge's overall score (60 captures every judge scored), "
+    )
     assert "cannot be told apart" in words and "--ora-judge-samples 3" in words
     three = noise_section(arrays(crossed(60, 2, 3)), [{"configuration": "a", "t_interval": [5.0, 6.0]}], "mean")
     words = noise_words(three)

@@ -10,11 +10,15 @@ from statsmodels.stats.power import TTestPower
 from pytest_ora.stats.power import minimum_detectable
 
 
-@pytest.mark.parametrize(("units", "sd", "alpha"), [(190, 3.7, 0.05), (190, 4.5, 0.05 / 15), (3, 0.3, 0.05), (20, 1.0, 0.01)])
+@pytest.mark.parametrize(
+    ("units", "sd", "alpha"), [(190, 3.7, 0.05), (190, 4.5, 0.05 / 15), (3, 0.3, 0.05), (20, 1.0, 0.01)]
+)
 def test_the_mde_has_80_percent_power(units: int, sd: float, alpha: float) -> None:
     mde = minimum_detectable(units, sd / math.sqrt(units), alpha)
     assert mde is not None
-    assert TTestPower().power(effect_size=mde / sd, nobs=units, alpha=alpha, alternative="two-sided") == pytest.approx(0.8, abs=1e-4)
+    assert TTestPower().power(effect_size=mde / sd, nobs=units, alpha=alpha, alternative="two-sided") == pytest.approx(
+        0.8, abs=1e-4
+    )
 
 
 def test_the_issue_figures() -> None:

@@ -23,10 +23,17 @@ RECORDED = RecordedCalibration("fleiss_kappa", 0.7878, "2026-04-24", "the trio's
 def _arrays(scores: np.ndarray) -> RunArrays:
     captures, judges, criteria = scores.shape
     return RunArrays(
-        capture_ids=tuple(f"task:t{n}/cell-a" for n in range(captures)), entry_keys=tuple(f"task:t{n}" for n in range(captures)),
-        configurations=("cell-a",) * captures, criteria=tuple(f"c{k}" for k in range(criteria)),
-        judges=tuple(f"j{k}" for k in range(judges)), scores=scores, judge_overall=scores.mean(axis=2),
-        overall=scores.mean(axis=(1, 2)), failure=np.zeros(captures, dtype=bool), critical=None, scale=LIKERT,
+        capture_ids=tuple(f"task:t{n}/cell-a" for n in range(captures)),
+        entry_keys=tuple(f"task:t{n}" for n in range(captures)),
+        configurations=("cell-a",) * captures,
+        criteria=tuple(f"c{k}" for k in range(criteria)),
+        judges=tuple(f"j{k}" for k in range(judges)),
+        scores=scores,
+        judge_overall=scores.mean(axis=2),
+        overall=scores.mean(axis=(1, 2)),
+        failure=np.zeros(captures, dtype=bool),
+        critical=None,
+        scale=LIKERT,
     )
 
 
@@ -46,8 +53,12 @@ def test_the_closed_form_kappa_equals_statsmodels_fleiss_kappa() -> None:
     table, _ = aggregate_raters((pooled - 1).astype(int), n_cat=5)
     grid = discrete_grid(scores.ravel(), LIKERT)
     assert grid is not None
-    assert float(_kappa(kappa_terms(scores, grid).sum(axis=0), 3)) == pytest.approx(fleiss_kappa(table, method="fleiss"), abs=1e-12)
-    assert recorded_calibration(_arrays(scores), RECORDED, seed=0)["run"]["value"] == pytest.approx(fleiss_kappa(table), abs=1e-12)
+    assert float(_kappa(kappa_terms(scores, grid).sum(axis=0), 3)) == pytest.approx(
+        fleiss_kappa(table, method="fleiss"), abs=1e-12
+    )
+    assert recorded_calibration(_arrays(scores), RECORDED, seed=0)["run"]["value"] == pytest.approx(
+        fleiss_kappa(table), abs=1e-12
+    )
 
 
 def test_when_the_recorded_value_is_outside_the_run_s_interval_the_run_says_recalibrate() -> None:
@@ -81,7 +92,8 @@ def test_the_same_seed_gives_the_same_interval() -> None:
 def test_the_trio_rubric_records_its_calibration_outside_its_digest() -> None:
     rubric = get_rubric("trio-likert-1.1")
     assert rubric.calibration == RecordedCalibration(
-        "fleiss_kappa", 0.7878, "2026-04-24", rubric.calibration.scope if rubric.calibration else "")
+        "fleiss_kappa", 0.7878, "2026-04-24", rubric.calibration.scope if rubric.calibration else ""
+    )
     # a new measurement changes no score: the digest (and so every cassette recorded under it) stays
     assert digest_of({"rubric": "x", "calibration": {"value": 0.5}}) == digest_of({"rubric": "x"})
     assert get_rubric("trio-likert-1.0").calibration is None
@@ -89,5 +101,7 @@ def test_the_trio_rubric_records_its_calibration_outside_its_digest() -> None:
 
 def test_the_line_says_both_values_n_and_the_interval_in_plain_words() -> None:
     line = recorded_calibration_line(recorded_calibration(_arrays(_noisy(60, 0.7)), RECORDED, seed=0))
-    assert line.startswith("Recorded calibration: Fleiss' kappa 0.7878 (2026-04-24; the trio's recorded agreement). This run: ")
+    assert line.startswith(
+        "Recorded calibration: Fleiss' kappa 0.7878 (2026-04-24; the trio's recorded agreement). This run: "
+    )
     assert "60 captures, 360 ratings of 3 judges" in line and "Recalibrate: the recorded value lies outside" in line

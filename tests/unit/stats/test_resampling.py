@@ -14,7 +14,13 @@ from pytest_ora.stats.resampling import Resampler
 def test_a_shared_draw_gives_scipys_bca_interval_for_the_same_resamples() -> None:
     values = np.random.default_rng(1).gamma(2, 1.5, 57)
     expected = stats.bootstrap(
-        (values,), np.mean, n_resamples=10_000, batch=BATCH, vectorized=True, method="BCa", rng=generator(3, "bootstrap:57"),
+        (values,),
+        np.mean,
+        n_resamples=10_000,
+        batch=BATCH,
+        vectorized=True,
+        method="BCa",
+        rng=generator(3, "bootstrap:57"),
     ).confidence_interval
 
     resampler = Resampler(3)
@@ -37,7 +43,13 @@ def test_the_cluster_bootstrap_is_scipys_paired_bootstrap_of_cluster_sums() -> N
 
     # scipy's paired bootstrap draws one index per unit: the same draw as ours for that unit count.
     expected = stats.bootstrap(
-        (sums, sizes), ratio, paired=True, n_resamples=10_000, batch=BATCH, vectorized=True, method="BCa",
+        (sums, sizes),
+        ratio,
+        paired=True,
+        n_resamples=10_000,
+        batch=BATCH,
+        vectorized=True,
+        method="BCa",
         rng=generator(0, f"bootstrap:{sums.size}"),
     ).confidence_interval
 
@@ -57,7 +69,9 @@ def test_the_monte_carlo_flip_p_is_scipys_on_the_shared_flips() -> None:
     expected = stats.monte_carlo_test(difference, flipped, np.mean, vectorized=True, n_resamples=10_000, batch=BATCH)
     test = resampler.flip_test(difference)
 
-    assert test.p_value == pytest.approx(expected.pvalue, abs=2e-4)  # one tie at most may fall either side in float sums
+    assert test.p_value == pytest.approx(
+        expected.pvalue, abs=2e-4
+    )  # one tie at most may fall either side in float sums
     assert not test.exact and not test.p_floor
 
 

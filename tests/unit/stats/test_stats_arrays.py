@@ -27,7 +27,9 @@ def test_two_judge_rows_are_read_from_judge_a_and_judge_b() -> None:
     assert data.judges == ("A", "B")
     assert data.scores.shape == (1, 2, 5)
     assert data.scores[0, :, 0].tolist() == [8.0, 6.0]
-    own_b = combine([{"fidelity": "6", "soundness": "7.5", "completeness": "6", "relevance": "9", "calibration": "5"}], ORA_V1)
+    own_b = combine(
+        [{"fidelity": "6", "soundness": "7.5", "completeness": "6", "relevance": "9", "calibration": "5"}], ORA_V1
+    )
     assert data.judge_overall[0, 1] == float(own_b.overall)
     assert data.overall.tolist() == [rows[0]["overall"]]
     assert data.critical is None  # ora-1.0 has no votes
@@ -47,10 +49,23 @@ def test_a_two_judge_row_of_today_is_read_from_its_judges_list() -> None:
 def test_n_judge_rows_are_read_from_the_judges_list_with_their_labels_and_overall() -> None:
     judges = [
         {"label": label, "scores": dict(zip(ORA_V1.names, values)), "overall": own}
-        for label, values, own in (("A", (8, 8, 8, 8, 8), 8.0), ("B", (6, 6, 6, 6, 6), 6.0), ("C", (7, 7, 7, 7, 7), 7.0))
+        for label, values, own in (
+            ("A", (8, 8, 8, 8, 8), 8.0),
+            ("B", (6, 6, 6, 6, 6), 6.0),
+            ("C", (7, 7, 7, 7, 7), 7.0),
+        )
     ]
-    row = {"capture_id": "lens:x/optimum", "entry_key": "lens:x", "configuration": "optimum", "status": "scored",
-           "judges": judges, "judge_a": None, "overall": 7.0, "failure": False, "critical": False}
+    row = {
+        "capture_id": "lens:x/optimum",
+        "entry_key": "lens:x",
+        "configuration": "optimum",
+        "status": "scored",
+        "judges": judges,
+        "judge_a": None,
+        "overall": 7.0,
+        "failure": False,
+        "critical": False,
+    }
 
     data = run_arrays([row], ORA_V1)
 

@@ -19,20 +19,30 @@ from pytest_ora.stats.statistics import hypotheses_data
 
 NAMES = ("completeness", "accuracy", "synthesis", "judgment", "actionability", "structure")
 TRIO = Rubric(
-    version="trio-test-1.0", title="Trio-like test rubric",
-    criteria=tuple(Criterion(name, name.title(), Fraction(1, 6), "?") for name in NAMES), anchors=(),
-    scale_min=Fraction(1), scale_max=Fraction(5), cap_criterion="completeness", failure_below=Fraction(3),
-    rounding=Rounding(), history=(),
+    version="trio-test-1.0",
+    title="Trio-like test rubric",
+    criteria=tuple(Criterion(name, name.title(), Fraction(1, 6), "?") for name in NAMES),
+    anchors=(),
+    scale_min=Fraction(1),
+    scale_max=Fraction(5),
+    cap_criterion="completeness",
+    failure_below=Fraction(3),
+    rounding=Rounding(),
+    history=(),
 )
-MANIFEST = BundleManifest.model_validate({
-    "bundle": "trio-pilot", "created": "2026-04-26", "configurations": ["a", "b", "c", "d"],
-    "hypotheses": [
-        {"id": "H2", "better": "b", "worse": "a", "margin": 0.30},
-        {"id": "H3", "better": "d", "worse": "c", "margin": 0.30},
-        {"id": "H4", "better": "d", "worse": "a", "margin": 0},
-    ],
-    "verdict": {"directional_at_least": 6, "no_critical": True},
-})
+MANIFEST = BundleManifest.model_validate(
+    {
+        "bundle": "trio-pilot",
+        "created": "2026-04-26",
+        "configurations": ["a", "b", "c", "d"],
+        "hypotheses": [
+            {"id": "H2", "better": "b", "worse": "a", "margin": 0.30},
+            {"id": "H3", "better": "d", "worse": "c", "margin": 0.30},
+            {"id": "H4", "better": "d", "worse": "a", "margin": 0},
+        ],
+        "verdict": {"directional_at_least": 6, "no_critical": True},
+    }
+)
 # Cell overalls (trio means) per task: A, B, C, D.
 PILOT = {
     "task-1": {"a": 3.50, "b": 3.80, "c": 2.90, "d": 3.10},
@@ -48,14 +58,29 @@ def rows(pilot: dict[str, dict[str, float]], critical: tuple[str, ...] = ()) -> 
         for cell, overall in cells.items():
             capture_id = f"mode:{task}/{cell}"
             judges = [
-                {"label": label, "role": f"r{label}", "model": "m", "scores": {n: overall for n in NAMES},
-                 "notes": {}, "impression": "", "overall": overall}
+                {
+                    "label": label,
+                    "role": f"r{label}",
+                    "model": "m",
+                    "scores": {n: overall for n in NAMES},
+                    "notes": {},
+                    "impression": "",
+                    "overall": overall,
+                }
                 for label in "ABC"
             ]
-            out.append({
-                "capture_id": capture_id, "entry_key": f"mode:{task}", "configuration": cell, "status": "scored",
-                "judges": judges, "overall": overall, "failure": overall < 3, "critical": capture_id in critical,
-            })
+            out.append(
+                {
+                    "capture_id": capture_id,
+                    "entry_key": f"mode:{task}",
+                    "configuration": cell,
+                    "status": "scored",
+                    "judges": judges,
+                    "overall": overall,
+                    "failure": overall < 3,
+                    "critical": capture_id in critical,
+                }
+            )
     return out
 
 
@@ -74,7 +99,11 @@ def test_the_hypothesis_table_and_a_failing_verdict_by_hand() -> None:
     assert [e["directional"] for e in table["H3"]["entries"]] == [True, True, False]
     assert [e["meets_margin"] for e in table["H3"]["entries"]] == [False, True, False]
     assert [e["directional"] for e in table["H4"]["entries"]] == [False, True, False]
-    assert {k: (h["directional"], h["meets_margin"]) for k, h in table.items()} == {"H2": (2, 2), "H3": (2, 1), "H4": (1, 1)}
+    assert {k: (h["directional"], h["meets_margin"]) for k, h in table.items()} == {
+        "H2": (2, 2),
+        "H3": (2, 1),
+        "H4": (1, 1),
+    }
     assert table["H2"]["mean_delta"] == pytest.approx(0.35)
     assert table["H3"]["mean_delta"] == pytest.approx(0.7 / 3)
     assert table["H4"]["mean_delta"] == pytest.approx(-1.6 / 3)
@@ -98,7 +127,10 @@ def test_a_passing_pilot_and_a_critical_failure_that_overrides_it() -> None:
 
 
 def test_no_critical_without_a_critical_vote_cannot_pass() -> None:
-    legacy = [{k: v for k, v in row.items() if k != "critical"} for row in rows({**PILOT, "task-3": {**PILOT["task-3"], "d": 3.3}})]
+    legacy = [
+        {k: v for k, v in row.items() if k != "critical"}
+        for row in rows({**PILOT, "task-3": {**PILOT["task-3"], "d": 3.3}})
+    ]
     data = hypotheses_data(run_arrays(legacy, TRIO), MANIFEST, seed=0, resamples=2000)
     assert data is not None and data["verdict"]["result"] == "FAIL"
     assert "no critical vote" in data["verdict"]["reasons"][1]
@@ -118,7 +150,15 @@ def test_the_markdown_table() -> None:
     text = hypotheses_markdown(data)
     lines = text.splitlines()
     assert [part.strip() for part in lines[2].split("|")[1:-1]] == [
-        "Id", "Claim", "Margin", "Entries", "Mean delta", "95% interval", "Interval", "Directional", "Meets margin",
+        "Id",
+        "Claim",
+        "Margin",
+        "Entries",
+        "Mean delta",
+        "95% interval",
+        "Interval",
+        "Directional",
+        "Meets margin",
     ]
     cells = [part.strip() for part in lines[4].split("|")[1:-1]]
     assert cells[:5] == ["H2", "b > a", "0.3", "3", "0.35"] and cells[6:] == ["t (small n)", "2/3", "2/3"]
@@ -150,18 +190,25 @@ def exact_null(pilot: dict[str, dict[str, float]], passes: Callable[[list[int]],
         per_entry.append([dict(zip(names, (cells[n] for n in order))) for order in itertools.permutations(names)])
     hits = total = 0
     for choice in itertools.product(*per_entry):
-        counts = [sum((c[s.better] - c[s.worse] >= 0) if s.margin == 0 else (c[s.better] - c[s.worse] > 0) for c in choice)
-                  for s in specs]
+        counts = [
+            sum((c[s.better] - c[s.worse] >= 0) if s.margin == 0 else (c[s.better] - c[s.worse] > 0) for c in choice)
+            for s in specs
+        ]
         hits += passes(counts)
         total += 1
     return hits / total
 
 
-@pytest.mark.parametrize(("rule", "passes"), [
-    (VerdictRule(directional_at_least=6), lambda counts: sum(counts) >= 6),
-    (VerdictRule(per_hypothesis_at_least=2), lambda counts: all(c >= 2 for c in counts)),
-])
-def test_the_null_pass_probability_matches_exact_enumeration(rule: VerdictRule, passes: Callable[[list[int]], bool]) -> None:
+@pytest.mark.parametrize(
+    ("rule", "passes"),
+    [
+        (VerdictRule(directional_at_least=6), lambda counts: sum(counts) >= 6),
+        (VerdictRule(per_hypothesis_at_least=2), lambda counts: all(c >= 2 for c in counts)),
+    ],
+)
+def test_the_null_pass_probability_matches_exact_enumeration(
+    rule: VerdictRule, passes: Callable[[list[int]], bool]
+) -> None:
     manifest = MANIFEST.model_copy(update={"verdict": rule})
     data = run_arrays(rows(PILOT), TRIO)
     estimate = null_pass_probability(data, manifest.hypotheses or [], rule, generator(0, "null-verdict"), 10_000)

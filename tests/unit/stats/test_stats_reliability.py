@@ -28,9 +28,7 @@ def panel(captures: int, judges: int, seed: int) -> np.ndarray:
 @pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.dropna:DeprecationWarning")
 def test_icc_2k_equals_pingouin() -> None:
     ratings = panel(40, 3, 1) + np.random.default_rng(2).normal(0, 0.3, (40, 3))
-    frame = pd.DataFrame(
-        [{"capture": i, "judge": j, "score": ratings[i, j]} for i in range(40) for j in range(3)]
-    )
+    frame = pd.DataFrame([{"capture": i, "judge": j, "score": ratings[i, j]} for i in range(40) for j in range(3)])
     table = pingouin.intraclass_corr(data=frame, targets="capture", raters="judge", ratings="score")
     # pingouin 0.7 names Shrout and Fleiss's ICC(2,k) "ICC(A,k)" (absolute agreement, average of k); earlier "ICC2k".
     by_type = table.set_index("Type")["ICC"]

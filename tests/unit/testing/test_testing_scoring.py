@@ -13,7 +13,9 @@ def packet(answer: str, reference: str | None = REFERENCE, spec: str | None = No
         sections.append(f"<<<BEGIN SPECIFICATION 0000000000000000>>>\n{spec}\n<<<END SPECIFICATION 0000000000000000>>>")
     if reference is not None:
         sections.append(f"<<<BEGIN REFERENCE 0000000000000000>>>\n{reference}\n<<<END REFERENCE 0000000000000000>>>")
-    sections.append("<<<BEGIN PROMPT 0000000000000000>>>\nHow do plants make their food?\n<<<END PROMPT 0000000000000000>>>")
+    sections.append(
+        "<<<BEGIN PROMPT 0000000000000000>>>\nHow do plants make their food?\n<<<END PROMPT 0000000000000000>>>"
+    )
     sections.append(f"<<<BEGIN ANSWER 0000000000000000>>>\n{answer}\n<<<END ANSWER 0000000000000000>>>")
     return "# Ora judge packet\nentry_key: eval:q1\nconfiguration: c\ntechnique: q1\n\n" + "\n\n".join(sections)
 
@@ -56,9 +58,17 @@ def test_the_notes_say_what_was_read() -> None:
 def test_an_answer_that_only_restates_the_prompt_scores_plainly_low() -> None:
     # Given a plain packet (no reference, no specification): coverage reads the prompt's key terms
     restated = judge_reply(packet("How do plants make their food?", reference=None), "gpt-5.4", shape=SHAPE)
-    framed = judge_reply(packet("The question asks how plants make their food.", reference=None), "gpt-5.4", shape=SHAPE)
-    real = judge_reply(packet("Plants make food by photosynthesis: chloroplasts turn sunlight, water and carbon "
-                              "dioxide into glucose.", reference=None), "gpt-5.4", shape=SHAPE)
+    framed = judge_reply(
+        packet("The question asks how plants make their food.", reference=None), "gpt-5.4", shape=SHAPE
+    )
+    real = judge_reply(
+        packet(
+            "Plants make food by photosynthesis: chloroplasts turn sunlight, water and carbon dioxide into glucose.",
+            reference=None,
+        ),
+        "gpt-5.4",
+        shape=SHAPE,
+    )
     # Then restating it scores at the bottom of the scale on every criterion, below a real answer, and says why
     for reply in (restated, framed):
         assert all(reply["scores"][name] <= 2 < real["scores"][name] for name in SHAPE.criteria), (reply, real)

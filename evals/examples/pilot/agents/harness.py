@@ -24,10 +24,15 @@ def answer(request: dict[str, Any]) -> dict[str, Any]:
     lines = [f"## Decision memo: {request['prompt']}", ""]
     for number, (step, rule) in enumerate(PLAYBOOK, start=1):
         cited = materials[(number - 1) % len(materials)] if materials else "the brief"
-        lines.append(f"{number}. **{step}**: {rule}, because {cited[0].lower() + cited[1:]} Therefore this step "
-                     f"shapes the recommendation.")
+        lines.append(
+            f"{number}. **{step}**: {rule}, because {cited[0].lower() + cited[1:]} Therefore this step "
+            f"shapes the recommendation."
+        )
         lines.append("")
     lines.append("We assume the figures in the materials are current; if they are not, the sequence changes first.")
     text = "\n".join(lines)
-    return {"answer": text, "usage": {"input": len(request["prompt"] + (request.get("context") or "")) // 4,
-                                      "output": len(text) // 4}, "model": "claude-opus-4-7 + memory-harness"}
+    return {
+        "answer": text,
+        "usage": {"input": len(request["prompt"] + (request.get("context") or "")) // 4, "output": len(text) // 4},
+        "model": "claude-opus-4-7 + memory-harness",
+    }

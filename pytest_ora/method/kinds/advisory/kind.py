@@ -46,11 +46,18 @@ def observation_of(plan: Plan, planned: PlannedCapture) -> Observation:
     """The capture's result: UNKNOWN for a secret-bearing or otherwise unusable capture, else its record's."""
     capture = planned.capture
     if (planned.reason or "").startswith(SECRET_REASON):
-        return Observation("UNKNOWN", "secret-bearing", "secret-bearing: the capture holds credential-shaped text; "
-                                                        "nothing of it was evaluated")
+        return Observation(
+            "UNKNOWN",
+            "secret-bearing",
+            "secret-bearing: the capture holds credential-shaped text; nothing of it was evaluated",
+        )
     if capture.prompt or capture.answer or capture.context or capture.visual_artifact:
-        return Observation("UNKNOWN", "malformed", "malformed: the capture carries a prompt, an output, context or an "
-                                                   "artifact path; the evaluator receives normalized record fields only")
+        return Observation(
+            "UNKNOWN",
+            "malformed",
+            "malformed: the capture carries a prompt, an output, context or an "
+            "artifact path; the evaluator receives normalized record fields only",
+        )
     if capture.evidence is None:
         return Observation("UNKNOWN", "missing", "missing: the capture holds no record")
     if duplicate_paths(plan.bundle.root, planned.line):
@@ -73,12 +80,20 @@ class AdvisoryKind(MechanicalKind, BundleFile, Graded, LedgerExtra, Terminal):
         try:
             _binding(root)
         except ValueError as error:
-            problems.append(Problem(BINDING_FILE, str(error), fix="write binding.yaml beside bundle.yaml (candidate_sha, "
-                                    "base_sha, package {name, version, tar_sha256, content_sha256}, model)"))
+            problems.append(
+                Problem(
+                    BINDING_FILE,
+                    str(error),
+                    fix="write binding.yaml beside bundle.yaml (candidate_sha, "
+                    "base_sha, package {name, version, tar_sha256, content_sha256}, model)",
+                )
+            )
 
     def formula(self, rubric: Rubric) -> str:
-        return (f"each {SCHEMA} record evaluated mechanically against the fixed {THRESHOLD} threshold; "
-                "advisory only, never a gate")
+        return (
+            f"each {SCHEMA} record evaluated mechanically against the fixed {THRESHOLD} threshold; "
+            "advisory only, never a gate"
+        )
 
     def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
         return {"grades": (dict[str, str] | None, None)}  # {profile-adherence-v1: its result cell}
@@ -107,8 +122,11 @@ class AdvisoryKind(MechanicalKind, BundleFile, Graded, LedgerExtra, Terminal):
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
         cells = [record.get("grades", {}).get(THRESHOLD, "") for record in records]
         counts = {grade: sum(cell.startswith(grade) for cell in cells) for grade in ("PASS", "FAIL", "UNKNOWN")}
-        return ["", f"ora: advisory only, never a gate: {counts['PASS']} PASS, {counts['FAIL']} FAIL, "
-                    f"{counts['UNKNOWN']} UNKNOWN among scored records (advisory.json, ADVISORY-RESULT.md)"]
+        return [
+            "",
+            f"ora: advisory only, never a gate: {counts['PASS']} PASS, {counts['FAIL']} FAIL, "
+            f"{counts['UNKNOWN']} UNKNOWN among scored records (advisory.json, ADVISORY-RESULT.md)",
+        ]
 
 
 KIND = AdvisoryKind()

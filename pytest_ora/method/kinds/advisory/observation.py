@@ -22,7 +22,15 @@ from typing import Any
 from ....core.errors import OraError
 
 __all__ = [
-    "CASES", "CAUSES", "MODEL", "SCHEMA", "SUPPORTED_MODELS", "THRESHOLD", "Binding", "Observation", "observe",
+    "CASES",
+    "CAUSES",
+    "MODEL",
+    "SCHEMA",
+    "SUPPORTED_MODELS",
+    "THRESHOLD",
+    "Binding",
+    "Observation",
+    "observe",
     "read_binding",
 ]
 
@@ -41,8 +49,14 @@ _SHA1 = re.compile(r"^[0-9a-f]{40}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _NAME = re.compile(r"^(?:@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*$")
 _VERSION = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+(?:[-+][0-9A-Za-z.-]+)?$")
-_METRICS = ("repeated_corrections", "architecture_guesses", "relevant_rule_precision", "capsule_bytes",
-            "conflict_overwrites", "rollback")
+_METRICS = (
+    "repeated_corrections",
+    "architecture_guesses",
+    "relevant_rule_precision",
+    "capsule_bytes",
+    "conflict_overwrites",
+    "rollback",
+)
 _DIGESTS = ("source_sha256", "task_sha256", "budget_sha256")
 """The inputs both cases must share: the same source, task and budget, by SHA-256."""
 
@@ -81,8 +95,14 @@ class Observation:
         return f"{self.result} ({self.reason})" if self.reason else self.result
 
     def data(self) -> dict[str, Any]:
-        return {"result": self.result, "cause": self.cause, "reason": self.reason, "checks": dict(self.checks),
-                "metrics": {name: dict(values) for name, values in self.metrics.items()}, "advisory_only": True}
+        return {
+            "result": self.result,
+            "cause": self.cause,
+            "reason": self.reason,
+            "checks": dict(self.checks),
+            "metrics": {name: dict(values) for name, values in self.metrics.items()},
+            "advisory_only": True,
+        }
 
 
 def _object(value: Any, where: str, keys: tuple[str, ...], cause_missing: str = "missing") -> Mapping[str, Any]:
@@ -93,8 +113,11 @@ def _object(value: Any, where: str, keys: tuple[str, ...], cause_missing: str = 
     extra = [key for key in value if key not in keys]
     if extra:
         # Never named: an unknown key may itself be a prompt, a path or a token.
-        raise Unknown("malformed", f"{where} holds {len(extra)} field(s) outside the schema; the evaluator receives "
-                                   "no prompts, outputs, paths, tokens, credentials, stacks or raw diagnostics")
+        raise Unknown(
+            "malformed",
+            f"{where} holds {len(extra)} field(s) outside the schema; the evaluator receives "
+            "no prompts, outputs, paths, tokens, credentials, stacks or raw diagnostics",
+        )
     absent = [key for key in keys if value.get(key) is None]
     if absent:
         raise Unknown("missing", f"{where}.{absent[0]} is missing")
@@ -142,7 +165,9 @@ def read_binding(data: Any) -> Binding:
     except Unknown as problem:
         raise ValueError(problem.why) from None
     if top["model"] not in SUPPORTED_MODELS:
-        raise ValueError(f"binding.model is not a model this record kind evaluates (supported: {', '.join(SUPPORTED_MODELS)})")
+        raise ValueError(
+            f"binding.model is not a model this record kind evaluates (supported: {', '.join(SUPPORTED_MODELS)})"
+        )
     return Binding(top["candidate_sha"], top["base_sha"], package, str(top["model"]))
 
 
@@ -178,13 +203,18 @@ def _metrics(value: Any, where: str) -> dict[str, Any]:
     }
     if "captured_corrections" in keys:
         corrections = case["captured_corrections"]
-        if not isinstance(corrections, list) or not all(isinstance(item, Mapping) and set(item) == {"verified"}
-                                                        and isinstance(item["verified"], bool) for item in corrections):
+        if not isinstance(corrections, list) or not all(
+            isinstance(item, Mapping) and set(item) == {"verified"} and isinstance(item["verified"], bool)
+            for item in corrections
+        ):
             raise Unknown("malformed", f"{where}.captured_corrections is not a list of {{verified: true|false}}")
         verified = sum(1 for item in corrections if item["verified"])
         if len(corrections) != 1 or verified != 1:
-            raise Unknown("malformed", f"{where} carries {verified} verified of {len(corrections)} captured corrections, "
-                                       "not exactly one verified")
+            raise Unknown(
+                "malformed",
+                f"{where} carries {verified} verified of {len(corrections)} captured corrections, "
+                "not exactly one verified",
+            )
         metrics["captured_corrections"] = 1
     return metrics
 
@@ -215,8 +245,11 @@ def _observe(evidence: Any, binding: Binding) -> Observation:  # noqa: C901
     candidate = _matches(bound["candidate_sha"], _SHA1, "binding.candidate_sha", "a 40-hex commit SHA")
     base = _matches(bound["base_sha"], _SHA1, "binding.base_sha", "a 40-hex commit SHA")
     package = _package(bound["package"], "binding.package")
-    for name, got, expected in (("candidate_sha", candidate, binding.candidate_sha), ("base_sha", base, binding.base_sha),
-                                ("model", model, binding.model)):
+    for name, got, expected in (
+        ("candidate_sha", candidate, binding.candidate_sha),
+        ("base_sha", base, binding.base_sha),
+        ("model", model, binding.model),
+    ):
         if got != expected:
             raise Unknown("mismatched", f"binding.{name} is not the configured one")
     for key, expected in binding.package.items():
@@ -225,12 +258,15 @@ def _observe(evidence: Any, binding: Binding) -> Observation:  # noqa: C901
     execution = _object(record["execution"], "execution", ("count", "status"))
     count = _count(execution["count"], "execution.count")
     if count != 1:
-        raise Unknown("multiple" if count > 1 else "missing", f"execution.count is {count}: one bounded A/B run is required")
+        raise Unknown(
+            "multiple" if count > 1 else "missing", f"execution.count is {count}: one bounded A/B run is required"
+        )
     if execution["status"] != "complete":
         if execution["status"] in ("aborted", "timeout", "crashed", "budget-exceeded", "partial"):
             raise Unknown("abnormal", f"execution.status is {execution['status']}: the run did not complete")
-        raise Unknown("malformed", "execution.status is not one of complete, aborted, timeout, crashed, "
-                                   "budget-exceeded, partial")
+        raise Unknown(
+            "malformed", "execution.status is not one of complete, aborted, timeout, crashed, budget-exceeded, partial"
+        )
     cases = record["cases"]
     if not isinstance(cases, Mapping):
         raise Unknown("malformed", "cases is not an object")
@@ -244,15 +280,23 @@ def _observe(evidence: Any, binding: Binding) -> Observation:  # noqa: C901
     checks = {
         "fewer repeated corrections": profile["repeated_corrections"] < static["repeated_corrections"],
         "no increase in architecture guesses": profile["architecture_guesses"] <= static["architecture_guesses"],
-        "no decrease in relevant rule precision": profile["relevant_rule_precision"] >= static["relevant_rule_precision"],
+        "no decrease in relevant rule precision": profile["relevant_rule_precision"]
+        >= static["relevant_rule_precision"],
         "capsule size <= 1.5x baseline": profile["capsule_bytes"] <= CAPSULE_RATIO_MAX * static["capsule_bytes"],
         "zero conflict overwrites": profile["conflict_overwrites"] == 0,
         "rollback passed": profile["rollback"] == "passed",
     }
-    shown = {name: {key: (float(value) if isinstance(value, Fraction) else value) for key, value in values.items()}
-             for name, values in metrics.items()}
+    shown = {
+        name: {key: (float(value) if isinstance(value, Fraction) else value) for key, value in values.items()}
+        for name, values in metrics.items()
+    }
     failing = [name for name, held in checks.items() if not held]
     if failing:
-        return Observation("FAIL", None, f"{len(checks) - len(failing)} of {len(checks)} hold; not: {'; '.join(failing)}",
-                           checks, shown)
+        return Observation(
+            "FAIL",
+            None,
+            f"{len(checks) - len(failing)} of {len(checks)} hold; not: {'; '.join(failing)}",
+            checks,
+            shown,
+        )
     return Observation("PASS", None, f"all {len(checks)} hold", checks, shown)

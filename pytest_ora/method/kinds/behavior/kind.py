@@ -51,7 +51,6 @@ class BehaviorReply(ReplyObject):
     assessment: str
 
 
-
 def judge_behavior(baseline: int, bonus: int, scores: Mapping[str, Fraction], rubric: Rubric) -> dict[str, Fraction]:
     """One judge's execution, quality, persona and total, exactly (caps and weights from the rubric)."""
     e = rubric.param("execution")
@@ -92,7 +91,9 @@ class BehaviorKind(JudgedKind[BehaviorReply], Material, OwnRubric, LedgerExtra):
         return None
 
     def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
-        lines = [f"- {item['id']} [{item['category'] or 'baseline'}]: {item['description']}" for item in material["criteria"]]
+        lines = [
+            f"- {item['id']} [{item['category'] or 'baseline'}]: {item['description']}" for item in material["criteria"]
+        ]
         bonus = [f"- {item['id']} [bonus]: {item['description']}" for item in material["bonus"]]
         return [("BEHAVIORS", "\n".join(lines + (["Bonus:", *bonus] if bonus else [])))]
 
@@ -113,7 +114,11 @@ class BehaviorKind(JudgedKind[BehaviorReply], Material, OwnRubric, LedgerExtra):
         return strict_schema(asked(BehaviorReply, {"scores": scores}, {"configuration"} if rubric.blind else ()))
 
     def check(
-        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
+        self,
+        payload: object,
+        rubric: Rubric,
+        entry_key: str,
+        configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> BehaviorReply | ReplyProblem:
         reply = parse_reply(BehaviorReply, payload, rubric)
@@ -150,15 +155,25 @@ class BehaviorKind(JudgedKind[BehaviorReply], Material, OwnRubric, LedgerExtra):
         voted = votes(rubric, own)
         details = {
             "behavior_judges": [
-                {"label": j["label"].removeprefix("Judge "), **_counts(j),
-                 **{name: float(value) for name, value in r.items()}, **{f"{name}_exact": str(value) for name, value in r.items()}}
+                {
+                    "label": j["label"].removeprefix("Judge "),
+                    **_counts(j),
+                    **{name: float(value) for name, value in r.items()},
+                    **{f"{name}_exact": str(value) for name, value in r.items()},
+                }
                 for j, r in zip(judges, results)
             ],
             "behavior_disagreements": _disagreements(judges, record["material"]),
         }
         return Scores(
-            means=means, weighted=overall, overall=overall, failure=is_failure(rubric, overall, voted),
-            judge_overalls=own, votes=voted, verdict=verdict(rubric, overall), details=details,
+            means=means,
+            weighted=overall,
+            overall=overall,
+            failure=is_failure(rubric, overall, voted),
+            judge_overalls=own,
+            votes=voted,
+            verdict=verdict(rubric, overall),
+            details=details,
         )
 
     def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
@@ -176,7 +191,9 @@ KIND = BehaviorKind()
 
 def _counts(judge: JudgeRecord) -> dict[str, int]:
     answers = judge["answers"]
-    return {group: sum(bool(item["demonstrated"]) for item in answers[group].values()) for group in ("behaviors", "bonus")}
+    return {
+        group: sum(bool(item["demonstrated"]) for item in answers[group].values()) for group in ("behaviors", "bonus")
+    }
 
 
 def _judge(judge: JudgeRecord, rubric: Rubric) -> dict[str, Fraction]:
@@ -190,8 +207,12 @@ def _disagreements(judges: Sequence[JudgeRecord], material: Mapping[str, Any]) -
     rows = []
     for field, group in (("behaviors", "criteria"), ("bonus", "bonus")):
         for item in material[group]:
-            shown = [j["label"].removeprefix("Judge ") for j in judges if j["answers"][field][item["id"]]["demonstrated"]]
-            missed = [j["label"].removeprefix("Judge ") for j in judges if not j["answers"][field][item["id"]]["demonstrated"]]
+            shown = [
+                j["label"].removeprefix("Judge ") for j in judges if j["answers"][field][item["id"]]["demonstrated"]
+            ]
+            missed = [
+                j["label"].removeprefix("Judge ") for j in judges if not j["answers"][field][item["id"]]["demonstrated"]
+            ]
             if shown and missed:
                 rows.append({"id": item["id"], "group": field, "demonstrated_by": shown, "missed_by": missed})
     return rows

@@ -67,7 +67,6 @@ class ChecklistReply(ReplyObject):
     assessment: str
 
 
-
 class ChecklistKind(JudgedKind[ChecklistReply], Material, OwnRubric, LedgerExtra, OwnReports, Terminal):
     """Expected findings weighted by severity; the weights and the detection formula come from the rubric."""
 
@@ -102,13 +101,19 @@ class ChecklistKind(JudgedKind[ChecklistReply], Material, OwnRubric, LedgerExtra
 
     def capture_problem(self, capture: Capture) -> tuple[str, str] | None:
         if capture.checklist is None:
-            return "checklist", "is missing: kind checklist judges each answer against its checklist of expected findings"
+            return (
+                "checklist",
+                "is missing: kind checklist judges each answer against its checklist of expected findings",
+            )
         return None
 
     def material_sections(self, material: Mapping[str, Any]) -> list[tuple[str, str]]:
         lines = [f"- {issue['id']} [{issue['severity']}]: {issue['description']}" for issue in material["issues"]]
         if material["bonus"]:
-            lines += ["Bonus (extra credit):", *(f"- {item['id']} [bonus]: {item['description']}" for item in material["bonus"])]
+            lines += [
+                "Bonus (extra credit):",
+                *(f"- {item['id']} [bonus]: {item['description']}" for item in material["bonus"]),
+            ]
         return [("CHECKLIST", "\n".join(lines))]
 
     def instructions(self, rubric: Rubric) -> str:
@@ -130,7 +135,11 @@ class ChecklistKind(JudgedKind[ChecklistReply], Material, OwnRubric, LedgerExtra
         return strict_schema(asked(ChecklistReply, {"scores": scores}, {"configuration"} if rubric.blind else ()))
 
     def check(
-        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
+        self,
+        payload: object,
+        rubric: Rubric,
+        entry_key: str,
+        configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> ChecklistReply | ReplyProblem:
         reply = parse_reply(ChecklistReply, payload, rubric)
@@ -172,8 +181,14 @@ class ChecklistKind(JudgedKind[ChecklistReply], Material, OwnRubric, LedgerExtra
             "issue_disagreements": issue_disagreements(judges, record["material"]),
         }
         return Scores(
-            means=means, weighted=overall, overall=overall, failure=is_failure(rubric, overall, voted),
-            judge_overalls=own, votes=voted, verdict=verdict(rubric, overall), details=details,
+            means=means,
+            weighted=overall,
+            overall=overall,
+            failure=is_failure(rubric, overall, voted),
+            judge_overalls=own,
+            votes=voted,
+            verdict=verdict(rubric, overall),
+            details=details,
         )
 
     def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
@@ -194,7 +209,10 @@ class ChecklistKind(JudgedKind[ChecklistReply], Material, OwnRubric, LedgerExtra
     def terminal(self, records: Sequence[CaptureRecord], rubric: Rubric) -> list[str]:
         scored = [r for r in records if r["status"] == "scored"]
         split = sum(len(issue_disagreements(r["judges"], r["material"])) for r in scored)
-        return ["", f"ora: checklist: {split} listed ids with judge disagreement over {len(scored)} captures (checklist.md)"]
+        return [
+            "",
+            f"ora: checklist: {split} listed ids with judge disagreement over {len(scored)} captures (checklist.md)",
+        ]
 
 
 KIND = ChecklistKind()
@@ -202,9 +220,14 @@ KIND = ChecklistKind()
 
 def _judge_row(label: str, result: JudgeChecklist) -> dict[str, Any]:
     row: dict[str, Any] = {
-        "label": label, "weighted_found": str(result.weighted_found), "weighted_total": str(result.weighted_total),
-        "found": result.found, "bonus_found": result.bonus_found, "novel_valid": result.novel_valid,
-        "tp": result.tp, "fp": result.false_positives,
+        "label": label,
+        "weighted_found": str(result.weighted_found),
+        "weighted_total": str(result.weighted_total),
+        "found": result.found,
+        "bonus_found": result.bonus_found,
+        "novel_valid": result.novel_valid,
+        "tp": result.tp,
+        "fp": result.false_positives,
     }
     for name, value in result.values().items():
         row[name] = float(value)
@@ -223,5 +246,7 @@ def check_ids(field: str, answered: Sequence[str], listed: Sequence[str], verdic
         seen.add(name)
     for name in listed:
         if name not in seen:
-            return ReplyProblem(f"{field}[{name}]", "nothing", f"is missing: every listed id needs {verdict} and evidence")
+            return ReplyProblem(
+                f"{field}[{name}]", "nothing", f"is missing: every listed id needs {verdict} and evidence"
+            )
     return None

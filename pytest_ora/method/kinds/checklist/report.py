@@ -38,22 +38,53 @@ def checklist_markdown(records: Sequence[CaptureRecord], rubric: Rubric) -> str:
         material = record["material"]
         results = judge_results(record["judges"], material, rubric)
         rows = [
-            [judge["label"].removeprefix("Judge "), f"{r.found}/{len(material['issues'])}",
-             f"{r.weighted_found}/{r.weighted_total}", r.tp, r.false_positives, r.novel_valid,
-             _cell(r.recall), _cell(r.precision), _cell(r.f2), _cell(r.detection, 2), _cell(r.quality, 2),
-             _cell(r.persona, 2), _cell(r.total, 2)]
+            [
+                judge["label"].removeprefix("Judge "),
+                f"{r.found}/{len(material['issues'])}",
+                f"{r.weighted_found}/{r.weighted_total}",
+                r.tp,
+                r.false_positives,
+                r.novel_valid,
+                _cell(r.recall),
+                _cell(r.precision),
+                _cell(r.f2),
+                _cell(r.detection, 2),
+                _cell(r.quality, 2),
+                _cell(r.persona, 2),
+                _cell(r.total, 2),
+            ]
             for judge, r in zip(record["judges"], results)
         ]
-        headers = ["Judge", "Found", "Weighted", "TP", "FP", "Novel valid", "Recall", "Precision", "F2",
-                   "Detection", "Quality", "Persona", "Total"]
-        lines += ["", f"## {record['capture_id']}", "",
-                  tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)]
+        headers = [
+            "Judge",
+            "Found",
+            "Weighted",
+            "TP",
+            "FP",
+            "Novel valid",
+            "Recall",
+            "Precision",
+            "F2",
+            "Detection",
+            "Quality",
+            "Persona",
+            "Total",
+        ]
+        lines += [
+            "",
+            f"## {record['capture_id']}",
+            "",
+            tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True),
+        ]
         split = issue_disagreements(record["judges"], material)
         disagreeing += len(split)
         if split:
             lines += ["", "Judges disagree on:"]
-            lines += [f"- {row['id']} ({row['severity']}): found by {', '.join(row['found_by'])}; "
-                      f"missed by {', '.join(row['missed_by'])}" for row in split]
+            lines += [
+                f"- {row['id']} ({row['severity']}): found by {', '.join(row['found_by'])}; "
+                f"missed by {', '.join(row['missed_by'])}"
+                for row in split
+            ]
         else:
             lines += ["", "The judges agree on every listed id."]
     lines += ["", f"Listed ids with judge disagreement, all captures: {disagreeing}.", ""]

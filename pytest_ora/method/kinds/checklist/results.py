@@ -21,14 +21,17 @@ def judge_results(judges: Sequence[JudgeRecord], material: Mapping[str, Any], ru
     for judge in judges:
         answers = judge["answers"]
         found = {name: bool(answer["found"]) for name, answer in answers["findings"].items()}
-        results.append(judge_checklist(
-            issues, found,
-            bonus_found=sum(found[name] for name in bonus),
-            novel_valid=sum(1 for novel in answers["novel"] if novel["valid"]),
-            false_positives=len(answers["false_positives"]),
-            scores={name: Fraction(value) for name, value in judge["scores"].items()},
-            rubric=rubric,
-        ))
+        results.append(
+            judge_checklist(
+                issues,
+                found,
+                bonus_found=sum(found[name] for name in bonus),
+                novel_valid=sum(1 for novel in answers["novel"] if novel["valid"]),
+                false_positives=len(answers["false_positives"]),
+                scores={name: Fraction(value) for name, value in judge["scores"].items()},
+                rubric=rubric,
+            )
+        )
     return results
 
 

@@ -37,7 +37,6 @@ class CoherenceReply(ReplyObject):
     reasoning: str
 
 
-
 def panel_rating(ratings: Sequence[str]) -> str:
     """The rating more than half of the panel gives, else good."""
     return next((r for r in RATINGS if ratings.count(r) * 2 > len(ratings)), FALLBACK)
@@ -94,7 +93,11 @@ class CoherenceKind(JudgedKind[CoherenceReply], Material, OwnRubric, LedgerExtra
         return strict_schema(asked(CoherenceReply, {}, {"configuration"} if rubric.blind else ()))
 
     def check(
-        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
+        self,
+        payload: object,
+        rubric: Rubric,
+        entry_key: str,
+        configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> CoherenceReply | ReplyProblem:
         reply = parse_reply(CoherenceReply, payload, rubric)
@@ -111,24 +114,41 @@ class CoherenceKind(JudgedKind[CoherenceReply], Material, OwnRubric, LedgerExtra
         rating = panel_rating(ratings)
         multiplier = multipliers[rating]
         details: dict[str, Any] = {
-            "rating": rating, "multiplier_exact": str(multiplier),
-            "judge_ratings": [{"label": j["label"].removeprefix("Judge "), "rating": r} for j, r in zip(record["judges"], ratings)],
-            "chain_mean_phase": None, "adjusted_phase": None,
+            "rating": rating,
+            "multiplier_exact": str(multiplier),
+            "judge_ratings": [
+                {"label": j["label"].removeprefix("Judge "), "rating": r} for j, r in zip(record["judges"], ratings)
+            ],
+            "chain_mean_phase": None,
+            "adjusted_phase": None,
         }
         phases = record["material"].get("phase_scores")
         if phases is not None:
             mean = sum((Fraction(phases[p]) for p in PHASES), Fraction(0)) / len(PHASES)
-            details.update(chain_mean_phase=float(mean), adjusted_phase=float(mean * multiplier),
-                           adjusted_phase_exact=str(mean * multiplier))
+            details.update(
+                chain_mean_phase=float(mean),
+                adjusted_phase=float(mean * multiplier),
+                adjusted_phase_exact=str(mean * multiplier),
+            )
         own = tuple(multipliers[r] for r in ratings)
-        return Scores(means={"multiplier": multiplier}, weighted=multiplier, overall=multiplier,
-                      failure=is_failure(rubric, multiplier, {}), judge_overalls=own, votes={}, verdict=None, details=details)
+        return Scores(
+            means={"multiplier": multiplier},
+            weighted=multiplier,
+            overall=multiplier,
+            failure=is_failure(rubric, multiplier, {}),
+            judge_overalls=own,
+            votes={},
+            verdict=None,
+            details=details,
+        )
 
     def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
         return {
-            "rating": (str | None, None), "multiplier_exact": (str | None, None),
+            "rating": (str | None, None),
+            "multiplier_exact": (str | None, None),
             "judge_ratings": (list[dict[str, Any]], []),
-            "chain_mean_phase": (float | None, None), "adjusted_phase": (float | None, None),
+            "chain_mean_phase": (float | None, None),
+            "adjusted_phase": (float | None, None),
             "adjusted_phase_exact": (str | None, None),
         }
 

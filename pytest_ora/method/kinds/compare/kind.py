@@ -55,7 +55,6 @@ class CompareReply(ReplyObject):
     justification: str
 
 
-
 class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, LedgerExtra, OwnReports, Terminal):
     """Pairwise comparison on the rubric's criteria; the result, never a score, is what counts."""
 
@@ -78,19 +77,34 @@ class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, Ledg
         )
 
     def items(
-        self, planned: list[PlannedCapture], pairs: Sequence[tuple[str, str]], configurations: Sequence[str],
+        self,
+        planned: list[PlannedCapture],
+        pairs: Sequence[tuple[str, str]],
+        configurations: Sequence[str],
         problems: list[Problem],
     ) -> list[PlannedCapture]:
         if not pairs:
-            problems.append(Problem("bundle.yaml", "kind compare needs configuration pairs", field="compare",
-                                    fix="add compare: [[A, B]] to bundle.yaml or the rubric, or pass --ora-compare A:B"))
+            problems.append(
+                Problem(
+                    "bundle.yaml",
+                    "kind compare needs configuration pairs",
+                    field="compare",
+                    fix="add compare: [[A, B]] to bundle.yaml or the rubric, or pass --ora-compare A:B",
+                )
+            )
             return []
         for first, second in pairs:
             for name in (first, second):
                 if name not in configurations:
-                    problems.append(Problem("bundle.yaml", "compares a configuration that bundle.yaml does not list",
-                                            field="compare", value=show_value(f"{first}:{second}"),
-                                            fix=f"use configurations of {', '.join(configurations)}"))
+                    problems.append(
+                        Problem(
+                            "bundle.yaml",
+                            "compares a configuration that bundle.yaml does not list",
+                            field="compare",
+                            value=show_value(f"{first}:{second}"),
+                            fix=f"use configurations of {', '.join(configurations)}",
+                        )
+                    )
         if problems:
             return []
         by_entry: dict[str, dict[str, PlannedCapture]] = {}
@@ -116,10 +130,16 @@ class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, Ledg
         return tuple(Pair(first, second).lane for first, second in pairs)
 
     def packets(
-        self, planned: PlannedCapture, root: Path, rubric: Rubric, build: PacketBuilder[PacketT],
+        self,
+        planned: PlannedCapture,
+        root: Path,
+        rubric: Rubric,
+        build: PacketBuilder[PacketT],
     ) -> list[tuple[str, PacketT, bytes | None]]:
         assert planned.partner is not None
-        base = planned.capture.model_copy(update={"answer": "", "acceptance": planned.capture.acceptance.model_copy(update={"notes": ""})})
+        base = planned.capture.model_copy(
+            update={"answer": "", "acceptance": planned.capture.acceptance.model_copy(update={"notes": ""})}
+        )
         packet, _ = build(base, root, rubric)
         answers = (planned.capture.answer, planned.partner.answer)
         if rubric.blind_strict:  # each response as written, unless the rubric says `blind: strict`
@@ -145,8 +165,11 @@ class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, Ledg
                 "asks": one["asks"] + two["asks"],
                 "attempts": one["attempts"] + two["attempts"],
                 "usage": _usage(one, two),
-                "answers": {"orders": orders, "consistent": consistent,
-                            "winner": orders[0]["winner"] if consistent else "tie"},
+                "answers": {
+                    "orders": orders,
+                    "consistent": consistent,
+                    "winner": orders[0]["winner"] if consistent else "tie",
+                },
             }
             merged.append(record)
         return merged
@@ -171,12 +194,23 @@ class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, Ledg
 
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
         score = whole_score(int(rubric.scale_min), int(rubric.scale_max))
-        contestant = asked(_Contestant, {"scores": closed_model("Scores", dict.fromkeys(rubric.names, score)),
-                                         "notes": closed_model("Notes", dict.fromkeys(rubric.names, str))})
-        return strict_schema(asked(CompareReply, {"contestants": closed_model("Contestants", dict.fromkeys(LABELS, contestant))}))
+        contestant = asked(
+            _Contestant,
+            {
+                "scores": closed_model("Scores", dict.fromkeys(rubric.names, score)),
+                "notes": closed_model("Notes", dict.fromkeys(rubric.names, str)),
+            },
+        )
+        return strict_schema(
+            asked(CompareReply, {"contestants": closed_model("Contestants", dict.fromkeys(LABELS, contestant))})
+        )
 
     def check(
-        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
+        self,
+        payload: object,
+        rubric: Rubric,
+        entry_key: str,
+        configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> CompareReply | ReplyProblem:
         reply = parse_reply(CompareReply, payload, rubric)
@@ -194,12 +228,18 @@ class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, Ledg
 
     def record_fields(self, reply: CompareReply, rubric: Rubric) -> dict[str, Any]:
         contestants = {
-            label: {"scores": {n: str(reply.contestants[label].scores[n]) for n in rubric.names},
-                    "notes": dict(reply.contestants[label].notes)}
+            label: {
+                "scores": {n: str(reply.contestants[label].scores[n]) for n in rubric.names},
+                "notes": dict(reply.contestants[label].notes),
+            }
             for label in LABELS
         }
-        return {"scores": {}, "notes": {}, "impression": reply.justification,
-                "answers": {"contestants": contestants, "winner": reply.winner, "justification": reply.justification}}
+        return {
+            "scores": {},
+            "notes": {},
+            "impression": reply.justification,
+            "answers": {"contestants": contestants, "winner": reply.winner, "justification": reply.justification},
+        }
 
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
         judges = record["judges"]
@@ -210,7 +250,9 @@ class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, Ledg
             for order in judge["answers"]["orders"]:
                 for side in ("first", "second"):
                     scores = order["scores"][side]
-                    totals[side].append(sum((c.weight * Fraction(scores[c.name]) for c in rubric.criteria), Fraction(0)))
+                    totals[side].append(
+                        sum((c.weight * Fraction(scores[c.name]) for c in rubric.criteria), Fraction(0))
+                    )
         winners = [judge["answers"]["winner"] for judge in judges]
         result = next((side for side in ("first", "second") if winners.count(side) * 2 > len(winners)), "tie")
         means = {
@@ -226,16 +268,29 @@ class CompareKind(JudgedKind[CompareReply], ItemShape, Material, OwnRubric, Ledg
             "second": second,
             "winner": names[result],
             "compare_judges": [
-                {"label": judge["label"].removeprefix("Judge "), "winner": names[judge["answers"]["winner"]],
-                 "consistent": judge["answers"]["consistent"],
-                 "orders": [{"order": o["order"], "shown_winner": o["shown_winner"], "winner": names[o["winner"]]}
-                            for o in judge["answers"]["orders"]]}
+                {
+                    "label": judge["label"].removeprefix("Judge "),
+                    "winner": names[judge["answers"]["winner"]],
+                    "consistent": judge["answers"]["consistent"],
+                    "orders": [
+                        {"order": o["order"], "shown_winner": o["shown_winner"], "winner": names[o["winner"]]}
+                        for o in judge["answers"]["orders"]
+                    ],
+                }
                 for judge in judges
             ],
         }
         overall = means["first_score"]
-        return Scores(means=means, weighted=overall, overall=overall, failure=is_failure(rubric, overall, {}),
-                      judge_overalls=tuple(Fraction(0) for _ in judges), votes={}, verdict=None, details=details)
+        return Scores(
+            means=means,
+            weighted=overall,
+            overall=overall,
+            failure=is_failure(rubric, overall, {}),
+            judge_overalls=tuple(Fraction(0) for _ in judges),
+            votes={},
+            verdict=None,
+            details=details,
+        )
 
     def ledger_extra(self, rubric: Rubric) -> dict[str, Any]:
         return {
@@ -263,7 +318,11 @@ KIND = CompareKind()
 
 def _order(order: str, record: JudgeRecord) -> dict[str, Any]:
     answers = record["answers"]
-    side = {"response-1": "first", "response-2": "second"} if order == "first-second" else {"response-1": "second", "response-2": "first"}
+    side = (
+        {"response-1": "first", "response-2": "second"}
+        if order == "first-second"
+        else {"response-1": "second", "response-2": "first"}
+    )
     shown = answers["winner"]
     return {
         "order": order,

@@ -17,7 +17,15 @@ from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
 from .. import combined, formula
 
-__all__ = ["agreement_text", "compare_files", "compare_json", "compare_markdown", "compare_table", "wilson", "winner_agreement"]
+__all__ = [
+    "agreement_text",
+    "compare_files",
+    "compare_json",
+    "compare_markdown",
+    "compare_table",
+    "wilson",
+    "winner_agreement",
+]
 
 
 def wilson(successes: Fraction, n: int) -> tuple[float, float]:
@@ -39,15 +47,36 @@ def _rows(records: Sequence[CaptureRecord], rubric: Rubric) -> list[dict[str, An
         judges = []
         for judge, summary in zip(record["judges"], scores.details["compare_judges"]):
             orders = [
-                {"order": o["order"], "shown_winner": o["shown_winner"], "winner": {"first": first, "second": second}.get(o["winner"], "tie"),
-                 first: o["scores"]["first"], second: o["scores"]["second"]}
+                {
+                    "order": o["order"],
+                    "shown_winner": o["shown_winner"],
+                    "winner": {"first": first, "second": second}.get(o["winner"], "tie"),
+                    first: o["scores"]["first"],
+                    second: o["scores"]["second"],
+                }
                 for o in judge["answers"]["orders"]
             ]
-            judges.append({"label": summary["label"], "model": judge["model"], "orders": orders,
-                           "consistent": summary["consistent"], "winner": summary["winner"]})
-        rows.append({"capture_id": record["capture_id"], "entry_key": record["entry_key"], "first": first,
-                     "second": second, "judges": judges, "result": scores.details["winner"],
-                     "first_score": float(scores.means["first_score"]), "second_score": float(scores.means["second_score"])})
+            judges.append(
+                {
+                    "label": summary["label"],
+                    "model": judge["model"],
+                    "orders": orders,
+                    "consistent": summary["consistent"],
+                    "winner": summary["winner"],
+                }
+            )
+        rows.append(
+            {
+                "capture_id": record["capture_id"],
+                "entry_key": record["entry_key"],
+                "first": first,
+                "second": second,
+                "judges": judges,
+                "result": scores.details["winner"],
+                "first_score": float(scores.means["first_score"]),
+                "second_score": float(scores.means["second_score"]),
+            }
+        )
     return rows
 
 
@@ -73,7 +102,13 @@ def winner_agreement(winners: Sequence[Sequence[str]], pair: tuple[str, str]) ->
         for a, b in coded.tolist():
             table[a, b] += 1
         cohen = float(cohens_kappa(table, return_results=False))
-    return {"judges": int(coded.shape[1]), "items": len(rows), "all_agree": same, "cohen_kappa": cohen, "fleiss_kappa": fleiss}
+    return {
+        "judges": int(coded.shape[1]),
+        "items": len(rows),
+        "all_agree": same,
+        "cohen_kappa": cohen,
+        "fleiss_kappa": fleiss,
+    }
 
 
 def _pairs(rows: Sequence[dict[str, Any]], rubric: Rubric) -> list[dict[str, Any]]:
@@ -89,16 +124,30 @@ def _pairs(rows: Sequence[dict[str, Any]], rubric: Rubric) -> list[dict[str, Any
         low, high = wilson(wins + Fraction(ties, 2), len(items))
         labels = [judge["label"] for judge in items[0]["judges"]]
         consistency = {
-            label: Fraction(sum(j["consistent"] for row in items for j in row["judges"] if j["label"] == label), len(items))
+            label: Fraction(
+                sum(j["consistent"] for row in items for j in row["judges"] if j["label"] == label), len(items)
+            )
             for label in labels
         }
-        pairs.append({
-            "first": first, "second": second, "items": len(items), "wins": wins, "ties": ties, "losses": losses,
-            "win_rate": float(rate), "win_rate_exact": str(rate), "wilson_95": [low, high],
-            "position_consistency": {label: float(share) for label, share in consistency.items()},
-            "judge_agreement": winner_agreement([[j["winner"] for j in row["judges"]] for row in items], (first, second)),
-            "rubric": rubric.version, "rubric_digest": rubric.digest,
-        })
+        pairs.append(
+            {
+                "first": first,
+                "second": second,
+                "items": len(items),
+                "wins": wins,
+                "ties": ties,
+                "losses": losses,
+                "win_rate": float(rate),
+                "win_rate_exact": str(rate),
+                "wilson_95": [low, high],
+                "position_consistency": {label: float(share) for label, share in consistency.items()},
+                "judge_agreement": winner_agreement(
+                    [[j["winner"] for j in row["judges"]] for row in items], (first, second)
+                ),
+                "rubric": rubric.version,
+                "rubric_digest": rubric.digest,
+            }
+        )
     return pairs
 
 
@@ -110,16 +159,35 @@ def compare_table(records: Sequence[CaptureRecord], rubric: Rubric, fmt: str = "
 def _table(pairs: Sequence[dict[str, Any]], fmt: str) -> str:
     table = []
     for pair in pairs:
-        consistency = ", ".join(f"{label} {round_half_away(Fraction(share) * 100, 0)}%"
-                                for label, share in pair["position_consistency"].items())
+        consistency = ", ".join(
+            f"{label} {round_half_away(Fraction(share) * 100, 0)}%"
+            for label, share in pair["position_consistency"].items()
+        )
         low, high = pair["wilson_95"]
-        table.append([f"{pair['first']} vs {pair['second']}", pair["items"], pair["wins"], pair["ties"], pair["losses"],
-                      f"{round_half_away(Fraction(pair['win_rate_exact']) * 100, 0)}%",
-                      f"{round_half_away(Fraction(low) * 100, 0)}%-"
-                      f"{round_half_away(Fraction(high) * 100, 0)}%",
-                      consistency, agreement_text(pair.get("judge_agreement"))])
-    headers = ["Pair (first vs second)", "Items", "Wins", "Ties", "Losses", "Win rate", "95% Wilson", "Position consistency",
-               "Judges agree on the winner"]
+        table.append(
+            [
+                f"{pair['first']} vs {pair['second']}",
+                pair["items"],
+                pair["wins"],
+                pair["ties"],
+                pair["losses"],
+                f"{round_half_away(Fraction(pair['win_rate_exact']) * 100, 0)}%",
+                f"{round_half_away(Fraction(low) * 100, 0)}%-{round_half_away(Fraction(high) * 100, 0)}%",
+                consistency,
+                agreement_text(pair.get("judge_agreement")),
+            ]
+        )
+    headers = [
+        "Pair (first vs second)",
+        "Items",
+        "Wins",
+        "Ties",
+        "Losses",
+        "Win rate",
+        "95% Wilson",
+        "Position consistency",
+        "Judges agree on the winner",
+    ]
     return tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True)
 
 
@@ -149,6 +217,5 @@ def compare_markdown(rows: Sequence[dict[str, Any]], rubric: Rubric) -> str:
         "# Head-to-head comparison\n\n"
         f"Rubric {rubric.version}, digest {rubric.digest}. {formula(rubric)}. Wins, ties and losses are the "
         "first configuration's; position consistency is the share of items whose two orders a judge decided "
-        "alike. Machine-written: do not edit.\n\n"
-        + _table(_pairs(rows, rubric), "github") + "\n"
+        "alike. Machine-written: do not edit.\n\n" + _table(_pairs(rows, rubric), "github") + "\n"
     )

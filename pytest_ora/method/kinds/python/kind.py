@@ -59,7 +59,9 @@ def load_scorer(reference: str, suite: Path) -> Callable[..., Any]:
             spec.loader.exec_module(module)
         except Exception as error:
             del sys.modules[unique]
-            raise ScorerError(f"scorer {reference}: importing {candidate.name} failed: {type(error).__name__}: {error}") from None
+            raise ScorerError(
+                f"scorer {reference}: importing {candidate.name} failed: {type(error).__name__}: {error}"
+            ) from None
     found = getattr(module, function, None)
     if not callable(found):
         raise ScorerError(f"scorer {reference}: {candidate.name} defines no function {function}")
@@ -155,12 +157,23 @@ class PythonKind(MechanicalKind, PanelScores, RubricOptions):
         if isinstance(checked, ReplyProblem):
             raise ScorerError(f"scorer {reference} returned an invalid result: {checked.sentence()}")
         record = base_record(planned, "scored")
-        record["judges"] = [JudgeRecord(
-            label="Scorer", slot="scorer", role="python", provider="python", model=reference,
-            resolved_model=None, judge_model=reference, scores=checked,
-            notes=dict.fromkeys(rubric.names, ""), impression="", asks=1, attempts=0,
-            usage=Usage(input_tokens=0, output_tokens=0, cached_input_tokens=0, reasoning_tokens=0),
-        )]
+        record["judges"] = [
+            JudgeRecord(
+                label="Scorer",
+                slot="scorer",
+                role="python",
+                provider="python",
+                model=reference,
+                resolved_model=None,
+                judge_model=reference,
+                scores=checked,
+                notes=dict.fromkeys(rubric.names, ""),
+                impression="",
+                asks=1,
+                attempts=0,
+                usage=Usage(input_tokens=0, output_tokens=0, cached_input_tokens=0, reasoning_tokens=0),
+            )
+        ]
         record["failure"] = combine([checked], rubric).failure
         return record
 

@@ -201,7 +201,7 @@ class AxisFile(_Model):
 
     def build(self) -> Axis:
         how = next(way for way in ("rules", "count", "ratio", "checklist") if getattr(self, way) is not None)
-        field = (self.count or self.ratio or self.raw)
+        field = self.count or self.ratio or self.raw
         return Axis(
             name=self.name,
             title=self.title,

@@ -87,7 +87,10 @@ def _evidence(plan: Plan, planned: PlannedCapture) -> Evidence:
 
 def _baseline_of(plan: Plan, planned: PlannedCapture) -> PlannedCapture | None:
     for other in plan.captures:
-        if other.capture.entry_key == planned.capture.entry_key and other.capture.configuration == card_of(plan.rubric).baseline:
+        if (
+            other.capture.entry_key == planned.capture.entry_key
+            and other.capture.configuration == card_of(plan.rubric).baseline
+        ):
             return other
     return None
 
@@ -123,10 +126,16 @@ def scorecard_data(plan: Plan, selected: Iterable[str]) -> dict[str, Any]:
             continue
         cells = capture_cells(plan, planned) if _graded(planned) else {}
         status = "scored" if planned.status == "judge" else planned.status
-        captures.append({
-            "capture_id": capture.capture_id, "entry_key": capture.entry_key, "configuration": capture.configuration,
-            "status": status, "reason": planned.reason, "axes": {name: cell.data() for name, cell in cells.items()},
-        })
+        captures.append(
+            {
+                "capture_id": capture.capture_id,
+                "entry_key": capture.entry_key,
+                "configuration": capture.configuration,
+                "status": status,
+                "reason": planned.reason,
+                "axes": {name: cell.data() for name, cell in cells.items()},
+            }
+        )
         pair = pairs.setdefault(capture.entry_key, {"entry_key": capture.entry_key, "captures": {}})
         pair["captures"][capture.configuration] = capture.capture_id
         for name, cell in cells.items():
@@ -134,8 +143,7 @@ def scorecard_data(plan: Plan, selected: Iterable[str]) -> dict[str, Any]:
             counts[capture.configuration][name][cell.grade] += 1
     aggregate = {
         configuration: {
-            axis: {**grades, "graded": sum(grades[g] for g in GRADES if g != "N/A")}
-            for axis, grades in by_axis.items()
+            axis: {**grades, "graded": sum(grades[g] for g in GRADES if g != "N/A")} for axis, grades in by_axis.items()
         }
         for configuration, by_axis in counts.items()
     }
@@ -156,7 +164,5 @@ def scorecard_data(plan: Plan, selected: Iterable[str]) -> dict[str, Any]:
 
 
 def _ordered_pair(pair: Mapping[str, Any], configurations: list[str]) -> dict[str, Any]:
-    axes = {
-        name: {c: cells[c] for c in configurations if c in cells} for name, cells in pair.get("axes", {}).items()
-    }
+    axes = {name: {c: cells[c] for c in configurations if c in cells} for name, cells in pair.get("axes", {}).items()}
     return {"entry_key": pair["entry_key"], "captures": pair["captures"], "axes": axes}

@@ -125,8 +125,12 @@ def _holds(condition: Condition, evidence: Mapping[str, Any]) -> bool:
 
 def _compare(op: str, left: Fraction, right: Fraction) -> bool:
     return {
-        "eq": left == right, "ne": left != right, "lt": left < right,
-        "le": left <= right, "gt": left > right, "ge": left >= right,
+        "eq": left == right,
+        "ne": left != right,
+        "lt": left < right,
+        "le": left <= right,
+        "gt": left > right,
+        "ge": left >= right,
     }[op]
 
 
@@ -233,6 +237,7 @@ def _well_formed(conditions: Sequence[Condition], evidence: Mapping[str, Any]) -
     condition: without this check `reports_filled: "yes"` behind an earlier false condition would
     never be read, and the capture would be graded as if its evidence were sound.
     """
+
     def present(path: str) -> tuple[bool, Any]:
         try:
             return True, _lookup(evidence, path)
@@ -251,8 +256,11 @@ def _well_formed(conditions: Sequence[Condition], evidence: Mapping[str, Any]) -
                 _number(left, condition.field)
             continue
         found_other, right = present(condition.other)
-        if condition.op in ("eq", "ne") and (not found or isinstance(left, bool)) and \
-                (not found_other or isinstance(right, bool)):
+        if (
+            condition.op in ("eq", "ne")
+            and (not found or isinstance(left, bool))
+            and (not found_other or isinstance(right, bool))
+        ):
             continue  # booleans compared with booleans
         if found:
             _number(left, condition.field)
@@ -304,8 +312,11 @@ def _by_ratio(axis: Axis, evidence: Evidence, baseline: Evidence | None) -> Cell
     if paired == 0:
         raise _Malformed(axis.field, "the baseline's value is 0, no ratio")
     ratio = value / paired
-    raw = {"value": _json(_lookup(evidence.values, axis.field)), "baseline": _json(_lookup(baseline.values, axis.field)),
-           "ratio": float(ratio)}
+    raw = {
+        "value": _json(_lookup(evidence.values, axis.field)),
+        "baseline": _json(_lookup(baseline.values, axis.field)),
+        "ratio": float(ratio),
+    }
     return Cell(_band(axis.bands, ratio), f"{ratio_text(ratio)}x {axis.unit}".strip(), raw)
 
 

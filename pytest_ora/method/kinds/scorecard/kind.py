@@ -34,7 +34,9 @@ class ScorecardKind(MechanicalKind, Graded, LedgerExtra, RubricOptions):
     def formula(self, rubric: Rubric) -> str:
         card = card_of(rubric)
         axes = ", ".join(f"{axis.name} ({axis.how})" for axis in card.axes)
-        return f"axes {axes} graded mechanically from evidence; baseline {card.baseline}; failure when an axis grades FAIL"
+        return (
+            f"axes {axes} graded mechanically from evidence; baseline {card.baseline}; failure when an axis grades FAIL"
+        )
 
     def summary_columns(self, rubric: Rubric) -> tuple[str, ...]:
         return ()

@@ -24,7 +24,7 @@ def _raw(cell: Mapping[str, Any]) -> str:
     """The raw value a pair's cell shows beside its grade ("1.7x tokens"), or "" when it shows none."""
     text = str(cell["cell"])
     prefix = f"{cell['grade']} ("
-    return text[len(prefix):-1] if text.startswith(prefix) and text.endswith(")") else ""
+    return text[len(prefix) : -1] if text.startswith(prefix) and text.endswith(")") else ""
 
 
 def _aggregate_cell(counts: Mapping[str, int], cells: list[Mapping[str, Any]]) -> str:
@@ -64,7 +64,10 @@ def scorecard_markdown(data: Mapping[str, Any]) -> str:
         "",
         "## Axes",
         "",
-        *(f"- {axis['title']} ({axis['how']}){': ' + axis['source'] if axis['source'] else ''}" for axis in data["axes"]),
+        *(
+            f"- {axis['title']} ({axis['how']}){': ' + axis['source'] if axis['source'] else ''}"
+            for axis in data["axes"]
+        ),
         "",
         "## Pairs",
         "",
@@ -72,14 +75,32 @@ def scorecard_markdown(data: Mapping[str, Any]) -> str:
     rows = []
     for pair in data["pairs"]:
         for name, cells in pair["axes"].items():
-            rows.append([pair["entry_key"], titles[name],
-                         *(_escape(_pair_cell(name, cells[c])) if c in cells else "" for c in configurations)])
+            rows.append(
+                [
+                    pair["entry_key"],
+                    titles[name],
+                    *(_escape(_pair_cell(name, cells[c])) if c in cells else "" for c in configurations),
+                ]
+            )
     lines.append(tabulate(rows, headers=["Entry", "Axis", *configurations], tablefmt="github", disable_numparse=True))
     lines += ["", "## Aggregate", ""]
     aggregate = [
-        [titles[axis["name"]], *(_escape(_aggregate_cell(data["aggregate"][c][axis["name"]], [
-            pair["axes"][axis["name"]][c] for pair in data["pairs"] if c in pair["axes"].get(axis["name"], {})
-        ])) for c in configurations)]
+        [
+            titles[axis["name"]],
+            *(
+                _escape(
+                    _aggregate_cell(
+                        data["aggregate"][c][axis["name"]],
+                        [
+                            pair["axes"][axis["name"]][c]
+                            for pair in data["pairs"]
+                            if c in pair["axes"].get(axis["name"], {})
+                        ],
+                    )
+                )
+                for c in configurations
+            ),
+        ]
         for axis in data["axes"]
     ]
     lines.append(tabulate(aggregate, headers=["Axis", *configurations], tablefmt="github", disable_numparse=True))
@@ -92,15 +113,17 @@ def scorecard_markdown(data: Mapping[str, Any]) -> str:
 
 def result_markdown(data: Mapping[str, Any]) -> str:
     """RESULT.md: links scorecard.json and SCORECARD-RESULT.md, and leaves the interpretation to a person."""
-    return "\n".join([
-        f"# Result: {data['bundle']}",
-        "",
-        f"- Grades and raw values, machine-written (scorecard {data['scorecardVersion']}): [scorecard.json](scorecard.json)",
-        f"- The same, rendered from it, never hand-edited: [{SCORECARD_RESULT}]({SCORECARD_RESULT})",
-        "",
-        "pytest-ora writes everything above the interpretation and never its body; `python -m pytest_ora verify` "
-        "checks these links, not the interpretation.",
-        "",
-        INTERPRETATION,
-        "",
-    ])
+    return "\n".join(
+        [
+            f"# Result: {data['bundle']}",
+            "",
+            f"- Grades and raw values, machine-written (scorecard {data['scorecardVersion']}): [scorecard.json](scorecard.json)",
+            f"- The same, rendered from it, never hand-edited: [{SCORECARD_RESULT}]({SCORECARD_RESULT})",
+            "",
+            "pytest-ora writes everything above the interpretation and never its body; `python -m pytest_ora verify` "
+            "checks these links, not the interpretation.",
+            "",
+            INTERPRETATION,
+            "",
+        ]
+    )

@@ -44,27 +44,39 @@ class ScoresKind(JudgedKind[JudgeReply]):
     def reply_schema(self, rubric: Rubric) -> dict[str, Any]:
         names = rubric.names
         score = _score(rubric)
-        fields: dict[str, object] = {"scores": closed_model("Scores", dict.fromkeys(names, score)),
-                                  "notes": closed_model("Notes", dict.fromkeys(names, str))}
+        fields: dict[str, object] = {
+            "scores": closed_model("Scores", dict.fromkeys(names, score)),
+            "notes": closed_model("Notes", dict.fromkeys(names, str)),
+        }
         omit = {"configuration"} if rubric.blind else set()
         if rubric.judge_verdict:
-            fields.update(rationale=str, overall_verdict=one_of([band.name for band in rubric.verdicts], _bands(rubric)))
+            fields.update(
+                rationale=str, overall_verdict=one_of([band.name for band in rubric.verdicts], _bands(rubric))
+            )
         else:
             omit |= {"rationale", "overall_verdict"}
         return strict_schema(asked(JudgeReply, fields, omit))
 
     def check(
-        self, payload: object, rubric: Rubric, entry_key: str, configuration: str | None,
+        self,
+        payload: object,
+        rubric: Rubric,
+        entry_key: str,
+        configuration: str | None,
         material: Mapping[str, Any] | None = None,
     ) -> JudgeReply | ReplyProblem:
         if rubric.blind and isinstance(payload, dict) and "configuration" in payload:
-            return ReplyProblem("configuration", show_value(payload["configuration"]), "is not a field of a blind reply")
+            return ReplyProblem(
+                "configuration", show_value(payload["configuration"]), "is not a field of a blind reply"
+            )
         if rubric.blind and isinstance(payload, dict):
             payload = {**payload, "configuration": ""}
         if not rubric.judge_verdict and isinstance(payload, dict):
             for name in ("rationale", "overall_verdict"):
                 if name in payload:
-                    return ReplyProblem(name, show_value(payload[name]), f"is not a field of rubric {rubric.version}'s reply")
+                    return ReplyProblem(
+                        name, show_value(payload[name]), f"is not a field of rubric {rubric.version}'s reply"
+                    )
         try:
             parsed = JudgeReply.model_validate(payload)
         except ValidationError as error:
@@ -78,8 +90,11 @@ class ScoresKind(JudgedKind[JudgeReply]):
             "impression": reply.impression,
         }
         if rubric.judge_verdict:
-            fields.update(rationale=reply.rationale, overall_verdict=reply.overall_verdict,
-                          computed_verdict=verdict(rubric, judge_overall(fields["scores"], rubric)))
+            fields.update(
+                rationale=reply.rationale,
+                overall_verdict=reply.overall_verdict,
+                computed_verdict=verdict(rubric, judge_overall(fields["scores"], rubric)),
+            )
         return fields
 
     def panel(self, record: CaptureRecord, rubric: Rubric) -> Scores:
@@ -97,13 +112,17 @@ KIND = ScoresKind()
 
 def _bands(rubric: Rubric) -> str:
     """The verdict bands as the judge is told them: each band's least mean of the scores, highest first."""
-    return "; ".join(f"{band.name}: mean >= {float(band.min):g}" if band.min is not None else f"{band.name}: below"
-                     for band in rubric.verdicts)
+    return "; ".join(
+        f"{band.name}: mean >= {float(band.min):g}" if band.min is not None else f"{band.name}: below"
+        for band in rubric.verdicts
+    )
 
 
 def _verdict_instructions(rubric: Rubric) -> str:
-    return (" Also give rationale: one or two sentences on your lowest-scored dimension, and overall_verdict: the band "
-            f"the mean of your scores falls in, one of {', '.join(band.name for band in rubric.verdicts)} ({_bands(rubric)}).")
+    return (
+        " Also give rationale: one or two sentences on your lowest-scored dimension, and overall_verdict: the band "
+        f"the mean of your scores falls in, one of {', '.join(band.name for band in rubric.verdicts)} ({_bands(rubric)})."
+    )
 
 
 def _score(rubric: Rubric) -> object:
@@ -123,7 +142,9 @@ def _check_against(
                 return ReplyProblem(f"{group}.{name}", "nothing", "is missing")
         for name in values:
             if name not in rubric.names:
-                return ReplyProblem(f"{group}.{name}", show_value(values[name]), f"is not a criterion of rubric {rubric.version}")
+                return ReplyProblem(
+                    f"{group}.{name}", show_value(values[name]), f"is not a criterion of rubric {rubric.version}"
+                )
     problem = check_scale(reply.scores, rubric) or _blank_text(reply, rubric) or _verdict_problem(reply, rubric)
     if problem is not None:
         return problem
@@ -151,7 +172,9 @@ def _blank_text(reply: JudgeReply, rubric: Rubric) -> ReplyProblem | None:
     """Every criterion's note and the impression are text (the Ora method's reply schema), never blank."""
     for name in rubric.names:
         if not reply.notes[name].strip():
-            return ReplyProblem(f"notes.{name}", show_value(reply.notes[name]), "is blank: every criterion needs a note")
+            return ReplyProblem(
+                f"notes.{name}", show_value(reply.notes[name]), "is blank: every criterion needs a note"
+            )
     if not reply.impression.strip():
         return ReplyProblem("impression", show_value(reply.impression), "is blank: the reply needs an impression")
     return None
@@ -176,7 +199,9 @@ def check_scale(scores: Mapping[str, Any], rubric: Rubric) -> ReplyProblem | Non
             return ReplyProblem(f"scores.{name}", "nothing", "is missing")
     for name in scores:
         if name not in rubric.names:
-            return ReplyProblem(f"scores.{name}", show_value(scores[name]), f"is not a criterion of rubric {rubric.version}")
+            return ReplyProblem(
+                f"scores.{name}", show_value(scores[name]), f"is not a criterion of rubric {rubric.version}"
+            )
     for name in rubric.names:
         score = Fraction(scores[name])
         if not rubric.scale_min <= score <= rubric.scale_max:

@@ -54,25 +54,41 @@ from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.testing.server import ReferenceJudge
 
 KEY = "conformance-test-key"
-PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000" "1f15c4890000000d49444154789c63600000000200015e2e8b2d0000000049454e44ae426082")
-MODELS = {"anthropic": "claude-opus-4-7", "openai": "gpt-5.4", "openai-compatible": "openai/gpt-oss-120b",
-          "google": "gemini-2.5-pro"}
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63600000000200015e2e8b2d0000000049454e44ae426082"
+)
+MODELS = {
+    "anthropic": "claude-opus-4-7",
+    "openai": "gpt-5.4",
+    "openai-compatible": "openai/gpt-oss-120b",
+    "google": "gemini-2.5-pro",
+}
 
 
 def _prompt(cache: bool, image: bool = True, configuration: str = "optimum") -> JudgePrompt:
     packet = Packet(
-        capture_id=f"mode:argument-audit/{configuration}", entry_key="mode:argument-audit", family="mode",
-        technique="argument-audit", specification_source="specs/argument-audit.md",
+        capture_id=f"mode:argument-audit/{configuration}",
+        entry_key="mode:argument-audit",
+        family="mode",
+        technique="argument-audit",
+        specification_source="specs/argument-audit.md",
         specification="# Argument audit\n\n## Method\n1. **Frame the claim**: state it.\n" * 40,
-        target=None, prompt="Audit the argument that remote work is more productive.", configuration=configuration,
-        answer="## Frame the claim\nThe claim is narrow, because the evidence is.", model_snapshot={"big-1": "m"},
-        artifact=None, acceptance_notes="", rubric_version=ORA_V1.version,
+        target=None,
+        prompt="Audit the argument that remote work is more productive.",
+        configuration=configuration,
+        answer="## Frame the claim\nThe claim is narrow, because the evidence is.",
+        model_snapshot={"big-1": "m"},
+        artifact=None,
+        acceptance_notes="",
+        rubric_version=ORA_V1.version,
     )
     if image:
         from pytest_ora.judges.packet import Artifact
 
-        packet = packet.model_copy(update={"artifact": Artifact(path="a.png", kind="image", media_type="image/png",
-                                                                sha256="0" * 64)})
+        packet = packet.model_copy(
+            update={"artifact": Artifact(path="a.png", kind="image", media_type="image/png", sha256="0" * 64)}
+        )
     return judge_prompt(packet, PNG if image else None, ORA_V1, cache=cache)
 
 
@@ -82,30 +98,38 @@ def _prompt(cache: bool, image: bool = True, configuration: str = "optimum") -> 
 class Route:
     """One provider route: our client, its role, the SDK's request type."""
 
-    def __init__(self, name: str, provider: str, client: ProviderClient, request_type: Any, api: str | None = None) -> None:
+    def __init__(
+        self, name: str, provider: str, client: ProviderClient, request_type: Any, api: str | None = None
+    ) -> None:
         self.name, self.provider, self.client, self.request_type, self.api = name, provider, client, request_type, api
 
     def role(self, judge: ReferenceJudge) -> RoleSpec:
         model = MODELS[self.provider]
-        return RoleSpec(model=model, provider=self.provider, route=judge.route(self.provider, model, api=self.api)
-                        if self.api else judge.route(self.provider, model))
+        return RoleSpec(
+            model=model,
+            provider=self.provider,
+            route=judge.route(self.provider, model, api=self.api) if self.api else judge.route(self.provider, model),
+        )
 
     def body(self, judge: ReferenceJudge, prompt: JudgePrompt) -> dict[str, Any]:
         return json.loads(self.client.build_request(self.role(judge), prompt, KEY).content)
 
 
 ROUTES = {
-    route.name: route for route in (
+    route.name: route
+    for route in (
         Route("anthropic messages", "anthropic", AnthropicClient(), MessageCreateParamsNonStreaming),
         Route("openai chat.completions", "openai", OpenAIClient("openai"), CompletionCreateParamsNonStreaming),
         Route("openai responses", "openai", OpenAIClient("openai"), ResponseCreateParamsNonStreaming, api="responses"),
-        Route("openrouter chat.completions", "openai-compatible", OpenAIClient("openai-compatible"),
-              CompletionCreateParamsNonStreaming),
+        Route(
+            "openrouter chat.completions",
+            "openai-compatible",
+            OpenAIClient("openai-compatible"),
+            CompletionCreateParamsNonStreaming,
+        ),
         Route("gemini generateContent", "google", GeminiClient(), None),
     )
 }
-
-
 
 
 # --- checks: each returns the problems found (empty: the check passed) --------------------------------
@@ -116,7 +140,11 @@ def check_request_type(judge: ReferenceJudge, route: Route) -> list[str]:
     for cache in (True, False):
         for image in (True, False):
             body = route.body(judge, _prompt(cache, image))
-            found = gemini_request_problems(body) if route.request_type is None else request_problems(body, route.request_type)
+            found = (
+                gemini_request_problems(body)
+                if route.request_type is None
+                else request_problems(body, route.request_type)
+            )
             problems += [f"(cache {'on' if cache else 'off'}, image {image}) {p}" for p in found]
     return problems
 
@@ -146,14 +174,19 @@ def check_sdk_sends_same_body(judge: ReferenceJudge, route: Route) -> list[str]:
         # What the SDK sent, as the reference judge received it.
         sent = json.loads(next(r for r in judge.requests[before:] if r.method == "POST").body)
         if sent != body:
-            problems.append(f"(cache {'on' if cache else 'off'}) the SDK sends a different body: "
-                            f"{sorted(set(sent) ^ set(body)) or 'same keys, different values'}")
+            problems.append(
+                f"(cache {'on' if cache else 'off'}) the SDK sends a different body: "
+                f"{sorted(set(sent) ^ set(body)) or 'same keys, different values'}"
+            )
     return problems
 
 
 _REPLY_MODELS: dict[str, Any] = {
-    "anthropic messages": Message, "openai chat.completions": ChatCompletion, "openai responses": ResponsesResponse,
-    "openrouter chat.completions": ChatCompletion, "gemini generateContent": genai_types.GenerateContentResponse,
+    "anthropic messages": Message,
+    "openai chat.completions": ChatCompletion,
+    "openai responses": ResponsesResponse,
+    "openrouter chat.completions": ChatCompletion,
+    "gemini generateContent": genai_types.GenerateContentResponse,
 }
 
 
@@ -200,7 +233,9 @@ def _strict(text: str, model: Any) -> list[str]:
 
 
 def _gemini(judge: ReferenceJudge, key: str = KEY) -> genai.Client:
-    return genai.Client(api_key=key, http_options=genai_types.HttpOptions(base_url=judge.url + "/", api_version="v1beta"))
+    return genai.Client(
+        api_key=key, http_options=genai_types.HttpOptions(base_url=judge.url + "/", api_version="v1beta")
+    )
 
 
 def check_error_reply(judge: ReferenceJudge, route: Route) -> list[str]:
@@ -222,7 +257,9 @@ def check_error_reply(judge: ReferenceJudge, route: Route) -> list[str]:
     if route.provider == "anthropic":
         return response_problems(response.json(), ErrorResponse) + ([] if response.status_code == 401 else ["not 401"])
     if route.provider == "openai":
-        return response_problems(response.json()["error"], ErrorObject) + ([] if response.status_code == 401 else ["not 401"])
+        return response_problems(response.json()["error"], ErrorObject) + (
+            [] if response.status_code == 401 else ["not 401"]
+        )
     error = response.json().get("error", {})  # OpenRouter: integer code, no SDK model of its own
     return [] if error.get("code") == 401 and isinstance(error.get("message"), str) else [f"OpenRouter error {error}"]
 
@@ -254,14 +291,20 @@ def _pendings(judge: ReferenceJudge, route: Route) -> list[Pending]:
     pending = []
     for configuration in ("optimum", "big-1", "small"):
         request = route.client.build_request(route.role(judge), _prompt(True, configuration=configuration), KEY)
-        pending.append(Pending(f"r{configuration}", f"mode:argument-audit/{configuration}", "Judge", str(request.url),
-                               request.content))
+        pending.append(
+            Pending(
+                f"r{configuration}", f"mode:argument-audit/{configuration}", "Judge", str(request.url), request.content
+            )
+        )
     return pending
 
 
 def _headers(route: Route) -> dict[str, str]:
-    return {"x-api-key": KEY, "anthropic-version": "2023-06-01"} if route.provider == "anthropic" else {
-        "authorization": f"Bearer {KEY}"}
+    return (
+        {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
+        if route.provider == "anthropic"
+        else {"authorization": f"Bearer {KEY}"}
+    )
 
 
 def _run_batch(judge: ReferenceJudge, route: Route) -> tuple[list[Any], Any, Any]:
@@ -303,7 +346,11 @@ def check_batch_requests(judge: ReferenceJudge, route: Route) -> list[str]:
         problems.append("upload purpose is not batch")
     for number, line in enumerate(fields["file"].splitlines(), start=1):
         entry = json.loads(line)
-        if entry["url"] != endpoint or entry["method"] != "POST" or set(entry) != {"custom_id", "method", "url", "body"}:
+        if (
+            entry["url"] != endpoint
+            or entry["method"] != "POST"
+            or set(entry) != {"custom_id", "method", "url", "body"}
+        ):
             problems.append(f"line {number}: {sorted(entry)} url {entry['url']}")
         problems += request_problems(entry["body"], route.request_type, f"line {number}.body")
     return problems
@@ -333,8 +380,11 @@ def check_batch_replies(judge: ReferenceJudge, route: Route) -> list[str]:
             body = (entry.get("response") or {}).get("body")
             if entry["response"]["status_code"] == 200:
                 problems += response_problems(body, ResponsesResponse if route.api == "responses" else ChatCompletion)
-    upload = client.post(f"{judge.url}/v1/files", data={"purpose": "batch"},
-                         files={"file": ("x.jsonl", b'{"custom_id":"a"}\n', "application/jsonl")})
+    upload = client.post(
+        f"{judge.url}/v1/files",
+        data={"purpose": "batch"},
+        files={"file": ("x.jsonl", b'{"custom_id":"a"}\n', "application/jsonl")},
+    )
     problems += response_problems(upload.json(), FileObject)
     return problems
 
@@ -353,10 +403,18 @@ def check_batch_error_file(judge: ReferenceJudge, route: Route) -> list[str]:
 
 def candidate_prompt(cache: bool, system: str, claude: bool = False) -> JudgePrompt:
     """A role candidate's call: no reply schema, no tool, its own sampling parameters (Claude's Messages API takes none)."""
-    parts = (TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
-             TextPart("Should they consolidate? Answer in numbered steps."))
-    return JudgePrompt(system=system, parts=parts, reply_schema=None, max_tokens=2048,
-                       cache_key="ora-candidate-solo" if cache else None, sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9))
+    parts = (
+        TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
+        TextPart("Should they consolidate? Answer in numbered steps."),
+    )
+    return JudgePrompt(
+        system=system,
+        parts=parts,
+        reply_schema=None,
+        max_tokens=2048,
+        cache_key="ora-candidate-solo" if cache else None,
+        sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9),
+    )
 
 
 def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
@@ -365,7 +423,9 @@ def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
     problems = []
     for cache, system in ((True, "You are a careful analyst."), (False, "")):
         body = route.body(judge, candidate_prompt(cache, system, claude=route.provider == "anthropic"))
-        found = gemini_request_problems(body) if route.request_type is None else request_problems(body, route.request_type)
+        found = (
+            gemini_request_problems(body) if route.request_type is None else request_problems(body, route.request_type)
+        )
         problems += [f"(request, cache {'on' if cache else 'off'}) {p}" for p in found]
         response = _post(judge, route, body)
         if response.status_code != 200:
@@ -375,7 +435,12 @@ def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
             found = [p for p in found if p.split(":")[0].rsplit(".", 1)[-1] not in OPENROUTER_FIELDS]
         problems += found
         reply = route.client.parse_reply(response)
-        if reply.stop != "complete" or not reply.text or "reference answer" not in reply.text or reply.payload is not None:
+        if (
+            reply.stop != "complete"
+            or not reply.text
+            or "reference answer" not in reply.text
+            or reply.payload is not None
+        ):
             problems.append(f"not a plain-text answer: {reply.stop} {reply.text!r:.120}")
         if not reply.usage["input_tokens"] or not reply.usage["output_tokens"]:
             problems.append(f"no usage: {reply.usage}")
@@ -386,7 +451,10 @@ def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
             problems.append(f"google-genai read no plain answer: {answer.text!r:.120}")
     elif route.provider == "anthropic":
         message = anthropic.Anthropic(api_key=KEY, base_url=judge.url, max_retries=0).messages.create(
-            model=MODELS["anthropic"], max_tokens=512, messages=[{"role": "user", "content": "Should they consolidate?"}])
+            model=MODELS["anthropic"],
+            max_tokens=512,
+            messages=[{"role": "user", "content": "Should they consolidate?"}],
+        )
         if message.content[0].type != "text" or message.stop_reason != "end_turn":
             problems.append(f"the Anthropic SDK read {message.content[0].type}, {message.stop_reason}")
     return problems
@@ -399,8 +467,14 @@ CHECKS: dict[str, tuple[Callable[[ReferenceJudge, Route], list[str]], tuple[str,
     "error reply": (check_error_reply, tuple(ROUTES)),
     "models endpoint": (check_models_endpoint, tuple(ROUTES)),
     "candidate plain-text reply (strict)": (check_candidate_reply, tuple(ROUTES)),
-    "batch + upload requests": (check_batch_requests, ("anthropic messages", "openai chat.completions", "openai responses")),
-    "batch replies (strict)": (check_batch_replies, ("anthropic messages", "openai chat.completions", "openai responses")),
+    "batch + upload requests": (
+        check_batch_requests,
+        ("anthropic messages", "openai chat.completions", "openai responses"),
+    ),
+    "batch replies (strict)": (
+        check_batch_replies,
+        ("anthropic messages", "openai chat.completions", "openai responses"),
+    ),
     "batch error file": (check_batch_error_file, ("openai chat.completions", "openai responses")),
 }
 CASES = [(check, route) for check, (_, routes) in CHECKS.items() for route in routes]
@@ -427,7 +501,9 @@ def test_the_checks_catch_a_drift(judge: ReferenceJudge) -> None:
     body = route.body(judge, _prompt(True))
     del body["input"][0]["content"][-1]["detail"]
     assert request_problems(body, ResponseCreateParamsNonStreaming)
-    reply = json.loads(_post(judge, ROUTES["anthropic messages"], ROUTES["anthropic messages"].body(judge, _prompt(True))).text)
+    reply = json.loads(
+        _post(judge, ROUTES["anthropic messages"], ROUTES["anthropic messages"].body(judge, _prompt(True))).text
+    )
     reply["usage"]["made_up"] = 1
     assert response_problems(reply, Message) == ["reply.usage.made_up: not a field of Usage"]
 
@@ -447,8 +523,11 @@ def test_gemini_inline_data_in_url_safe_base64_as_google_genai_sends_it_is_accep
 
 
 def test_mixed_base64_alphabets_in_one_image_are_refused(judge: ReferenceJudge) -> None:
-    body = {"contents": [{"role": "user", "parts": [{"text": "x"}, {"inline_data": {"mime_type": "image/png",
-                                                                                   "data": "+_+_"}}]}]}
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "x"}, {"inline_data": {"mime_type": "image/png", "data": "+_+_"}}]}
+        ]
+    }
     response = httpx.post(judge.route("google", MODELS["google"]), json=body, headers={"x-goog-api-key": KEY})
 
     assert response.status_code == 400 and "invalid base64 data" in response.json()["error"]["message"]
@@ -474,7 +553,9 @@ def test_an_expired_openai_batch_writes_its_requests_to_the_error_file() -> None
         lines = [json.loads(line) for line in client.files.content(batch.error_file_id).text.splitlines()]
 
     assert sorted(line["custom_id"] for line in lines) == ["rbig-1", "roptimum", "rsmall"]
-    assert {line["error"]["code"] for line in lines} == {"batch_expired"} and all(line["response"] is None for line in lines)
+    assert {line["error"]["code"] for line in lines} == {"batch_expired"} and all(
+        line["response"] is None for line in lines
+    )
     assert len({line["id"] for line in lines}) == 3
 
 

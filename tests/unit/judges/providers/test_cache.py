@@ -45,8 +45,11 @@ def prompts(tmp_path: Path, cache: bool = True) -> list[JudgePrompt]:
 
 
 def send(judge: ReferenceJudge, provider: str, prompt: JudgePrompt, api: str | None = None) -> dict[str, object]:
-    role = RoleSpec(model="claude-opus-4-7" if provider == "anthropic" else "gpt-5.4", provider=provider,
-                    route=judge.route(provider, api=api))
+    role = RoleSpec(
+        model="claude-opus-4-7" if provider == "anthropic" else "gpt-5.4",
+        provider=provider,
+        route=judge.route(provider, api=api),
+    )
     client = AnthropicClient() if provider == "anthropic" else OpenAIClient()
     request = client.build_request(role, prompt, "k")
     response = httpx.Client().send(request)
@@ -69,7 +72,9 @@ def test_anthropic_writes_the_prefix_once_and_reads_it_after(judge: ReferenceJud
 
 
 @pytest.mark.parametrize("api", [None, "responses"])
-def test_openai_reports_the_repeated_prefix_as_cached_tokens(judge: ReferenceJudge, tmp_path: Path, api: str | None) -> None:
+def test_openai_reports_the_repeated_prefix_as_cached_tokens(
+    judge: ReferenceJudge, tmp_path: Path, api: str | None
+) -> None:
     first, second = (send(judge, "openai", p, api) for p in prompts(tmp_path))
     details = "prompt_tokens_details" if api is None else "input_tokens_details"
     assert first["usage"][details]["cached_tokens"] == 0
@@ -78,20 +83,28 @@ def test_openai_reports_the_repeated_prefix_as_cached_tokens(judge: ReferenceJud
     assert second["reply"]["cached_input_tokens"] == cached
 
 
-def test_without_prompt_caching_the_capture_comes_first_and_little_is_cached(judge: ReferenceJudge, tmp_path: Path) -> None:
+def test_without_prompt_caching_the_capture_comes_first_and_little_is_cached(
+    judge: ReferenceJudge, tmp_path: Path
+) -> None:
     off = prompts(tmp_path, cache=False)
     _first, second = (send(judge, "anthropic", p) for p in off)
     assert second["usage"]["cache_read_input_tokens"] == 0  # no breakpoints: nothing cached
     on = [send(judge, "openai", p) for p in prompts(tmp_path / "on")]
     off_openai = [send(judge, "openai", p) for p in prompts(tmp_path / "off", cache=False)]
-    assert on[1]["usage"]["prompt_tokens_details"]["cached_tokens"] > off_openai[1]["usage"]["prompt_tokens_details"]["cached_tokens"]
+    assert (
+        on[1]["usage"]["prompt_tokens_details"]["cached_tokens"]
+        > off_openai[1]["usage"]["prompt_tokens_details"]["cached_tokens"]
+    )
 
 
 def test_a_cache_entry_expires_five_minutes_after_its_last_use() -> None:
     now = [0.0]
     cache = PromptCache(clock=lambda: now[0])
-    body = {"model": "m", "system": [{"type": "text", "text": "x" * 8000, "cache_control": {"type": "ephemeral"}}],
-            "messages": [{"role": "user", "content": "hi"}]}
+    body = {
+        "model": "m",
+        "system": [{"type": "text", "text": "x" * 8000, "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "hi"}],
+    }
     assert cache.account("anthropic", body, 5000).written > 0
     now[0] = 299.0
     assert cache.account("anthropic", body, 5000).read > 0
@@ -104,6 +117,8 @@ def test_cache_reads_and_writes_are_priced_at_the_providers_cache_rates() -> Non
     gpt = price_for("gpt-5.4", DEFAULT_PRICES)
     assert claude is not None and gpt is not None
     # 1M input: 600k plain at $5, 300k read at $0.50, 100k written at $6.25
-    assert cost(claude, 1_000_000, 0, cached=300_000, written=100_000) == Decimal("3") + Decimal("0.15") + Decimal("0.625")
+    assert cost(claude, 1_000_000, 0, cached=300_000, written=100_000) == Decimal("3") + Decimal("0.15") + Decimal(
+        "0.625"
+    )
     assert cost(gpt, 1_000_000, 0, cached=500_000) == Decimal("0.625") + Decimal("0.0625")
     assert cost(claude, 1000, 0) == cost(claude, 1000, 0, 0, 0)

@@ -52,7 +52,10 @@ KEY = "conformance-cloud-token-0123456789"
 ACCESS, SECRET = "AKIAORACONFORMANCE01", "c0nformanceSecretAccessKey/0123456789abcd"
 AWS = f"{ACCESS}\n{SECRET}\n"
 API_VERSION = "2024-10-21"
-PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000" "1f15c4890000000d49444154789c63600000000200015e2e8b2d0000000049454e44ae426082")
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63600000000200015e2e8b2d0000000049454e44ae426082"
+)
 CONVERSE = botocore.session.get_session().get_service_model("bedrock-runtime").operation_model("Converse")
 AZURE_FIELDS = frozenset({"content_filter_results", "prompt_filter_results", "content_filters"})
 """Azure's documented additions to OpenAI's replies (fixtures 26-29 show them); the openai package's models do not declare them."""
@@ -60,13 +63,20 @@ AZURE_FIELDS = frozenset({"content_filter_results", "prompt_filter_results", "co
 
 def _prompt(cache: bool, image: bool = True, configuration: str = "optimum") -> JudgePrompt:
     packet = Packet(
-        capture_id=f"mode:argument-audit/{configuration}", entry_key="mode:argument-audit", family="mode",
-        technique="argument-audit", specification_source="specs/argument-audit.md",
+        capture_id=f"mode:argument-audit/{configuration}",
+        entry_key="mode:argument-audit",
+        family="mode",
+        technique="argument-audit",
+        specification_source="specs/argument-audit.md",
         specification="# Argument audit\n\n## Method\n1. **Frame the claim**: state it.\n" * 40,
-        target=None, prompt="Audit the argument that remote work is more productive.", configuration=configuration,
-        answer="## Frame the claim\nThe claim is narrow, because the evidence is.", model_snapshot={"big-1": "m"},
+        target=None,
+        prompt="Audit the argument that remote work is more productive.",
+        configuration=configuration,
+        answer="## Frame the claim\nThe claim is narrow, because the evidence is.",
+        model_snapshot={"big-1": "m"},
         artifact=Artifact(path="a.png", kind="image", media_type="image/png", sha256="0" * 64) if image else None,
-        acceptance_notes="", rubric_version=ORA_V1.version,
+        acceptance_notes="",
+        rubric_version=ORA_V1.version,
     )
     return judge_prompt(packet, PNG if image else None, ORA_V1, cache=cache)
 
@@ -78,7 +88,9 @@ class Route:
         self.name, self.provider, self.model, self.api = name, provider, model, api
 
     def role(self, judge: ReferenceJudge) -> RoleSpec:
-        return RoleSpec(model=self.model, provider=self.provider, route=judge.route(self.provider, self.model, self.api))
+        return RoleSpec(
+            model=self.model, provider=self.provider, route=judge.route(self.provider, self.model, self.api)
+        )
 
     def request(self, judge: ReferenceJudge, prompt: JudgePrompt, key: str | None = None) -> httpx.Request:
         role = self.role(judge)
@@ -88,14 +100,17 @@ class Route:
         return json.loads(self.request(judge, prompt).content)
 
 
-ROUTES = {route.name: route for route in (
-    Route("azure chat (deployment)", "azure-openai", "gpt-4.1-mini"),
-    Route("azure chat (v1)", "azure-openai", "gpt-5-mini", api="v1"),
-    Route("azure responses (v1)", "azure-openai", "gpt-5-mini", api="responses"),
-    Route("bedrock converse", "bedrock", "anthropic.claude-opus-4-7-v1:0"),
-    Route("vertex gemini", "vertex", "gemini-2.5-pro"),
-    Route("vertex claude", "vertex", "claude-opus-4-7"),
-)}
+ROUTES = {
+    route.name: route
+    for route in (
+        Route("azure chat (deployment)", "azure-openai", "gpt-4.1-mini"),
+        Route("azure chat (v1)", "azure-openai", "gpt-5-mini", api="v1"),
+        Route("azure responses (v1)", "azure-openai", "gpt-5-mini", api="responses"),
+        Route("bedrock converse", "bedrock", "anthropic.claude-opus-4-7-v1:0"),
+        Route("vertex gemini", "vertex", "gemini-2.5-pro"),
+        Route("vertex claude", "vertex", "claude-opus-4-7"),
+    )
+}
 
 
 def _send(request: httpx.Request) -> httpx.Response:
@@ -114,8 +129,6 @@ def _converse_params(body: dict[str, Any], model: str) -> dict[str, Any]:
             if "image" in block:
                 block["image"]["source"]["bytes"] = base64.b64decode(block["image"]["source"]["bytes"])
     return {"modelId": model, **params}
-
-
 
 
 def body_problems(route: Route, body: dict[str, Any]) -> list[str]:
@@ -148,29 +161,42 @@ def check_request_type(judge: ReferenceJudge, route: Route) -> list[str]:
 
 def _bedrock(judge: ReferenceJudge, secret: str = SECRET) -> Any:
     session = botocore.session.Session()
-    return session.create_client("bedrock-runtime", region_name="us-east-1", endpoint_url=judge.url,
-                                 aws_access_key_id=ACCESS, aws_secret_access_key=secret)
+    return session.create_client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        endpoint_url=judge.url,
+        aws_access_key_id=ACCESS,
+        aws_secret_access_key=secret,
+    )
 
 
 def _vertex_gemini(judge: ReferenceJudge, token: str = KEY) -> genai.Client:
-    return genai.Client(vertexai=True, project="ora-test", location="us-central1",
-                        credentials=google.oauth2.credentials.Credentials(token),
-                        http_options=genai_types.HttpOptions(base_url=judge.url + "/", api_version="v1"))
+    return genai.Client(
+        vertexai=True,
+        project="ora-test",
+        location="us-central1",
+        credentials=google.oauth2.credentials.Credentials(token),
+        http_options=genai_types.HttpOptions(base_url=judge.url + "/", api_version="v1"),
+    )
 
 
 def _vertex_claude(judge: ReferenceJudge, token: str = KEY) -> anthropic.AnthropicVertex:
-    return anthropic.AnthropicVertex(region="us-central1", project_id="ora-test", access_token=token,
-                                     base_url=f"{judge.url}/v1", max_retries=0)
+    return anthropic.AnthropicVertex(
+        region="us-central1", project_id="ora-test", access_token=token, base_url=f"{judge.url}/v1", max_retries=0
+    )
 
 
 def _sdk_send(judge: ReferenceJudge, route: Route, body: dict[str, Any]) -> None:
     if route.name == "azure chat (deployment)":
-        azure = openai.AzureOpenAI(api_key=KEY, api_version=API_VERSION, azure_endpoint=judge.url,
-                                   azure_deployment=route.model, max_retries=0)
+        azure = openai.AzureOpenAI(
+            api_key=KEY, api_version=API_VERSION, azure_endpoint=judge.url, azure_deployment=route.model, max_retries=0
+        )
         azure.chat.completions.create(**body)
     elif route.provider == "azure-openai":
         # Microsoft's v1 route is served to the plain OpenAI client at <resource>/openai/v1/.
-        v1 = openai.OpenAI(api_key=KEY, base_url=f"{judge.url}/openai/v1/", default_headers={"api-key": KEY}, max_retries=0)
+        v1 = openai.OpenAI(
+            api_key=KEY, base_url=f"{judge.url}/openai/v1/", default_headers={"api-key": KEY}, max_retries=0
+        )
         (v1.responses.create if route.api == "responses" else v1.chat.completions.create)(**body)
     elif route.provider == "bedrock":
         _bedrock(judge).converse(**_converse_params(body, route.model))
@@ -262,16 +288,23 @@ def _sdk_reads_a_reply(judge: ReferenceJudge, route: Route) -> list[str]:
         body = route.body(judge, _prompt(False, image=False))
         reply = _bedrock(judge).converse(**_converse_params(body, route.model))
         used = reply["output"]["message"]["content"][-1].get("toolUse", {})
-        return [] if used.get("name") == "ora_judge_reply" and reply["usage"]["inputTokens"] > 0 else [f"botocore read {reply}"]
+        return (
+            []
+            if used.get("name") == "ora_judge_reply" and reply["usage"]["inputTokens"] > 0
+            else [f"botocore read {reply}"]
+        )
     if route.name == "vertex gemini":
-        png = bytes([251, 255, 254, 250]) * 8  # bytes whose base64 holds - and _ in the URL-safe alphabet google-genai sends
+        png = (
+            bytes([251, 255, 254, 250]) * 8
+        )  # bytes whose base64 holds - and _ in the URL-safe alphabet google-genai sends
         contents = ["Score this.", genai_types.Part.from_bytes(data=png, mime_type="image/png")]
         client = _vertex_gemini(judge)  # kept: google-genai closes its transport when the client is collected
         answer = client.models.generate_content(model=route.model, contents=contents)
         return [] if answer.candidates and answer.usage_metadata is not None else [f"google-genai read {answer}"]
     if route.name == "vertex claude":
-        message = _vertex_claude(judge).messages.create(model=route.model, max_tokens=100,
-                                                        messages=[{"role": "user", "content": "Score this."}])
+        message = _vertex_claude(judge).messages.create(
+            model=route.model, max_tokens=100, messages=[{"role": "user", "content": "Score this."}]
+        )
         return [] if message.content and message.model == route.model else [f"AnthropicVertex read {message}"]
     return []
 
@@ -284,8 +317,13 @@ def check_error_reply(judge: ReferenceJudge, route: Route) -> list[str]:
         ours = client_for(route.role(strict)).error_message(response)
         try:
             if route.provider == "azure-openai":
-                azure = openai.AzureOpenAI(api_key="wrong", api_version=API_VERSION, azure_endpoint=strict.url,
-                                           azure_deployment=route.model, max_retries=0)
+                azure = openai.AzureOpenAI(
+                    api_key="wrong",
+                    api_version=API_VERSION,
+                    azure_endpoint=strict.url,
+                    azure_deployment=route.model,
+                    max_retries=0,
+                )
                 azure.chat.completions.create(model=route.model, messages=[{"role": "user", "content": "x"}])
             elif route.provider == "bedrock":
                 _bedrock(strict).converse(modelId=route.model, messages=[{"role": "user", "content": [{"text": "x"}]}])
@@ -293,14 +331,17 @@ def check_error_reply(judge: ReferenceJudge, route: Route) -> list[str]:
                 client = _vertex_gemini(strict, "wrong")
                 client.models.generate_content(model=route.model, contents="x")
             else:
-                _vertex_claude(strict, "wrong").messages.create(model=route.model, max_tokens=10,
-                                                                messages=[{"role": "user", "content": "x"}])
+                _vertex_claude(strict, "wrong").messages.create(
+                    model=route.model, max_tokens=10, messages=[{"role": "user", "content": "x"}]
+                )
         except openai.AuthenticationError as error:
             return [] if error.status_code == 401 and ours.startswith("401: Access denied") else [f"ours: {ours}"]
         except ClientError as error:
             code = error.response["Error"]["Code"]
             ok = code == "UnrecognizedClientException" and response.status_code == 403
-            return [] if ok and ours.startswith("UnrecognizedClientException: ") else [f"botocore: {code}, ours: {ours}"]
+            return (
+                [] if ok and ours.startswith("UnrecognizedClientException: ") else [f"botocore: {code}, ours: {ours}"]
+            )
         except genai_errors.ClientError as error:
             ok = error.code == 401 and error.status == "UNAUTHENTICATED" and ours.startswith("UNAUTHENTICATED: ")
             return [] if ok else [f"google-genai: {error.code} {error.status}, ours: {ours}"]
@@ -320,7 +361,9 @@ def check_models_endpoint(judge: ReferenceJudge, route: Route) -> list[str]:
         data = response.json()["data"]
         azure = openai.AzureOpenAI(api_key=KEY, api_version=API_VERSION, azure_endpoint=judge.url, max_retries=0)
         listed = [model.id for model in azure.models.list()]
-        problems = [p for item in data for p in response_problems(item, Model) if "status" not in p and "capabilities" not in p]
+        problems = [
+            p for item in data for p in response_problems(item, Model) if "status" not in p and "capabilities" not in p
+        ]
         return problems + ([] if isinstance(listed, list) else ["the SDK listed nothing"])
     if route.provider == "bedrock":
         return _shape_problems(response.json(), CONVERSE.output_shape)
@@ -333,10 +376,18 @@ def check_models_endpoint(judge: ReferenceJudge, route: Route) -> list[str]:
 
 def candidate_prompt(cache: bool, system: str, claude: bool = False) -> JudgePrompt:
     """A role candidate's call: no reply schema, no tool, its own sampling parameters (Claude's Messages API takes none)."""
-    parts = (TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
-             TextPart("Should they consolidate? Answer in numbered steps."))
-    return JudgePrompt(system=system, parts=parts, reply_schema=None, max_tokens=2048,
-                       cache_key="ora-candidate-solo" if cache else None, sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9))
+    parts = (
+        TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
+        TextPart("Should they consolidate? Answer in numbered steps."),
+    )
+    return JudgePrompt(
+        system=system,
+        parts=parts,
+        reply_schema=None,
+        max_tokens=2048,
+        cache_key="ora-candidate-solo" if cache else None,
+        sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9),
+    )
 
 
 def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
@@ -345,7 +396,9 @@ def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
     problems = []
     for cache, system in ((True, "You are a careful analyst."), (False, "")):
         prompt = candidate_prompt(cache, system, claude=route.name == "vertex claude")
-        problems += [f"(request, cache {'on' if cache else 'off'}) {p}" for p in body_problems(route, route.body(judge, prompt))]
+        problems += [
+            f"(request, cache {'on' if cache else 'off'}) {p}" for p in body_problems(route, route.body(judge, prompt))
+        ]
         response = _send(route.request(judge, prompt))
         if response.status_code != 200:
             return [f"HTTP {response.status_code}: {response.text[:200]}"]
@@ -364,7 +417,12 @@ def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
             except Exception as error:
                 problems.append(str(error)[:300])
         reply = client_for(route.role(judge)).parse_reply(response)
-        if reply.stop != "complete" or not reply.text or "reference answer" not in reply.text or reply.payload is not None:
+        if (
+            reply.stop != "complete"
+            or not reply.text
+            or "reference answer" not in reply.text
+            or reply.payload is not None
+        ):
             problems.append(f"not a plain-text answer: {reply.stop} {reply.text!r:.120}")
         if not reply.usage["input_tokens"] or not reply.usage["output_tokens"]:
             problems.append(f"no usage: {reply.usage}")
@@ -386,7 +444,9 @@ CHECKS: dict[str, Callable[[ReferenceJudge, Route], list[str]]] = {
 }
 SAME_BODY = ("azure chat (deployment)", "azure chat (v1)", "azure responses (v1)", "bedrock converse", "vertex claude")
 """google-genai builds Gemini's body from its own types (checked above), so it cannot be handed ours."""
-CASES = [(check, route) for check in CHECKS for route in ROUTES if check != "SDK sends the same body" or route in SAME_BODY]
+CASES = [
+    (check, route) for check in CHECKS for route in ROUTES if check != "SDK sends the same body" or route in SAME_BODY
+]
 
 
 @pytest.fixture(scope="module")

@@ -29,16 +29,6 @@ ROUTE = "https://api.anthropic.com/v1/messages"
 ROLE = RoleSpec(model="claude-sonnet-4-5", provider="anthropic", route=ROUTE)
 
 
-
-
-
-
-
-
-
-
-
-
 # --- build_request -------------------------------------------------------------------------
 
 

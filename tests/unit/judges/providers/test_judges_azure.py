@@ -44,7 +44,9 @@ def test_a_reasoning_deployment_gets_no_temperature() -> None:
 
 def test_the_v1_routes_speak_chat_completions_and_responses() -> None:
     chat = sent_body(AzureOpenAIClient().build_request(_role(V1_CHAT), make_prompt(), KEY))
-    responses = sent_body(AzureOpenAIClient().build_request(_role(V1_RESPONSES, model="gpt-5-mini"), make_prompt(), KEY))
+    responses = sent_body(
+        AzureOpenAIClient().build_request(_role(V1_RESPONSES, model="gpt-5-mini"), make_prompt(), KEY)
+    )
 
     assert "messages" in chat
     assert responses["text"]["format"]["type"] == "json_schema" and "temperature" not in responses
@@ -110,7 +112,9 @@ def test_a_responses_reply_the_content_filter_stopped_is_a_refusal_naming_the_so
 
 
 def test_fixture_27_tool_call_with_empty_filter_results_counts_reasoning_tokens() -> None:
-    reply = AzureOpenAIClient().parse_reply(fixture_response("27_azure_openai_chat_tool_call_empty_filter_results.json"))
+    reply = AzureOpenAIClient().parse_reply(
+        fixture_response("27_azure_openai_chat_tool_call_empty_filter_results.json")
+    )
 
     assert reply.text == '{"expression":"15 * 8"}'
     assert reply.usage["reasoning_tokens"] == 192 and reply.usage["output_tokens"] == 219
@@ -133,8 +137,14 @@ def test_fixture_29_chat_with_rate_limit_headers_reads() -> None:
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("30_azure_openai_chat_404_deployment_not_found.json", "DeploymentNotFound: The API deployment for this resource"),
-        ("31_azure_openai_embeddings_401_invalid_subscription_key.json", "401: Access denied due to invalid subscription key"),
+        (
+            "30_azure_openai_chat_404_deployment_not_found.json",
+            "DeploymentNotFound: The API deployment for this resource",
+        ),
+        (
+            "31_azure_openai_embeddings_401_invalid_subscription_key.json",
+            "401: Access denied due to invalid subscription key",
+        ),
     ],
 )
 def test_fixtures_30_and_31_errors_are_named_as_azure_names_them(name: str, expected: str) -> None:
@@ -142,10 +152,22 @@ def test_fixtures_30_and_31_errors_are_named_as_azure_names_them(name: str, expe
 
 
 def test_a_prompt_the_content_filter_refused_names_the_filtered_categories() -> None:
-    body = {"error": {"code": "content_filter", "status": 400, "message": "The response was filtered due to the prompt "
-                      "triggering Azure OpenAI's content management policy.", "param": "prompt",
-                      "innererror": {"code": "ResponsibleAIPolicyViolation", "content_filter_result": {
-                          "hate": {"filtered": False, "severity": "safe"}, "jailbreak": {"filtered": True, "detected": True}}}}}
+    body = {
+        "error": {
+            "code": "content_filter",
+            "status": 400,
+            "message": "The response was filtered due to the prompt "
+            "triggering Azure OpenAI's content management policy.",
+            "param": "prompt",
+            "innererror": {
+                "code": "ResponsibleAIPolicyViolation",
+                "content_filter_result": {
+                    "hate": {"filtered": False, "severity": "safe"},
+                    "jailbreak": {"filtered": True, "detected": True},
+                },
+            },
+        }
+    }
 
     message = AzureOpenAIClient().error_message(httpx.Response(400, json=body))
 

@@ -78,8 +78,12 @@ def test_the_reply_schema_is_the_one_forced_tool_with_cache_points_after_the_rep
 
 @pytest.mark.parametrize(
     ("model", "takes"),
-    [("anthropic.claude-sonnet-4-5-20250929-v1:0", True), ("us.anthropic.claude-opus-4-7-v1:0", False),
-     ("meta.llama3-3-70b-instruct-v1:0", True), ("amazon.nova-pro-v1:0", True)],
+    [
+        ("anthropic.claude-sonnet-4-5-20250929-v1:0", True),
+        ("us.anthropic.claude-opus-4-7-v1:0", False),
+        ("meta.llama3-3-70b-instruct-v1:0", True),
+        ("amazon.nova-pro-v1:0", True),
+    ],
 )
 def test_temperature_follows_the_model_family(model: str, takes: bool) -> None:
     assert takes_temperature(model) is takes
@@ -159,17 +163,24 @@ def test_fixture_32_text_then_tool_use_reads_the_tool_input() -> None:
 def test_fixture_33_forced_structured_output_tool_reads_the_reply_object() -> None:
     reply = BedrockClient().parse_reply(fixture_response("33_bedrock_converse_forced_structured_output_tool.json"))
 
-    assert reply.payload == {"operation": "Addition", "result": 42,
-                             "explanation": "I added 15 and 27 using the add_numbers tool."}
+    assert reply.payload == {
+        "operation": "Addition",
+        "result": 42,
+        "explanation": "I added 15 and 27 using the add_numbers tool.",
+    }
 
 
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("34_bedrock_converse_400_validation_exception.json",
-         "ValidationException: The model returned the following errors: Your API request included an `assistant`"),
-        ("35_bedrock_converse_403_unrecognized_client.json",
-         "UnrecognizedClientException: The security token included in the request is invalid."),
+        (
+            "34_bedrock_converse_400_validation_exception.json",
+            "ValidationException: The model returned the following errors: Your API request included an `assistant`",
+        ),
+        (
+            "35_bedrock_converse_403_unrecognized_client.json",
+            "UnrecognizedClientException: The security token included in the request is invalid.",
+        ),
     ],
 )
 def test_fixtures_34_and_35_errors_are_named_by_their_x_amzn_error_type(name: str, expected: str) -> None:
@@ -182,8 +193,10 @@ def test_fixture_36_invoke_model_claude_body_is_read_as_anthropics() -> None:
     assert reply.payload == {"location": "San Francisco, CA"} and reply.model == "claude-3-5-sonnet-20240620"
 
 
-@pytest.mark.parametrize(("reason", "stop"), [("guardrail_intervened", "refused"), ("content_filtered", "refused"),
-                                              ("max_tokens", "truncated")])
+@pytest.mark.parametrize(
+    ("reason", "stop"),
+    [("guardrail_intervened", "refused"), ("content_filtered", "refused"), ("max_tokens", "truncated")],
+)
 def test_a_guardrail_or_filter_stop_is_a_refusal_and_max_tokens_a_truncation(reason: str, stop: str) -> None:
     body = fixture_body("32_bedrock_converse_text_then_tool_use.json")
     body["stopReason"] = reason
@@ -208,17 +221,28 @@ def test_a_throttling_exception_is_retried_then_named() -> None:
 
     def handler(request: httpx.Request) -> httpx.Response:
         calls.append(request)
-        return httpx.Response(429, headers={"x-amzn-errortype": "ThrottlingException:http://internal.amazon.com/coral/"
-                                            "com.amazon.bedrock/", "x-amzn-requestid": "r-1"},
-                              json={"message": "Too many requests, please wait before trying again."})
+        return httpx.Response(
+            429,
+            headers={
+                "x-amzn-errortype": "ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/",
+                "x-amzn-requestid": "r-1",
+            },
+            json={"message": "Too many requests, please wait before trying again."},
+        )
 
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
 
     async def go() -> None:
         async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
-            await send(client, BedrockClient().build_request(ROLE, make_prompt(), None), judge="Judge",
-                       policy=RetryPolicy(max_attempts=3), error_message=BedrockClient().error_message, sleep=sleep)
+            await send(
+                client,
+                BedrockClient().build_request(ROLE, make_prompt(), None),
+                judge="Judge",
+                policy=RetryPolicy(max_attempts=3),
+                error_message=BedrockClient().error_message,
+                sleep=sleep,
+            )
 
     with pytest.raises(TransportError) as raised:
         asyncio.run(go())

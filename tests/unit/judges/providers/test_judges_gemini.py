@@ -29,14 +29,6 @@ ROUTE = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:
 ROLE = RoleSpec(model="gemini-2.5-pro", provider="google", route=ROUTE)
 
 
-
-
-
-
-
-
-
-
 def valid_reply(judge_model: str) -> dict[str, Any]:
     """A reply object that passes validation for visual:fishbone-diagram/big-1."""
     return {
@@ -47,8 +39,6 @@ def valid_reply(judge_model: str) -> dict[str, Any]:
         "notes": {name: f"{name} note" for name in ORA_V1.names},
         "impression": "Exemplary.",
     }
-
-
 
 
 def candidate_body(parts: list[dict[str, Any]] | None, finish: str = "STOP", **extra: Any) -> dict[str, Any]:

@@ -34,14 +34,6 @@ OLLAMA = "http://localhost:11434/v1/chat/completions"
 GZIP_JSON = {"content-type": "application/json", "content-encoding": "gzip"}
 
 
-
-
-
-
-
-
-
-
 def valid_reply(judge_model: str) -> dict[str, Any]:
     """A reply object that passes validation for mode:argument-audit/optimum."""
     return {
@@ -54,12 +46,8 @@ def valid_reply(judge_model: str) -> dict[str, Any]:
     }
 
 
-
-
 def role(model: str = "gpt-4.1", route: str = CHAT, provider: str = "openai") -> RoleSpec:
     return RoleSpec.model_validate({"model": model, "provider": provider, "route": route})
-
-
 
 
 def chat_completion(content: Any, finish: str = "stop", **message: Any) -> dict[str, Any]:

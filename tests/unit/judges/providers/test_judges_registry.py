@@ -29,15 +29,18 @@ ROLES = {
         route="https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:generateContent",
     ),
     "azure-openai": RoleSpec(
-        model="gpt-4.1-mini", provider="azure-openai",
+        model="gpt-4.1-mini",
+        provider="azure-openai",
         route="https://example.openai.azure.com/openai/deployments/judge/chat/completions?api-version=2024-10-21",
     ),
     "bedrock": RoleSpec(
-        model="anthropic.claude-sonnet-4-5-20250929-v1:0", provider="bedrock",
+        model="anthropic.claude-sonnet-4-5-20250929-v1:0",
+        provider="bedrock",
         route="https://bedrock-runtime.us-east-1.amazonaws.com/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse",
     ),
     "vertex": RoleSpec(
-        model="gemini-2.5-pro", provider="vertex",
+        model="gemini-2.5-pro",
+        provider="vertex",
         route="https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/publishers/google/models/"
         "gemini-2.5-pro:generateContent",
     ),
@@ -114,7 +117,9 @@ def test_no_request_shows_the_key_outside_its_auth_header(provider: str) -> None
         assert KEY.encode() not in request.content
         carrying = [name for name, value in request.headers.items() if KEY in value]
         assert carrying == [
-            {"anthropic": "x-api-key", "google": "x-goog-api-key", "azure-openai": "api-key"}.get(provider, "authorization")
+            {"anthropic": "x-api-key", "google": "x-goog-api-key", "azure-openai": "api-key"}.get(
+                provider, "authorization"
+            )
         ]
     assert KEY not in repr(client)
 

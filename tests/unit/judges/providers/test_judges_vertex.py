@@ -21,12 +21,15 @@ sys.path.insert(0, str(Path(__file__).parents[3]))
 from support.sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems
 
 BASE = "https://us-east5-aiplatform.googleapis.com/v1/projects/acme/locations/us-east5/publishers"
-GEMINI = RoleSpec(model="gemini-2.5-pro", provider="vertex", route=f"{BASE}/google/models/gemini-2.5-pro:generateContent")
-CLAUDE = RoleSpec(model="claude-sonnet-4-5@20250929", provider="vertex",
-                  route=f"{BASE}/anthropic/models/claude-sonnet-4-5@20250929:rawPredict")
+GEMINI = RoleSpec(
+    model="gemini-2.5-pro", provider="vertex", route=f"{BASE}/google/models/gemini-2.5-pro:generateContent"
+)
+CLAUDE = RoleSpec(
+    model="claude-sonnet-4-5@20250929",
+    provider="vertex",
+    route=f"{BASE}/anthropic/models/claude-sonnet-4-5@20250929:rawPredict",
+)
 TOKEN = "ya29.a0AfH6SMB-vertex-access-token-0123456789"
-
-
 
 
 @pytest.mark.parametrize("image", [True, False], ids=["image", "text"])
@@ -49,7 +52,9 @@ def test_a_claude_route_sends_anthropics_body_with_vertexs_version_and_no_model(
     assert body["tool_choice"] == {"type": "tool", "name": "ora_judge_reply"}
     assert body["temperature"] == 0  # claude-sonnet-4-5 takes it: the @version suffix is not part of the id
     # The anthropic package's current types know no temperature (its newest models refuse one): checked on such a model.
-    opus = CLAUDE.model_copy(update={"model": "claude-opus-4-7", "route": f"{BASE}/anthropic/models/claude-opus-4-7:rawPredict"})
+    opus = CLAUDE.model_copy(
+        update={"model": "claude-opus-4-7", "route": f"{BASE}/anthropic/models/claude-opus-4-7:rawPredict"}
+    )
     native = sent_body(VertexClient().build_request(opus, prompt, TOKEN))
     messages_body = {"model": "claude-opus-4-7", **{k: v for k, v in native.items() if k != "anthropic_version"}}
     assert request_problems(messages_body, MessageCreateParamsNonStreaming) == []
@@ -133,7 +138,10 @@ def test_an_unknown_numeric_finish_reason_is_refused_not_guessed() -> None:
     ("name", "expected"),
     [
         ("40_vertex_gemini_400_invalid_argument.json", "INVALID_ARGUMENT: Cannot fetch content from the provided URL."),
-        ("41_vertex_gemini_401_unauthenticated.json", "UNAUTHENTICATED: Request had invalid authentication credentials."),
+        (
+            "41_vertex_gemini_401_unauthenticated.json",
+            "UNAUTHENTICATED: Request had invalid authentication credentials.",
+        ),
     ],
 )
 def test_fixtures_40_and_41_errors_are_named_by_googles_status(name: str, expected: str) -> None:
@@ -141,9 +149,15 @@ def test_fixtures_40_and_41_errors_are_named_by_googles_status(name: str, expect
 
 
 def test_a_claude_reply_is_read_as_anthropics() -> None:
-    body = {"id": "msg_vrtx_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
-            "content": [{"type": "tool_use", "id": "t", "name": "ora_judge_reply", "input": {"scores": {}}}],
-            "stop_reason": "tool_use", "usage": {"input_tokens": 10, "output_tokens": 5}}
+    body = {
+        "id": "msg_vrtx_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [{"type": "tool_use", "id": "t", "name": "ora_judge_reply", "input": {"scores": {}}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
 
     reply = VertexClient().parse_reply(httpx.Response(200, json=body))
 

@@ -33,7 +33,9 @@ def _post(judge: ReferenceJudge, role: RoleSpec, body: dict[str, Any]) -> httpx.
     """Our client's signed (or keyed) request, with another body."""
     request = client_for(role).build_request(role, make_prompt(), AWS if role.provider == "bedrock" else KEY)
     if role.provider == "bedrock":  # the body is signed: sign the new one
-        request = httpx.Request("POST", request.url, headers={"content-type": "application/json"}, content=json.dumps(body))
+        request = httpx.Request(
+            "POST", request.url, headers={"content-type": "application/json"}, content=json.dumps(body)
+        )
         sign(request, AWS, "bedrock", "us-east-1")
     else:
         headers = {k: v for k, v in request.headers.items() if k.lower() != "content-length"}
@@ -72,7 +74,9 @@ def test_an_azure_rate_limit_answers_429_with_azures_body_and_retry_headers() ->
     assert limited, [r.status_code for r in responses]
     assert limited[0].headers["retry-after"] and limited[0].headers["retry-after-ms"]
     assert limited[0].headers["x-ratelimit-remaining-requests"] == "0"
-    assert client_for(role).error_message(limited[0]).startswith("429: Requests to the ChatCompletions_Create Operation")
+    assert (
+        client_for(role).error_message(limited[0]).startswith("429: Requests to the ChatCompletions_Create Operation")
+    )
 
 
 def test_an_azure_deployment_route_without_api_version_is_not_found() -> None:
@@ -81,7 +85,9 @@ def test_an_azure_deployment_route_without_api_version_is_not_found() -> None:
         bare = role.model_copy(update={"route": role.route.partition("?")[0]})
         response = _call(judge, bare)
 
-    assert response.status_code == 404 and response.json() == {"error": {"code": "404", "message": "Resource not found"}}
+    assert response.status_code == 404 and response.json() == {
+        "error": {"code": "404", "message": "Resource not found"}
+    }
 
 
 def test_an_unknown_azure_deployment_is_deployment_not_found() -> None:
@@ -104,7 +110,9 @@ def test_bedrock_refuses_a_call_without_a_well_formed_sigv4_signature(authorizat
             response = client.send(request)
 
     assert response.status_code == 403
-    assert client_for(role).error_message(response) == "MissingAuthenticationTokenException: Missing Authentication Token"
+    assert (
+        client_for(role).error_message(response) == "MissingAuthenticationTokenException: Missing Authentication Token"
+    )
 
 
 def test_bedrock_checks_the_access_key_the_signature_names() -> None:
@@ -114,14 +122,18 @@ def test_bedrock_checks_the_access_key_the_signature_names() -> None:
 
     assert response.status_code == 403
     assert client_for(role).error_message(response) == (
-        "UnrecognizedClientException: The security token included in the request is invalid.")
+        "UnrecognizedClientException: The security token included in the request is invalid."
+    )
 
 
 def test_bedrock_takes_tool_use_and_tool_result_turns_and_refuses_an_assistant_last() -> None:
     tool = {"toolSpec": {"name": "add", "inputSchema": {"json": {"type": "object"}}}}
     turns = [
         {"role": "user", "content": [{"text": "Add 15 and 27."}]},
-        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "add", "input": {"a": 15, "b": 27}}}]},
+        {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": "t1", "name": "add", "input": {"a": 15, "b": 27}}}],
+        },
         {"role": "user", "content": [{"toolResult": {"toolUseId": "t1", "content": [{"json": {"sum": 42}}]}}]},
     ]
     with ReferenceJudge() as judge:
@@ -145,14 +157,20 @@ def test_bedrock_throttles_with_a_throttling_exception() -> None:
     assert limited
     assert limited[0].headers["x-amzn-errortype"].startswith("ThrottlingException:")
     assert client_for(role).error_message(limited[0]) == (
-        "ThrottlingException: Too many requests, please wait before trying again.")
+        "ThrottlingException: Too many requests, please wait before trying again."
+    )
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"anthropic_version": "2023-01-01-nonsense"}, "anthropic_version: Input should be 'vertex-2023-10-16'"),
-    ({"model": "claude-sonnet-4-5"}, "model: Extra inputs are not permitted"),
-])
-def test_vertex_raw_predict_wants_vertexs_version_and_the_model_in_the_url(change: dict[str, str], message: str) -> None:
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"anthropic_version": "2023-01-01-nonsense"}, "anthropic_version: Input should be 'vertex-2023-10-16'"),
+        ({"model": "claude-sonnet-4-5"}, "model: Extra inputs are not permitted"),
+    ],
+)
+def test_vertex_raw_predict_wants_vertexs_version_and_the_model_in_the_url(
+    change: dict[str, str], message: str
+) -> None:
     with ReferenceJudge() as judge:
         role = _role(judge, "vertex", "claude-sonnet-4-5")
         body = {**json.loads(client_for(role).build_request(role, make_prompt(), KEY).content), **change}
