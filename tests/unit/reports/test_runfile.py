@@ -44,8 +44,8 @@ def test_when_the_run_facts_and_pilot_are_not_given_then_their_keys_are_not_writ
         rubric_digest="d",
         rubric_text="t",
         methodology={},
-        summary_notes={"preface": [], "appendix": []},
-    )  # type: ignore[arg-type]
+        summary_notes={"preface": [], "appendix": []},  # type: ignore[arg-type]
+    )
 
     assert list(json.loads(bare.dumps())) == [
         "bundle",
