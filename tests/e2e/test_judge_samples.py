@@ -96,6 +96,8 @@ def test_the_jittered_reference_judge_is_seeded_by_the_request_bytes(judge: Refe
         "model": "claude-x",
         "max_tokens": 16000,
         "messages": [{"role": "user", "content": "Configuration: a\n\nanswer"}],
+        # a judge's request asks for its reply's shape (a request without one is a candidate's, answered in text)
+        "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
     }
 
     def scores(content: str) -> Any:
