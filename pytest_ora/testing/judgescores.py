@@ -3,7 +3,7 @@
 Scores come from surface features of the answer (method step names found, or, without numbered
 steps, the reference answer's or the prompt's key terms used; reasoning markers, structure,
 prompt words reused, hedges), so any rubric's scores spread and repeat predictably and a better
-answer by these features scores higher (the README's "The reference judge" section says exactly
+answer by these features scores higher (docs/concepts/reference-judge.md says exactly
 how). They measure nothing about quality; they exist so the harness can be exercised end to end.
 """
 

@@ -10,7 +10,7 @@ from support.e2e import KEY_A
 
 from pytest_ora.testing.server import ReferenceJudge
 
-HOW_TO = Path(__file__).parents[2] / "docs" / "how-to-judge-one-response.md"
+HOW_TO = Path(__file__).parents[2] / "docs" / "how-to" / "judge-one-response.md"
 
 
 def test_the_how_to_s_example_test_records_then_replays(
