@@ -137,8 +137,9 @@ def _explains(text: str, problem: str) -> Check:
 
 
 def _logic_match(gold: list[str], code: Code) -> tuple[Fraction, str]:
-    """Mean over the gold patch's non-blank added lines of the best similarity with a proposed line (whitespace
-    collapsed; 1 when equal, else difflib's ratio); 0 without proposed code."""
+    """Mean over the gold patch's non-blank added code lines (its comment-only lines left out when it adds code) of
+    the best similarity with a proposed line (whitespace collapsed; 1 when equal, else difflib's ratio); 0 without
+    proposed code."""
     wanted = [" ".join(line.split()) for line in gold if line.strip()]
     proposed = [" ".join(line.split()) for line in code.lines if line.strip()]
     if not wanted or not proposed:
@@ -206,7 +207,7 @@ def swebench(scenario: Scenario, response: str) -> Scored:
         )
     else:
         location = 15 * _share(files, len(gold.files))
-    match, match_seen = _logic_match(gold.added, code)
+    match, match_seen = _logic_match(gold.added_code, code)
     ratio = Fraction(code.changed, gold.changed) if gold.changed else Fraction(0)
     minimal = Fraction(0) if code.empty else Fraction(10) if ratio <= 3 else Fraction(5) if ratio <= 6 else Fraction(0)
     syntax = syntax_ok(code)
@@ -273,7 +274,7 @@ def ground_truth(scenario: Scenario, response: str) -> Scored:
     files, files_seen = _files_named(response, gold.files)
     places, places_seen = _locations_named(response, gold.locations)
     location = _share(places, len(gold.locations)) if gold.locations else _share(files, len(gold.files))
-    match, match_seen = _logic_match(gold.added, code)
+    match, match_seen = _logic_match(gold.added_code, code)
     causal = _CAUSAL.search(response)
     checks = {
         "file_identification": {"files": Check(20 * _share(files, len(gold.files)), 20, files_seen)},
