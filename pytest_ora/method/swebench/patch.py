@@ -8,6 +8,7 @@ import re
 import textwrap
 import tokenize
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 __all__ = ["Code", "Hunk", "Patch", "parse_patch", "response_code", "syntax_ok"]
 
@@ -116,6 +117,19 @@ class Code:
     def lines(self) -> list[str]:
         """Every proposed line: a diff's added lines, every line of the other blocks."""
         lines = [line for patch in self.diffs for line in patch.added]
+        return lines + [line for _, body in self.blocks for line in body.splitlines()]
+
+    def lines_for(self, files: list[str]) -> list[str]:
+        """The proposed lines that may carry a fix to `files`: the added lines of diff hunks of one of them (same
+        path, or same file name), every line of the other blocks (they name no file)."""
+        names = {PurePosixPath(path).name for path in files}
+        lines = [
+            line
+            for patch in self.diffs
+            for hunk in patch.hunks
+            if hunk.path in files or PurePosixPath(hunk.path).name in names
+            for line in hunk.added
+        ]
         return lines + [line for _, body in self.blocks for line in body.splitlines()]
 
     @property

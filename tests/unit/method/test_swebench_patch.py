@@ -69,3 +69,22 @@ def test_when_the_fix_is_proposed_without_the_gold_comment_then_the_fix_logic_is
 def test_a_patch_that_adds_only_comments_is_matched_on_its_comments() -> None:
     only = "--- a/kettle/a.py\n+++ b/kettle/a.py\n@@ -1,1 +1,2 @@\n x = 1\n+# kept for old readers\n"
     assert parse_patch(only).added_code == ["# kept for old readers"]
+
+
+def test_when_a_diff_changes_another_file_then_its_lines_earn_no_fix_logic_however_alike() -> None:
+    response = (
+        "The root cause is in kettle/parts.py.\n\n"
+        "```diff\n--- a/kettle/parts.py\n+++ b/kettle/parts.py\n@@ -3,3 +3,3 @@ class Part:\n"
+        "-    __slots__ = ('name',)\n+    __slots__ = ('name', 'size')\n```\n"
+    )
+    scored = ground_truth(_scenario(), response)
+    assert scored.component("fix_logic_match") == 0
+    assert scored.checks["fix_logic_match"]["gold_lines"].seen == "no proposed code in a file the gold patch changes"
+    assert scored.component("completeness") == 15  # a code change was proposed, and a causal statement made
+
+
+def test_a_diff_of_the_same_file_name_under_another_root_counts() -> None:
+    response = (
+        "```diff\n--- a/src/kettle/mixins.py\n+++ b/src/kettle/mixins.py\n@@ -8,3 +8,4 @@\n+    __slots__ = ()\n```\n"
+    )
+    assert ground_truth(_scenario(), response).component("fix_logic_match") == 40
