@@ -5,10 +5,13 @@
 
 Every call goes to the loopback reference judge (its own process, `python -m pytest_ora.testing.server
 --latency S`): each capture's candidate answers, then its two judges score the answer, all through
-pytest-ora's live path (provider clients, httpx, vcrpy recording). The run keeps `--ora-concurrency`
-captures in flight per process, each holding one call (its candidate's) or two (its judges'). The wall
-time is printed against the ideal: the slowest stage (the judges: two calls per capture) sent at the
-limit of calls in flight, without waiting for the other stage. Figures need a quiet machine.
+pytest-ora's live path (provider clients, httpx, vcrpy recording). The process holds one limit of calls
+in flight, `--ora-concurrency` x 2 (the judges' and the candidates' calls together), and keeps as many
+captures in flight, each holding one call (its candidate's) or two (its judges'), so a capture is judged
+as soon as its answer exists while the next ones are answered. The wall time is printed against the
+ideal (the slowest stage, the judges' two calls per capture, sent at the limit of calls in flight) and
+against the floor of one shared limit (every call, candidates' and judges', sent at that limit).
+Figures need a quiet machine.
 """
 
 from __future__ import annotations
@@ -133,28 +136,33 @@ def main() -> int:
             print(result.stdout[-3000:] + result.stderr[-2000:])
             return 1
         captures = 2 * args.prompts
-        in_flight = 2 * args.concurrency  # calls: a capture holds at most two (its judges) at a time
+        in_flight = 2 * args.concurrency  # the calls-in-flight limit: candidates' and judges' calls together
         judge_stage = 2 * captures * args.latency / in_flight
         candidate_stage = captures * args.latency / in_flight
-        ideal = max(judge_stage, candidate_stage, 2 * args.latency)  # one capture's own chain is the floor
+        chain = 2 * args.latency  # one capture's answer, then its judges: no run is shorter
+        ideal = max(judge_stage, candidate_stage, chain)
+        shared = max(judge_stage + candidate_stage, chain)  # both stages' calls through the one limit
         judged = next(
             (line for line in result.stdout.splitlines() if line.startswith("ora live:") and "done in" in line), ""
         )
         print(calls)
         print(
             f"{args.prompts} prompts x 2 role candidates x 2 judges, {args.latency:g} s a call, "
-            f"{args.concurrency} captures ({in_flight} calls) in flight"
+            f"{in_flight} calls (candidates' and judges') in flight at most"
         )
         print(
             f"wall time (pytest, start to end): {wall:.1f} s"
             + (f"; {judged.removeprefix('ora live: ')}" if judged else "")
         )
         print(
-            f"ideal, the slowest stage at the in-flight limit: {ideal:.1f} s (judges {judge_stage:.1f} s, candidates "
-            f"{candidate_stage:.1f} s, one capture's answer and judges {2 * args.latency:.1f} s; "
-            f"the stages one after the other: {judge_stage + candidate_stage:.1f} s)"
+            f"ideal, the slowest stage at the calls-in-flight limit: {ideal:.1f} s (judges {judge_stage:.1f} s, "
+            f"candidates {candidate_stage:.1f} s, one capture's answer and judges {chain:.1f} s)"
         )
-        print(f"wall time / ideal: {wall / ideal:.2f}")
+        print(
+            f"every call through the one limit (the floor when both stages share it): {shared:.1f} s; "
+            f"the stages one after the other, each waiting for the other to end: {judge_stage + candidate_stage + chain:.1f} s"
+        )
+        print(f"wall time / ideal: {wall / ideal:.2f}; wall time / every call at the limit: {wall / shared:.2f}")
         return 0
     finally:
         shutil.rmtree(directory, ignore_errors=True)

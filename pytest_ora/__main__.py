@@ -264,7 +264,7 @@ def _label(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: --sample takes a positive number of captures, got {args.sample}\n")
         return 4
     try:
-        path, count = write_label_page(
+        path, count, unit = write_label_page(
             args.directory,
             args.sample,
             args.seed,
@@ -279,7 +279,7 @@ def _label(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {args.directory}: cannot write the page ({error.strerror or error})\n")
         return 4
     sys.stdout.write(
-        f"label: {count} captures on {path}; open it in a browser, score, download labels.jsonl, "
+        f"label: {count} {unit} on {path}; open it in a browser, score, download labels.jsonl, "
         "then run with --ora-labels labels.jsonl\n"
     )
     return 0

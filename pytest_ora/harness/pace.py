@@ -21,7 +21,15 @@ from .xdist import hand_to_worker, queued_items, worker_value
 if TYPE_CHECKING:  # the limiter paces HTTP calls: loaded by the processes that send them
     from ..judges.ratelimit import SharedLimiter
 
-__all__ = ["AUTO_IN_FLIGHT", "LIMITS_KEY", "RunLimits", "lookahead", "worker_upcoming"]
+__all__ = [
+    "AUTO_IN_FLIGHT",
+    "LIMITS_KEY",
+    "RunLimits",
+    "calls_in_flight",
+    "captures_ahead",
+    "lookahead",
+    "worker_upcoming",
+]
 
 AUTO_IN_FLIGHT = 32
 """Captures in flight per run by default when judging live (two judge calls each), split over xdist workers.
@@ -45,6 +53,24 @@ def lookahead(concurrency: int, record: str, workers: int, budgeted: bool = Fals
     if not is_live(record) or budgeted:
         return 1
     return max(2, AUTO_IN_FLIGHT // max(1, workers))
+
+
+def calls_in_flight(captures: int, asks: int) -> int:
+    """A process's limit of calls in flight: its captures in flight, each with every judge (and sample) asked at once."""
+    return max(1, captures) * max(1, asks)
+
+
+def captures_ahead(captures: int, calls: int, candidates: bool) -> int:
+    """Captures a process keeps in flight: as many as its calls when candidates answer in the run, else `captures`.
+
+    A capture holds one call while its candidate answers and one per judge while it is judged: with
+    as many captures as calls, the captures being answered and those being judged share the one limit
+    of calls in flight, so generation and judging overlap and neither stage waits for the other. One
+    capture at a time (replay, a budget, --ora-concurrency 1) stays one.
+    """
+    if not candidates or captures <= 1:
+        return captures
+    return max(captures, calls)
 
 
 def worker_upcoming(config: pytest.Config) -> list[PlannedCapture]:

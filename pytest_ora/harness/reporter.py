@@ -6,11 +6,13 @@ module says them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from ..core.numbers import round_half_away
+from ..core.plan import Pair
 from ..core.record import CaptureRecord
 from ..method.kinds import terminal_lines
 from ..reports.aggregation import fit_table, public_row
@@ -109,7 +111,9 @@ class RunReporter:
         if incomplete is not None:
             lines.insert(0, f"ora: {incomplete}")
         lines += drift_lines(run.records, run.config)
-        lines += [] if run.kept_last else fit_table(table, width, plan.rubric)
+        compare = plan.rubric.kind == "compare"
+        # A compare run's table is its pairs' head to head (the kind's lines below): no configuration table.
+        lines += [] if run.kept_last or compare else fit_table(table, width, plan.rubric)
         spend = self.spend()
         if spend:
             heading = (
@@ -117,7 +121,7 @@ class RunReporter:
                 if not all_local(plan)
                 else "judges on this machine, nothing paid; at the named models' prices this run's calls would cost (tokens x price)"
             )
-            lines += ["", f"ora: {heading}: " + "; ".join(spend)]
+            lines += [*([""] if lines else []), f"ora: {heading}: " + "; ".join(spend)]
         candidates = self.candidate_spend()
         if candidates:
             lines += [
@@ -132,12 +136,30 @@ class RunReporter:
         )
         if run.kept_last and run.report_error is None:
             written = f"ora: nothing scored in this run: the last report in {options.out} is left as it was"
+        if compare and not run.kept_last:
+            lines += _pairs_left_out(table)
         lines += terminal_lines(run.records, plan.rubric)
         if plan.rubric.kind == "compare" and run.report_error is None and not run.kept_last:
             lines += _preference_lines(options.out)
         stopped = [] if run.journal_error is None else [f"ora: STOPPED: {run.journal_error}"]
         progress = [run.progress.line(final=True), ""] if run.progress is not None else []
         return [*progress, *lines, "", *secret_lines(run.records), *stopped, written]
+
+
+def _pairs_left_out(table: Sequence[Sequence[str]]) -> list[str]:
+    """A compare run's items not in its head to head, per pair (public rows: pair, judged, unscorable, excluded, errors)."""
+    lines = []
+    for row in table:
+        pair, judged, unscorable, excluded, errors = row[:5]
+        counts = ((unscorable, "unscorable"), (excluded, "excluded"), (errors, "errors"))
+        left = [f"{n} {what}" for n, what in counts if n != "0"]
+        if left:
+            named = Pair.of(pair)
+            lines.append(
+                f"ora: pair {named.first} vs {named.second}: {judged} items judged; "
+                f"not in the head to head: {', '.join(left)}"
+            )
+    return ["", *lines] if lines else []
 
 
 def _preference_lines(out: Path | None) -> list[str]:

@@ -4,8 +4,9 @@ A capture's way: its answer (made by its candidate, if any), its packet, the pan
 record, the files (each step a module of harness/steps/). Each pytest process (the only one, or
 each xdist worker) keeps one event loop, in a thread of its own, and one httpx.AsyncClient for
 all its captures. A test waits for its capture's result; with `lookahead` above 1 the next
-captures of the process are judged meanwhile, so a single process keeps several judge calls in
-flight.
+captures of the process are judged meanwhile, so a single process keeps several calls in flight,
+candidates' and judges' under one limit (`calls`): a capture is judged as soon as its answer exists,
+while the next captures' candidates answer.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..core.plan import PlannedCapture
 from ..core.record import CaptureRecord
 from ..judges.budget import Price
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
-from ..judges.inflight import CountingTransport, InFlightLog
+from ..judges.inflight import CountingTransport, InFlightLog, LimitedTransport
 from ..judges.panel import Judging
 from ..judges.ratelimit import PacedTransport, SharedLimiter
 from .steps.answer import Answering, generated
@@ -56,6 +57,7 @@ class _Loop:
         limiter: SharedLimiter | None = None,
         in_flight: InFlightLog | None = None,
         inline: bool = False,
+        calls: int | None = None,
     ) -> None:
         self.loop = asyncio.new_event_loop()
         self._thread: threading.Thread | None = None
@@ -67,6 +69,9 @@ class _Loop:
             inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
             if in_flight is not None:
                 inner = CountingTransport(inner, in_flight)
+            if calls is not None:
+                # Above the count, below the pace: a call waiting for its rate slot holds no place in flight.
+                inner = LimitedTransport(inner, calls)
             if limiter is not None:
                 # Below the cassettes: only calls that go to the network are paced, replay never is.
                 inner = PacedTransport(inner, limiter)
@@ -150,6 +155,7 @@ class CaptureRunner:
         in_flight: InFlightLog | None = None,
         answering: Answering | None = None,
         generate_only: bool = False,
+        calls: int | None = None,
     ) -> None:
         self.root = root
         self.judging = judging
@@ -157,6 +163,8 @@ class CaptureRunner:
         self.output = output
         self.budget = budget
         self.lookahead = max(1, lookahead)
+        self.calls = calls
+        """Calls in flight at most in this process, candidates' and judges' together (None: no limit but lookahead's)."""
         self.limiter = limiter
         self.in_flight = in_flight
         self.answering = answering
@@ -198,7 +206,7 @@ class CaptureRunner:
     def _start(self, planned: PlannedCapture) -> Future[CaptureRecord]:
         if self._loop is None:
             inline = self.lookahead == 1 and not self.cassettes.may_record_any()
-            self._loop = _Loop(self.judging.policy.timeout, self.limiter, self.in_flight, inline)
+            self._loop = _Loop(self.judging.policy.timeout, self.limiter, self.in_flight, inline, self.calls)
         return self._loop.submit(self._judge(planned, self._loop.client))
 
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:

@@ -26,7 +26,7 @@ from ..reports.filewriter import DRY_RUN_DIR, CaptureFiles
 from .candidates.role import RoleCall, candidate_secrets
 from .drift import short_drift
 from .outcomes import drop_record, overall_text, score_properties
-from .pace import lookahead, worker_upcoming
+from .pace import calls_in_flight, captures_ahead, lookahead, worker_upcoming
 from .run import OraRun
 from .runner import CaptureRunner
 from .steps.answer import Generated, RoleCandidates, answering
@@ -185,6 +185,8 @@ class OraWorker:
                 )
             workers = worker_count(self.config)
             ahead = lookahead(options.concurrency, options.record, workers, budget is not None)
+            calls = calls_in_flight(ahead, len(plan.panel.judges) * plan.panel.samples)
+            ahead = captures_ahead(ahead, calls, bool(candidates))
             limiter = run.limits.limiter(options.rpm, options.tpm) if is_live(options.record) else None
             out = options.out / DRY_RUN_DIR if options.dry_run else options.out
             in_flight = run.in_flight_log() if is_live(options.record) and not options.dry_run else None
@@ -216,6 +218,7 @@ class OraWorker:
                     ),
                 ),
                 generate_only=options.generate_only,
+                calls=calls,
             )
         return self._runner
 

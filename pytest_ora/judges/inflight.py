@@ -1,4 +1,4 @@
-"""Judge calls in flight: counted where requests leave for the network, shared through small files.
+"""Calls in flight: counted where requests leave for the network, shared through small files, and held to a limit.
 
 Each process counts its own live calls (a replayed call never reaches the counted transport) and
 keeps the count in `<directory>/<process>.json`, like the spend log, so the controller can show
@@ -7,6 +7,7 @@ the run's total under xdist.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["CountingTransport", "InFlightLog"]
+__all__ = ["CountingTransport", "InFlightLog", "LimitedTransport"]
 
 
 class InFlightLog:
@@ -62,6 +63,30 @@ class CountingTransport(httpx.AsyncBaseTransport):
             return response
         finally:
             self._log.change(-1)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class LimitedTransport(httpx.AsyncBaseTransport):
+    """Holds at most `limit` calls in flight at once, candidates' and judges' alike; the others wait their turn.
+
+    A call holds its place from sending until its response body has arrived (not while it waits for
+    its rate-limit slot or between retries), so one stage's calls never keep the other's from going.
+    """
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, limit: int) -> None:
+        self._inner = inner
+        self.limit = max(1, limit)
+        self._places: asyncio.Semaphore | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self._places is None:  # made in the loop that sends (the transport is built before it runs)
+            self._places = asyncio.Semaphore(self.limit)
+        async with self._places:
+            response = await self._inner.handle_async_request(request)
+            await response.aread()
+            return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()

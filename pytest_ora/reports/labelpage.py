@@ -222,15 +222,30 @@ def label_page(
     blind: bool = True,
     results: Path | None = None,
 ) -> tuple[str, int]:
-    """The page's HTML and how many captures it holds."""
+    """The page's HTML and how many items (captures, or pairs for a compare rubric) it holds."""
+    page, count, _ = _label_page(root, size, seed, rubric_option=rubric_option, blind=blind, results=results)
+    return page, count
+
+
+def _label_page(
+    root: Path,
+    size: int,
+    seed: int,
+    *,
+    rubric_option: tuple[str, Path] | None = None,
+    blind: bool = True,
+    results: Path | None = None,
+) -> tuple[str, int, str]:
+    """The page's HTML, how many items it holds and what they are ("captures", or "pairs" for a compare rubric)."""
     plan = intake(root, (), None, rubric_option)
     if plan.rubric.kind == "compare":  # a pair side by side: reports/pairpage.py
         from .pairpage import pair_label_page
 
         try:
-            return pair_label_page(plan, size, seed)
+            page, count = pair_label_page(plan, size, seed)
         except ValueError as error:
             raise LabelPageError(f"{root}: {error}") from None
+        return page, count, "pair" if count == 1 else "pairs"
     if plan.rubric.kind != "scores":
         raise LabelPageError(
             f"rubric {plan.rubric.version} is kind {plan.rubric.kind}: the labelling page scores "
@@ -270,17 +285,19 @@ def label_page(
         js=script,
         data=_script_json(data),
     )
-    return page, len(items)
+    return page, len(items), "capture" if len(items) == 1 else "captures"
 
 
-def write_label_page(directory: Path, size: int = DEFAULT_SAMPLE, seed: int = 0, **options: Any) -> tuple[Path, int]:
-    """DIR/label.html for the bundle in DIR (or DIR/bundle, as `init` lays a suite out)."""
+def write_label_page(
+    directory: Path, size: int = DEFAULT_SAMPLE, seed: int = 0, **options: Any
+) -> tuple[Path, int, str]:
+    """DIR/label.html for the bundle in DIR (or DIR/bundle, as `init` lays a suite out); its path, item count and unit."""
     root = directory
     if not (root / "bundle.yaml").is_file() and (directory / "bundle" / "bundle.yaml").is_file():
         root = directory / "bundle"
     if not (root / "bundle.yaml").is_file():
         raise LabelPageError(f"{directory}: no bundle.yaml here (give a capture bundle directory)")
-    page, count = label_page(root, size, seed, **options)
+    page, count, unit = _label_page(root, size, seed, **options)
     # Replaced whole, never written through a symbolic link named label.html to a file elsewhere.
     (target,) = write_files(directory, {LABEL_PAGE: page}, replace={LABEL_PAGE})
-    return target, count
+    return target, count, unit

@@ -360,8 +360,10 @@ def test_when_a_python_candidate_fails_then_the_failure_says_why(
 # --- role candidates ---------------------------------------------------------------------------------
 
 
-def _role_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Path:
-    """A bundle whose `big-1` answers through role writer-a (Anthropic) and `cmd` through writer-b (OpenAI Responses)."""
+def _role_project(pytester: pytest.Pytester, judge: ReferenceJudge, own_answers: bool = True) -> Path:
+    """A bundle whose `big-1` answers through role writer-a (Anthropic) and `cmd` through writer-b (OpenAI Responses).
+
+    `optimum` answers with its own captures unless `own_answers` is False (then every answer is a candidate's)."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
     manifest = {
         "candidates": {
@@ -371,11 +373,11 @@ def _role_project(pytester: pytest.Pytester, judge: ReferenceJudge) -> Path:
     }
 
     def own_answers_only(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [item for item in items if item["configuration"] == "optimum"]
+        return [item for item in items if own_answers and item["configuration"] == "optimum"]
 
     root = write_bundle(
         pytester.path / "bundle",
-        configurations=("optimum", "big-1", "cmd"),
+        configurations=("optimum", "big-1", "cmd") if own_answers else ("big-1", "cmd"),
         routes=routes,
         edit=own_answers_only,
         manifest=manifest,
@@ -474,6 +476,22 @@ def test_when_a_role_candidate_answers_then_it_is_recorded_judged_and_replayed_o
         ).read_bytes()
     assert "candidate spend" not in serial.stdout.str()  # replayed answers are free
     assert "Candidate spend" not in (pytester.path / "serial" / "methodology.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("reference_judge_options", [{"keys": {"anthropic": KEY_A, "openai": KEY_B}, "latency": 0.3}])
+def test_when_role_candidates_answer_then_their_calls_and_the_judges_share_one_limit_of_calls_in_flight(
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
+) -> None:
+    # Given every answer made by a role candidate, each call taking 0.3 s
+    _role_project(pytester, judge, own_answers=False)
+    # When the run keeps 2 captures' worth of calls in flight (2 captures x 2 judges = 4 calls)
+    live = record(pytester, "--ora-concurrency", "2")
+    assert outcomes(live)["failed"] == 0 and outcomes(live)["errors"] == 0, live.stdout.str()
+    posts = [request.json() for request in judge.requests if request.method == "POST"]
+    assert len(posts) == 3 * 8 and sum(asks_plain_text(body) for body in posts) == 8
+    # Then candidate and judge calls together filled that one limit and never went past it
+    assert judge.peak_in_flight == 4
 
 
 def test_when_a_run_with_role_candidates_is_dry_then_the_estimate_sizes_candidates_and_judges_apart(

@@ -281,6 +281,47 @@ def test_a_compare_run_reports_wins_ties_losses_and_agreement_not_scores(
     terminal = result.stdout.str()
     assert "Fail %" not in terminal and "Overall" not in terminal
     assert "Judges agree on the winner" in terminal
+    # The terminal's table is the pair's head to head, not a configuration row named `model-a+model-b`
+    assert "model-a+model-b" not in terminal and "Configuration" not in terminal
+    result.stdout.fnmatch_lines(["Pair (first vs second)*Items*Wins*Ties*Losses*", "model-a vs model-b*12*"])
+    assert "not in the head to head" not in terminal  # nothing left out: no line for it
+
+
+def test_when_a_compare_item_is_left_out_then_the_terminal_says_so_beside_the_head_to_head(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_ora.testing.server import ReferenceJudge
+
+    with ReferenceJudge() as server:
+        write_project(pytester.path, {"anthropic": server.route("anthropic"), "openai": server.route("openai")})
+        captures = pytester.path / "bundle" / "captures.jsonl"
+        lines = [json.loads(line) for line in captures.read_text(encoding="utf-8").splitlines()]
+        lines[0]["acceptance"] = {"passed": False, "reason": "the harness timed out", "notes": ""}
+        captures.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-FAKE-KEY-never-written-4242")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-FAKE-KEY-never-written-4242")
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--ora-record", "once", "-n", "0")
+    result.stdout.fnmatch_lines(
+        [
+            f"ora: pair model-a vs model-b: {len(PAIRS) - 1} items judged; not in the head to head: 1 *",
+            "Pair (first vs second)*",
+            f"model-a vs model-b*{len(PAIRS) - 1}*",
+        ]
+    )
+
+
+def test_when_the_labelling_page_holds_pairs_then_the_label_command_counts_pairs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_ora.__main__ import main
+
+    write_project(
+        tmp_path, {"anthropic": "http://127.0.0.1:9/v1/messages", "openai": "http://127.0.0.1:9/v1/chat/completions"}
+    )
+    assert main(["label", str(tmp_path / "bundle"), "--sample", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"label: 5 pairs on {tmp_path / 'bundle' / 'label.html'};"), out
+    assert "captures" not in out
 
 
 def _page_data(page: str) -> dict[str, Any]:

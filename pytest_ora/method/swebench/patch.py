@@ -8,12 +8,15 @@ import re
 import textwrap
 import tokenize
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 __all__ = ["Code", "Hunk", "Patch", "parse_patch", "response_code", "syntax_ok"]
 
 _FILE = re.compile(r"^\+\+\+ (?:b/)?(?P<path>\S+)", re.MULTILINE)
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@ ?(?P<header>.*)$")
 _DEF = re.compile(r"\b(?:def|class)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
+_DEF_LINE = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)")
+"""A definition on a changed line: the line starts with it (a comment's "this class is used" names nothing)."""
 _FENCE = re.compile(r"^```(?P<lang>[A-Za-z0-9_+-]*)[ \t]*\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL)
 
 
@@ -43,17 +46,26 @@ class Patch:
 
     @property
     def locations(self) -> list[str]:
-        """Functions and classes the diff changes: those its hunk headers name, and those defined on changed lines."""
+        """Functions and classes the diff changes: those its hunk headers name, and those defined on changed lines
+        (a line that starts with `def` or `class`, not a word in a comment or a string)."""
         names: list[str] = []
         for hunk in self.hunks:
             names += [match.group("name") for match in _DEF.finditer(hunk.header)][-1:]
             for line in hunk.added + hunk.removed:
-                names += [match.group("name") for match in _DEF.finditer(line)]
+                defined = _DEF_LINE.match(line)
+                if defined:
+                    names.append(defined.group("name"))
         return list(dict.fromkeys(names))
 
     @property
     def added(self) -> list[str]:
         return [line for hunk in self.hunks for line in hunk.added]
+
+    @property
+    def added_code(self) -> list[str]:
+        """The added lines that are code: comment-only lines (`# ...`) left out, unless the patch adds nothing else."""
+        code = [line for line in self.added if not line.strip().startswith("#")]
+        return code if any(line.strip() for line in code) else self.added
 
     @property
     def changed(self) -> int:
@@ -105,6 +117,19 @@ class Code:
     def lines(self) -> list[str]:
         """Every proposed line: a diff's added lines, every line of the other blocks."""
         lines = [line for patch in self.diffs for line in patch.added]
+        return lines + [line for _, body in self.blocks for line in body.splitlines()]
+
+    def lines_for(self, files: list[str]) -> list[str]:
+        """The proposed lines that may carry a fix to `files`: the added lines of diff hunks of one of them (same
+        path, or same file name), every line of the other blocks (they name no file)."""
+        names = {PurePosixPath(path).name for path in files}
+        lines = [
+            line
+            for patch in self.diffs
+            for hunk in patch.hunks
+            if hunk.path in files or PurePosixPath(hunk.path).name in names
+            for line in hunk.added
+        ]
         return lines + [line for _, body in self.blocks for line in body.splitlines()]
 
     @property

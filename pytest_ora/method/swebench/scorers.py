@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import PurePosixPath
 from typing import Any
 
-from .patch import Code, parse_patch, response_code, syntax_ok
+from .patch import Code, Patch, parse_patch, response_code, syntax_ok
 from .scenario import Scenario
 
 __all__ = ["GROUND_TRUTH_WEIGHTS", "MODES", "SWEBENCH_WEIGHTS", "Check", "Scored", "ground_truth", "swebench"]
@@ -136,12 +136,16 @@ def _explains(text: str, problem: str) -> Check:
     return Check(points, 15, seen)
 
 
-def _logic_match(gold: list[str], code: Code) -> tuple[Fraction, str]:
-    """Mean over the gold patch's non-blank added lines of the best similarity with a proposed line (whitespace
-    collapsed; 1 when equal, else difflib's ratio); 0 without proposed code."""
-    wanted = [" ".join(line.split()) for line in gold if line.strip()]
-    proposed = [" ".join(line.split()) for line in code.lines if line.strip()]
+def _logic_match(gold: Patch, code: Code) -> tuple[Fraction, str]:
+    """Mean over the gold patch's non-blank added code lines (its comment-only lines left out when it adds code) of
+    the best similarity with a proposed line (whitespace collapsed; 1 when equal, else difflib's ratio); 0 without
+    proposed code. A proposed diff's lines count only in hunks of a file the gold patch changes (same path or file
+    name): a change to another file is not the gold fix's logic, however alike its lines read."""
+    wanted = [" ".join(line.split()) for line in gold.added_code if line.strip()]
+    proposed = [" ".join(line.split()) for line in code.lines_for(gold.files) if line.strip()]
     if not wanted or not proposed:
+        if not proposed and code.lines:
+            return Fraction(0), "no proposed code in a file the gold patch changes"
         return Fraction(0), "no proposed code" if not proposed else "the gold patch adds no line"
     best = []
     for line in wanted:
@@ -206,7 +210,7 @@ def swebench(scenario: Scenario, response: str) -> Scored:
         )
     else:
         location = 15 * _share(files, len(gold.files))
-    match, match_seen = _logic_match(gold.added, code)
+    match, match_seen = _logic_match(gold, code)
     ratio = Fraction(code.changed, gold.changed) if gold.changed else Fraction(0)
     minimal = Fraction(0) if code.empty else Fraction(10) if ratio <= 3 else Fraction(5) if ratio <= 6 else Fraction(0)
     syntax = syntax_ok(code)
@@ -273,7 +277,7 @@ def ground_truth(scenario: Scenario, response: str) -> Scored:
     files, files_seen = _files_named(response, gold.files)
     places, places_seen = _locations_named(response, gold.locations)
     location = _share(places, len(gold.locations)) if gold.locations else _share(files, len(gold.files))
-    match, match_seen = _logic_match(gold.added, code)
+    match, match_seen = _logic_match(gold, code)
     causal = _CAUSAL.search(response)
     checks = {
         "file_identification": {"files": Check(20 * _share(files, len(gold.files)), 20, files_seen)},
