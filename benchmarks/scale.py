@@ -1,7 +1,7 @@
-"""Scale figures (SPEC section 13): live defaults, the shared rate limit, resume after an interrupt.
+"""Scale figures: live defaults, the shared rate limit, resume after an interrupt, a peer on the same work.
 
     python benchmarks/scale.py                       # all parts, about 6 minutes on 2 cores
-    python benchmarks/scale.py --parts ratelimit     # throughput, ratelimit, headerless, resume, batch, inspect, memory
+    python benchmarks/scale.py --parts ratelimit     # throughput, ratelimit, headerless, resume, batch, inspect, peers, memory
 
 Every part runs pytest on a generated copy of the sample whose judges are the loopback reference
 judge (its own process, `python -m pytest_ora.testing.server`), with placeholder keys, in a
@@ -30,7 +30,7 @@ import live  # noqa: E402
 
 LATENCY = 0.5
 PROBE_DIR = Path(__file__).resolve().parent / "probe"
-PARTS = ("throughput", "ratelimit", "headerless", "resume", "batch", "inspect", "memory")
+PARTS = ("throughput", "ratelimit", "headerless", "resume", "batch", "inspect", "peers", "memory")
 
 
 @dataclass
@@ -395,6 +395,119 @@ def inspect(scratch: Path, env: dict[str, str], captures: int, python: str) -> N
             )
 
 
+def _inspect_wall(python: str, task: Path, environment: dict[str, str], logs: Path, extra: list[str]) -> float:
+    """One `inspect eval` of the two-judge task: its wall time from the command to its exit (start-up included)."""
+    command = [
+        python,
+        "-m",
+        "inspect_ai",
+        "eval",
+        task.name,
+        "--model",
+        "openai/gpt-5.4-mini",
+        "--display",
+        "none",
+        "--no-log-images",
+        "-M",
+        "responses_api=false",
+        "--log-dir",
+        str(logs),
+        *extra,
+    ]
+    start = time.perf_counter()
+    process = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=task.parent)
+    wall = time.perf_counter() - start
+    if process.returncode != 0:
+        raise RuntimeError(f"inspect eval {' '.join(extra)}: exit {process.returncode}: {process.stderr[-800:]}")
+    return wall
+
+
+def peers(
+    bundle: Path, scratch: Path, env: dict[str, str], captures: int, python: str, repeat: int, calls: int
+) -> None:
+    """pytest-ora and Inspect AI on the same loopback judge, each at its defaults and at `calls` calls in flight,
+    the four settings interleaved `repeat` times (so a busy moment hits every setting alike); medians printed."""
+    print(
+        f"\n## Peers: {captures} captures (samples) x 2 judge calls, {LATENCY} s a call, {repeat} runs of each setting"
+    )
+    if not Path(python).is_file():
+        print(
+            f"not measured: no Python with inspect-ai at {python} (install it in a throwaway venv, pass --inspect-python)"
+        )
+        return
+    task = scratch / "inspect_task.py"
+    task.write_text(INSPECT_TASK.replace("{count}", str(captures)), encoding="utf-8")
+    # Inspect's --max-connections holds per model; its task asks two models (the answer's and the second judge's),
+    # so M connections each is 2M calls in flight; pytest-ora's --ora-concurrency C judges C captures at once, each
+    # asking its 2 judges together: 2C calls.
+    settings = [
+        ("pytest-ora, defaults (-n 0)", "ora", []),
+        (
+            f"pytest-ora, {calls} calls in flight (--ora-concurrency {calls // 2})",
+            "ora",
+            ["--ora-concurrency", str(calls // 2)],
+        ),
+        ("Inspect AI, defaults", "inspect", []),
+        (
+            f"Inspect AI, {calls} calls in flight (--max-connections {calls // 2})",
+            "inspect",
+            ["--max-connections", str(calls // 2)],
+        ),
+    ]
+    walls: dict[str, list[float]] = {label: [] for label, _, _ in settings}
+    load_before = os.getloadavg()
+    with live.JudgeServer(LATENCY) as server:
+        live.point_bundle_at(bundle, server)
+        ids = live.judged_ids(bundle, captures)
+        base = server.routes["anthropic"].removesuffix("/v1/messages")
+        environment = {**env, "ANTHROPIC_BASE_URL": base, "OPENAI_BASE_URL": base + "/v1"}
+        for run in range(repeat):
+            for index, (label, tool, extra) in enumerate(settings):
+                if tool == "ora":
+                    name = f"peers-{run}-{index}"
+                    probe = scratch / f"{name}-probe.json"
+                    probed = {
+                        **env,
+                        "ORA_BENCH_PROBE": str(probe),
+                        "PYTHONPATH": os.pathsep.join(filter(None, [str(PROBE_DIR), env.get("PYTHONPATH")])),
+                    }
+                    started = time.time()
+                    result = run_pytest(
+                        pytest_args(ids, bundle, scratch, name, "-p", "ora_bench_probe", *extra), probed
+                    )
+                    if result.returncode != 0:
+                        raise RuntimeError(f"{label}: exit {result.returncode}\n{result.output[-3000:]}")
+                    walls[label].append(result.wall)
+                    times = json.loads(probe.read_text())
+                    print(
+                        f"  {label}, run {run + 1}: {result.wall:.1f} s = start to the first item "
+                        f"{times['t_first_start'] - started:.1f} s, items {times['t_last_end'] - times['t_first_start']:.1f} s, "
+                        f"session end {times['t_unconfigure'] - times['t_finish_start']:.1f} s, exit "
+                        f"{started + result.wall - times['t_unconfigure']:.1f} s",
+                        flush=True,
+                    )
+                else:
+                    walls[label].append(
+                        _inspect_wall(python, task, environment, scratch / f"peers-logs-{run}-{index}", extra)
+                    )
+    load_after = os.getloadavg()
+    print(
+        f"load average (1, 5, 15 min) before {load_before[0]:.2f} {load_before[1]:.2f} {load_before[2]:.2f}, "
+        f"after {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}"
+    )
+    print("| setting | runs (wall s, start-up included) | median s |")
+    print("| --- | --- | --- |")
+    medians = {}
+    for label, _, _ in settings:
+        medians[label] = sorted(walls[label])[len(walls[label]) // 2]
+        print(f"| {label} | {', '.join(f'{w:.1f}' for w in walls[label])} | {medians[label]:.1f} |")
+    ora_default, ora_matched, inspect_default, inspect_matched = (medians[label] for label, _, _ in settings)
+    print(
+        f"at defaults: pytest-ora / Inspect AI = {ora_default / inspect_default:.2f}; "
+        f"at {calls} calls in flight: {ora_matched / inspect_matched:.2f} (below 1: pytest-ora faster)"
+    )
+
+
 INSPECT_LOG = """
 import sys
 from inspect_ai.log import read_eval_log
@@ -423,6 +536,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--interrupt-after", type=float, default=8.0, help="seconds before SIGINT in the resume part")
     parser.add_argument("--batch-delay", type=float, default=10.0, help="seconds until the judge ends a batch")
     parser.add_argument("--scales", default="1,10,100", help="bundle scales of the memory part")
+    parser.add_argument("--peers-repeat", type=int, default=3, help="runs of each setting in the peers part")
+    parser.add_argument("--peers-calls", type=int, default=32, help="calls in flight of the matched settings")
     parser.add_argument(
         "--inspect-python", default=str(Path(tempfile.gettempdir()) / "inspect-venv" / "bin" / "python")
     )
@@ -459,6 +574,8 @@ def main(argv: list[str] | None = None) -> int:
             batch(bundle, scratch, env, args.batch_delay)
         if "inspect" in parts:
             inspect(scratch, env, args.captures, args.inspect_python)
+        if "peers" in parts:
+            peers(bundle, scratch, env, args.captures, args.inspect_python, args.peers_repeat, args.peers_calls)
         if "memory" in parts:
             memory(scratch, env, [int(x) for x in args.scales.split(",")])
     finally:
