@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from ..core.rubric import Rubric
 from .html import render_html
 from .pagedata import optional_section, page_data
+from .statsdata import StatsFile, StatsFileError, parse_stats_file, read_stats_file
 
 __all__ = ["OPTIONAL_FILES", "read_optional", "report_page", "stale_compare"]
 
@@ -19,10 +20,8 @@ OPTIONAL_FILES = {"statistics": "stats.json", "compare": "compare.json"}
 """Results other parts of a run may write beside the tables; the page shows them when present."""
 
 
-def statistics_input(stats: Any, hypotheses: Any) -> Any:
-    """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
-    if not isinstance(stats, dict) or "comparisons" not in stats:
-        return stats
+def statistics_input(stats: StatsFile, hypotheses: dict[str, Any] | None) -> dict[str, object]:
+    """stats.json (and hypotheses.json) in the page's statistics shape (pagedata.Statistics checks it)."""
     from .statsfiles import (
         INTERVAL_WORDS,
         SMALL_ROWS,
@@ -34,71 +33,74 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
         shown_interval,
     )
 
-    agreement = stats.get("agreement") or {}
-    rows = [*(agreement.get("criteria") or []), *([agreement["overall"]] if agreement.get("overall") else [])]
-    alpha = float((stats.get("pairs") or {}).get("alpha", 0.05))
-    extended = "pairs" in stats
-    few = int(agreement.get("captures") or 0) < SMALL_ROWS and extended
-    result: dict[str, Any] = {
+    agreement = stats.agreement
+    rows = [*agreement.criteria, agreement.overall]
+    alpha = float(stats.pairs.alpha) if stats.pairs is not None else 0.05
+    family = stats.pairs.holm_family if stats.pairs is not None else 1
+    extended = stats.pairs is not None
+    few = agreement.captures < SMALL_ROWS and extended
+    result: dict[str, object] = {
         "configurations": {
-            c["configuration"]: {
+            c.configuration: {
                 "overall_interval": shown_interval(c),
-                "failure_interval": c.get("failure_rate_interval"),
-                "interval_method": c.get("interval_method"),
-                "small_n": c.get("small_n"),
+                "failure_interval": c.failure_rate_interval,
+                "interval_method": c.interval_method,
+                "small_n": c.small_n,
             }
-            for c in stats.get("configurations") or []
+            for c in stats.configurations
         },
         "agreement": {
-            r["criterion"]: {
-                "alpha": r.get("krippendorff_alpha"),
-                "kappa": r.get("quadratic_kappa"),
-                "exact": r.get("exact"),
-                "within_one": r.get("within_one"),
-                "alpha_interval": None if few else r.get("alpha_interval"),
+            r.criterion: {
+                "alpha": r.krippendorff_alpha,
+                "kappa": r.quadratic_kappa,
+                "exact": r.exact,
+                "within_one": r.within_one,
+                "alpha_interval": None if few else r.alpha_interval,
                 "alpha_interval_note": TOO_FEW if few else None,
-                "alpha_ordinal": r.get("alpha_ordinal"),
-                "fleiss_kappa": r.get("fleiss_kappa"),
-                "icc_2k": r.get("icc_2k"),
+                "alpha_ordinal": r.alpha_ordinal,
+                "fleiss_kappa": r.fleiss_kappa,
+                "icc_2k": r.icc_2k,
             }
             for r in rows
         },
         "paired": [
             {
-                "a": c["first"],
-                "b": c["second"],
-                "n": c["n"],
-                "mean_difference": c["mean_difference"],
+                "a": c.first,
+                "b": c.second,
+                "n": c.n,
+                "mean_difference": c.mean_difference,
                 "interval": shown_interval(c),
-                "p_value": c.get("p_value"),
-                "p_holm": c.get("p_holm"),
+                "p_value": c.p_value,
+                "p_holm": c.p_holm,
                 **(
                     {
-                        "interval_method": c.get("interval_method"),
-                        "small_n": c.get("small_n"),
-                        "p_shown": p_text(c.get("p_value"), bool(c.get("p_floor"))),
-                        "p_holm_shown": p_text(c.get("p_holm"), bound=bool(c.get("p_holm_bound"))),
-                        "p_t": c.get("p_t"),
-                        "mde_80_adjusted": c.get("mde_80_adjusted"),
-                        "reading": reading(c, alpha, int((stats.get("pairs") or {}).get("holm_family", 1))),
+                        "interval_method": c.interval_method,
+                        "small_n": c.small_n,
+                        "p_shown": p_text(c.p_value, bool(c.p_floor)),
+                        "p_holm_shown": p_text(c.p_holm, bound=bool(c.p_holm_bound)),
+                        "p_t": c.p_t,
+                        "mde_80_adjusted": c.mde_80_adjusted,
+                        "reading": reading(c, alpha, family),
                     }
                     if extended
                     else {}
                 ),
             }
-            for c in stats["comparisons"]
-            if c.get("mean_difference") is not None
+            for c in stats.comparisons
+            if c.mean_difference is not None
         ],
     }
-    if stats.get("recorded_calibration"):
-        result["recorded_calibration_note"] = recorded_calibration_line(stats["recorded_calibration"])
+    if stats.recorded_calibration:
+        result["recorded_calibration_note"] = recorded_calibration_line(stats.recorded_calibration)
     if extended:
         result["intervals_note"] = INTERVAL_WORDS
-        if stats.get("noise"):
-            result["noise_note"] = noise_words(stats["noise"])
-        judges = stats.get("judges") or []
-        result["judges"] = [{"judge": j["judge"], **row} for j in judges for row in j["configurations"]]
-        result["self_preference"] = [{"judge": j["judge"], **row} for j in judges for row in j["self_preference"]]
+        if stats.noise:
+            result["noise_note"] = noise_words(stats.noise)
+        judges = stats.judges or []
+        result["judges"] = [{"judge": j.judge, **row.model_dump()} for j in judges for row in j.configurations]
+        result["self_preference"] = [
+            {"judge": j.judge, **row.model_dump()} for j in judges for row in j.self_preference
+        ]
     if isinstance(hypotheses, dict) and hypotheses.get("hypotheses"):
         verdict = hypotheses.get("verdict") or {}
         result["hypotheses"] = {
@@ -122,18 +124,17 @@ def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
         path = directory / name
         if not path.is_file():
             continue
+        raw: object
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
+            if section == "statistics":
+                extra = directory / "hypotheses.json"
+                hypotheses = json.loads(extra.read_text(encoding="utf-8")) if extra.is_file() else None
+                raw = statistics_input(parse_stats_file(path.read_text(encoding="utf-8")), hypotheses)
+            else:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, KeyError, TypeError, StatsFileError) as error:
             notes.append(f"{name} is not shown: {error}")
             continue
-        if section == "statistics":
-            extra = directory / "hypotheses.json"
-            try:
-                raw = statistics_input(raw, json.loads(extra.read_text(encoding="utf-8")) if extra.is_file() else None)
-            except (OSError, ValueError, KeyError, TypeError) as error:
-                notes.append(f"{name} is not shown: {error}")
-                continue
         value, note = optional_section(section, raw, name)
         if value is not None:
             found[section] = value
@@ -201,10 +202,10 @@ def _calibration(directory: Path, scale: Sequence[float]) -> str:
     from .calibration import calibration_html
 
     try:
-        stats = json.loads((directory / "stats.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        stats = read_stats_file(directory / "stats.json")
+    except StatsFileError:
         return ""
-    return calibration_html(stats.get("calibration") if isinstance(stats, dict) else None, scale)
+    return calibration_html(stats.calibration, scale)
 
 
 def compare_sections(directory: Path) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from test_report import record
+from test_small_samples import stats
 
 from pytest_ora.core.record import CaptureRecord
 from pytest_ora.method.rubric import ORA_V1
@@ -18,6 +19,7 @@ from pytest_ora.reports.aggregation import ledger_row, public_row, summarize
 from pytest_ora.reports.html import render_html
 from pytest_ora.reports.page import read_optional
 from pytest_ora.reports.pagedata import agreement_from_ledger, page_data
+from pytest_ora.reports.statsfiles import stats_file
 
 STATISTICS: dict[str, Any] = {
     "configurations": {
@@ -192,14 +194,28 @@ def test_chart_svgs_keep_their_ids_apart(full_html: str) -> None:
 def test_results_beside_the_tables_are_read_in_the_page_s_shape_or_said_to_be_left_out(
     tmp_path: Path, no_charts: None
 ) -> None:
-    (tmp_path / "stats.json").write_text(json.dumps({**STATISTICS, "seed": 0, "resamples": 10000}), encoding="utf-8")
+    written = stats_file(stats(5), ORA_V1.version)
+    (tmp_path / "stats.json").write_text(written.dumps(), encoding="utf-8")
     (tmp_path / "compare.json").write_text(json.dumps({"pairs": "not a list"}), encoding="utf-8")
 
     found, notes = read_optional(tmp_path)
 
-    assert found["statistics"]["paired"][0]["interval"] == (1.1, 3.5)
+    shown = written.comparisons[0].t_interval
+    assert shown is not None and found["statistics"]["paired"][0]["interval"] == tuple(shown)
     assert "seed" not in found["statistics"]  # fields the page does not show are left in stats.json
     assert "compare" not in found
     assert notes == ["compare.json is not shown: (top): Input should be a valid list"]
     html = render_html(full_page_data(statistics=found["statistics"], compare=None) | {"notes": notes})
     assert "compare.json is not shown" in html and "Paired comparisons" in html
+
+
+def test_when_stats_json_is_not_a_run_s_statistics_then_the_page_says_which_field_and_leaves_it_out(
+    tmp_path: Path,
+) -> None:
+    # The page's own shape is not stats.json's: the file is named with its first bad field, not guessed at.
+    (tmp_path / "stats.json").write_text(json.dumps(STATISTICS), encoding="utf-8")
+
+    found, notes = read_optional(tmp_path)
+
+    assert "statistics" not in found
+    assert notes == ["stats.json is not shown: not a run's statistics: field rubric: Field required"]
