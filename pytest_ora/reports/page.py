@@ -7,11 +7,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ..core.rubric import Rubric
 from .html import render_html
-from .pagedata import optional_section, page_data
+from .pagedata import CompareRow, OptionalResults, Statistics, compare_rows, not_shown, page_data
 from .statsdata import StatsFile, StatsFileError, parse_stats_file, read_stats_file
 
 __all__ = ["OPTIONAL_FILES", "read_optional", "report_page", "stale_compare"]
@@ -20,8 +20,8 @@ OPTIONAL_FILES = {"statistics": "stats.json", "compare": "compare.json"}
 """Results other parts of a run may write beside the tables; the page shows them when present."""
 
 
-def statistics_input(stats: StatsFile, hypotheses: dict[str, Any] | None) -> dict[str, object]:
-    """stats.json (and hypotheses.json) in the page's statistics shape (pagedata.Statistics checks it)."""
+def statistics_input(stats: StatsFile, hypotheses: dict[str, Any] | None) -> Statistics:
+    """stats.json (and hypotheses.json) in the page's statistics shape."""
     from .statsfiles import (
         INTERVAL_WORDS,
         SMALL_ROWS,
@@ -113,34 +113,33 @@ def statistics_input(stats: StatsFile, hypotheses: dict[str, Any] | None) -> dic
                 if h.get("mean_delta") is not None
             ],
         }
-    return result
+    return Statistics.model_validate(result)
 
 
-def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
-    """The optional sections found in the output directory, by section name; why any was left out."""
-    found: dict[str, Any] = {}
+def read_optional(directory: Path) -> tuple[OptionalResults, list[str]]:
+    """The optional results found in the output directory; why any was left out."""
+    statistics: Statistics | None = None
+    compare: list[CompareRow] | None = None
     notes: list[str] = []
-    for section, name in OPTIONAL_FILES.items():
-        path = directory / name
-        if not path.is_file():
-            continue
-        raw: object
+    path = directory / OPTIONAL_FILES["statistics"]
+    if path.is_file():
         try:
-            if section == "statistics":
-                extra = directory / "hypotheses.json"
-                hypotheses = json.loads(extra.read_text(encoding="utf-8")) if extra.is_file() else None
-                raw = statistics_input(parse_stats_file(path.read_text(encoding="utf-8")), hypotheses)
-            else:
-                raw = json.loads(path.read_text(encoding="utf-8"))
+            extra = directory / "hypotheses.json"
+            hypotheses = json.loads(extra.read_text(encoding="utf-8")) if extra.is_file() else None
+            statistics = statistics_input(parse_stats_file(path.read_text(encoding="utf-8")), hypotheses)
+        except ValidationError as error:  # hypotheses.json's rows in the page's shape
+            notes.append(not_shown(error, path.name))
         except (OSError, ValueError, KeyError, TypeError, StatsFileError) as error:
-            notes.append(f"{name} is not shown: {error}")
-            continue
-        value, note = optional_section(section, raw, name)
-        if value is not None:
-            found[section] = value
-        if note is not None:
-            notes.append(note)
-    return found, notes
+            notes.append(f"{path.name} is not shown: {error}")
+    path = directory / OPTIONAL_FILES["compare"]
+    if path.is_file():
+        try:
+            compare, note = compare_rows(json.loads(path.read_text(encoding="utf-8")), path.name)
+        except (OSError, ValueError) as error:
+            notes.append(f"{path.name} is not shown: {error}")
+        else:
+            notes += [note] if note is not None else []
+    return OptionalResults(statistics, compare), notes
 
 
 def report_page(
@@ -155,9 +154,10 @@ def report_page(
     """report.html from a run's ledger and summary rows, its methodology facts (run.json) and any
     optional results in `directory`: what the run wrote, so `verify` renders the same bytes."""
     optional, notes = read_optional(directory)
-    stale = stale_compare(optional.get("compare"), rubric, summary)
+    compare = optional.compare
+    stale = stale_compare(compare, rubric, summary)
     if stale:
-        optional.pop("compare")
+        compare = None
         notes.append(stale)
     data = page_data(
         bundle=bundle,
@@ -167,8 +167,8 @@ def report_page(
         summary=summary,
         table=table,
         scoring_date=methodology["scoring_date"],
-        statistics=optional.get("statistics"),
-        compare=optional.get("compare"),
+        statistics=optional.statistics,
+        compare=compare,
         notes=notes,
     )
     if methodology.get("notices"):
@@ -177,9 +177,7 @@ def report_page(
     return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
 
 
-def stale_compare(
-    compare: Sequence[Mapping[str, Any]] | None, rubric: Rubric, summary: Sequence[BaseModel]
-) -> str | None:
+def stale_compare(compare: Sequence[CompareRow] | None, rubric: Rubric, summary: Sequence[BaseModel]) -> str | None:
     """Why compare.json is not this run's (an earlier run's or another bundle's), or None when it is."""
     if not compare:
         return None
@@ -187,11 +185,11 @@ def stale_compare(
         return f"compare.json is not shown: this run's rubric {rubric.version} is not a compare rubric (the file is another run's)"
     judged = {str(getattr(row, "configuration", "")): getattr(row, "judged", None) for row in summary}
     for pair in compare:
-        name = f"{pair['a']}+{pair['b']}"
-        items = int(pair["wins"]) + int(pair["ties"]) + int(pair["losses"])
-        if name not in judged or judged[name] != items or pair.get("items", items) != items:
+        name = f"{pair.a}+{pair.b}"
+        items = pair.wins + pair.ties + pair.losses
+        if name not in judged or judged[name] != items or (pair.items is not None and pair.items != items):
             return (
-                f"compare.json is not shown: its pair {pair['a']} vs {pair['b']} ({items} items) is not this run's "
+                f"compare.json is not shown: its pair {pair.a} vs {pair.b} ({items} items) is not this run's "
                 f"(judged here: {judged.get(name, 'no such pair')}); it is from an earlier run or another bundle"
             )
     return None

@@ -9,6 +9,7 @@ page is byte-stable for the same data.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, get_args
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -23,9 +24,11 @@ __all__ = [
     "PAGE_SCHEMA",
     "STATUSES",
     "CompareRow",
+    "OptionalResults",
     "Statistics",
     "agreement_from_ledger",
-    "optional_section",
+    "compare_rows",
+    "not_shown",
     "page_data",
 ]
 
@@ -180,16 +183,29 @@ class CompareRow(_Section):
 _COMPARE = TypeAdapter(list[CompareRow])
 
 
-def optional_section(name: str, raw: Any, source: str) -> tuple[Any, str | None]:
-    """A section in the page's shape, or None and a sentence saying why it is not shown."""
+@dataclass(frozen=True)
+class OptionalResults:
+    """The results other parts of a run wrote beside the tables, in the page's shape (None: not shown)."""
+
+    statistics: Statistics | None = None
+    """From stats.json and hypotheses.json."""
+    compare: list[CompareRow] | None = None
+    """From compare.json."""
+
+
+def not_shown(error: ValidationError, source: str) -> str:
+    """Why a file beside the tables is not shown: its first bad field."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "(top)"
+    return f"{source} is not shown: {where}: {first['msg']}"
+
+
+def compare_rows(raw: object, source: str) -> tuple[list[CompareRow] | None, str | None]:
+    """compare.json's rows in the page's shape, or None and a sentence saying why they are not shown."""
     try:
-        if name == "statistics":
-            return Statistics.model_validate(raw).model_dump(exclude_none=True), None
-        return [row.model_dump(exclude_none=True) for row in _COMPARE.validate_python(raw)], None
+        return _COMPARE.validate_python(raw), None
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top)"
-        return None, f"{source} is not shown: {where}: {first['msg']}"
+        return None, not_shown(error, source)
 
 
 class Strings:
@@ -349,8 +365,8 @@ def page_data(
     summary: Sequence[Any],
     table: Sequence[Sequence[str]],
     scoring_date: str,
-    statistics: Mapping[str, Any] | None = None,
-    compare: Sequence[Mapping[str, Any]] | None = None,
+    statistics: Statistics | None = None,
+    compare: Sequence[CompareRow] | None = None,
     notes: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Everything report.html shows, as plain JSON-able builtins.
@@ -400,10 +416,10 @@ def page_data(
         "captures": captures.data(),
         "extras": extras.data(),
     }
-    if statistics:
-        data["statistics"] = dict(statistics)
+    if statistics is not None:
+        data["statistics"] = statistics.model_dump(exclude_none=True)
     if compare:
-        data["compare"] = [dict(item) for item in compare]
+        data["compare"] = [row.model_dump(exclude_none=True) for row in compare]
     if rubric.kind == "compare":  # the page shows what a compare run means: reports/comparepage.py
         data["rubric"]["kind"] = "compare"
     if notes:

@@ -18,7 +18,7 @@ from pytest_ora.reports import charts
 from pytest_ora.reports.aggregation import ledger_row, public_row, summarize
 from pytest_ora.reports.html import render_html
 from pytest_ora.reports.page import read_optional
-from pytest_ora.reports.pagedata import agreement_from_ledger, page_data
+from pytest_ora.reports.pagedata import CompareRow, Statistics, agreement_from_ledger, page_data
 from pytest_ora.reports.statsfiles import stats_file
 
 STATISTICS: dict[str, Any] = {
@@ -82,8 +82,8 @@ def full_page_data(statistics: dict[str, Any] | None = STATISTICS, compare: Any 
         summary=[row for row, _ in summary],
         table=[public_row(r, v, ORA_V1) for r, v in summary],
         scoring_date="2026-06-21",
-        statistics=statistics,
-        compare=compare,
+        statistics=None if statistics is None else Statistics.model_validate(statistics),
+        compare=None if compare is None else [CompareRow.model_validate(row) for row in compare],
     )
 
 
@@ -201,11 +201,12 @@ def test_results_beside_the_tables_are_read_in_the_page_s_shape_or_said_to_be_le
     found, notes = read_optional(tmp_path)
 
     shown = written.comparisons[0].t_interval
-    assert shown is not None and found["statistics"]["paired"][0]["interval"] == tuple(shown)
-    assert "seed" not in found["statistics"]  # fields the page does not show are left in stats.json
-    assert "compare" not in found
+    assert found.statistics is not None and found.statistics.paired[0].interval == tuple(shown or ())
+    assert "seed" not in found.statistics.model_dump()  # fields the page does not show are left in stats.json
+    assert found.compare is None
     assert notes == ["compare.json is not shown: (top): Input should be a valid list"]
-    html = render_html(full_page_data(statistics=found["statistics"], compare=None) | {"notes": notes})
+    statistics = found.statistics.model_dump(exclude_none=True)
+    html = render_html(full_page_data(statistics=statistics, compare=None) | {"notes": notes})
     assert "compare.json is not shown" in html and "Paired comparisons" in html
 
 
@@ -217,5 +218,5 @@ def test_when_stats_json_is_not_a_run_s_statistics_then_the_page_says_which_fiel
 
     found, notes = read_optional(tmp_path)
 
-    assert "statistics" not in found
+    assert found.statistics is None
     assert notes == ["stats.json is not shown: not a run's statistics: field rubric: Field required"]
