@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..core.rubric import Rubric
 from .html import render_html
-from .pagedata import CompareRow, OptionalResults, Statistics, compare_rows, not_shown, page_data
+from .pagedata import CompareRow, CompareSections, OptionalResults, Statistics, compare_rows, not_shown, page_data
 from .statsdata import StatsFile, StatsFileError, parse_stats_file, read_stats_file
 
 __all__ = ["OPTIONAL_FILES", "read_optional", "report_page", "stale_compare"]
@@ -173,7 +173,15 @@ def report_page(
     )
     if methodology.get("notices"):
         data["notices"] = list(methodology["notices"])  # incomplete run, local judge: at the top of the page
-    data.update(compare_sections(directory))
+    sections = compare_sections(directory)  # in this order: texts, runs, baseline, compare_notes
+    if "texts" in sections:
+        data["texts"] = sections["texts"]
+    if "runs" in sections:
+        data["runs"] = sections["runs"]
+    if "baseline" in sections:
+        data["baseline"] = sections["baseline"]
+    if "compare_notes" in sections:
+        data["compare_notes"] = sections["compare_notes"]
     return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
 
 
@@ -206,15 +214,15 @@ def _calibration(directory: Path, scale: Sequence[float]) -> str:
     return calibration_html(stats.calibration, scale)
 
 
-def compare_sections(directory: Path) -> dict[str, Any]:
+def compare_sections(directory: Path) -> CompareSections:
     """SPEC 18's parts of the page, from the files beside the ledger: texts.json (the capture view's prompt,
     context and answer), runs.json (the earlier runs), baseline.json (Since baseline)."""
     from .baseline import BASELINE_JSON
     from .baselinedata import BaselineDataError, parse_baseline_comparison
-    from .runs import RUNS_NAME
+    from .runs import RUNS_NAME, RunsFile
     from .texts import read_texts
 
-    sections: dict[str, Any] = {}
+    sections: CompareSections = {}
     texts, note = read_texts(directory)
     if texts is not None:
         sections["texts"] = texts
@@ -222,8 +230,10 @@ def compare_sections(directory: Path) -> dict[str, Any]:
     path = directory / RUNS_NAME
     if path.is_file():
         try:
-            sections["runs"] = json.loads(path.read_text(encoding="utf-8"))["runs"]
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+            sections["runs"] = RunsFile.model_validate_json(path.read_text(encoding="utf-8")).runs
+        except ValidationError as error:
+            problems.append(not_shown(error, RUNS_NAME))
+        except (OSError, UnicodeDecodeError) as error:
             problems.append(f"{RUNS_NAME} is not shown: {error}")
     if (directory / BASELINE_JSON).is_file():
         try:

@@ -18,7 +18,7 @@ from pytest_ora.reports import charts
 from pytest_ora.reports.aggregation import ledger_row, public_row, summarize
 from pytest_ora.reports.html import render_html
 from pytest_ora.reports.page import read_optional
-from pytest_ora.reports.pagedata import CompareRow, Statistics, agreement_from_ledger, page_data
+from pytest_ora.reports.pagedata import CompareRow, PageData, Statistics, agreement_from_ledger, page_data
 from pytest_ora.reports.statsfiles import stats_file
 
 STATISTICS: dict[str, Any] = {
@@ -70,7 +70,7 @@ def captures() -> tuple[list[BaseModel], list[CaptureRecord]]:
     return [ledger_row(r, ORA_V1) for r in records], records
 
 
-def full_page_data(statistics: dict[str, Any] | None = STATISTICS, compare: Any = COMPARE) -> dict[str, Any]:
+def full_page_data(statistics: dict[str, Any] | None = STATISTICS, compare: Any = COMPARE) -> PageData:
     """Page data for four captures, with optional sections (used by the browser test too)."""
     ledger, records = captures()
     summary = summarize(records, ["optimum", "big-1"], ORA_V1)
