@@ -10,7 +10,8 @@ from test_report_page import full_page_data
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.reports.html import render_html
-from pytest_ora.reports.runs import EarlierRun, earlier_runs, runs_json
+from pytest_ora.reports.page import compare_sections
+from pytest_ora.reports.runs import EarlierRun, RunsFile, earlier_runs, runs_json
 from pytest_ora.reports.since import earlier_runs_html, since_baseline_html
 from pytest_ora.reports.texts import capture_texts, read_texts, texts_json
 
@@ -136,3 +137,32 @@ def test_when_an_earlier_run_holds_a_value_of_the_wrong_type_then_it_is_listed_u
 
     assert listed.unreadable is not None and listed.unreadable.startswith("field configurations.0.1")
     assert listed.configurations is None  # never guessed
+
+
+def test_when_runs_json_holds_a_run_without_its_name_then_the_page_says_which_field_and_lists_none(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "runs.json").write_text(json.dumps({"schema": "ora-runs-1", "runs": [{"rubric": "r"}]}), "utf-8")
+
+    sections = compare_sections(tmp_path)
+
+    assert "runs" not in sections
+    assert sections.get("compare_notes") == ["runs.json is not shown: runs.0.run: Field required"]
+
+
+def test_when_runs_json_is_read_and_written_again_then_it_is_the_same_bytes(tmp_path: Path) -> None:
+    runs = [
+        EarlierRun(
+            run="0001",
+            scoring_date="2026-06-20",
+            rubric="r",
+            selection="all captures",
+            captures=3,
+            configurations=[("a", 7), ("b", None)],
+        ),
+        EarlierRun(run="0002", unreadable="JSONDecodeError: Expecting value"),
+    ]
+    text = runs_json(runs)
+
+    assert RunsFile.model_validate_json(text).dumps() == text
+    assert '"captures"' in text and text.count('"unreadable"') == 1 and "7.0" not in text  # an int stays an int
