@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..reports.baselinedata import BaselineComparison
+    from ..reports.statsdata import Calibration
 
 __all__ = ["ReportWriting", "written_baseline_comparison", "written_calibration"]
 
@@ -70,11 +70,11 @@ def written_baseline_comparison(out: Path) -> BaselineComparison | None:
         return None
 
 
-def written_calibration(out: Path) -> dict[str, Any] | None:
+def written_calibration(out: Path) -> Calibration | None:
     """stats.json's `calibration` as the report wrote it, for --ora-fail-calibration; None when unreadable."""
+    from ..reports.statsdata import StatsFileError, read_stats_file
+
     try:
-        stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return read_stats_file(out / "stats.json").calibration
+    except StatsFileError:
         return None
-    data = stats.get("calibration") if isinstance(stats, dict) else None
-    return data if isinstance(data, dict) else None

@@ -16,6 +16,7 @@ from typing import Any
 
 from . import charts
 from .baselinedata import BaselineComparison
+from .pagedata import PageData
 from .resultcache import cached
 
 __all__ = ["REPORT_NAME", "render_html"]
@@ -55,7 +56,7 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _notices(data: Mapping[str, Any]) -> str:
+def _notices(data: PageData) -> str:
     """An incomplete run and a judge on this machine are said before any number."""
     # Styled inline: a page without notices keeps its stylesheet byte for byte.
     style = "border-left:4px solid #b45309;padding:.4em .8em;background:#fff7ed;font-weight:600"
@@ -64,7 +65,7 @@ def _notices(data: Mapping[str, Any]) -> str:
     )
 
 
-def _summary(data: Mapping[str, Any]) -> str:
+def _summary(data: PageData) -> str:
     summary = data["summary"]
     return _table(summary["headings"], summary["rows"]) + (
         '<p class="note">Ratings are judge means over scored captures, rounded half away from zero; failure '
@@ -73,9 +74,11 @@ def _summary(data: Mapping[str, Any]) -> str:
     )
 
 
-def _charts(data: Mapping[str, Any]) -> str:
+def _charts(data: PageData, script: Mapping[str, object]) -> str:
     # Drawn again only when the page data changed: the same data gives the same SVG bytes.
-    drawn = cached("charts", {"data": data, "available": charts.charts_available()}, lambda: charts.render_charts(data))
+    drawn = cached(
+        "charts", {"data": script, "available": charts.charts_available()}, lambda: charts.render_charts(script)
+    )
     if data["rubric"].get("kind") == "compare":  # win shares are no scores: reports/comparepage.py
         from .comparepage import COMPARE_CHARTS
 
@@ -109,7 +112,7 @@ def _charts(data: Mapping[str, Any]) -> str:
 
 
 # C901: one section per statistic the run wrote, in the page's order; each branch is one optional section.
-def _statistics(data: Mapping[str, Any]) -> str:  # noqa: C901
+def _statistics(data: PageData) -> str:  # noqa: C901
     stats = data.get("statistics")
     parts = []
     if stats:
@@ -305,13 +308,13 @@ def _statistics(data: Mapping[str, Any]) -> str:  # noqa: C901
     return "".join(parts)
 
 
-def _compare_summary(data: Mapping[str, Any]) -> str:
+def _compare_summary(data: PageData) -> str:
     from .comparepage import compare_summary
 
     return compare_summary(data)
 
 
-def _compare_statistics(data: Mapping[str, Any]) -> str:
+def _compare_statistics(data: PageData) -> str:
     from .comparepage import compare_statistics
 
     return compare_statistics(data)
@@ -321,7 +324,7 @@ def _options(values: Sequence[str]) -> str:
     return "".join(f'<option value="{escape(v)}">{escape(v)}</option>' for v in values)
 
 
-def _compare_sections(data: Mapping[str, Any]) -> dict[str, str]:
+def _compare_sections(data: PageData) -> dict[str, str]:
     """SPEC 18's sections: Since baseline (when the run had one), Earlier runs, and the matrix's notes."""
     from .since import earlier_runs_html, since_baseline_html
 
@@ -376,20 +379,20 @@ COMPARE_PARTS = {
 """The same parts for a compare run: winners and verdicts, never an overall or a failure."""
 
 
-def _parts(data: Mapping[str, Any]) -> dict[str, str]:
+def _parts(data: PageData) -> dict[str, str]:
     rubric = data["rubric"]
     parts = COMPARE_PARTS if rubric.get("kind") == "compare" else SCORES_PARTS
     return {name: text.replace("$failure_rule", escape(rubric["failure"])) for name, text in parts.items()}
 
 
-def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
+def render_html(data: PageData, calibration: str = "") -> str:
     """The whole page for the page data; the same data gives the same bytes."""
     # The captures' texts travel in an element of their own, parsed only when a capture is opened:
     # at 10x they are most of the page's bytes, and the first paint never waits for them.
     texts = data.get("texts")
     sections = _compare_sections(data)
     # The earlier runs are static HTML already (the script never reads them); the page's script data is JSON.
-    data = {
+    script = {
         key: value.model_dump(by_alias=True) if isinstance(value, BaselineComparison) else value
         for key, value in data.items()
         if key not in ("texts", "runs")
@@ -405,7 +408,7 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         scoring_date=escape(data["scoring_date"]),
         judges=escape(judges),
         summary=_notices(data) + (_compare_summary(data) if rubric.get("kind") == "compare" else _summary(data)),
-        charts=_charts(data),
+        charts=_charts(data, script),
         statistics=_compare_statistics(data) if rubric.get("kind") == "compare" else _statistics(data),
         calibration=calibration,
         calibration_nav='<a href="#calibration">Calibration</a> ' if calibration else "",
@@ -415,7 +418,7 @@ def render_html(data: Mapping[str, Any], calibration: str = "") -> str:
         css=_asset("report.css"),
         js=_asset("report.js"),
         matrix_js=_asset("matrix.js"),
-        data=_script_json(data),
+        data=_script_json(script),
         texts=_script_json(texts) if texts is not None else "null",
         **sections,
         **_parts(data),

@@ -39,7 +39,8 @@ from .pilot import CELLS, cells_jsonl, pilot_run
 from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, render_reports, run_data
 from .resultcache import cached
 from .runs import RUNS_NAME, earlier_runs, runs_json
-from .statsfiles import disagreements_csv, stable_json
+from .statsdata import parse_stats_file
+from .statsfiles import disagreements_csv, stable_json, stats_file
 from .texts import TEXTS_NAME, capture_texts, texts_json
 
 __all__ = ["ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "STATS_FILES", "OutputDir", "estimate_table"]
@@ -507,7 +508,7 @@ def _computed_statistics(
         recorded=rubric.calibration,
     )
     written = {
-        "stats.json": stable_json(stats.data, rubric.version),
+        "stats.json": stats_file(stats.data, rubric.version).dumps(),
         "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),
     }
     if stats.hypotheses is not None:
@@ -519,9 +520,9 @@ def _with_preferences(text: str, rows: Sequence[dict[str, Any]], labels: Any, ru
     """stats.json with its `calibration` against the people's preferences (kind compare)."""
     from ..stats.preference import preference_calibration, preference_items
 
-    data = json.loads(text)
+    data = parse_stats_file(text).model_dump(exclude_unset=True)
     data["calibration"] = preference_calibration(preference_items(rows), labels)
-    return stable_json(data, rubric.version)
+    return stats_file(data, rubric.version).dumps()
 
 
 def _estimate_totals(estimates: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

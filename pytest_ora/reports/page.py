@@ -7,11 +7,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ..core.rubric import Rubric
 from .html import render_html
-from .pagedata import optional_section, page_data
+from .pagedata import CompareRow, CompareSections, OptionalResults, Statistics, compare_rows, not_shown, page_data
+from .statsdata import StatsFile, StatsFileError, parse_stats_file, read_stats_file
 
 __all__ = ["OPTIONAL_FILES", "read_optional", "report_page", "stale_compare"]
 
@@ -19,10 +20,8 @@ OPTIONAL_FILES = {"statistics": "stats.json", "compare": "compare.json"}
 """Results other parts of a run may write beside the tables; the page shows them when present."""
 
 
-def statistics_input(stats: Any, hypotheses: Any) -> Any:
-    """stats.json (and hypotheses.json) in the page's statistics shape; anything else is passed on to be checked."""
-    if not isinstance(stats, dict) or "comparisons" not in stats:
-        return stats
+def statistics_input(stats: StatsFile, hypotheses: dict[str, Any] | None) -> Statistics:
+    """stats.json (and hypotheses.json) in the page's statistics shape."""
     from .statsfiles import (
         INTERVAL_WORDS,
         SMALL_ROWS,
@@ -34,71 +33,74 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
         shown_interval,
     )
 
-    agreement = stats.get("agreement") or {}
-    rows = [*(agreement.get("criteria") or []), *([agreement["overall"]] if agreement.get("overall") else [])]
-    alpha = float((stats.get("pairs") or {}).get("alpha", 0.05))
-    extended = "pairs" in stats
-    few = int(agreement.get("captures") or 0) < SMALL_ROWS and extended
-    result: dict[str, Any] = {
+    agreement = stats.agreement
+    rows = [*agreement.criteria, agreement.overall]
+    alpha = float(stats.pairs.alpha) if stats.pairs is not None else 0.05
+    family = stats.pairs.holm_family if stats.pairs is not None else 1
+    extended = stats.pairs is not None
+    few = agreement.captures < SMALL_ROWS and extended
+    result: dict[str, object] = {
         "configurations": {
-            c["configuration"]: {
+            c.configuration: {
                 "overall_interval": shown_interval(c),
-                "failure_interval": c.get("failure_rate_interval"),
-                "interval_method": c.get("interval_method"),
-                "small_n": c.get("small_n"),
+                "failure_interval": c.failure_rate_interval,
+                "interval_method": c.interval_method,
+                "small_n": c.small_n,
             }
-            for c in stats.get("configurations") or []
+            for c in stats.configurations
         },
         "agreement": {
-            r["criterion"]: {
-                "alpha": r.get("krippendorff_alpha"),
-                "kappa": r.get("quadratic_kappa"),
-                "exact": r.get("exact"),
-                "within_one": r.get("within_one"),
-                "alpha_interval": None if few else r.get("alpha_interval"),
+            r.criterion: {
+                "alpha": r.krippendorff_alpha,
+                "kappa": r.quadratic_kappa,
+                "exact": r.exact,
+                "within_one": r.within_one,
+                "alpha_interval": None if few else r.alpha_interval,
                 "alpha_interval_note": TOO_FEW if few else None,
-                "alpha_ordinal": r.get("alpha_ordinal"),
-                "fleiss_kappa": r.get("fleiss_kappa"),
-                "icc_2k": r.get("icc_2k"),
+                "alpha_ordinal": r.alpha_ordinal,
+                "fleiss_kappa": r.fleiss_kappa,
+                "icc_2k": r.icc_2k,
             }
             for r in rows
         },
         "paired": [
             {
-                "a": c["first"],
-                "b": c["second"],
-                "n": c["n"],
-                "mean_difference": c["mean_difference"],
+                "a": c.first,
+                "b": c.second,
+                "n": c.n,
+                "mean_difference": c.mean_difference,
                 "interval": shown_interval(c),
-                "p_value": c.get("p_value"),
-                "p_holm": c.get("p_holm"),
+                "p_value": c.p_value,
+                "p_holm": c.p_holm,
                 **(
                     {
-                        "interval_method": c.get("interval_method"),
-                        "small_n": c.get("small_n"),
-                        "p_shown": p_text(c.get("p_value"), bool(c.get("p_floor"))),
-                        "p_holm_shown": p_text(c.get("p_holm"), bound=bool(c.get("p_holm_bound"))),
-                        "p_t": c.get("p_t"),
-                        "mde_80_adjusted": c.get("mde_80_adjusted"),
-                        "reading": reading(c, alpha, int((stats.get("pairs") or {}).get("holm_family", 1))),
+                        "interval_method": c.interval_method,
+                        "small_n": c.small_n,
+                        "p_shown": p_text(c.p_value, bool(c.p_floor)),
+                        "p_holm_shown": p_text(c.p_holm, bound=bool(c.p_holm_bound)),
+                        "p_t": c.p_t,
+                        "mde_80_adjusted": c.mde_80_adjusted,
+                        "reading": reading(c, alpha, family),
                     }
                     if extended
                     else {}
                 ),
             }
-            for c in stats["comparisons"]
-            if c.get("mean_difference") is not None
+            for c in stats.comparisons
+            if c.mean_difference is not None
         ],
     }
-    if stats.get("recorded_calibration"):
-        result["recorded_calibration_note"] = recorded_calibration_line(stats["recorded_calibration"])
+    if stats.recorded_calibration:
+        result["recorded_calibration_note"] = recorded_calibration_line(stats.recorded_calibration)
     if extended:
         result["intervals_note"] = INTERVAL_WORDS
-        if stats.get("noise"):
-            result["noise_note"] = noise_words(stats["noise"])
-        judges = stats.get("judges") or []
-        result["judges"] = [{"judge": j["judge"], **row} for j in judges for row in j["configurations"]]
-        result["self_preference"] = [{"judge": j["judge"], **row} for j in judges for row in j["self_preference"]]
+        if stats.noise:
+            result["noise_note"] = noise_words(stats.noise)
+        judges = stats.judges or []
+        result["judges"] = [{"judge": j.judge, **row.model_dump()} for j in judges for row in j.configurations]
+        result["self_preference"] = [
+            {"judge": j.judge, **row.model_dump()} for j in judges for row in j.self_preference
+        ]
     if isinstance(hypotheses, dict) and hypotheses.get("hypotheses"):
         verdict = hypotheses.get("verdict") or {}
         result["hypotheses"] = {
@@ -111,35 +113,33 @@ def statistics_input(stats: Any, hypotheses: Any) -> Any:
                 if h.get("mean_delta") is not None
             ],
         }
-    return result
+    return Statistics.model_validate(result)
 
 
-def read_optional(directory: Path) -> tuple[dict[str, Any], list[str]]:
-    """The optional sections found in the output directory, by section name; why any was left out."""
-    found: dict[str, Any] = {}
+def read_optional(directory: Path) -> tuple[OptionalResults, list[str]]:
+    """The optional results found in the output directory; why any was left out."""
+    statistics: Statistics | None = None
+    compare: list[CompareRow] | None = None
     notes: list[str] = []
-    for section, name in OPTIONAL_FILES.items():
-        path = directory / name
-        if not path.is_file():
-            continue
+    path = directory / OPTIONAL_FILES["statistics"]
+    if path.is_file():
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            notes.append(f"{name} is not shown: {error}")
-            continue
-        if section == "statistics":
             extra = directory / "hypotheses.json"
-            try:
-                raw = statistics_input(raw, json.loads(extra.read_text(encoding="utf-8")) if extra.is_file() else None)
-            except (OSError, ValueError, KeyError, TypeError) as error:
-                notes.append(f"{name} is not shown: {error}")
-                continue
-        value, note = optional_section(section, raw, name)
-        if value is not None:
-            found[section] = value
-        if note is not None:
-            notes.append(note)
-    return found, notes
+            hypotheses = json.loads(extra.read_text(encoding="utf-8")) if extra.is_file() else None
+            statistics = statistics_input(parse_stats_file(path.read_text(encoding="utf-8")), hypotheses)
+        except ValidationError as error:  # hypotheses.json's rows in the page's shape
+            notes.append(not_shown(error, path.name))
+        except (OSError, ValueError, KeyError, TypeError, StatsFileError) as error:
+            notes.append(f"{path.name} is not shown: {error}")
+    path = directory / OPTIONAL_FILES["compare"]
+    if path.is_file():
+        try:
+            compare, note = compare_rows(json.loads(path.read_text(encoding="utf-8")), path.name)
+        except (OSError, ValueError) as error:
+            notes.append(f"{path.name} is not shown: {error}")
+        else:
+            notes += [note] if note is not None else []
+    return OptionalResults(statistics, compare), notes
 
 
 def report_page(
@@ -154,9 +154,10 @@ def report_page(
     """report.html from a run's ledger and summary rows, its methodology facts (run.json) and any
     optional results in `directory`: what the run wrote, so `verify` renders the same bytes."""
     optional, notes = read_optional(directory)
-    stale = stale_compare(optional.get("compare"), rubric, summary)
+    compare = optional.compare
+    stale = stale_compare(compare, rubric, summary)
     if stale:
-        optional.pop("compare")
+        compare = None
         notes.append(stale)
     data = page_data(
         bundle=bundle,
@@ -166,19 +167,25 @@ def report_page(
         summary=summary,
         table=table,
         scoring_date=methodology["scoring_date"],
-        statistics=optional.get("statistics"),
-        compare=optional.get("compare"),
+        statistics=optional.statistics,
+        compare=compare,
         notes=notes,
     )
     if methodology.get("notices"):
         data["notices"] = list(methodology["notices"])  # incomplete run, local judge: at the top of the page
-    data.update(compare_sections(directory))
+    sections = compare_sections(directory)  # in this order: texts, runs, baseline, compare_notes
+    if "texts" in sections:
+        data["texts"] = sections["texts"]
+    if "runs" in sections:
+        data["runs"] = sections["runs"]
+    if "baseline" in sections:
+        data["baseline"] = sections["baseline"]
+    if "compare_notes" in sections:
+        data["compare_notes"] = sections["compare_notes"]
     return render_html(data, calibration=_calibration(directory, data["rubric"]["scale"]))
 
 
-def stale_compare(
-    compare: Sequence[Mapping[str, Any]] | None, rubric: Rubric, summary: Sequence[BaseModel]
-) -> str | None:
+def stale_compare(compare: Sequence[CompareRow] | None, rubric: Rubric, summary: Sequence[BaseModel]) -> str | None:
     """Why compare.json is not this run's (an earlier run's or another bundle's), or None when it is."""
     if not compare:
         return None
@@ -186,11 +193,11 @@ def stale_compare(
         return f"compare.json is not shown: this run's rubric {rubric.version} is not a compare rubric (the file is another run's)"
     judged = {str(getattr(row, "configuration", "")): getattr(row, "judged", None) for row in summary}
     for pair in compare:
-        name = f"{pair['a']}+{pair['b']}"
-        items = int(pair["wins"]) + int(pair["ties"]) + int(pair["losses"])
-        if name not in judged or judged[name] != items or pair.get("items", items) != items:
+        name = f"{pair.a}+{pair.b}"
+        items = pair.wins + pair.ties + pair.losses
+        if name not in judged or judged[name] != items or (pair.items is not None and pair.items != items):
             return (
-                f"compare.json is not shown: its pair {pair['a']} vs {pair['b']} ({items} items) is not this run's "
+                f"compare.json is not shown: its pair {pair.a} vs {pair.b} ({items} items) is not this run's "
                 f"(judged here: {judged.get(name, 'no such pair')}); it is from an earlier run or another bundle"
             )
     return None
@@ -201,21 +208,21 @@ def _calibration(directory: Path, scale: Sequence[float]) -> str:
     from .calibration import calibration_html
 
     try:
-        stats = json.loads((directory / "stats.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        stats = read_stats_file(directory / "stats.json")
+    except StatsFileError:
         return ""
-    return calibration_html(stats.get("calibration") if isinstance(stats, dict) else None, scale)
+    return calibration_html(stats.calibration, scale)
 
 
-def compare_sections(directory: Path) -> dict[str, Any]:
+def compare_sections(directory: Path) -> CompareSections:
     """SPEC 18's parts of the page, from the files beside the ledger: texts.json (the capture view's prompt,
     context and answer), runs.json (the earlier runs), baseline.json (Since baseline)."""
     from .baseline import BASELINE_JSON
     from .baselinedata import BaselineDataError, parse_baseline_comparison
-    from .runs import RUNS_NAME
+    from .runs import RUNS_NAME, RunsFile
     from .texts import read_texts
 
-    sections: dict[str, Any] = {}
+    sections: CompareSections = {}
     texts, note = read_texts(directory)
     if texts is not None:
         sections["texts"] = texts
@@ -223,8 +230,10 @@ def compare_sections(directory: Path) -> dict[str, Any]:
     path = directory / RUNS_NAME
     if path.is_file():
         try:
-            sections["runs"] = json.loads(path.read_text(encoding="utf-8"))["runs"]
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+            sections["runs"] = RunsFile.model_validate_json(path.read_text(encoding="utf-8")).runs
+        except ValidationError as error:
+            problems.append(not_shown(error, RUNS_NAME))
+        except (OSError, UnicodeDecodeError) as error:
             problems.append(f"{RUNS_NAME} is not shown: {error}")
     if (directory / BASELINE_JSON).is_file():
         try:

@@ -9,9 +9,11 @@ page is byte-stable for the same data.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, get_args
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict, get_args
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from typing_extensions import NotRequired
 
 from ..core.models import Status
 from ..core.rubric import Rubric
@@ -19,13 +21,21 @@ from ..method.kinds import formula, get_kind
 from .aggregation import public_cells
 from .matrix import Extras
 
+if TYPE_CHECKING:
+    from .baselinedata import BaselineComparison
+    from .runs import EarlierRun
+
 __all__ = [
     "PAGE_SCHEMA",
     "STATUSES",
     "CompareRow",
+    "CompareSections",
+    "OptionalResults",
+    "PageData",
     "Statistics",
     "agreement_from_ledger",
-    "optional_section",
+    "compare_rows",
+    "not_shown",
     "page_data",
 ]
 
@@ -180,16 +190,108 @@ class CompareRow(_Section):
 _COMPARE = TypeAdapter(list[CompareRow])
 
 
-def optional_section(name: str, raw: Any, source: str) -> tuple[Any, str | None]:
-    """A section in the page's shape, or None and a sentence saying why it is not shown."""
+@dataclass(frozen=True)
+class OptionalResults:
+    """The results other parts of a run wrote beside the tables, in the page's shape (None: not shown)."""
+
+    statistics: Statistics | None = None
+    """From stats.json and hypotheses.json."""
+    compare: list[CompareRow] | None = None
+    """From compare.json."""
+
+
+def not_shown(error: ValidationError, source: str) -> str:
+    """Why a file beside the tables is not shown: its first bad field."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "(top)"
+    return f"{source} is not shown: {where}: {first['msg']}"
+
+
+def compare_rows(raw: object, source: str) -> tuple[list[CompareRow] | None, str | None]:
+    """compare.json's rows in the page's shape, or None and a sentence saying why they are not shown."""
     try:
-        if name == "statistics":
-            return Statistics.model_validate(raw).model_dump(exclude_none=True), None
-        return [row.model_dump(exclude_none=True) for row in _COMPARE.validate_python(raw)], None
+        return _COMPARE.validate_python(raw), None
     except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(top)"
-        return None, f"{source} is not shown: {where}: {first['msg']}"
+        return None, not_shown(error, source)
+
+
+class PageRubric(TypedDict):
+    """The rubric as the page names it."""
+
+    version: str
+    title: str
+    formula: str
+    criteria: list[str]
+    scale: list[float]
+    failure_below: float | None
+    failure: str
+    """What makes a capture a failure, in words."""
+    kind: NotRequired[str]
+    """Only "compare": the page then speaks of winners, not scores."""
+
+
+class PageSummary(TypedDict):
+    """The public table as shown."""
+
+    headings: list[str]
+    rows: list[list[str]]
+
+
+class ConfigurationMeans(TypedDict):
+    """One configuration's means (None throughout for a compare run)."""
+
+    judged: int
+    overall: float | None
+    criteria: dict[str, float | None]
+    failure_rate: float | None
+
+
+class CaptureTable(TypedDict):
+    """The capture table: rows of CAPTURE_COLUMNS, strings interned."""
+
+    columns: list[str]
+    judge_columns: list[str]
+    strings: list[str]
+    rows: list[list[Any]]
+
+
+class PageData(TypedDict):
+    """Everything report.html shows; the script reads it as JSON (texts and runs travel apart)."""
+
+    schema: str
+    bundle: str
+    scoring_date: str
+    rubric: PageRubric
+    judges: list[dict[str, str]]
+    """label, model, provider."""
+    configurations: list[str]
+    families: list[str]
+    statuses: list[str]
+    summary: PageSummary
+    means: dict[str, ConfigurationMeans]
+    by_family: dict[str, dict[str, dict[str, Any]]]
+    agreement: dict[str, dict[str, float | int]]
+    captures: CaptureTable
+    extras: dict[str, dict[str, Any]]
+    statistics: NotRequired[dict[str, Any]]
+    """Statistics dumped without its empty figures."""
+    compare: NotRequired[list[dict[str, Any]]]
+    notes: NotRequired[list[str]]
+    notices: NotRequired[list[str]]
+    """An incomplete run, a judge on this machine: said at the top of the page."""
+    texts: NotRequired[dict[str, Any]]
+    runs: NotRequired[list[EarlierRun]]
+    baseline: NotRequired[BaselineComparison]
+    compare_notes: NotRequired[list[str]]
+
+
+class CompareSections(TypedDict, total=False):
+    """The parts of the page read from the files beside the ledger (texts.json, runs.json, baseline.json)."""
+
+    texts: dict[str, Any]
+    runs: list[EarlierRun]
+    baseline: BaselineComparison
+    compare_notes: list[str]
 
 
 class Strings:
@@ -267,7 +369,7 @@ class _Captures:
             ]
         )
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> CaptureTable:
         return {
             "columns": list(CAPTURE_COLUMNS),
             "judge_columns": list(JUDGE_COLUMNS),
@@ -349,10 +451,10 @@ def page_data(
     summary: Sequence[Any],
     table: Sequence[Sequence[str]],
     scoring_date: str,
-    statistics: Mapping[str, Any] | None = None,
-    compare: Sequence[Mapping[str, Any]] | None = None,
+    statistics: Statistics | None = None,
+    compare: Sequence[CompareRow] | None = None,
     notes: Sequence[str] = (),
-) -> dict[str, Any]:
+) -> PageData:
     """Everything report.html shows, as plain JSON-able builtins.
 
     `rows` and `summary` are the rubric's ledger and summary rows (reports.rows); `table` its public table.
@@ -368,7 +470,8 @@ def page_data(
         extras.add(row)
         agreement.add(row)
         by_family.add(row)
-    data: dict[str, Any] = {
+    headings, table_rows = public_cells(table, rubric)
+    data: PageData = {
         "schema": PAGE_SCHEMA,
         "bundle": bundle,
         "scoring_date": scoring_date,
@@ -385,7 +488,7 @@ def page_data(
         "configurations": configurations,
         "families": list(by_family.overalls),
         "statuses": list(STATUSES),
-        "summary": dict(zip(("headings", "rows"), public_cells(table, rubric))),
+        "summary": {"headings": headings, "rows": table_rows},
         "means": {
             row.configuration: {
                 "judged": row.judged,
@@ -400,10 +503,10 @@ def page_data(
         "captures": captures.data(),
         "extras": extras.data(),
     }
-    if statistics:
-        data["statistics"] = dict(statistics)
+    if statistics is not None:
+        data["statistics"] = statistics.model_dump(exclude_none=True)
     if compare:
-        data["compare"] = [dict(item) for item in compare]
+        data["compare"] = [row.model_dump(exclude_none=True) for row in compare]
     if rubric.kind == "compare":  # the page shows what a compare run means: reports/comparepage.py
         data["rubric"]["kind"] = "compare"
     if notes:

@@ -31,6 +31,7 @@ from .page import report_page
 from .pilot import pilot_summary
 from .rows import ledger_model, summary_model
 from .runfile import RunFile, RunFileError, SummaryNotes, read_run_file
+from .statsdata import StatsFileError
 from .statsfiles import statistics_sections
 
 __all__ = [
@@ -245,8 +246,10 @@ def _statistics(directory: Path) -> tuple[str, str]:
     """The Statistics sections (SPEC 10) of summary.md and methodology.md, from stats.json when the run wrote one."""
     try:
         return statistics_sections(directory)
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
-        raise VerifyError(f"{directory / 'stats.json'}: cannot read the machine-written data ({error})") from None
+    except StatsFileError as error:
+        raise VerifyError(str(error)) from None
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:  # hypotheses.json
+        raise VerifyError(f"{directory / 'hypotheses.json'}: cannot read the machine-written data ({error})") from None
 
 
 @register("summary.csv", ("summary.json", RUN_DATA))

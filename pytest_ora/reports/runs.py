@@ -12,11 +12,47 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from .archive import RUNS_DIR, run_directories
 
-__all__ = ["RUNS_NAME", "earlier_runs", "runs_json"]
+__all__ = ["RUNS_NAME", "RUNS_SCHEMA", "EarlierRun", "RunsFile", "earlier_runs", "runs_json"]
 
 RUNS_NAME = "runs.json"
+RUNS_SCHEMA = "ora-runs-1"
+
+
+class EarlierRun(BaseModel):
+    """One run kept under runs/NNNN: what the page lists of it, or why it could not be read.
+
+    A key the run's files did not give stays unwritten (an unreadable run has only `run` and `unreadable`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    run: str
+    """The directory's name under runs/."""
+    scoring_date: str | None = None
+    rubric: str | None = None
+    selection: str | None = None
+    captures: int | None = None
+    """The run's records (run.json's methodology)."""
+    configurations: list[tuple[str, int | float | None]] | None = None
+    """(configuration, mean overall), in summary.json's order."""
+    unreadable: str | None = None
+    """Why the run's files could not be read: the run is listed as such, never guessed."""
+
+
+class RunsFile(BaseModel):
+    """runs.json: the earlier runs, oldest first."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_: str = Field(alias="schema")
+    runs: list[EarlierRun]
+
+    def dumps(self) -> str:
+        """The file's text."""
+        return json.dumps(self.model_dump(by_alias=True, exclude_unset=True), indent=1, ensure_ascii=False) + "\n"
 
 
 def _read(directory: Path, name: str) -> Any:
@@ -28,32 +64,37 @@ def _read(directory: Path, name: str) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _run(directory: Path) -> dict[str, Any]:
-    entry: dict[str, Any] = {"run": directory.name}
+def _run(directory: Path) -> EarlierRun:
     try:
         summary = _read(directory, "summary.json")
         run = _read(directory, "run.json") if os.path.lexists(directory / "run.json") else {}
         methodology = run.get("methodology") or {}
-        entry.update(
-            {
-                "scoring_date": methodology.get("scoring_date"),
-                "rubric": run.get("rubric") or (summary[0].get("rubric") if summary else None),
-                "selection": (summary[0].get("selection") if summary else None) or "all captures",
-                "captures": methodology.get("records"),
-                "configurations": [[str(row["configuration"]), row.get("mean_overall")] for row in summary],
-            }
+        return EarlierRun(
+            run=directory.name,
+            scoring_date=methodology.get("scoring_date"),
+            rubric=run.get("rubric") or (summary[0].get("rubric") if summary else None),
+            selection=(summary[0].get("selection") if summary else None) or "all captures",
+            captures=methodology.get("records"),
+            configurations=[(str(row["configuration"]), row.get("mean_overall")) for row in summary],
         )
+    except ValidationError as error:  # a value of the wrong type: the first one, said
+        first = error.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        return EarlierRun(run=directory.name, unreadable=f"field {where}: {first['msg']}")
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, IndexError) as error:
-        entry["unreadable"] = (
-            f"{type(error).__name__}: {error}" if not isinstance(error, OSError) else (f"{error.strerror or error}")
+        return EarlierRun(
+            run=directory.name,
+            unreadable=(
+                f"{type(error).__name__}: {error}" if not isinstance(error, OSError) else (f"{error.strerror or error}")
+            ),
         )
-    return entry
 
 
-def earlier_runs(out: Path) -> list[dict[str, Any]]:
+def earlier_runs(out: Path) -> list[EarlierRun]:
     """The runs under out/runs/, oldest first."""
     return [_run(p) for _, p in run_directories(out / RUNS_DIR)]
 
 
-def runs_json(runs: list[dict[str, Any]]) -> str:
-    return json.dumps({"schema": "ora-runs-1", "runs": runs}, indent=1, ensure_ascii=False) + "\n"
+def runs_json(runs: list[EarlierRun]) -> str:
+    """runs.json's text."""
+    return RunsFile(schema=RUNS_SCHEMA, runs=runs).dumps()

@@ -6,11 +6,12 @@ Static HTML, every value escaped: the sections read without the script, and what
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
 from .baselinedata import BaselineComparison
+from .runs import EarlierRun
 
 __all__ = ["MAX_RUNS_SHOWN", "earlier_runs_html", "since_baseline_html"]
 
@@ -149,7 +150,7 @@ def since_baseline_html(data: BaselineComparison) -> str:
     return "".join(parts)
 
 
-def earlier_runs_html(runs: Sequence[Mapping[str, Any]], configurations: Sequence[str], means: bool = True) -> str:
+def earlier_runs_html(runs: Sequence[EarlierRun], configurations: Sequence[str], means: bool = True) -> str:
     """The earlier runs under runs/, newest first: date, selection, mean overall per configuration (when `means`)."""
     if not runs:
         return '<p class="note">No earlier runs: each new run into this output directory moves the last report to runs/NNNN.</p>'
@@ -158,24 +159,24 @@ def earlier_runs_html(runs: Sequence[Mapping[str, Any]], configurations: Sequenc
     runs = runs[left_out:]  # a page that lists 1,500 runs (and every configuration they had) is too big to open
     names = list(configurations) if means else []
     for run in runs if means else ():
-        for name, _ in run.get("configurations") or []:
+        for name, _ in run.configurations or []:
             if name not in names:
                 names.append(name)
     rows = []
     for run in reversed(list(runs)):
-        if run.get("unreadable"):
+        if run.unreadable:
             # Said in the first mean column, or in the selection column when the page has none (a compare run).
-            said = f"unreadable: {_text(run['unreadable'])}"
+            said = f"unreadable: {_text(run.unreadable)}"
             cells = ["", "", "", said, *[""] * (len(names) - 1)] if names else ["", "", said]
-            rows.append([f"runs/{_text(run.get('run'))}", *cells])
+            rows.append([f"runs/{_text(run.run)}", *cells])
             continue
-        overall = {name: value for name, value in run.get("configurations") or []}
+        overall = {name: value for name, value in run.configurations or []}
         rows.append(
             [
-                f"runs/{_text(run.get('run'))}",
-                _text(run.get("scoring_date")),
-                _text(run.get("rubric")),
-                _text(run.get("selection")),
+                f"runs/{_text(run.run)}",
+                _text(run.scoring_date),
+                _text(run.rubric),
+                _text(run.selection),
                 *[_num(overall.get(name)) for name in names],
             ]
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +17,17 @@ from tabulate import tabulate
 from ..core.csvtext import csv_line
 from ..core.numbers import whole_percent
 from .fewunits import SMALL_ROWS, TOO_FEW
+from .statsdata import (
+    AgreementSection,
+    ComparisonRow,
+    ConfigurationRow,
+    MethodSection,
+    PairsSection,
+    RecordedCalibrationSection,
+    StatsFile,
+    UnitsSection,
+    read_stats_file,
+)
 
 if TYPE_CHECKING:  # the sections render from stats.json alone: verify needs no numpy
     from ..stats.disagreements import Disagreement
@@ -39,6 +50,7 @@ __all__ = [
     "statistics_markdown",
     "statistics_method",
     "statistics_sections",
+    "stats_file",
 ]
 
 INTERVAL_WORDS = (
@@ -61,18 +73,30 @@ INTERVAL_WORDS = (
 )
 
 
-def shown_interval(row: dict[str, Any]) -> Sequence[float] | None:
+def shown_interval(row: ConfigurationRow | ComparisonRow | Mapping[str, Any]) -> Sequence[float] | None:
     """The interval a table shows: the t interval (interval_method t), else, in older files, the BCa bootstrap interval."""
-    if row.get("interval_method") == "t":
-        return row.get("t_interval")
-    if "bootstrap_interval" in row:
-        return row.get("bootstrap_interval")
-    return row.get("interval", row.get("mean_overall_interval"))
+    if isinstance(row, Mapping):  # a row of hypotheses.json
+        found: Sequence[float] | None
+        if row.get("interval_method") == "t":
+            found = row.get("t_interval")
+        else:
+            found = row["bootstrap_interval"] if "bootstrap_interval" in row else row.get("interval")
+        return found
+    if row.interval_method == "t":
+        return row.t_interval
+    if "bootstrap_interval" in row.model_fields_set:
+        return row.bootstrap_interval
+    return row.interval if isinstance(row, ComparisonRow) else row.mean_overall_interval
 
 
-def _method(row: dict[str, Any]) -> str:
-    name = "t" if row.get("interval_method") == "t" else "BCa"
-    return f"{name} (small n)" if row.get("small_n") else name
+def _method(row: ConfigurationRow | ComparisonRow | Mapping[str, Any]) -> str:
+    method, small = (
+        (row.get("interval_method"), row.get("small_n"))
+        if isinstance(row, Mapping)
+        else (row.interval_method, row.small_n)
+    )
+    name = "t" if method == "t" else "BCa"
+    return f"{name} (small n)" if small else name
 
 
 def bootstrap_only(interval: Sequence[float] | None, units: int, places: int = 3) -> str:
@@ -93,9 +117,9 @@ def p_text(value: float | None, floor: bool = False, bound: bool = False, places
     return f"<= {value:.{places}f}" if bound else f"{value:.{places}f}"
 
 
-def reading(row: dict[str, Any], alpha: float, family: int = 1) -> str:
+def reading(row: ComparisonRow, alpha: float, family: int = 1) -> str:
     """A pair's result in words: significant after Holm, or what could not have been detected."""
-    adjusted = row.get("p_holm")
+    adjusted = row.p_holm
     if adjusted is None:
         return "not tested (fewer than two shared units)"
     if adjusted < alpha:
@@ -107,22 +131,22 @@ def reading(row: dict[str, Any], alpha: float, family: int = 1) -> str:
             f"interval excludes 0 but the sign-flip test after Holm does not confirm it (p {p_text(adjusted)}): "
             "a likely difference, not established"
         )
-    floor = row.get("p_min")
+    floor = row.p_min
     if floor is not None and floor * max(family, 1) >= alpha:
         # The sign-flip test cannot reach the Holm level at this n: power is nil whatever the t-test says.
         return (
-            f"not significant; at {row.get('units')} units the sign-flip p cannot go below {floor:.4g}, "
+            f"not significant; at {row.units} units the sign-flip p cannot go below {floor:.4g}, "
             "so no difference could have been detected"
         )
-    mde = row.get("mde_80_adjusted")
+    mde = row.mde_80_adjusted
     if mde is None:
         return "not significant; too few units to say what could have been detected"
     return f"not significant; a difference below {mde:.2f} could not have been detected"
 
 
-def ranking(row: dict[str, Any], alpha: float) -> str:
+def ranking(row: ComparisonRow, alpha: float) -> str:
     """One plain sentence for a comparison: which configuration leads, by how much, and how surely."""
-    first, second, difference, n = row["first"], row["second"], row.get("mean_difference"), row.get("n")
+    first, second, difference, n = row.first, row.second, row.mean_difference, row.n
     interval = shown_interval(row)
     if difference is None or interval is None:
         return f"{first} vs {second}: too few shared scored entries ({n}) to rank them."
@@ -130,11 +154,9 @@ def ranking(row: dict[str, Any], alpha: float) -> str:
     if difference == 0:
         return f"{first} and {second} tie ({where})."
     leader, other = (first, second) if difference > 0 else (second, first)
-    adjusted = row.get("p_holm")
+    adjusted = row.p_holm
     if adjusted is not None and adjusted < alpha:
-        surely = (
-            f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted, bound=bool(row.get('p_holm_bound')))})"
-        )
+        surely = f"a lead the sign-flip test confirms after Holm (p {p_text(adjusted, bound=bool(row.p_holm_bound))})"
     elif interval[0] > 0 or interval[1] < 0:
         surely = (
             "the interval excludes 0 but the sign-flip test after Holm does not confirm it: likely, not established"
@@ -158,6 +180,11 @@ def stable(value: Any) -> Any:
 def stable_json(data: dict[str, Any], rubric: str) -> str:
     """A report's JSON text: the rubric first, stable floats, two-space indent."""
     return json.dumps({"rubric": rubric, **stable(data)}, indent=2, ensure_ascii=False) + "\n"
+
+
+def stats_file(data: Mapping[str, object], rubric: str) -> StatsFile:
+    """stats.json's model from the statistics' data: the rubric first, stable floats."""
+    return StatsFile.model_validate({"rubric": rubric, **stable(dict(data))})
 
 
 def _number(value: float) -> str:
@@ -193,11 +220,11 @@ def statistics_sections(directory: Path) -> tuple[str, str]:
     """summary.md's and methodology.md's Statistics sections, rendered from stats.json and hypotheses.json."""
     if not (directory / "stats.json").is_file():
         return "", ""
-    data = json.loads((directory / "stats.json").read_text(encoding="utf-8"))
+    data = read_stats_file(directory / "stats.json")
     if (directory / "compare.jsonl").is_file():  # a compare run: no score statistics, its calibration only
         from .calibration import calibration_markdown
 
-        calibration = data.get("calibration")
+        calibration = data.calibration
         if not calibration:
             return "", ""
         method = f"\n## Statistics\n\n- Calibration against human preferences ({calibration['source']}): {calibration['method']}\n"
@@ -207,85 +234,85 @@ def statistics_sections(directory: Path) -> tuple[str, str]:
     return statistics_markdown(data, hypotheses), statistics_method(data, hypotheses)
 
 
-def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None) -> str:
+def statistics_markdown(data: StatsFile, hypotheses: dict[str, Any] | None) -> str:
     """summary.md's Statistics section: agreement, intervals, paired comparisons, hypotheses."""
-    method = data["method"]
-    agree = data["agreement"]
+    method = data.method
+    agree = data.agreement
     lines = [
         "",
         "## Statistics",
         "",
-        f"Seed {method['seed']}, {method['resamples']:,} resamples, {method['confidence_level']:.0%} intervals; "
+        f"Seed {method.seed}, {method.resamples:,} resamples, {method.confidence_level:.0%} intervals; "
         "stats.json holds every figure at full precision.",
         "",
-        f"### Judge agreement ({agree['captures']} scored captures, judges {', '.join(agree['judges'])})",
+        f"### Judge agreement ({agree.captures} scored captures, judges {', '.join(agree.judges)})",
         "",
     ]
-    if len(agree["judges"]) < 2:
+    if len(agree.judges) < 2:
         lines += ["Not applicable: agreement needs two or more judges per capture.", ""]
     else:
         lines += _agreement_lines(agree)
-    if data.get("recorded_calibration"):
-        lines += [recorded_calibration_line(data["recorded_calibration"]), ""]
-    threshold = data["disagreements"]
+    if data.recorded_calibration:
+        lines += [recorded_calibration_line(data.recorded_calibration), ""]
+    threshold = data.disagreements
     lines += [
-        f"Disagreements (spread >= {threshold['threshold']:g} points): {threshold['count']}, listed in disagreements.csv.",
+        f"Disagreements (spread >= {threshold.threshold:g} points): {threshold.count}, listed in disagreements.csv.",
         "",
     ]
-    units = data.get("units") or {}
-    clustered = units.get("cluster") is not None
-    if "units" in data:
+    units = data.units
+    clustered = units is not None and units.cluster is not None
+    if units is not None:
         lines += [_units_sentence(units), "", INTERVAL_WORDS, ""]
     lines += ["### Mean overall and failure rate by configuration", ""]
     rows = [
         [
-            row["configuration"],
-            str(row["n"]),
-            *([str(row.get("clusters")), _fmt(row.get("design_effect"), 2)] if clustered else []),
-            _fmt(row["mean_overall"], 2),
+            row.configuration,
+            str(row.n),
+            *([str(row.clusters), _fmt(row.design_effect, 2)] if clustered else []),
+            _fmt(row.mean_overall, 2),
             _range(shown_interval(row)),
-            *([_method(row)] if "units" in data else []),
-            _pct(row["failure_rate"]),
-            _range(row["failure_rate_interval"], 0, 100),
+            *([_method(row)] if data.extended else []),
+            _pct(row.failure_rate),
+            _range(row.failure_rate_interval, 0, 100),
         ]
-        for row in data["configurations"]
+        for row in data.configurations
     ]
     headers = [
         "Configuration",
         "n",
         *(["Clusters", "Design effect"] if clustered else []),
         "Mean overall",
-        *(["95% interval", "Interval"] if "units" in data else ["95% bootstrap"]),
+        *(["95% interval", "Interval"] if data.extended else ["95% bootstrap"]),
         "Failure rate",
         "95% Wilson (%)",
     ]
     lines += [_table(rows, headers), ""]
-    if data.get("noise"):
-        lines += [noise_words(data["noise"]), ""]
+    if data.noise:
+        lines += [noise_words(data.noise), ""]
     lines += ["### Paired comparisons (first - second, shared scored entries)", ""]
-    if "pairs" in data:
-        pairs = data["pairs"]
-        lines += [f"Compared: {pairs['rule']}; {pairs['compared']} pairs, Holm over {pairs['holm_family']}.", ""]
-        alpha = float(pairs.get("alpha", 0.05))
+    if data.pairs is not None:
+        pairs = data.pairs
+        lines += [f"Compared: {pairs.rule}; {pairs.compared} pairs, Holm over {pairs.holm_family}.", ""]
+        alpha = float(pairs.alpha)
         rows = [
             [
-                row["first"],
-                row["second"],
-                str(row["n"]),
-                *([str(row.get("clusters")), _fmt(row.get("design_effect"), 2)] if clustered else []),
-                _fmt(row["mean_difference"], 2),
+                row.first,
+                row.second,
+                str(row.n),
+                *([str(row.clusters), _fmt(row.design_effect, 2)] if clustered else []),
+                _fmt(row.mean_difference, 2),
                 _range(shown_interval(row)),
                 _method(row),
-                p_text(row["p_value"], bool(row.get("p_floor"))),
-                _fmt(row.get("p_min"), 4),
-                p_text(row["p_holm"], bound=bool(row.get("p_holm_bound"))),
-                p_text(row.get("p_t")),
-                p_text(row.get("mcnemar_p")),
-                _fmt(row.get("mde_80"), 2),
-                _fmt(row.get("mde_80_adjusted"), 2),
-                reading(row, alpha, int(pairs["holm_family"])),
+                p_text(row.p_value, bool(row.p_floor)),
+                _fmt(row.p_min, 4),
+                p_text(row.p_holm, bound=bool(row.p_holm_bound)),
+                p_text(row.p_t),
+                p_text(row.mcnemar_p),
+                _fmt(row.mde_80, 2),
+                _fmt(row.mde_80_adjusted, 2),
+                reading(row, alpha, pairs.holm_family),
             ]
-            for row in data["comparisons"]
+            for row in data.comparisons
         ]
         lines += [
             _table(
@@ -313,21 +340,21 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
             "",
             "Ranking, one sentence a comparison:",
             "",
-            *(f"- {ranking(row, alpha)}" for row in data["comparisons"]),
+            *(f"- {ranking(row, alpha)}" for row in data.comparisons),
         ]
         lines += _judges_lines(data)
     else:
         rows = [
             [
-                row["first"],
-                row["second"],
-                str(row["n"]),
-                _fmt(row["mean_difference"], 2),
-                _range(row["interval"]),
-                _fmt(row["p_value"], 4),
-                _fmt(row["p_holm"], 4),
+                row.first,
+                row.second,
+                str(row.n),
+                _fmt(row.mean_difference, 2),
+                _range(row.interval),
+                _fmt(row.p_value, 4),
+                _fmt(row.p_holm, 4),
             ]
-            for row in data["comparisons"]
+            for row in data.comparisons
         ]
         lines += [
             _table(
@@ -336,10 +363,10 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
         ]
     if hypotheses is not None:
         lines += ["", hypotheses_markdown(hypotheses)]
-    if data.get("calibration"):  # human labels (SPEC 16): reports/calibration.py
+    if data.calibration:  # human labels (SPEC 16): reports/calibration.py
         from .calibration import calibration_markdown
 
-        lines.append(calibration_markdown(data["calibration"]).rstrip("\n"))
+        lines.append(calibration_markdown(data.calibration).rstrip("\n"))
     return "\n".join(lines) + "\n"
 
 
@@ -408,34 +435,31 @@ def noise_words(noise: dict[str, Any] | None) -> str:
     return first + second
 
 
-def _units_sentence(units: dict[str, Any]) -> str:
-    if units.get("cluster") is None:
-        return f"Units: the entry ({units.get('entries')} entries); no cluster field named (bundle.yaml `cluster:` or --ora-cluster)."
+def _units_sentence(units: UnitsSection) -> str:
+    if units.cluster is None:
+        return f"Units: the entry ({units.entries} entries); no cluster field named (bundle.yaml `cluster:` or --ora-cluster)."
     return (
-        f"Units: clusters of related entries by `{units['cluster']}` ({units.get('clusters')} clusters over "
-        f"{units.get('entries')} entries); standard errors, intervals and tests are cluster-robust, and the design "
+        f"Units: clusters of related entries by `{units.cluster}` ({units.clusters} clusters over "
+        f"{units.entries} entries); standard errors, intervals and tests are cluster-robust, and the design "
         "effect is the variance of a mean relative to independent entries."
     )
 
 
-def _judges_lines(data: dict[str, Any]) -> list[str]:
-    judges = data.get("judges") or []
+def _judges_lines(data: StatsFile) -> list[str]:
+    judges = data.judges or []
     if not judges:
         return []
     lines = ["", "### Judges: each judge's mean overall by configuration (95% t interval)", ""]
-    names = [row["configuration"] for row in judges[0]["configurations"]]
+    names = [row.configuration for row in judges[0].configurations]
     rows = [
         [
             name,
-            *(
-                f"{_fmt(j['configurations'][i]['mean'], 2)} {_range(j['configurations'][i]['t_interval'])}".strip()
-                for j in judges
-            ),
+            *(f"{_fmt(j.configurations[i].mean, 2)} {_range(j.configurations[i].t_interval)}".strip() for j in judges),
         ]
         for i, name in enumerate(names)
     ]
-    lines += [_table(rows, ["Configuration", *(f"Judge {j['judge']} ({j['model']})" for j in judges)])]
-    preference = [(j, row) for j in judges for row in j["self_preference"]]
+    lines += [_table(rows, ["Configuration", *(f"Judge {j.judge} ({j.model})" for j in judges)])]
+    preference = [(j, row) for j in judges for row in j.self_preference]
     lines += [
         "",
         "Self-preference: a judge's overall on a configuration that runs the judge's own model, minus the "
@@ -449,12 +473,12 @@ def _judges_lines(data: dict[str, Any]) -> list[str]:
     else:
         rows = [
             [
-                f"{j['judge']} ({j['model']})",
-                row["configuration"],
-                str(row["n"]),
-                _fmt(row["difference"], 2),
-                _range(row["t_interval"]),
-                "FLAGGED" if row["flagged"] else "no",
+                f"{j.judge} ({j.model})",
+                row.configuration,
+                str(row.n),
+                _fmt(row.difference, 2),
+                _range(row.t_interval),
+                "FLAGGED" if row.flagged else "no",
             ]
             for j, row in preference
         ]
@@ -462,36 +486,32 @@ def _judges_lines(data: dict[str, Any]) -> list[str]:
     return lines
 
 
-def recorded_calibration_line(recorded: dict[str, Any]) -> str:
+def recorded_calibration_line(recorded: RecordedCalibrationSection) -> str:
     """The run's own agreement beside the rubric's recorded value, n and interval said, and the reading."""
-    run, kept = recorded["run"], recorded["recorded"]
-    name = {"fleiss_kappa": "Fleiss' kappa"}.get(recorded["statistic"], recorded["statistic"])
-    own = "not computed" if run["value"] is None else f"{run['value']:.3f}"
-    interval = run["interval"]
+    run, kept = recorded.run, recorded.recorded
+    name = {"fleiss_kappa": "Fleiss' kappa"}.get(recorded.statistic, recorded.statistic)
+    own = "not computed" if run.value is None else f"{run.value:.3f}"
+    interval = run.interval
     within = "no interval" if interval is None else f"95% interval {interval[0]:.3f} to {interval[1]:.3f}"
     return (
-        f"Recorded calibration: {name} {kept['value']:g} ({kept['date']}; {kept['scope']}). This run: {own} "
-        f"({within}; {run['captures']} captures, {run['ratings']} ratings of {run['judges']} judges). "
-        f"{recorded['verdict'].capitalize()}: {recorded['reading']}."
+        f"Recorded calibration: {name} {kept.value:g} ({kept.date}; {kept.scope}). This run: {own} "
+        f"({within}; {run.captures} captures, {run.ratings} ratings of {run.judges} judges). "
+        f"{recorded.verdict.capitalize()}: {recorded.reading}."
     )
 
 
-def _agreement_lines(agree: dict[str, Any]) -> list[str]:
-    every = [*agree["criteria"], agree["overall"]]
-    extras = "alpha_interval" in agree["overall"]
+def _agreement_lines(agree: AgreementSection) -> list[str]:
+    every = [*agree.criteria, agree.overall]
+    extras = "alpha_interval" in agree.overall.model_fields_set
     rows = [
         [
-            row["criterion"],
-            _fmt(row["krippendorff_alpha"]),
-            *([bootstrap_only(row.get("alpha_interval"), int(agree["captures"]))] if extras else []),
-            _pct(row["exact"]),
-            _pct(row["within_one"]),
-            _fmt(row["quadratic_kappa"]),
-            *(
-                [_fmt(row.get("alpha_ordinal")), _fmt(row.get("fleiss_kappa")), _fmt(row.get("icc_2k"))]
-                if extras
-                else []
-            ),
+            row.criterion,
+            _fmt(row.krippendorff_alpha),
+            *([bootstrap_only(row.alpha_interval, agree.captures)] if extras else []),
+            _pct(row.exact),
+            _pct(row.within_one),
+            _fmt(row.quadratic_kappa),
+            *([_fmt(row.alpha_ordinal), _fmt(row.fleiss_kappa), _fmt(row.icc_2k)] if extras else []),
         ]
         for row in every
     ]
@@ -506,10 +526,10 @@ def _agreement_lines(agree: dict[str, Any]) -> list[str]:
     ]
     lines = [_table(rows, headers), ""]
     notes: dict[str, list[str]] = {}
-    for row in [*agree["criteria"], agree["overall"]]:
-        for note in (row["note"] or "").split("; "):
+    for row in every:
+        for note in (row.note or "").split("; "):
             if note:
-                notes.setdefault(note, []).append(row["criterion"])
+                notes.setdefault(note, []).append(row.criterion)
     how = {note: names for note, names in notes.items() if note.startswith("alpha in closed form")}  # computed
     missing = {note: names for note, names in notes.items() if note not in how}
     if how:
@@ -568,24 +588,24 @@ def hypotheses_markdown(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _coverage_lines(method: dict[str, Any]) -> list[str]:
+def _coverage_lines(method: MethodSection) -> list[str]:
     """The t interval's simulated coverage on skewed scores below 20 units, as a small table."""
-    measured = method.get("t_coverage_skewed")
+    measured = method.t_coverage_skewed
     if not measured:
         return []
     rows = [
         [
-            cell["population"],
-            str(cell["n"]),
-            f"{100 * cell['coverage']:.2f}%",
-            f"{100 * cell['mc_error']:.2f}",
-            f"{100 * cell['none']:.1f}%",
+            cell.population,
+            str(cell.n),
+            f"{100 * cell.coverage:.2f}%",
+            f"{100 * cell.mc_error:.2f}",
+            f"{100 * cell.none:.1f}%",
         ]
-        for cell in measured["cells"]
+        for cell in measured.cells
     ]
     return [
         "- Coverage of the 95% t interval on skewed 0-10 scores, few units (a seeded simulation of "
-        f"{measured['trials']:,} samples a cell; the test suite recomputes it): the share of shown intervals holding "
+        f"{measured.trials:,} samples a cell; the test suite recomputes it): the share of shown intervals holding "
         "the true mean, its Monte Carlo standard error in points, and the share of samples whose scores were all "
         "equal, where no interval is shown. On normal data the t interval holds 95% at every n.",
         "",
@@ -594,37 +614,38 @@ def _coverage_lines(method: dict[str, Any]) -> list[str]:
     ]
 
 
-def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -> str:
+def _extended_method(units: UnitsSection, pairs: PairsSection | None, method: MethodSection) -> list[str]:
+    """The extended figures' methods (units, t intervals, pairs, power, judges), in files that hold them."""
+    return [
+        f"- {_units_sentence(units)}",
+        f"- t intervals: {method.t_interval}",
+        f"- Small samples: {method.small_n}",
+        f"- Pairs compared: {None if pairs is None else pairs.rule}",
+        f"- Power: {method.power}",
+        f"- Failure flags of a pair: {method.mcnemar}",
+        f"- Judges: {method.judges}",
+        f"- Agreement extras: {method.agreement_extras}",
+        f"- In words: {INTERVAL_WORDS}",
+        *_coverage_lines(method),
+    ]
+
+
+def statistics_method(data: StatsFile, hypotheses: dict[str, Any] | None) -> str:
     """methodology.md's Statistics section: methods, seed, resamples, libraries."""
-    method = data["method"]
-    libraries = ", ".join(f"{name} {ver}" for name, ver in method["libraries"].items())
+    method = data.method
+    libraries = ", ".join(f"{name} {ver}" for name, ver in method.libraries.items())
     lines = [
         "",
         "## Statistics",
-        f"- Seed: {method['seed']} (--ora-seed); resamples: {method['resamples']:,}; confidence level: {method['confidence_level']:.0%}",
-        f"- Agreement: {method['agreement']}",
-        f"- Mean overall: {method['mean_interval']}",
-        f"- Failure rate: {method['failure_interval']}",
-        f"- Paired comparisons: {method['paired']}",
-        *(
-            [
-                f"- {_units_sentence(data['units'])}",
-                f"- t intervals: {method['t_interval']}",
-                f"- Small samples: {method['small_n']}",
-                f"- Pairs compared: {data['pairs']['rule']}",
-                f"- Power: {method['power']}",
-                f"- Failure flags of a pair: {method['mcnemar']}",
-                f"- Judges: {method['judges']}",
-                f"- Agreement extras: {method['agreement_extras']}",
-                f"- In words: {INTERVAL_WORDS}",
-                *_coverage_lines(method),
-            ]
-            if "units" in data
-            else []
-        ),
-        *([f"- Judge noise: {method['noise']}"] if "noise" in method else []),
-        f"- Disagreements: judges' spread on a criterion >= {data['disagreements']['threshold']:g} points "
-        f"(--ora-disagreement {data['disagreements']['given_as']})",
+        f"- Seed: {method.seed} (--ora-seed); resamples: {method.resamples:,}; confidence level: {method.confidence_level:.0%}",
+        f"- Agreement: {method.agreement}",
+        f"- Mean overall: {method.mean_interval}",
+        f"- Failure rate: {method.failure_interval}",
+        f"- Paired comparisons: {method.paired}",
+        *(_extended_method(data.units, data.pairs, method) if data.units is not None else []),
+        *([f"- Judge noise: {method.noise}"] if "noise" in method.model_fields_set else []),
+        f"- Disagreements: judges' spread on a criterion >= {data.disagreements.threshold:g} points "
+        f"(--ora-disagreement {data.disagreements.given_as})",
     ]
     if hypotheses is not None:
         lines.append(
@@ -633,12 +654,10 @@ def statistics_method(data: dict[str, Any], hypotheses: dict[str, Any] | None) -
             "(bootstrap_interval); null_pass_probability: the share of seeded permutations of the configuration labels "
             "within each entry under which the verdict's count condition passes"
         )
-    if data.get("recorded_calibration"):
-        recorded = data["recorded_calibration"]
-        lines.append(f"- {recorded_calibration_line(recorded)} Method: {recorded['method']}.")
-    if data.get("calibration"):
-        lines.append(
-            f"- Calibration against human labels ({data['calibration']['source']}): {data['calibration']['method']}"
-        )
+    if data.recorded_calibration:
+        recorded = data.recorded_calibration
+        lines.append(f"- {recorded_calibration_line(recorded)} Method: {recorded.method}.")
+    if data.calibration:
+        lines.append(f"- Calibration against human labels ({data.calibration['source']}): {data.calibration['method']}")
     lines += [f"- Libraries: {libraries}", "- Computed in the controller from the ledger rows in bundle order.", ""]
     return "\n".join(lines)

@@ -20,7 +20,7 @@ from support.bundle_factory import write_bundle
 
 from pytest_ora.__main__ import main
 from pytest_ora.harness.scaffold import InitError, import_rows, init_suite
-from pytest_ora.reports.runs import earlier_runs
+from pytest_ora.reports.runs import EarlierRun, earlier_runs, runs_json
 from pytest_ora.reports.since import MAX_RUNS_SHOWN, earlier_runs_html
 from pytest_ora.testing.server import ReferenceJudge
 
@@ -135,13 +135,13 @@ def test_when_runs_holds_links_fifos_and_odd_digits_then_only_real_numbered_dire
 
     runs = earlier_runs(tmp_path)
 
-    assert [run["run"] for run in runs] == ["0001", "0004"]
-    assert "not a regular file" in runs[1]["unreadable"]
-    assert "9.5" not in json.dumps(runs)
+    assert [run.run for run in runs] == ["0001", "0004"]
+    assert "not a regular file" in (runs[1].unreadable or "")
+    assert "9.5" not in runs_json(runs)
 
 
 def test_when_there_are_1500_earlier_runs_then_the_page_shows_the_newest_and_says_how_many_are_left_out() -> None:
-    runs = [{"run": f"{n:04d}", "configurations": [[f"config-{n}", 5.0]]} for n in range(1, 1501)]
+    runs = [EarlierRun(run=f"{n:04d}", configurations=[(f"config-{n}", 5.0)]) for n in range(1, 1501)]
 
     html = earlier_runs_html(runs, ["optimum"])
 

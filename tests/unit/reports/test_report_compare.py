@@ -10,7 +10,8 @@ from test_report_page import full_page_data
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.reports.html import render_html
-from pytest_ora.reports.runs import earlier_runs
+from pytest_ora.reports.page import compare_sections
+from pytest_ora.reports.runs import EarlierRun, RunsFile, earlier_runs, runs_json
 from pytest_ora.reports.since import earlier_runs_html, since_baseline_html
 from pytest_ora.reports.texts import capture_texts, read_texts, texts_json
 
@@ -74,16 +75,17 @@ def test_earlier_runs_are_listed_in_number_order_and_an_unreadable_one_says_so(t
     (tmp_path / "runs" / "0003").mkdir()
     (tmp_path / "runs" / "0003" / "summary.json").write_text("{oops", encoding="utf-8")
     runs = earlier_runs(tmp_path)
-    assert [run["run"] for run in runs] == ["0002", "0003", "0010"]
-    assert runs[0] == {
+    assert [run.run for run in runs] == ["0002", "0003", "0010"]
+    assert runs[0].model_dump(exclude_unset=True) == {
         "run": "0002",
         "scoring_date": "2026-06-22",
         "rubric": "ora-1.0",
         "selection": "all captures",
         "captures": 12,
-        "configurations": [["optimum", 6.5], ["big-1", None]],
+        "configurations": [("optimum", 6.5), ("big-1", None)],
     }
-    assert runs[1]["unreadable"].startswith("JSONDecodeError")
+    assert (runs[1].unreadable or "").startswith("JSONDecodeError")
+    assert json.loads(runs_json(runs))["runs"][1] == {"run": "0003", "unreadable": runs[1].unreadable}
     html = earlier_runs_html(runs, ["optimum", "big-1"])
     assert html.index("runs/0010") < html.index("runs/0003") < html.index("runs/0002")  # newest first
     assert '<td class="num">7.25</td>' in html and "unreadable: JSONDecodeError" in html
@@ -108,13 +110,13 @@ def test_the_page_carries_the_compare_sections_and_keeps_texts_out_of_the_page_d
     data = full_page_data()
     data["texts"] = {"strings": ["p", "a"], "rows": [["mode:a/optimum", 0, -1, 1, -1]]}
     data["runs"] = [
-        {
-            "run": "0001",
-            "scoring_date": "2026-06-20",
-            "rubric": "ora-1.0",
-            "selection": "all captures",
-            "configurations": [["optimum", 8.0]],
-        }
+        EarlierRun(
+            run="0001",
+            scoring_date="2026-06-20",
+            rubric="ora-1.0",
+            selection="all captures",
+            configurations=[("optimum", 8.0)],
+        )
     ]
     html = render_html(data)
     assert '<section id="matrix">' in html and '<section id="earlier-runs">' in html and "runs/0001" in html
@@ -122,3 +124,45 @@ def test_the_page_carries_the_compare_sections_and_keeps_texts_out_of_the_page_d
     head, _, texts = html.partition('<script type="application/json" id="ora-texts">')
     assert json.loads(texts.partition("</script>")[0]) == data["texts"]
     assert '"texts"' not in head
+
+
+def test_when_an_earlier_run_holds_a_value_of_the_wrong_type_then_it_is_listed_unreadable_with_the_field(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "runs" / "0001"
+    run.mkdir(parents=True)
+    (run / "summary.json").write_text(json.dumps([{"configuration": "optimum", "mean_overall": [7]}]), "utf-8")
+
+    (listed,) = earlier_runs(tmp_path)
+
+    assert listed.unreadable is not None and listed.unreadable.startswith("field configurations.0.1")
+    assert listed.configurations is None  # never guessed
+
+
+def test_when_runs_json_holds_a_run_without_its_name_then_the_page_says_which_field_and_lists_none(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "runs.json").write_text(json.dumps({"schema": "ora-runs-1", "runs": [{"rubric": "r"}]}), "utf-8")
+
+    sections = compare_sections(tmp_path)
+
+    assert "runs" not in sections
+    assert sections.get("compare_notes") == ["runs.json is not shown: runs.0.run: Field required"]
+
+
+def test_when_runs_json_is_read_and_written_again_then_it_is_the_same_bytes(tmp_path: Path) -> None:
+    runs = [
+        EarlierRun(
+            run="0001",
+            scoring_date="2026-06-20",
+            rubric="r",
+            selection="all captures",
+            captures=3,
+            configurations=[("a", 7), ("b", None)],
+        ),
+        EarlierRun(run="0002", unreadable="JSONDecodeError: Expecting value"),
+    ]
+    text = runs_json(runs)
+
+    assert RunsFile.model_validate_json(text).dumps() == text
+    assert '"captures"' in text and text.count('"unreadable"') == 1 and "7.0" not in text  # an int stays an int

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 from test_report import record
+from test_small_samples import stats
 
 from pytest_ora.core.record import CaptureRecord
 from pytest_ora.method.rubric import ORA_V1
@@ -17,7 +18,8 @@ from pytest_ora.reports import charts
 from pytest_ora.reports.aggregation import ledger_row, public_row, summarize
 from pytest_ora.reports.html import render_html
 from pytest_ora.reports.page import read_optional
-from pytest_ora.reports.pagedata import agreement_from_ledger, page_data
+from pytest_ora.reports.pagedata import CompareRow, PageData, Statistics, agreement_from_ledger, page_data
+from pytest_ora.reports.statsfiles import stats_file
 
 STATISTICS: dict[str, Any] = {
     "configurations": {
@@ -68,7 +70,7 @@ def captures() -> tuple[list[BaseModel], list[CaptureRecord]]:
     return [ledger_row(r, ORA_V1) for r in records], records
 
 
-def full_page_data(statistics: dict[str, Any] | None = STATISTICS, compare: Any = COMPARE) -> dict[str, Any]:
+def full_page_data(statistics: dict[str, Any] | None = STATISTICS, compare: Any = COMPARE) -> PageData:
     """Page data for four captures, with optional sections (used by the browser test too)."""
     ledger, records = captures()
     summary = summarize(records, ["optimum", "big-1"], ORA_V1)
@@ -80,8 +82,8 @@ def full_page_data(statistics: dict[str, Any] | None = STATISTICS, compare: Any 
         summary=[row for row, _ in summary],
         table=[public_row(r, v, ORA_V1) for r, v in summary],
         scoring_date="2026-06-21",
-        statistics=statistics,
-        compare=compare,
+        statistics=None if statistics is None else Statistics.model_validate(statistics),
+        compare=None if compare is None else [CompareRow.model_validate(row) for row in compare],
     )
 
 
@@ -192,14 +194,29 @@ def test_chart_svgs_keep_their_ids_apart(full_html: str) -> None:
 def test_results_beside_the_tables_are_read_in_the_page_s_shape_or_said_to_be_left_out(
     tmp_path: Path, no_charts: None
 ) -> None:
-    (tmp_path / "stats.json").write_text(json.dumps({**STATISTICS, "seed": 0, "resamples": 10000}), encoding="utf-8")
+    written = stats_file(stats(5), ORA_V1.version)
+    (tmp_path / "stats.json").write_text(written.dumps(), encoding="utf-8")
     (tmp_path / "compare.json").write_text(json.dumps({"pairs": "not a list"}), encoding="utf-8")
 
     found, notes = read_optional(tmp_path)
 
-    assert found["statistics"]["paired"][0]["interval"] == (1.1, 3.5)
-    assert "seed" not in found["statistics"]  # fields the page does not show are left in stats.json
-    assert "compare" not in found
+    shown = written.comparisons[0].t_interval
+    assert found.statistics is not None and found.statistics.paired[0].interval == tuple(shown or ())
+    assert "seed" not in found.statistics.model_dump()  # fields the page does not show are left in stats.json
+    assert found.compare is None
     assert notes == ["compare.json is not shown: (top): Input should be a valid list"]
-    html = render_html(full_page_data(statistics=found["statistics"], compare=None) | {"notes": notes})
+    statistics = found.statistics.model_dump(exclude_none=True)
+    html = render_html(full_page_data(statistics=statistics, compare=None) | {"notes": notes})
     assert "compare.json is not shown" in html and "Paired comparisons" in html
+
+
+def test_when_stats_json_is_not_a_run_s_statistics_then_the_page_says_which_field_and_leaves_it_out(
+    tmp_path: Path,
+) -> None:
+    # The page's own shape is not stats.json's: the file is named with its first bad field, not guessed at.
+    (tmp_path / "stats.json").write_text(json.dumps(STATISTICS), encoding="utf-8")
+
+    found, notes = read_optional(tmp_path)
+
+    assert found.statistics is None
+    assert notes == ["stats.json is not shown: not a run's statistics: field rubric: Field required"]

@@ -9,12 +9,14 @@ from pytest_ora.core.record import CaptureRecord
 from pytest_ora.method.rubric import get_rubric
 from pytest_ora.reports.aggregation import _rate_index, fit_table
 from pytest_ora.reports.notes import scored_share
+from pytest_ora.reports.statsdata import AgreementRow, AgreementSection, ComparisonRow
 from pytest_ora.reports.statsfiles import _agreement_lines
 
 
 def _row(criterion: str, alpha: float | None, note: str | None) -> dict[str, Any]:
     return {
         "criterion": criterion,
+        "n": 600,
         "krippendorff_alpha": alpha,
         "exact": 0.5,
         "within_one": 0.9,
@@ -26,10 +28,16 @@ def _row(criterion: str, alpha: float | None, note: str | None) -> dict[str, Any
 def test_an_alpha_computed_in_closed_form_is_not_listed_as_not_computed() -> None:
     closed = "alpha in closed form: 600 distinct values over 600 captures exceed what krippendorff.alpha holds"
     lines = _agreement_lines(
-        {
-            "criteria": [_row("accuracy", None, "alpha undefined: fewer than two captures or no variation")],
-            "overall": _row("overall", 0.928, closed),
-        }
+        AgreementSection(
+            judges=["A", "B"],
+            captures=600,
+            criteria=[
+                AgreementRow.model_validate(
+                    _row("accuracy", None, "alpha undefined: fewer than two captures or no variation")
+                )
+            ],
+            overall=AgreementRow.model_validate(_row("overall", 0.928, closed)),
+        )
     )
     text = "\n".join(lines)
     assert f"How computed:\n- overall: {closed}" in text
@@ -113,19 +121,22 @@ def test_cost_and_minutes_a_bundle_did_not_give_say_not_given() -> None:
     assert "not given" in "\n".join(fit_table([judged], width=100, rubric=rubric))
 
 
-def _pair(difference: float, interval: list[float], holm: float | None) -> dict[str, Any]:
-    return {
-        "first": "gpt4_1106_preview",
-        "second": "Qwen1.5-7B-Chat",
-        "n": 150,
-        "mean_difference": difference,
-        "interval_method": "t",
-        "t_interval": interval,
-        "p_holm": holm,
-        "p_min": 0.0001,
-        "mde_80_adjusted": 0.4,
-        "units": 40,
-    }
+def _pair(difference: float, interval: list[float], holm: float | None, bound: bool | None = None) -> ComparisonRow:
+    return ComparisonRow(
+        first="gpt4_1106_preview",
+        second="Qwen1.5-7B-Chat",
+        n=150,
+        mean_difference=difference,
+        interval=None,
+        p_value=holm,
+        interval_method="t",
+        t_interval=interval,
+        p_holm=holm,
+        p_holm_bound=bound,
+        p_min=0.0001,
+        mde_80_adjusted=0.4,
+        units=40,
+    )
 
 
 def test_reading_never_says_not_significant_beside_an_interval_that_excludes_0() -> None:
@@ -151,5 +162,5 @@ def test_each_comparison_gets_one_ranking_sentence() -> None:
     assert ranking(_pair(-0.2, [-0.5, 0.1], 0.4), 0.05).startswith("Qwen1.5-7B-Chat leads gpt4_1106_preview by 0.20 (")
     assert ranking(_pair(-0.2, [-0.5, 0.1], 0.4), 0.05).endswith("the interval includes 0: neither leads surely.")
     assert ranking(_pair(0.53, [0.31, 0.75], 0.09), 0.05).endswith("likely, not established.")
-    bounded = {**_pair(0.53, [0.31, 0.75], 0.002), "p_holm_bound": True}  # Holm from a p on the resampling floor
+    bounded = _pair(0.53, [0.31, 0.75], 0.002, bound=True)  # Holm from a p on the resampling floor
     assert ranking(bounded, 0.05).endswith("a lead the sign-flip test confirms after Holm (p <= 0.0020).")

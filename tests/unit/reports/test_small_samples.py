@@ -11,6 +11,7 @@ import pytest
 from statsmodels.regression.linear_model import OLS
 
 from pytest_ora.reports.page import statistics_input
+from pytest_ora.reports.statsdata import StatsFile
 from pytest_ora.reports.statsfiles import TOO_FEW, stable, statistics_markdown
 from pytest_ora.stats.arrays import RunArrays, Scale
 from pytest_ora.stats.statistics import Design, run_statistics
@@ -50,6 +51,11 @@ def stats(entries: int, design: Design | None = None) -> dict[str, Any]:
     return data
 
 
+def typed(data: dict[str, Any]) -> StatsFile:
+    """stats.json's model of the statistics' data."""
+    return StatsFile.model_validate({"rubric": "r", **data})
+
+
 @pytest.mark.parametrize("entries", [5, 40])
 def test_means_and_pairs_show_the_t_interval_at_every_n_and_keep_bca_beside_it(entries: int) -> None:
     data = stats(entries)
@@ -61,7 +67,7 @@ def test_means_and_pairs_show_the_t_interval_at_every_n_and_keep_bca_beside_it(e
     configuration = data["configurations"][0]
     assert configuration["mean_overall_interval"] == configuration["bootstrap_interval"]  # the old field, kept
     assert data["comparisons"][0]["interval"] == data["comparisons"][0]["bootstrap_interval"]
-    summary = statistics_markdown(data, None)
+    summary = statistics_markdown(typed(data), None)
     t = configuration["t_interval"]
     row = next(line for line in summary.splitlines() if line.startswith("| a "))
     assert f"[{t[0]:.2f}, {t[1]:.2f}]" in row
@@ -87,11 +93,8 @@ def test_alpha_shows_its_bootstrap_interval_only_from_20_units() -> None:
     small = stats(5)  # 10 captures
     assert small["agreement"]["overall"]["alpha_interval"] is not None  # kept in stats.json whatever the n
     cell = f"| {TOO_FEW} |"  # the table's cell (the words above the tables name the rule too)
-    assert cell in statistics_markdown(small, None)
-    assert cell not in statistics_markdown(few, None) and cell not in statistics_markdown(many, None)
-    page = statistics_input(small, None)
-    assert (
-        page["agreement"]["overall"]["alpha_interval"] is None
-        and page["agreement"]["overall"]["alpha_interval_note"] == TOO_FEW
-    )
-    assert statistics_input(many, None)["agreement"]["overall"]["alpha_interval"] is not None
+    assert cell in statistics_markdown(typed(small), None)
+    assert cell not in statistics_markdown(typed(few), None) and cell not in statistics_markdown(typed(many), None)
+    page = statistics_input(typed(small), None)
+    assert page.agreement["overall"].alpha_interval is None and page.agreement["overall"].alpha_interval_note == TOO_FEW
+    assert statistics_input(typed(many), None).agreement["overall"].alpha_interval is not None

@@ -11,6 +11,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from pytest_ora.core.rubric import RecordedCalibration
 from pytest_ora.method.rubric import get_rubric
 from pytest_ora.method.rubric_file import digest_of
+from pytest_ora.reports.statsdata import RecordedCalibrationSection
 from pytest_ora.reports.statsfiles import recorded_calibration_line
 from pytest_ora.stats.agreement import discrete_grid
 from pytest_ora.stats.arrays import RunArrays, Scale
@@ -100,7 +101,8 @@ def test_the_trio_rubric_records_its_calibration_outside_its_digest() -> None:
 
 
 def test_the_line_says_both_values_n_and_the_interval_in_plain_words() -> None:
-    line = recorded_calibration_line(recorded_calibration(_arrays(_noisy(60, 0.7)), RECORDED, seed=0))
+    section = recorded_calibration(_arrays(_noisy(60, 0.7)), RECORDED, seed=0)
+    line = recorded_calibration_line(RecordedCalibrationSection.model_validate(section))
     assert line.startswith(
         "Recorded calibration: Fleiss' kappa 0.7878 (2026-04-24; the trio's recorded agreement). This run: "
     )
