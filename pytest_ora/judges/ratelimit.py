@@ -52,8 +52,8 @@ _IDLE_GAP = 3.0
 """A gap between two accepted calls longer than this many usual gaps is idle time, not the limit's pace."""
 _PROBE_DOUBLING = 8
 """Successes without a refusal after which the step past a measured pace doubles."""
-_SLOW_START = 0.5
-"""Growth after each success before the first refusal of a role no header paces (slow start)."""
+_MIN_ROUND_TRIP = 0.05
+"""Shortest round trip slow start counts: a success adds at most 20 calls a second to the pace."""
 _MIN_START = 1.0
 """Calls a second a header-less role starts at, at least, after its first call."""
 _HORIZON = 1.0
@@ -296,7 +296,9 @@ class SharedLimiter:
                     state["rate"] = max(_MIN_START, 1 / max(now - sent_at, 1e-3))
                     state["slow"] = True
                 elif state["rate"] and not state["fixed"]:
-                    state["rate"] = float(state["ceiling"]) if _far_from_limit(state, headers) else self._grown(state)
+                    state["rate"] = (
+                        float(state["ceiling"]) if _far_from_limit(state, headers) else self._grown(state, now, sent_at)
+                    )
 
     def forget_probe(self, role: str) -> None:
         """The first call ended without a response (network fault): let another one probe."""
@@ -340,16 +342,18 @@ class SharedLimiter:
         fitting = [wait for wait in waits if wait <= MAX_HOLD]
         return max(fitting) if fitting else None
 
-    def _grown(self, state: dict[str, Any]) -> float:
-        """The rate after a success: 2% more up to the ceiling; past a measured pace, 0.2% more."""
+    def _grown(self, state: dict[str, Any], now: float, sent_at: float) -> float:
+        """The rate after a success: in slow start one call more a round trip; else 2% more up to the ceiling, and
+        past a measured pace 0.2% more."""
         rate = float(state["rate"])
         ceiling = state["ceiling"]
         if state.get("slow") and not state["announced"]:
-            # Slow start: half as much again a success, at most twice the pace the calls were accepted at
-            # (a run sending fewer calls than its rate allows does not run the rate up unchecked).
-            pace = _measured_pace(state, self._clock())
-            grown = rate * (1 + _SLOW_START)
-            return grown if pace is None else max(rate, min(grown, 2 * pace))
+            # Slow start, as TCP's: each success adds one call per round trip, so the pace doubles every round trip
+            # while calls wait for their slots. When none waits, the run sends fewer calls than its rate allows:
+            # the rate does not grow past what the run has shown it needs.
+            if state["tat"] <= now:
+                return rate
+            return min(2 * rate, rate + 1 / max(now - sent_at, _MIN_ROUND_TRIP))
         if state["announced"] and ceiling:
             return min(rate * (1 + _INCREASE), float(ceiling))
         measured = state.get("measured")

@@ -213,16 +213,18 @@ def test_without_headers_the_first_answer_sets_the_pace_of_one_call_at_a_time_an
     assert shared.snapshot("big")["rate"] == pytest.approx(2.0)
     times = send_times(shared, "big", 3)
     assert [round(t - times[0], 3) for t in times] == [0.0, 0.5, 1.0]
-    # And each success before a refusal grows it by half (slow start) ...
+    # And while calls wait for their slots, each success adds one call per round trip (slow start: the pace
+    # doubles every round trip) ...
+    clock.now = times[0] + 0.5
     shared.observe("big", times[0], 200, httpx.Headers())
-    assert shared.snapshot("big")["rate"] == pytest.approx(3.0)
-    # ... but never past twice the pace the calls were accepted at
-    start = clock.now
-    for index in range(1, 30):
-        clock.now = start + index * 0.5  # accepted two a second
-        shared.observe("big", clock.now - 0.5, 200, httpx.Headers())
-    # (4 a second; 4.5 was reached before four answers measured the pace, and a success never lowers it)
-    assert shared.snapshot("big")["rate"] == pytest.approx(4.5)
+    assert shared.snapshot("big")["rate"] == pytest.approx(4.0)
+    clock.now = times[0] + 0.55
+    shared.observe("big", times[0] + 0.05, 200, httpx.Headers())
+    assert shared.snapshot("big")["rate"] == pytest.approx(6.0)
+    # ... but once no call waits (the run sends fewer calls than its rate allows), a success does not grow it
+    clock.now = times[0] + 10
+    shared.observe("big", clock.now - 0.5, 200, httpx.Headers())
+    assert shared.snapshot("big")["rate"] == pytest.approx(6.0)
 
 
 def test_a_cut_makes_calls_waiting_on_a_slot_of_the_old_pace_take_a_new_one(tmp_path: Path) -> None:
