@@ -43,6 +43,7 @@ __all__ = [
     "register",
     "render_reports",
     "run_data",
+    "summary_table_of",
 ]
 
 RUN_DATA = "run.json"
@@ -231,6 +232,12 @@ def _summary_table(directory: Path) -> tuple[str, Rubric, list[list[str]]]:
             values[key] = Fraction(data[key])
         table.append(public_row(row, values, rubric))
     return bundle, rubric, table
+
+
+def summary_table_of(directory: Path) -> tuple[Rubric, list[list[str]]]:
+    """The rubric and the public table's rows as summary.md shows them, from the report's data in `directory`."""
+    _, rubric, table = _summary_table(directory)
+    return rubric, table
 
 
 @register("summary.md", ("summary.json", RUN_DATA), statistics=True)
