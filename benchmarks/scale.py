@@ -1,4 +1,4 @@
-"""Scale figures (SPEC section 13): live defaults, the shared rate limit, resume after an interrupt.
+"""Scale figures: live defaults, the shared rate limit, resume after an interrupt.
 
     python benchmarks/scale.py                       # all parts, about 6 minutes on 2 cores
     python benchmarks/scale.py --parts ratelimit     # throughput, ratelimit, headerless, resume, batch, inspect, memory

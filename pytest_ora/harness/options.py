@@ -144,7 +144,7 @@ class Options:
     prompt_cache: bool = True
     """--ora-prompt-cache on|off."""
     baseline: Path | None = None
-    """--ora-baseline DIR: an earlier run to compare with (SPEC 18)."""
+    """--ora-baseline DIR: an earlier run to compare with."""
     regression_min: str = "10%"
     """Per-capture changes of overall listed against the baseline: points ("1") or a share of the scale ("10%")."""
     fail_regression: bool = False

@@ -1,4 +1,4 @@
-"""The methodology note (seed 000 Phase 7): who judged, with what, what was left out and why."""
+"""The methodology note (the Ora judging method): who judged, with what, what was left out and why."""
 
 from __future__ import annotations
 

@@ -249,7 +249,7 @@ def _summary_md(directory: Path) -> str:
 
 
 def _statistics(directory: Path) -> tuple[str, str]:
-    """The Statistics sections (SPEC 10) of summary.md and methodology.md, from stats.json when the run wrote one."""
+    """The Statistics sections of summary.md and methodology.md, from stats.json when the run wrote one."""
     try:
         return statistics_sections(directory)
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:

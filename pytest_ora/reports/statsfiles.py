@@ -336,7 +336,7 @@ def statistics_markdown(data: dict[str, Any], hypotheses: dict[str, Any] | None)
         ]
     if hypotheses is not None:
         lines += ["", hypotheses_markdown(hypotheses)]
-    if data.get("calibration"):  # human labels (SPEC 16): reports/calibration.py
+    if data.get("calibration"):  # human labels: reports/calibration.py
         from .calibration import calibration_markdown
 
         lines.append(calibration_markdown(data["calibration"]).rstrip("\n"))
