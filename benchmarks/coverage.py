@@ -1,4 +1,4 @@
-"""Coverage of the intervals the statistics tables show (SPEC section 15), by simulation; prints figures.
+"""Coverage of the intervals the statistics tables show, by simulation; prints figures.
 
 Usage: python benchmarks/coverage.py [--trials N] [--resamples R]
 

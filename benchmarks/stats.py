@@ -1,4 +1,4 @@
-"""Time the statistics (SPEC section 10) on the sample and on a 10x bundle, in-process, and print the figures.
+"""Time the statistics on the sample and on a 10x bundle, in-process, and print the figures.
 
 Usage: python benchmarks/stats.py [--repeat N] [--seed S]
 

@@ -7,6 +7,7 @@ The package asserts nothing a user relies on, so pytest need not rewrite it: PYT
 from __future__ import annotations
 
 import importlib
+from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "SummaryRow",
     "TransportError",
     "UnreachableJudge",
+    "__version__",
     "combine",
     "intake",
     "judge",
@@ -59,6 +61,7 @@ _HOMES = {
 _HOME = {name: module for module, names in _HOMES.items() for name in names}
 
 if TYPE_CHECKING:  # the names for the type checker; at run time they load on first use (above)
+    __version__: str
     from .bundle.intake import intake
     from .core.errors import (
         CassetteError,
@@ -80,7 +83,17 @@ if TYPE_CHECKING:  # the names for the type checker; at run time they load on fi
     from .reports.rows import LedgerRow, SummaryRow
 
 
+def _version() -> str:
+    """The installed distribution's version (from the git tags at install time); '0+unknown' when not installed."""
+    try:
+        return metadata.version("pytest-ora")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        return _version()
     if name not in _HOME:
         raise AttributeError(f"module 'pytest_ora' has no attribute {name!r}")
     return getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)

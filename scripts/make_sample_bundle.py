@@ -2351,7 +2351,7 @@ def generate(scale: int) -> Output:
     # Byte-for-byte regeneration is tested; keep git from converting line endings on checkout.
     out.text(".gitattributes", "* -text\n")
     out.text("README.md", readme(stats, lanes, n_scored, len(records), n_specs, techniques))
-    # Hand-written, not generated: one person's scores of 30 captures (SPEC 16), copied as they are.
+    # Hand-written, not generated: one person's scores of 30 captures, copied as they are.
     out.text("labels.jsonl", LABELS.read_text(encoding="utf-8"))
     return out
 

@@ -1,4 +1,4 @@
-"""The statistics' design in bundle.yaml and the options (SPEC section 15): clusters and the pairs compared.
+"""The statistics' design in bundle.yaml and the options: clusters and the pairs compared.
 
 `cluster:` (or --ora-cluster) names a capture field, or `metadata.<key>`, shared by related entries;
 `compare_pairs:` (or --ora-pairs A:B, or --ora-reference CONFIG) names what the statistics compare.

@@ -1,4 +1,4 @@
-"""bundle.yaml `hypotheses:` and `verdict:` (SPEC section 10): checked against the bundle and the rubric at intake.
+"""bundle.yaml `hypotheses:` and `verdict:`: checked against the bundle and the rubric at intake.
 
 Their shape is validated with the manifest (models.Hypothesis, models.VerdictRule); here are the
 checks that need the rest of the bundle: named configurations, unique ids, a verdict with

@@ -1,4 +1,4 @@
-"""The intake protocol (seed 000): what gets judged, what is excluded or unscorable, and by whom.
+"""The intake protocol (the Ora judging method): what gets judged, what is excluded or unscorable, and by whom.
 
 Nothing here calls a judge. Every problem in a bundle is collected and raised together, so one
 run shows the whole list.
@@ -74,7 +74,7 @@ def intake(
         raise IntakeError(problems)
     before = len(problems)
     families = _families(bundle, rubric, problems)
-    seed000 = len(problems) > before  # problems that only seed 000's rubric (the default) raises
+    default_only = len(problems) > before  # problems that only the Ora judging method's rubric (the default) raises
     panel = _panel(bundle, rubric, substitutions, panel_label, problems)
     _check_key_envs(panel, key_envs, problems)
     _check_thinking(panel, problems)
@@ -87,12 +87,12 @@ def intake(
     entries = _scored_entries(bundle, losers, families)
     before = len(problems)
     _check_scored_set(bundle, rubric, entries, collisions, problems)
-    _check_seed000_fields(bundle, rubric, problems)
-    seed000 = seed000 or len(problems) > before
+    _check_default_rubric_fields(bundle, rubric, problems)
+    default_only = default_only or len(problems) > before
     files: dict[str, str | None] = {}  # spec and artifact texts, read once for the secret scan
     where = _Resolved(bundle.root)  # a technique's captures share its spec: resolved once
     planned = [_plan_capture(where, rubric, item, losers, collisions, problems, files) for item in bundle.captures]
-    if seed000 and bundle.manifest.rubric is None and rubric_option is None:
+    if default_only and bundle.manifest.rubric is None and rubric_option is None:
         problems.append(_default_rubric_hint())
     if problems or panel is None:
         raise IntakeError(problems)
@@ -147,18 +147,18 @@ def _rubric(bundle: Bundle, option: tuple[str, Path] | None, problems: list[Prob
 
 
 def _default_rubric_hint() -> Problem:
-    """A bundle that names no rubric is held to seed 000's: say so, since its checks may be why it failed."""
+    """A bundle that names no rubric is held to the Ora judging method's: say so, since its checks may be why it failed."""
     return Problem(
         "bundle.yaml",
-        f"names no rubric, so {DEFAULT_RUBRIC} (seed 000: families mode, visual, lens, its scored_set, "
+        f"names no rubric, so {DEFAULT_RUBRIC} (the Ora judging method: families mode, visual, lens, its scored_set, "
         "acceptance on every capture) was used by default",
         field="rubric",
         fix="choose another with `rubric: ID` in bundle.yaml or --ora-rubric ID|PATH (python -m pytest_ora rubric list)",
     )
 
 
-def _check_seed000_fields(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> None:
-    """ora-1.0 (seed 000) needs every capture's acceptance gate and the Optimum snapshot's identity."""
+def _check_default_rubric_fields(bundle: Bundle, rubric: Rubric, problems: list[Problem]) -> None:
+    """ora-1.0 (the Ora judging method) needs every capture's acceptance gate and the Optimum snapshot's identity."""
     if rubric.version != DEFAULT_RUBRIC:
         return
     for name in ("snapshot", "frozen_at"):
@@ -176,7 +176,7 @@ def _check_seed000_fields(bundle: Bundle, rubric: Rubric, problems: list[Problem
             problems.append(
                 Problem(
                     "captures.jsonl",
-                    f"is required by rubric {DEFAULT_RUBRIC} (seed 000's acceptance gate)",
+                    f"is required by rubric {DEFAULT_RUBRIC} (the Ora judging method's acceptance gate)",
                     line=item.line,
                     capture_id=item.capture.capture_id,
                     field="acceptance",
@@ -257,7 +257,7 @@ def _check_thinking(panel: Panel | None, problems: list[Problem]) -> None:
 
 
 def _collisions(bundle: Bundle, rubric: Rubric) -> dict[str, str]:
-    """bundle.yaml collisions; seed 000's defaults only with a rubric of closed families (ora-1.0)."""
+    """bundle.yaml collisions; the Ora judging method's defaults only with a rubric of closed families (ora-1.0)."""
     if bundle.manifest.collisions is not None:
         return dict(bundle.manifest.collisions)
     return dict(default_collisions()) if rubric.families is not None else {}

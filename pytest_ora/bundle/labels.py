@@ -1,4 +1,4 @@
-"""Human labels (SPEC section 16): a JSONL file of people's scores on the rubric, checked like a judge reply.
+"""Human labels: a JSONL file of people's scores on the rubric, checked like a judge reply.
 
 One object per line: `{capture_id, rater, scores: {<criterion>: number}, notes}`. A label is held
 to the rules a judge's reply is held to (every criterion once, on the rubric's scale and step, no

@@ -1,4 +1,4 @@
-"""Credential-shaped text in a capture (SPEC 11): found before any packet is built, never shown.
+"""Credential-shaped text in a capture: found before any packet is built, never shown.
 
 A capture whose text holds something shaped like a provider API key, a private key block or a
 bearer token is never sent to a judge: intake excludes it with reason `secret-bearing input`,

@@ -120,12 +120,12 @@ def default_scored_set() -> dict[str, int | list[str]]:
 
 
 def default_collisions() -> dict[str, str]:
-    """Seed 000's collisions (with ora-1.0 when bundle.yaml gives none)."""
+    """The Ora judging method's collisions (with ora-1.0 when bundle.yaml gives none)."""
     return {"causal-dag": "mode", "fishbone-diagram": "visual"}
 
 
 class Hypothesis(_Record):
-    """A pre-registered comparison (seed 003): configuration `better` beats `worse` by at least `margin`."""
+    """A pre-registered comparison (the pilot): configuration `better` beats `worse` by at least `margin`."""
 
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     better: ConfigurationName
@@ -137,12 +137,12 @@ class Hypothesis(_Record):
 
 
 class VerdictRule(_Record):
-    """The pilot verdict (seed 003): PASS when enough per-entry deltas point the right way."""
+    """The pilot verdict: PASS when enough per-entry deltas point the right way."""
 
     directional_at_least: Annotated[int, Field(ge=0)] | None = None
     """Directional (entry, hypothesis) pairs needed, counted over every hypothesis and entry."""
     per_hypothesis_at_least: Annotated[int, Field(ge=0)] | None = None
-    """Instead: entries in which every hypothesis must be directional (seed 003's ">= 2 of 3 tasks" per hypothesis)."""
+    """Instead: entries in which every hypothesis must be directional (the pilot's ">= 2 of 3 tasks" per hypothesis)."""
     no_critical: bool = False
     """Also require that no capture has the rubric's `critical` vote."""
 
@@ -194,7 +194,7 @@ class BundleManifest(_Record):
     true or 2.0) or the techniques; `required: [family:technique, ...]` names entries that must be there.
     Absent: the Ora method's counts and required modes with ora-1.0, no check with other rubrics."""
     collisions: dict[Slug, Slug] | None = None
-    """Technique ids present in two families, and the family that keeps each (absent: seed 000's with ora-1.0)."""
+    """Technique ids present in two families, and the family that keeps each (absent: the Ora judging method's with ora-1.0)."""
 
     @model_validator(mode="after")
     def _pilot_cells(self) -> BundleManifest:
@@ -221,12 +221,12 @@ class BundleManifest(_Record):
     compare: list[Annotated[list[ConfigurationName], Field(min_length=2, max_length=2)]] | None = None
     """Configuration pairs [A, B] compared head to head (kind compare); --ora-compare overrides."""
     hypotheses: list[Hypothesis] | None = None
-    """Pre-registered comparisons between configurations (SPEC section 10); hypotheses.json."""
+    """Pre-registered comparisons between configurations; hypotheses.json."""
     verdict: VerdictRule | None = None
     pilot: Pilot | None = None
     """The trio pilot's cells and tasks: cells.jsonl and pilot-summary.json are written when given."""
     labels: str | None = Field(default=None, min_length=1)
-    """Human labels (SPEC section 16): a JSONL file inside the bundle; --ora-labels overrides."""
+    """Human labels: a JSONL file inside the bundle; --ora-labels overrides."""
     cluster: str | None = Field(default=None, pattern=r"^(metadata\.)?[A-Za-z_][A-Za-z0-9_-]*$")
     """The capture field (or metadata.<key>) shared by related entries; their statistics are cluster-robust."""
     compare_pairs: list[Annotated[list[ConfigurationName], Field(min_length=2, max_length=2)]] | None = None
@@ -314,7 +314,7 @@ class OptimumSnapshot(_Record):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     snapshot: str | None = Field(default=None, min_length=1)
-    """Required by ora-1.0 (seed 000's frozen Optimum); optional with any other rubric."""
+    """Required by ora-1.0 (the Ora judging method's frozen Optimum); optional with any other rubric."""
     frozen_at: dt.datetime | dt.date | str | None = None
     """Required by ora-1.0, like snapshot."""
     roles: dict[str, RoleSpec]
@@ -359,7 +359,7 @@ class ChecklistBonus(_Record):
 
 
 class Checklist(_Record):
-    """A capture's checklist of expected findings (seed 002 v2, SPEC 9)."""
+    """A capture's checklist of expected findings (checklist v2)."""
 
     issues: list[ChecklistIssue] = Field(min_length=1)
     bonus: list[ChecklistBonus] = Field(default_factory=list)
@@ -379,7 +379,7 @@ class Checklist(_Record):
 
 
 class BehaviorItem(_Record):
-    """A behaviour a good answer demonstrates (seed 002 SM scenarios): its id, category, what it is."""
+    """A behaviour a good answer demonstrates (the judge skill's SM scenarios): its id, category, what it is."""
 
     id: ItemId
     category: str = ""
@@ -387,7 +387,7 @@ class BehaviorItem(_Record):
 
 
 class Behaviors(_Record):
-    """A capture's behaviour checklist: baseline criteria and bonus behaviours (kind behavior, SPEC 9)."""
+    """A capture's behaviour checklist: baseline criteria and bonus behaviours (kind behavior)."""
 
     criteria: list[BehaviorItem] = Field(min_length=1)
     bonus: list[BehaviorItem] = Field(default_factory=list)
@@ -402,7 +402,7 @@ class Behaviors(_Record):
 
 
 class Chain(_Record):
-    """A relay chain's four answers (kind coherence, seed 002): SM, TEA, Dev, Reviewer."""
+    """A relay chain's four answers (kind coherence, the judge skill): SM, TEA, Dev, Reviewer."""
 
     sm: str
     tea: str
@@ -461,7 +461,7 @@ class Capture(_Record):
     model_snapshot: dict[str, str] = Field(default_factory=dict)
     """Role -> model id used by this configuration."""
     acceptance: Acceptance = Acceptance(passed=True)
-    """Required by ora-1.0 (seed 000's acceptance gate, checked at intake); {passed: true} otherwise."""
+    """Required by ora-1.0 (the Ora judging method's acceptance gate, checked at intake); {passed: true} otherwise."""
     cost_usd: NonNegative | None = None
     wall_clock_minutes: NonNegative | None = None
     context: str | None = None
@@ -469,20 +469,20 @@ class Capture(_Record):
     reference: str | None = None
     """A reference answer shown to the judge in its own section (what a good answer covers)."""
     gold_standard: GoldStandard | None = None
-    """An expert response and its score: a calibration anchor in the packet (seed 002)."""
+    """An expert response and its score: a calibration anchor in the packet (the judge skill)."""
     checklist: Checklist | None = None
-    """Expected findings with severities (kind: checklist, SPEC 9)."""
+    """Expected findings with severities (kind: checklist)."""
     behaviors: Behaviors | None = None
-    """Behaviours to demonstrate (kind: behavior, SPEC 9)."""
+    """Behaviours to demonstrate (kind: behavior)."""
     chain: Chain | None = None
-    """A relay chain's four answers (kind: coherence, SPEC 9)."""
+    """A relay chain's four answers (kind: coherence)."""
     phase_scores: PhaseScores | None = None
     """The chain's phase scores (0-100); kind coherence multiplies their mean by the chain's multiplier."""
     metadata: dict[str, Any] | None = None
     """Anything else an imported row carried (python -m pytest_ora init --from), or free-form facts about the capture
     (bundle.yaml `cluster: metadata.<key>` can name one): kept, never judged."""
     evidence: dict[str, Any] | None = None
-    """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade (SPEC 11)."""
+    """Machine-written evidence (telemetry, closure metrics, ...) that scorecard axes grade."""
     messages: list[Turn] | None = None
     """The conversation a candidate answers instead of the prompt alone (entries.jsonl `messages`)."""
     candidate_model: str | None = None
@@ -550,7 +550,7 @@ class Capture(_Record):
 
 
 class JudgeReply(BaseModel):
-    """A judge's reply object: the seed 000 appendix schema, criteria taken from the rubric."""
+    """A judge's reply object: the Ora judging method's reply schema, criteria taken from the rubric."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -599,7 +599,7 @@ class JudgeColumn(BaseModel):
 
 
 class PanelJudge(BaseModel):
-    """One judge of the panel in a ledger row's `judges` list (SPEC 8), panel order."""
+    """One judge of the panel in a ledger row's `judges` list, panel order."""
 
     model_config = ConfigDict(frozen=True)
 

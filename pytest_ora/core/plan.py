@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 JUDGE_SLOTS: tuple[tuple[str, str], ...] = (("Judge A", "big-1"), ("Judge B", "big-2"))
-"""Seed 000: Judge A is Optimum Big 1, Judge B is Optimum Big 2 (the default panel)."""
+"""The Ora judging method: Judge A is Optimum Big 1, Judge B is Optimum Big 2 (the default panel)."""
 DEFAULT_PANEL: tuple[str, ...] = tuple(role for _, role in JUDGE_SLOTS)
 
 Status = Literal["judge", "excluded", "unscorable"]

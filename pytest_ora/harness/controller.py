@@ -33,6 +33,7 @@ from .run import NO_BUNDLE, OraRun
 from .runfacts import run_facts
 from .signals import SignalGuard
 from .startchecks import OptionChecks, check_live, check_options
+from .stepsummary import write_step_summary
 from .strategy import JudgingStrategy, judging_strategy
 from .warmup import WarmUp
 from .xdist import distributes, stop_controller
@@ -196,6 +197,7 @@ class OraController:
         finally:
             if self.run.active:
                 self.finish(int(session.exitstatus))  # waits for the report; writes it if another hook raised first
+                write_step_summary(self)  # --ora-step-summary: the table, the gates, the regressions
             self.signals.restore()
             if self.signals.held is not None:
                 import signal

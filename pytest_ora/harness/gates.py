@@ -37,9 +37,9 @@ class GateContext:
     summary: Sequence[tuple[str, dict[str, Any]]]
     """(configuration, values) with values' exact `overall` and `failure_rate` (None: nothing scored)."""
     calibration: Mapping[str, Any] | None = None
-    """stats.json's `calibration` (SPEC 16) when the run had human labels and its report was written."""
+    """stats.json's `calibration` when the run had human labels and its report was written."""
     baseline: BaselineComparison | None = None
-    """baseline.json (SPEC 18) when the run was compared with a baseline and its report was written."""
+    """baseline.json when the run was compared with a baseline and its report was written."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import pytest
 from ..core.strictjson import bounded_fraction
 from ..core.vocabulary import RECORD_MODES
 
-__all__ = ["Options", "add_options", "check_spelling", "key_problems", "read_options", "today"]
+__all__ = ["STEP_SUMMARY_ENV", "Options", "add_options", "check_spelling", "key_problems", "read_options", "today"]
 
 _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     # name, help, default (ini values are strings, checked where they are read)
@@ -91,6 +91,9 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
 )
 
 
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+"""The variable GitHub Actions sets to the file it shows as the job's summary."""
+
 _PATHS = frozenset({"bundle", "out", "cassettes", "prices", "labels", "baseline"})
 _DEFAULTS = {name: default for name, _, default in _OPTIONS}
 
@@ -141,7 +144,7 @@ class Options:
     prompt_cache: bool = True
     """--ora-prompt-cache on|off."""
     baseline: Path | None = None
-    """--ora-baseline DIR: an earlier run to compare with (SPEC 18)."""
+    """--ora-baseline DIR: an earlier run to compare with."""
     regression_min: str = "10%"
     """Per-capture changes of overall listed against the baseline: points ("1") or a share of the scale ("10%")."""
     fail_regression: bool = False
@@ -158,6 +161,8 @@ class Options:
     """--ora-generate-only: the candidates make (and record) their answers; no judge is called."""
     repeat: int | None = None
     """--ora-repeat K: answers per candidate and entry (overrides bundle.yaml `repeat:`)."""
+    step_summary: Path | None = None
+    """--ora-step-summary: the file the run's short Markdown summary is appended to (None: none written)."""
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -187,6 +192,22 @@ def add_options(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="exit non-zero when a configuration's paired interval against --ora-baseline lies entirely below 0",
+    )
+    group.addoption(
+        "--ora-step-summary",
+        dest="ora_step_summary",
+        nargs="?",
+        const="on",
+        default=None,
+        metavar="PATH",
+        help=f"append a short Markdown summary of the run (table, gates, regressions) to {STEP_SUMMARY_ENV}'s file, "
+        f"or to PATH (give it with =); off: none (default: on when {STEP_SUMMARY_ENV} is set; ini ora_step_summary)",
+    )
+    parser.addini(
+        "ora_step_summary",
+        f"on, off, or a file to append the run's Markdown summary to (empty: on when {STEP_SUMMARY_ENV} is set)",
+        type="string",
+        default="",
     )
     group.addoption(
         "--ora-dry-run",
@@ -317,6 +338,7 @@ def read_options(config: pytest.Config) -> Options:
         else int(source.number("judge-samples", int, minimum=1)),
         generate_only=bool(config.getoption("ora_generate_only")),
         repeat=None if source.value("repeat") in (None, "") else int(source.number("repeat", int, minimum=1)),
+        step_summary=_step_summary(source),
     )
 
 
@@ -334,6 +356,30 @@ def key_problems(options: Options, keys: Sequence[str]) -> list[str]:
                 "be written to the report; remove it (and rotate the key)"
             )
     return problems
+
+
+def _step_summary(source: _Source) -> Path | None:
+    """--ora-step-summary: off, on (GITHUB_STEP_SUMMARY's file, which must be set), a path; unset: on when it is set."""
+    given = str(source.value("step-summary") or "").strip()
+    named = os.environ.get(STEP_SUMMARY_ENV, "").strip()
+    if given == "off":
+        return None
+    if given in ("", "on"):
+        if named:
+            return Path(named)
+        if given == "on":
+            raise pytest.UsageError(
+                f"{source.name('step-summary')} appends to the file {STEP_SUMMARY_ENV} names, and it is not set: "
+                f"give the file (--ora-step-summary=PATH) or run the step in GitHub Actions"
+            )
+        return None
+    path = (source.base("step-summary") / given).resolve()
+    if path.is_dir():
+        raise pytest.UsageError(
+            f"{source.name('step-summary')} takes a file to append to, got the directory {given!r} "
+            "(give the file with =: --ora-step-summary=PATH)"
+        )
+    return path
 
 
 def _alpha_gate(source: _Source) -> Decimal | None:

@@ -1,4 +1,4 @@
-"""Judge packets (seed 000 Phase 1) and the judge prompt they are sent in.
+"""Judge packets (the Ora judging method) and the judge prompt they are sent in.
 
 A packet holds everything the judge needs and nothing another judge said. Untrusted text (the
 specification, the prompt, the answer, a text artifact) is fenced by markers that carry a hash
@@ -79,7 +79,7 @@ _OPTIONAL = (
 
 
 class Packet(BaseModel):
-    """Everything seed 000 Phase 1 lists for one capture, and nothing from another judge."""
+    """Everything the Ora judging method lists for one capture, and nothing from another judge."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -111,7 +111,7 @@ class Packet(BaseModel):
     reference: str | None = None
     """A reference answer the judge may compare against (an imported row's `reference`)."""
     gold_standard: GoldStandard | None = None
-    """A calibration anchor (seed 002): an expert response and its score (serialized as its exact decimal text)."""
+    """A calibration anchor (the judge skill): an expert response and its score (serialized as its exact decimal text)."""
     transcript: list[Turn] | None = None
     """The answer as a conversation: shown to the judge turn by turn, each turn fenced (`answer` holds it as one text)."""
     material: dict[str, Any] | None = None

@@ -1,4 +1,4 @@
-"""Judging one capture (seed 000 Phase 2, SPEC 8): every judge of the panel, concurrently, each reply validated.
+"""Judging one capture (the Ora judging method): every judge of the panel, concurrently, each reply validated.
 
 An invalid reply is asked again a bounded number of times, then fails the capture; it is never
 estimated, clamped or defaulted.

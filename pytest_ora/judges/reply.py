@@ -42,7 +42,7 @@ def check_reply(
 
 
 def check_usage(reply: ProviderReply) -> ReplyProblem | None:
-    """Seed 002: a reply without input and output token usage is invalid; usage is never estimated."""
+    """The judge skill: a reply without input and output token usage is invalid; usage is never estimated."""
     usage = reply.usage
     if usage["input_tokens"] > 0 and usage["output_tokens"] > 0:
         return None

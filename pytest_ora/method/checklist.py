@@ -1,4 +1,4 @@
-"""Seed 002 v2 checklist arithmetic (SPEC 9): recall, precision, F2, detection, quality, persona, total.
+"""The judge skill's checklist v2 arithmetic: recall, precision, F2, detection, quality, persona, total.
 
 Pure functions over one judge's per-item answers and the capture's checklist, in exact fractions;
 a judge's own arithmetic is never asked for or trusted. Every weight comes from the rubric.
@@ -44,7 +44,7 @@ class JudgeChecklist:
 
     @property
     def tp(self) -> int:
-        """True positives as SPEC 9 counts them: found issues plus valid novel findings."""
+        """True positives as the checklist counts them: found issues plus valid novel findings."""
         return self.found + self.novel_valid
 
     @property
@@ -108,7 +108,7 @@ def pair_terms(rubric: Rubric) -> str:
 
 
 def pair_scores(scores: Mapping[str, Fraction], rubric: Rubric) -> tuple[Fraction, Fraction]:
-    """quality = the first two criteria weighted, persona = the last two (seed 002: 12.5 / 10 each)."""
+    """quality = the first two criteria weighted, persona = the last two (the judge skill: 12.5 / 10 each)."""
     first, second = rubric.criteria[:2], rubric.criteria[2:4]
     quality = sum((c.weight * scores[c.name] for c in first), Fraction(0))
     persona = sum((c.weight * scores[c.name] for c in second), Fraction(0))

@@ -1,6 +1,6 @@
 """The scoring definition as versioned data: criteria, weights, scale, cap, failure, votes, verdicts.
 
-Every number of the method lives in a rubric file (YAML, SPEC section 8) and nowhere else. A
+Every number of the method lives in a rubric file (YAML) and nowhere else. A
 change to any of them is a new version with a new line in its append-only history; the file's
 digest is checked against that line, and reports name the version and digest that produced them.
 """
@@ -105,4 +105,4 @@ def check_not_builtin(rubric: Rubric, where: str) -> None:
 
 
 ORA_V1: Rubric = get_rubric(DEFAULT_RUBRIC)
-"""The default rubric (ora-1.0), the one seed 000 defines."""
+"""The default rubric (ora-1.0), the one the Ora judging method defines."""

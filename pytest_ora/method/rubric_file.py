@@ -135,7 +135,7 @@ class _Rounding(_Model):
 
 
 class RubricFile(_Model):
-    """A rubric file as written (SPEC section 8)."""
+    """A rubric file as written."""
 
     rubric: Annotated[str, Field(min_length=1)]
     title: str
@@ -164,7 +164,7 @@ class RubricFile(_Model):
     """The kind's own numbers by group (checklist: severity_weights, detection)."""
     history: list[_History] = Field(min_length=1)
     axes: list[AxisFile] | None = None
-    """kind scorecard: the axes (SPEC 11)."""
+    """kind scorecard: the axes."""
     baseline: str | None = None
     """kind scorecard: the configuration paired ratios compare against."""
     scorer: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$")] | None = None

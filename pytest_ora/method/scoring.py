@@ -1,4 +1,4 @@
-"""Exact scoring (seed 000 Phases 3-5, SPEC 8): judge means, the weighted score, the cap, votes, the verdict.
+"""Exact scoring (the Ora judging method): judge means, the weighted score, the cap, votes, the verdict.
 
 All arithmetic is rational: a weighted score of exactly 4.0 is 4, not 3.9999999999999996.
 """
@@ -57,7 +57,7 @@ def _formula(means: Mapping[str, Fraction], rubric: Rubric) -> tuple[Fraction, F
 
 
 def judge_overall(scores: Mapping[str, Decimal | str | Fraction], rubric: Rubric) -> Fraction:
-    """One judge's own overall (SPEC 8): the rubric's formula over that judge's scores alone."""
+    """One judge's own overall: the rubric's formula over that judge's scores alone."""
     return _formula({name: Fraction(scores[name]) for name in rubric.names}, rubric)[1]
 
 

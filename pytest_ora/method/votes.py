@@ -1,4 +1,4 @@
-"""Votes over each judge's own overall, and verdict bands on the capture's overall (seed 003).
+"""Votes over each judge's own overall, and verdict bands on the capture's overall (the trio rubric).
 
 Exact arithmetic: a judge whose overall is exactly 3.5 meets `min: 3.5`.
 """

@@ -1,4 +1,4 @@
-"""Aggregation and the report files (seed 000 Phases 6-7, SPEC section 7).
+"""Aggregation and the report files (the Ora judging method).
 
 Reports are machine-written from the records; the same records give the same bytes.
 """

@@ -1,6 +1,6 @@
 """Earlier reports: before a run replaces the report in --ora-out, the last one moves to runs/NNNN/.
 
-The current report stays directly in --ora-out (SPEC section 7: scripts read it there). Earlier
+The current report stays directly in --ora-out (scripts read it there). Earlier
 ones are numbered in the order they were replaced, not stamped with a time, so two directories
 that saw the same runs hold the same names.
 """

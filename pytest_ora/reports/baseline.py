@@ -1,4 +1,4 @@
-"""--ora-baseline DIR: this run compared with an earlier one (SPEC section 18).
+"""--ora-baseline DIR: this run compared with an earlier one.
 
 DIR is an earlier --ora-out, or one of its runs/NNNN. It is read once, when the run starts (before
 this run's output directory is claimed, which may move DIR's report to runs/), and only these

@@ -1,4 +1,4 @@
-"""The Calibration section (SPEC section 16) of summary.md and report.html, rendered from stats.json alone.
+"""The Calibration section of summary.md and report.html, rendered from stats.json alone.
 
 The section says how many captures people labelled before any figure, marks every figure over
 fewer than SMALL_N captures as unstable, and puts the raters' own agreement (the ceiling) beside

@@ -325,7 +325,7 @@ def _options(values: Sequence[str]) -> str:
 
 
 def _compare_sections(data: PageData) -> dict[str, str]:
-    """SPEC 18's sections: Since baseline (when the run had one), Earlier runs, and the matrix's notes."""
+    """The baseline and history sections: Since baseline (when the run had one), Earlier runs, and the matrix's notes."""
     from .since import earlier_runs_html, since_baseline_html
 
     baseline = data.get("baseline")

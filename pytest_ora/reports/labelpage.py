@@ -1,4 +1,4 @@
-"""label.html (SPEC section 16): one self-contained, offline page on which a person scores a seeded sample.
+"""label.html: one self-contained, offline page on which a person scores a seeded sample.
 
 The sample is stratified by configuration (each configuration's share of the judgeable captures,
 largest remainders, at least one capture from every configuration while N allows) and shuffled,

@@ -1,4 +1,4 @@
-"""The methodology note (seed 000 Phase 7): who judged, with what, what was left out and why."""
+"""The methodology note (the Ora judging method): who judged, with what, what was left out and why."""
 
 from __future__ import annotations
 
@@ -92,8 +92,11 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
         deviations.append(
             f"{slot.label} substituted: {slot.spec.provider}:{slot.spec.model} for {slot.slot} (panel {plan.panel.label})"
         )
+    version = facts.run.get("pytest_ora_version")
     return {
         "bundle": plan.bundle.manifest.bundle,
+        # The version that wrote the files, as run.json names it (unknown: not said).
+        **({"pytest_ora_version": version} if version else {}),
         "panel": plan.panel.label,
         "snapshot": plan.bundle.optimum.snapshot,
         "frozen_at": None if plan.bundle.optimum.frozen_at is None else str(plan.bundle.optimum.frozen_at),
@@ -219,6 +222,7 @@ def methodology_text(data: dict[str, Any]) -> str:
         "",
         "## Scoring",
         f"- Scoring date: {data['scoring_date']}",
+        *([f"- Written by pytest-ora {data['pytest_ora_version']}"] if data.get("pytest_ora_version") else []),
         f"- Rubric: {rubric['version']} ({rubric['title']})",
         f"- Formula: {rubric['formula']}",
         f"- Criterion scores are the mean of the {_count(len(data['judges']))} judges; arithmetic is exact (rational)."

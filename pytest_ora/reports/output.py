@@ -49,7 +49,7 @@ REPORT_FILES = ALWAYS_WRITTEN
 """What every run writes (reports/renderers.py names them, for verify too)."""
 STATS_FILES = ("stats.json", "disagreements.csv", "hypotheses.json")
 PAGE_FILES = (TEXTS_NAME, RUNS_NAME, *BASELINE_FILES)
-"""What the report page shows beyond the ledger (SPEC 18): the captures' texts, the earlier runs, the baseline."""
+"""What the report page shows beyond the ledger: the captures' texts, the earlier runs, the baseline."""
 ESTIMATE_FILES = ("estimate.json", "estimate.md")
 EXTRA_FILES = ("run.json", CAPTURES_NAME)
 """run.json (what `verify` re-renders the tables with), archived with the rest of the last run's report
@@ -107,7 +107,7 @@ class OutputDir:
         self._written_at = float("-inf")
         self._clock = time.monotonic
         self.baseline: BaselineRun | None = None
-        """--ora-baseline's run, read before this directory was claimed; compared at the end (SPEC 18)."""
+        """--ora-baseline's run, read before this directory was claimed; compared at the end."""
         self.regression_min = "10%"
         self._archived: Path | None = None
 

@@ -204,7 +204,7 @@ def stale_compare(compare: Sequence[CompareRow] | None, rubric: Rubric, summary:
 
 
 def _calibration(directory: Path, scale: Sequence[float]) -> str:
-    """The Calibration section (SPEC 16) from stats.json's `calibration`, when the run had human labels."""
+    """The Calibration section from stats.json's `calibration`, when the run had human labels."""
     from .calibration import calibration_html
 
     try:
@@ -215,7 +215,7 @@ def _calibration(directory: Path, scale: Sequence[float]) -> str:
 
 
 def compare_sections(directory: Path) -> CompareSections:
-    """SPEC 18's parts of the page, from the files beside the ledger: texts.json (the capture view's prompt,
+    """The baseline and history parts of the page, from the files beside the ledger: texts.json (the capture view's prompt,
     context and answer), runs.json (the earlier runs), baseline.json (Since baseline)."""
     from .baseline import BASELINE_JSON
     from .baselinedata import BaselineDataError, parse_baseline_comparison

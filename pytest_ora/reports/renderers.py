@@ -44,6 +44,7 @@ __all__ = [
     "register",
     "render_reports",
     "run_data",
+    "summary_table_of",
 ]
 
 RUN_DATA = "run.json"
@@ -234,6 +235,12 @@ def _summary_table(directory: Path) -> tuple[str, Rubric, list[list[str]]]:
     return bundle, rubric, table
 
 
+def summary_table_of(directory: Path) -> tuple[Rubric, list[list[str]]]:
+    """The rubric and the public table's rows as summary.md shows them, from the report's data in `directory`."""
+    _, rubric, table = _summary_table(directory)
+    return rubric, table
+
+
 @register("summary.md", ("summary.json", RUN_DATA), statistics=True)
 def _summary_md(directory: Path) -> str:
     bundle, rubric, table = _summary_table(directory)
@@ -243,7 +250,7 @@ def _summary_md(directory: Path) -> str:
 
 
 def _statistics(directory: Path) -> tuple[str, str]:
-    """The Statistics sections (SPEC 10) of summary.md and methodology.md, from stats.json when the run wrote one."""
+    """The Statistics sections of summary.md and methodology.md, from stats.json when the run wrote one."""
     try:
         return statistics_sections(directory)
     except StatsFileError as error:

@@ -1,6 +1,6 @@
-"""The ledger and summary row models of a rubric (SPEC 7 and 8): fixed fields first, in contract order.
+"""The ledger and summary row models of a rubric: fixed fields first, in contract order.
 
-The criterion fields take the rubric's names; the fields SPEC 8 adds (digest, the `judges` list,
+The criterion fields take the rubric's names; the fields the rubric adds (digest, the `judges` list,
 verdict, votes, their counts) follow the fixed ones, so an ora-1.0 row keeps its old prefix.
 """
 

@@ -1,4 +1,4 @@
-"""runs.json: the earlier runs kept under runs/NNNN when this run's report was written (SPEC section 18).
+"""runs.json: the earlier runs kept under runs/NNNN when this run's report was written.
 
 report.html lists them (date, selection, mean overall per configuration) from this file, not from
 runs/ itself: a report moved to runs/ by the next run still re-renders (`verify`) to the same bytes.

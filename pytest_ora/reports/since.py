@@ -1,4 +1,4 @@
-"""report.html's "Since baseline" and "Earlier runs" sections (SPEC 18), from baseline.json and runs.json.
+"""report.html's "Since baseline" and "Earlier runs" sections, from baseline.json and runs.json.
 
 Static HTML, every value escaped: the sections read without the script, and what a file holds
 (configuration names, capture ids, judge names) can never become markup.

@@ -363,7 +363,7 @@ def statistics_markdown(data: StatsFile, hypotheses: dict[str, Any] | None) -> s
         ]
     if hypotheses is not None:
         lines += ["", hypotheses_markdown(hypotheses)]
-    if data.calibration:  # human labels (SPEC 16): reports/calibration.py
+    if data.calibration:  # human labels : reports/calibration.py
         from .calibration import calibration_markdown
 
         lines.append(calibration_markdown(data.calibration).rstrip("\n"))

@@ -34,7 +34,7 @@ class BaselineDifference:
     interval_method: str
     """`t`: the t interval is the one used at every n."""
     p_value: float | None
-    """Two-sided sign-flip permutation p-value of the mean difference (section 10)."""
+    """Two-sided sign-flip permutation p-value of the mean difference."""
     p_floor: bool = False
     """The p-value is the smallest the test can give at this n and resample count: shown as "< floor", never as a number."""
     p_min: float | None = None

@@ -1,8 +1,8 @@
-"""Judges checked against people (SPEC section 16): each judge and the panel vs the human mean.
+"""Judges checked against people: each judge and the panel vs the human mean.
 
 Over the captures that are both labelled and scored in this run, per criterion and for overall:
 Krippendorff's interval alpha and (on a discrete scale) quadratic-weighted kappa of the judge
-against the mean of the raters (the same functions as judge-vs-judge agreement, section 10),
+against the mean of the raters (the same functions as judge-vs-judge agreement),
 the bias (mean judge minus human) with a Student t interval, the mean absolute error and
 Spearman's rho (scipy). With two or more raters, the raters' own alpha is the ceiling a judge
 can be expected to reach. A human's overall is the rubric's formula over the raters' mean scores,

@@ -1,4 +1,4 @@
-"""Seed 003's pre-registered hypotheses between configurations and the pilot verdict (SPEC section 10).
+"""The pilot's pre-registered hypotheses between configurations and the pilot verdict.
 
 Per entry and hypothesis: delta = overall(better) - overall(worse), compared with the margin in
 exact decimal arithmetic on the ledger's values (a delta of exactly 0.30 meets a 0.30 margin).

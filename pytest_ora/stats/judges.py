@@ -1,4 +1,4 @@
-"""Judges examined as judges (SPEC section 15): each judge's view of each configuration, and self-preference.
+"""Judges examined as judges: each judge's view of each configuration, and self-preference.
 
 A judge whose model is also a model of a configuration (its `model_snapshot`) may favour its own
 answers. `self_preference` is that judge's mean overall on the configuration minus the other

@@ -1,4 +1,4 @@
-"""Which configurations are compared (SPEC section 15): named pairs, a reference, or the default rule.
+"""Which configurations are compared: named pairs, a reference, or the default rule.
 
 Holm runs over the pairs compared, so comparing fewer pairs keeps the family small enough to
 reject: all pairs up to ALL_PAIRS_UP_TO configurations, beyond that each against the first.

@@ -1,4 +1,4 @@
-"""A bootstrap interval of Krippendorff's interval alpha, resampling captures (SPEC section 15 `alpha_interval`).
+"""A bootstrap interval of Krippendorff's interval alpha, resampling captures (`alpha_interval`).
 
 Interval alpha is a ratio of sums over captures (see agreement.interval_alpha), so a resample's
 alpha follows from how often each capture is drawn: one matrix product per batch of resamples,

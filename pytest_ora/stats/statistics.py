@@ -1,4 +1,4 @@
-"""One run's statistics (SPEC section 10), as plain data: what stats.json and hypotheses.json hold.
+"""One run's statistics, as plain data: what stats.json and hypotheses.json hold.
 
 Every resampling computation draws from its own Generator, seeded by --ora-seed and the
 computation's name, so a figure depends only on its own data and the seed.
@@ -382,7 +382,7 @@ def run_statistics(
         "judges": judges_section(data, configurations, pairs, design.snapshots, design.groups, CONFIDENCE),
     }
     stats["noise"] = noise_section(data, rows, getattr(manifest, "reducer", None) or "mean")
-    if labels is not None:  # human labels (SPEC 16): stats/calibration.py, a stats.calibration.HumanArrays
+    if labels is not None:  # human labels: stats/calibration.py, a stats.calibration.HumanArrays
         from .calibration import calibration
 
         stats["calibration"] = calibration(data, labels, seed, resamples)

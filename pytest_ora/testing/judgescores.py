@@ -298,7 +298,7 @@ ORA_SHAPE = Shape(CRITERIA, 0.0, 10.0, 0.5, True)
 
 
 def reply_shape(body: Any) -> Shape:
-    """The reply schema a request carries (tool input schema, json_schema, responseSchema), else seed 000's."""
+    """The reply schema a request carries (tool input schema, json_schema, responseSchema), else the Ora judging method's."""
     rating = _find_schema(body, "rating")
     if rating is not None:
         return Shape(("coherence",), 0.0, 10.0, 1.0, "configuration" in rating["properties"], coherence=True)
@@ -377,7 +377,7 @@ def judge_reply(
     """The reply object for a rendered judge packet, echoing its entry_key and configuration.
 
     Other rubrics (any criteria, scale, step; blind) are answered from the request's reply schema:
-    each criterion takes one of seed 000's five base scores in turn, mapped onto the scale.
+    each criterion takes one of the Ora judging method's five base scores in turn, mapped onto the scale.
     """
     if shape.compare:
         return compare_reply(text, model, shape, prefer_first)
@@ -426,9 +426,9 @@ def judge_reply(
 
 def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -> dict[str, Any]:
     # Checklist and behaviour replies keep reading coverage as before (their items carry what matters).
-    seed000 = judge_reply(text, model, images, plain=not (shape.checklist or shape.behavior))
-    entry_key, configuration = seed000["entry_key"], seed000["configuration"]
-    bases = seed000["scores"]
+    base_reply = judge_reply(text, model, images, plain=not (shape.checklist or shape.behavior))
+    entry_key, configuration = base_reply["entry_key"], base_reply["configuration"]
+    bases = base_reply["scores"]
     scores: dict[str, float | int] = {}
     notes: dict[str, str] = {}
     for index, name in enumerate(shape.criteria):
@@ -436,7 +436,7 @@ def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -
         nudge = judge_offset(model, entry_key, configuration, name) * 2 * shape.step
         value = _on_scale(bases[source], shape) + nudge
         scores[name] = _number(min(shape.high, max(shape.low, value)))
-        notes[name] = f"{name}: read as {source}. {seed000['notes'][source]}"
+        notes[name] = f"{name}: read as {source}. {base_reply['notes'][source]}"
     reply: dict[str, Any] = {"entry_key": entry_key}
     if shape.echo_configuration:
         reply["configuration"] = configuration
@@ -445,7 +445,7 @@ def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -
             judge_model=model,
             **checklist_answers(text, model, entry_key, configuration),
             scores=scores,
-            assessment=seed000["impression"],
+            assessment=base_reply["impression"],
         )
         return reply
     if shape.behavior:
@@ -453,10 +453,10 @@ def _other_reply(text: str, model: str, images: Sequence[bytes], shape: Shape) -
             judge_model=model,
             **behavior_answers(text, model, entry_key, configuration),
             scores=scores,
-            assessment=seed000["impression"],
+            assessment=base_reply["impression"],
         )
         return reply
-    reply.update(judge_model=model, scores=scores, notes=notes, impression=seed000["impression"])
+    reply.update(judge_model=model, scores=scores, notes=notes, impression=base_reply["impression"])
     if shape.bands:
         lowest = min(shape.criteria, key=lambda name: (scores[name], name))
         mean = sum(float(value) for value in scores.values()) / len(scores)

@@ -1,4 +1,4 @@
-"""Seed 004's OpenCode advisory observation record (kind advisory): PASS, FAIL and each cause of UNKNOWN."""
+"""The scorecard method's OpenCode advisory observation record (kind advisory): PASS, FAIL and each cause of UNKNOWN."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""--ora-baseline: this run against an earlier one (SPEC 18): paired differences, capture changes, what changed, the gate."""
+"""--ora-baseline: this run against an earlier one: paired differences, capture changes, what changed, the gate."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unc
     data = json.loads((project.path / "second" / "baseline.json").read_text(encoding="utf-8"))
     rows = {row["configuration"]: row for row in data["configurations"]}
     assert rows["big-1"]["regressed"] and rows["big-1"]["interval"][1] < 0
-    assert rows["big-1"]["interval_method"] == "t" and rows["big-1"]["n"] < SMALL_N  # a small run: t (section 15)
+    assert rows["big-1"]["interval_method"] == "t" and rows["big-1"]["n"] < SMALL_N  # a small run: t
     assert rows["optimum"]["mean_difference"] == 0 and not rows["optimum"]["regressed"]
     assert rows["optimum"]["interval"] == [0.0, 0.0]
     # every capture change listed is big-1's, at least the threshold (10% of 0-10), largest drop first

@@ -141,7 +141,7 @@ def test_a_budget_batches_only_the_captures_whose_estimate_fits(
     assert "provider batches: $" in spend and "total: $" in spend
 
 
-# --- batches per route API, split, resilient polling (SPEC 17) -----------------------------------
+# --- batches per route API, split, resilient polling -----------------------------------
 
 
 class FakeClock:

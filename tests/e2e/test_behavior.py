@@ -1,4 +1,4 @@
-"""kind behavior (SPEC 9, seed 002 SM scenarios): the caps, exact ids, and a live run through the
+"""kind behavior (the judge skill's SM scenarios): the caps, exact ids, and a live run through the
 reference judge."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def material(baseline: int = 10, bonus: int = 4) -> dict[str, Any]:
 
 
 def test_execution_caps_baseline_at_40_and_bonus_at_10() -> None:
-    # seed 002's example: 8 baseline and 2 bonus demonstrated, scores 8/7/9/8: 46 + 18.75 + 21.25 = 86
+    # The judge skill's example: 8 baseline and 2 bonus demonstrated, scores 8/7/9/8: 46 + 18.75 + 21.25 = 86
     seed = judge_behavior(8, 2, SCORES, BEHAVIOR)
     assert (seed["execution"], seed["quality"], seed["persona"], seed["total"]) == (
         46,

@@ -1,4 +1,4 @@
-"""SPEC 14 end to end through pytest: a stranger's suite made by init, judged by the reference judge."""
+"""Bring your own eval end to end through pytest: a stranger's suite made by init, judged by the reference judge."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""--ora-fail-calibration (SPEC 16): exit 1 below the alpha, or with fewer than 10 labelled captures; a holding gate says so."""
+"""--ora-fail-calibration: exit 1 below the alpha, or with fewer than 10 labelled captures; a holding gate says so."""
 
 from __future__ import annotations
 

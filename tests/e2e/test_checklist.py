@@ -1,4 +1,4 @@
-"""kind checklist (SPEC 9): seed 002's worked example computed by the harness, replies validated
+"""kind checklist: the judge skill's worked example computed by the harness, replies validated
 against the exact listed ids, rubric-overridable weights, intake, and the example end to end."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ CHECKLIST = get_rubric("judge-checklist-2.0")
 EXAMPLE = Path(__file__).parents[2] / "evals" / "examples" / "checklist"
 RUBRIC_FILE = Path(__file__).parents[2] / "pytest_ora" / "method" / "rubrics" / "judge-checklist-2.0.yaml"
 SEED_SCORES = {"clear_explanations": 8, "actionable_fixes": 7, "in_character": 9, "professional_tone": 8}
-# Seed 002's detection deep dive: 6 critical, 6 high, 8 medium, 2 low; 5 / 4 / 3 / 1 found.
+# The judge skill's detection deep dive: 6 critical, 6 high, 8 medium, 2 low; 5 / 4 / 3 / 1 found.
 WORKED = {"critical": (6, 5), "high": (6, 4), "medium": (8, 3), "low": (2, 1)}
 
 
@@ -75,7 +75,7 @@ def checked(payload: dict[str, Any], material: dict[str, Any]) -> Any:
 
 
 def test_seed_002_worked_example_is_computed_exactly_with_spec_9s_tp_count() -> None:
-    # Given seed 002's scenario (194 weighted points, 132 found) with 2 valid novel findings and 1 false positive
+    # Given the judge skill's scenario (194 weighted points, 132 found) with 2 valid novel findings and 1 false positive
     material, found = worked_material()
     reply = checked(worked_reply(found), material)
     assert isinstance(reply, ChecklistReply)
@@ -253,7 +253,7 @@ def test_the_checklist_example_replays_identically_and_reports_the_worked_exampl
     # Given the recorded checklist example, replayed serially and under two xdist workers (the session's replays)
     serial, out = replayed("checklist"), replayed("checklist", 2)
 
-    # Then every file is byte-identical, and the worked example carries seed 002's figures with SPEC 9's TP
+    # Then every file is byte-identical, and the worked example carries the judge skill's figures with the checklist's TP
     stdout = terminal_output(out)
     stdout.no_fnmatch_line("* failed*")
     for name in (

@@ -1,4 +1,4 @@
-"""kind coherence and the phase rubrics (SPEC 9, seed 002 relay modes)."""
+"""kind coherence and the phase rubrics (the judge skill's relay modes)."""
 
 from __future__ import annotations
 

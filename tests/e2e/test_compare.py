@@ -1,4 +1,4 @@
-"""kind compare (SPEC 9): pairs, neutral labels, both orders, a judge's winner only when both orders
+"""kind compare: pairs, neutral labels, both orders, a judge's winner only when both orders
 agree, panel majority, the compare files, and a position-biased judge ending in ties."""
 
 from __future__ import annotations

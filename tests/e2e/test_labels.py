@@ -1,4 +1,4 @@
-"""Human labels (SPEC 16): every bad line a usage error naming file, line and field; several raters per capture."""
+"""Human labels: every bad line a usage error naming file, line and field; several raters per capture."""
 
 from __future__ import annotations
 

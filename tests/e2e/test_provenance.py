@@ -57,3 +57,9 @@ def test_a_replayed_run_json_names_version_no_commit_and_the_epochs_start_and_en
     assert run["pytest_ora_version"] == tool_version() == metadata.version("pytest-ora")
     assert run["started_utc"] == run["ended_utc"] == moment
     assert run["suite_commit"] is None  # the example replays from a copy outside any git work tree
+
+
+def test_a_replayed_methodology_md_names_the_version_that_wrote_it(replayed: Callable[[str], Path]) -> None:
+    methodology = (replayed("solo") / "methodology.md").read_text(encoding="utf-8")
+
+    assert f"- Written by pytest-ora {metadata.version('pytest-ora')}\n" in methodology

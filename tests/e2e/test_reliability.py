@@ -390,7 +390,7 @@ def test_bad_input_of_every_kind_stops_the_run_before_any_judge_call(
             "  - bundle.yaml: field 'scored_set.mode': scored set has 0 mode entries "
             "after collision resolution, expected 2 (missing: argument-audit, causal-dag)*",
             "  - bundle.yaml: field 'scored_set.visual': scored set has 2 visual entries after collision resolution, expected 1*",
-            "  - bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (seed 000*) was used by default; choose another*",
+            "  - bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (the Ora judging method*) was used by default; choose another*",
             "  - captures.jsonl:1: mode:argument-audit/optimum: field 'answer': input should be a valid string (got 42)",
             "  - captures.jsonl:2: mode:argument-audit/big-1: field 'acceptance': input should be a valid dictionary* (got 'yes')",
             "  - captures.jsonl:3: mode:causal-dag/optimum: field 'cost_usd': must be a number (got 'cheap')",

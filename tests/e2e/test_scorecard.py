@@ -1,4 +1,4 @@
-"""Scorecards (seed 004, SPEC 11): each way of grading, N/A and UNKNOWN, the rubric file, the rendered result."""
+"""Scorecards (the scorecard method): each way of grading, N/A and UNKNOWN, the rubric file, the rendered result."""
 
 from __future__ import annotations
 

@@ -79,7 +79,7 @@ def test_stats_json_is_deterministic_for_a_seed_and_moves_with_it(pilot: pytest.
 
     # On three or four captures BCa bounds sit on the extreme resample means whatever the seed; the
     # percentile bounds of alpha over seven captures (asserted below) move with it.
-    # Agreement resamples only for alpha's bootstrap interval (section 15); every other figure is seed-free.
+    # Agreement resamples only for alpha's bootstrap interval; every other figure is seed-free.
     def unresampled(agreement: dict[str, Any]) -> list[dict[str, Any]]:
         return [
             {k: v for k, v in row.items() if k != "alpha_interval"}
@@ -128,7 +128,7 @@ TRIO = Path(__file__).parents[2] / "evals" / "examples" / "trio"
 
 
 def test_the_trio_example_hypothesis_table_and_verdict_by_hand(pytester: pytest.Pytester) -> None:
-    # Given seed 003's pilot example: 3 tasks x 4 cells, three judges, H2, H3, H4 and the verdict
+    # Given the pilot example: 3 tasks x 4 cells, three judges, H2, H3, H4 and the verdict
     for name in ("bundle", "cassettes"):
         shutil.copytree(TRIO / name, pytester.path / name)
     for name in ("conftest.py", "test_trio.py", "pytest.ini"):

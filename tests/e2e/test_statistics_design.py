@@ -1,4 +1,4 @@
-"""Section 15 end to end: clusters from bundle.yaml or --ora-cluster, the pairs compared, and their usage errors."""
+"""The statistics' design end to end: clusters from bundle.yaml or --ora-cluster, the pairs compared, and their usage errors."""
 
 from __future__ import annotations
 

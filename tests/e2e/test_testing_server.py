@@ -726,7 +726,7 @@ def test_the_server_runs_standalone_from_the_command_line() -> None:
     assert response.json()["name"] == "models/gemini-2.5-pro"
 
 
-# --- formats of SPEC 17 ------------------------------------------------------------------------------
+# --- the cloud providers' formats ------------------------------------------------------------------------------
 
 
 def test_anthropic_replies_carry_token_rate_limit_headers_and_take_both_auth_headers(

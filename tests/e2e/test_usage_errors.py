@@ -170,7 +170,7 @@ def test_the_default_output_directory_does_not_depend_on_how_the_bundle_was_give
     assert not (pytester.path / "ora-results").exists() and not (pytester.path / "elsewhere" / "ora-results").exists()
 
 
-# --- SPEC 14: errors a newcomer meets name the fix ------------------------------------------------
+# --- errors a newcomer meets name the fix ------------------------------------------------
 
 
 def test_a_misspelt_option_suggests_the_nearest(project: pytest.Pytester) -> None:
@@ -252,7 +252,7 @@ def test_a_bundle_without_rubric_that_fails_ora_1_0_says_it_was_the_default(proj
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (seed 000*) was used by "
+            "*bundle.yaml: field 'rubric': names no rubric, so ora-1.0 (the Ora judging method*) was used by "
             "default; choose another with `rubric: ID` in bundle.yaml or --ora-rubric*"
         ]
     )

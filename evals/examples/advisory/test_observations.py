@@ -1,4 +1,4 @@
-"""Seed 004's OpenCode advisory observation records, evaluated against profile-adherence-v1.
+"""The scorecard method's OpenCode advisory observation records, evaluated against profile-adherence-v1.
 
 `pytest evals/examples/advisory` evaluates every record from its capture's evidence: no judge, no
 network. A FAIL is reported, never failed: the result is advisory only.

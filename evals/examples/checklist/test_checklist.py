@@ -1,4 +1,4 @@
-"""Seed 002 v2 checklist mode: two judges answer per listed issue; pytest-ora computes the rest.
+"""The judge skill's checklist v2 mode: two judges answer per listed issue; pytest-ora computes the rest.
 
 `pytest evals/examples/checklist` replays the recorded judge calls.
 """

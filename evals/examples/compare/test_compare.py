@@ -1,4 +1,4 @@
-"""Seed 002's compare mode: one item per entry and configuration pair, judged in both orders.
+"""The judge skill's compare mode: one item per entry and configuration pair, judged in both orders.
 
 `pytest evals/examples/compare` replays the recorded judge calls.
 """

@@ -1,4 +1,4 @@
-"""Seed 002's deterministic mode: a patch in each answer compared with the capture's reference patch.
+"""The judge skill's deterministic mode: a patch in each answer compared with the capture's reference patch.
 
 `pytest evals/examples/patch` scores every capture with patch_scorer.score (kind python): no judge, no network.
 """

@@ -1,4 +1,4 @@
-"""Seed 004's scorecard: an A/B pair (off = baseline, on) graded mechanically on axes A-E.
+"""The scorecard method's scorecard: an A/B pair (off = baseline, on) graded mechanically on axes A-E.
 
 `pytest evals/examples/scorecard` grades every capture from its evidence: no judge, no network.
 """

@@ -1,4 +1,4 @@
-"""Seed 002's solo mode: one judge, four criteria x 2.5 on a 1-10 scale, reported 0-100.
+"""The judge skill's solo mode: one judge, four criteria x 2.5 on a 1-10 scale, reported 0-100.
 
 `pytest evals/examples/solo` replays the recorded judge calls.
 """

@@ -1,4 +1,4 @@
-"""Seed 003's pilot: every cell's response judged blind by a trio on six Likert 1-5 dimensions.
+"""The pilot: every cell's response judged blind by a trio on six Likert 1-5 dimensions.
 
 `pytest evals/examples/trio -n 2` replays the recorded judge calls; `-k cell-b` one cell.
 """

@@ -27,7 +27,7 @@ Evaluation = tuple[dict[str, Any], dict[str, Fraction], str | None, str | None]
 
 
 def number(value: Fraction | int) -> int | float:
-    """Exact when whole, else four decimals (the seed reports three; nothing here is rounded before this)."""
+    """Exact when whole, else four decimals (the judge skill reports three; nothing here is rounded before this)."""
     value = Fraction(value)
     return int(value) if value.denominator == 1 else round(float(value), 4)
 

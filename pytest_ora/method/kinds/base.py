@@ -67,7 +67,7 @@ class ReplyProblem:
 
 
 class Kind(Protocol):
-    """What every rubric kind (SPEC 8 `kind:`) supplies, judged or not."""
+    """What every rubric kind (`kind:`) supplies, judged or not."""
 
     name: str
 

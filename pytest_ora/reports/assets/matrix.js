@@ -1,5 +1,5 @@
 "use strict";
-// The entry x configuration matrix and the capture view's texts (SPEC 18). Built from the capture
+// The entry x configuration matrix and the capture view's texts. Built from the capture
 // rows report.js already holds; rows are rendered a page at a time, so sorting 2,000 entries of 60
 // configurations redraws one page. Every text from the bundle or a judge is inserted as text
 // (textContent), never as markup.

@@ -85,7 +85,7 @@
       (r.overall !== null ? " · overall " + fmt(r.overall) + (r.failure === 1 ? " (a failure)" : "") : "") +
       (r.flags.length ? " · " + r.flags.join(", ") : "")));
     if (r.reason) box.appendChild(el("p", { "class": "note" }, r.reason));
-    // What the capture asked and answered (SPEC 18): matrix.js adds it, from the page's texts.
+    // What the capture asked and answered: matrix.js adds it, from the page's texts.
     if (window.ORA && window.ORA.captureBody) window.ORA.captureBody(box, r);
     if (r.judges.length && !pairwise) {
       var table = el("table", { "class": "scores" }), head = el("tr");

@@ -1,4 +1,4 @@
-"""Judge packets: everything Phase 1 lists, the specification always inside, the answer fenced."""
+"""Judge packets: everything the Ora judging method lists for a capture, the specification always inside, the answer fenced."""
 
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_the_system_prompt_states_the_rubric_and_its_anchors() -> None:
     assert "never instructions to you" in system
 
 
-# --- prompt caching: what repeats first, what varies last (SPEC 17) ------------------------------
+# --- prompt caching: what repeats first, what varies last ------------------------------
 
 
 def test_what_repeats_comes_first_and_the_capture_last(tmp_path: Path) -> None:

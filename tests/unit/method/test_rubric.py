@@ -61,7 +61,7 @@ def test_trio_and_solo_carry_their_seeds_numbers() -> None:
     assert trio.failure_vote == "fail" and trio.vote_names == ("strict_pass", "fail", "critical")
     solo = get_rubric("judge-solo-1.0")
     assert [c.weight for c in solo.criteria] == [Fraction("2.5")] * 4
-    assert all(len(c.anchors) == 5 for c in solo.criteria)  # seed 002's five behavioural bands
+    assert all(len(c.anchors) == 5 for c in solo.criteria)  # the judge skill's five behavioural bands
     assert solo.failure_below == 60 and solo.panel_size == 1
 
 

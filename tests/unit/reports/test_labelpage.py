@@ -1,4 +1,4 @@
-"""label.html's sample and page (SPEC 16): seeded, stratified by configuration, blind, nothing from the bundle runs."""
+"""label.html's sample and page: seeded, stratified by configuration, blind, nothing from the bundle runs."""
 
 from __future__ import annotations
 

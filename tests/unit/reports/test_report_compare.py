@@ -1,4 +1,4 @@
-"""SPEC 18's page parts: the captures' texts (texts.json), the earlier runs (runs.json), the Since baseline section."""
+"""The report page's baseline and history parts: the captures' texts (texts.json), the earlier runs (runs.json), the Since baseline section."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Judges against people (SPEC 16): stats.json's `calibration` checked against the reference libraries,
+"""Judges against people: stats.json's `calibration` checked against the reference libraries,
 on the bundled sample's labelled subset and on a judge panel built to share a bias."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 003's hypotheses and pilot verdict on a small trio-like pilot, checked by hand."""
+"""The pilot's hypotheses and verdict on a small trio-like pilot, checked by hand."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ PER_HYPOTHESIS = MANIFEST.model_copy(update={"verdict": VerdictRule(per_hypothes
 
 
 def test_the_per_hypothesis_rule_needs_every_hypothesis_in_enough_entries() -> None:
-    # H2 and H3 in 3/3 but H4 in 0/3: 6 of 9 directional passes the count rule, not seed 003's reading.
+    # H2 and H3 in 3/3 but H4 in 0/3: 6 of 9 directional passes the count rule, not the pilot's reading.
     pilot = {task: {"a": 3.0, "b": 3.5, "c": 2.0, "d": 2.5} for task in ("task-1", "task-2", "task-3")}
     counted = MANIFEST.model_copy(update={"verdict": VerdictRule(directional_at_least=6, no_critical=False)})
     by_count = hypotheses_data(run_arrays(rows(pilot), TRIO), counted, seed=0, resamples=2000)

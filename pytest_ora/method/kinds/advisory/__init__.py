@@ -1,4 +1,4 @@
-"""`kind: advisory`: seed 004's OpenCode advisory observation record (`opencode-advisory-observation.1`).
+"""`kind: advisory`: the scorecard method's OpenCode advisory observation record (`opencode-advisory-observation.1`).
 
 One self-contained package: the record's schema and the `profile-adherence-v1` threshold
 (observation.py), the kind itself (kind.py), and its report files advisory.json and

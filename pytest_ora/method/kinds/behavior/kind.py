@@ -1,4 +1,4 @@
-"""`kind: behavior` (seed 002 SM scenarios, SPEC 9): per listed behaviour demonstrated / evidence
+"""`kind: behavior` (the judge skill's SM scenarios): per listed behaviour demonstrated / evidence
 and four 1-10 scores; pytest-ora computes execution (capped), quality, persona and the 0-100 total.
 
 A reply must answer exactly the capture's listed baseline and bonus ids; one left out or one
@@ -40,7 +40,7 @@ class Shown(Strict):
 
 
 class BehaviorReply(ReplyObject):
-    """A judge's behaviour reply (SPEC 9); configuration is empty when the rubric is blind."""
+    """A judge's behaviour reply; configuration is empty when the rubric is blind."""
 
     entry_key: str
     configuration: str = ""

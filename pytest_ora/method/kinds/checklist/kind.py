@@ -1,4 +1,4 @@
-"""`kind: checklist` (seed 002 v2, SPEC 9): per listed id found / evidence, novel findings, false
+"""`kind: checklist` (checklist v2): per listed id found / evidence, novel findings, false
 positives and four 1-10 scores; pytest-ora computes recall, precision, F2 and the 0-100 total.
 
 A reply must answer exactly the capture's listed ids: one left out or one invented is an invalid
@@ -55,7 +55,7 @@ class FalsePositive(Strict):
 
 
 class ChecklistReply(ReplyObject):
-    """A judge's checklist reply (SPEC 9); configuration is empty when the rubric is blind."""
+    """A judge's checklist reply; configuration is empty when the rubric is blind."""
 
     entry_key: str
     configuration: str = ""

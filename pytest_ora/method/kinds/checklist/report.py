@@ -1,4 +1,4 @@
-"""checklist.md (kind checklist, SPEC 9): each judge's exact checklist figures and per-issue disagreement."""
+"""checklist.md (kind checklist): each judge's exact checklist figures and per-issue disagreement."""
 
 from __future__ import annotations
 

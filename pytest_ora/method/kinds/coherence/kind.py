@@ -1,4 +1,4 @@
-"""`kind: coherence` (seed 002 relay chain coherence, SPEC 9): each judge rates a chain of four
+"""`kind: coherence` (the judge skill's relay chain coherence): each judge rates a chain of four
 answers (SM, TEA, Dev, Reviewer) excellent, good or poor; the rubric maps ratings to multipliers.
 
 The panel's rating is the majority, else `good`. When the capture holds the chain's phase scores,
@@ -24,7 +24,7 @@ __all__ = ["KIND", "PHASES", "RATINGS", "CoherenceKind", "CoherenceReply", "pane
 RATINGS = ("excellent", "good", "poor")
 PHASES = ("sm", "tea", "dev", "reviewer")
 FALLBACK = "good"
-"""The panel's rating when no rating has a majority (seed 002's neutral multiplier)."""
+"""The panel's rating when no rating has a majority (the judge skill's neutral multiplier)."""
 
 
 class CoherenceReply(ReplyObject):

@@ -1,4 +1,4 @@
-"""`kind: compare` (seed 002 compare mode, SPEC 9): two configurations' answers head to head.
+"""`kind: compare` (the judge skill's compare mode): two configurations' answers head to head.
 
 One item per entry and configuration pair. Every judge sees the two answers under the neutral
 labels response-1 and response-2, twice, once in each order; its winner counts only when both
@@ -46,7 +46,7 @@ class _Contestant(BaseModel):
 
 
 class CompareReply(ReplyObject):
-    """A judge's compare reply (SPEC 9): both responses scored, a winner or a tie."""
+    """A judge's compare reply: both responses scored, a winner or a tie."""
 
     entry_key: str
     judge_model: str

@@ -1,4 +1,4 @@
-"""compare.jsonl, compare.json and compare.md (kind compare, SPEC 9): per configuration pair wins,
+"""compare.jsonl, compare.json and compare.md (kind compare): per configuration pair wins,
 ties, losses, the win rate (a tie counts half) with its 95% Wilson interval, and each judge's
 position consistency."""
 

@@ -1,4 +1,4 @@
-"""`kind: python`: a deterministic scorer written by the user scores each capture (SPEC 11); no judge.
+"""`kind: python`: a deterministic scorer written by the user scores each capture; no judge.
 
 `scorer: module:function` names a module file inside the eval suite's directory (never a path
 the bundle names elsewhere). It is called with the capture and returns {criterion: number} on the

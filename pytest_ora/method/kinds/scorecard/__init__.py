@@ -1,1 +1,1 @@
-"""Seed 004 scorecards: axes graded mechanically from capture evidence, scorecard.json, SCORECARD-RESULT.md."""
+"""Scorecards (the scorecard method): axes graded mechanically from capture evidence, scorecard.json, SCORECARD-RESULT.md."""

@@ -1,4 +1,4 @@
-"""A scorecard's axes as written in a `kind: scorecard` rubric (SPEC 11): rules, bands, ratios, checklists.
+"""A scorecard's axes as written in a `kind: scorecard` rubric: rules, bands, ratios, checklists.
 
 Everything here is hashable data (a Rubric holds its axes and is a cache key).
 """
@@ -115,7 +115,7 @@ class _Condition(_Model):
     field: Path
     title: str = ""
     baseline: bool = True
-    """False: not checked on the baseline configuration (seed 004's "ON condition only")."""
+    """False: not checked on the baseline configuration (the scorecard method's "ON condition only")."""
     eq: Value = None
     ne: Value = None
     lt: Value = None

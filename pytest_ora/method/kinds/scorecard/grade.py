@@ -1,4 +1,4 @@
-"""Grading one capture's evidence on one axis, mechanically (seed 004, SPEC 11).
+"""Grading one capture's evidence on one axis, mechanically (the scorecard method).
 
 PASS / PARTIAL / FAIL come only from complete, well-formed evidence. A missing source is
 `N/A (<reason>)` and stays out of aggregation; a malformed value, a duplicate key, a field the

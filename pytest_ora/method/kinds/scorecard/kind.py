@@ -1,4 +1,4 @@
-"""`kind: scorecard`: axes graded mechanically from each capture's evidence (seed 004, SPEC 11); no judge."""
+"""`kind: scorecard`: axes graded mechanically from each capture's evidence (the scorecard method); no judge."""
 
 from __future__ import annotations
 

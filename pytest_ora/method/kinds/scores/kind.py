@@ -1,4 +1,4 @@
-"""`kind: scores`: judges score every criterion on the rubric's scale (seed 000 schema, SPEC 8)."""
+"""`kind: scores`: judges score every criterion on the rubric's scale (the Ora judging method's schema)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,26 @@
+"""References to documents that are not in the repository ("SPEC section 8", "seed 002"), found in text."""
+
+from __future__ import annotations
+
+import re
+
+CITATION = re.compile(r"\bSPEC\b|\b[Ss]eeds? ?0\d\d\b|\b[Ss]ections? \d+\b|\bPhases? \d")
+"""A citation: SPEC (not SPECIFICATION), seed NNN, section N, Phase N."""
+
+KEPT = (
+    # Rubric titles: inside the rubric's digest, so changing them makes a new rubric version.
+    "Measurement scorecard (seed 004)",
+    "profile-adherence-v1 threshold (seed 004)",
+    # The checklist example's worked capture: its prompt and acceptance notes go into the judge packet,
+    # so changing them would invalidate its recorded judge calls.
+    "the seed 002 detection deep dive",
+    "seed 002 worked example",
+)
+"""Citations left where they stand, and why."""
+
+
+def citations(text: str) -> list[str]:
+    """Each line of text that cites such a document, outside the phrases kept on purpose."""
+    for phrase in KEPT:
+        text = text.replace(phrase, "")
+    return [line.strip()[:200] for line in text.splitlines() if CITATION.search(line)]
