@@ -296,6 +296,37 @@ def output_files() -> list[tuple[str, str, str]]:
     return rows
 
 
+FIELD_DOCS = {
+    "capture_id": "`family:technique/configuration`, names as the bundle gives them.",
+    "entry_key": "`family:technique`: the entry the configurations answered.",
+    "family": "The entry's family, as given.",
+    "technique": "The entry's technique, as given.",
+    "configuration": "The configuration that answered, as given.",
+    "status": "scored; excluded (an invalid capture, or the loser of an id collision); unscorable (nothing to "
+    "score it against); error (a judge or schema error, a missing cassette, packet drift); budget (not started "
+    "once --ora-budget-usd was reached).",
+    "reason": "Why a capture is not scored; null when it is.",
+    "judge_a": "Judge A's part of a two-judge panel (fields below).",
+    "judge_b": "Judge B's part of a two-judge panel.",
+    "weighted": "The rubric's weighted sum of the criterion scores.",
+    "overall": "The rubric's overall score (ora-1.0: the lower of weighted and fidelity).",
+    "failure": "Whether overall is below the rubric's failure threshold.",
+    "rubric": "The rubric's id and version.",
+    "rubric_digest": "The digest of the rubric's content.",
+    "judges": "Every judge of the panel, panel order (fields below).",
+    "judged": "Scored captures.",
+    "unscorable": "Captures with nothing to score them against.",
+    "excluded": "Invalid captures and the losers of id collisions.",
+    "errors": "Captures whose judging failed (a judge or schema error, a missing cassette, packet drift).",
+    "mean_overall": "Mean overall over the scored captures.",
+    "failure_rate": "Share of the scored captures below the failure threshold.",
+    "cost_per_100_queries_usd": "Mean cost of an answer (the capture's cost_usd) times 100, over the accepted captures.",
+    "minutes_per_run": "Mean wall-clock minutes of an answer, over the accepted captures.",
+    "budget": "Captures not started once --ora-budget-usd was reached.",
+}
+"""What each fixed ledger and summary field is; a field without an entry (nor a criterion's) fails the generator."""
+
+
 def _type(annotation: object) -> str:
     if annotation is type(None):
         return "null"
@@ -332,8 +363,18 @@ def _attribute_docs(model: type[BaseModel]) -> dict[str, str]:
     return docs
 
 
-def _fields_table(model: type[BaseModel]) -> list[str]:
+def _fields_table(model: type[BaseModel], criteria: tuple[str, ...] | None = None) -> list[str]:
+    """A model's fields; with `criteria`, every field must be a criterion's or have its FIELD_DOCS entry."""
     docs = _attribute_docs(model)
+    if criteria is not None:
+        for name in model.model_fields:
+            criterion = name.removeprefix("mean_")
+            if criterion in criteria:
+                docs[name] = f"The judges' mean score on {criterion}." if name == criterion else f"Mean {criterion}."
+            elif name in FIELD_DOCS:
+                docs[name] = FIELD_DOCS[name]
+            else:
+                raise ReferenceError(f"{model.__name__} field {name} has no description: add it to FIELD_DOCS")
     lines = ["| Field | Type | Required | Notes |", "|---|---|---|---|"]
     for name, field in model.model_fields.items():
         required = "yes" if field.is_required() else ""
@@ -342,8 +383,13 @@ def _fields_table(model: type[BaseModel]) -> list[str]:
 
 
 def outputs_page() -> str:
+    from pytest_ora.core.models import JudgeColumn, PanelJudge
+    from pytest_ora.method.kinds import get_kind
+    from pytest_ora.method.rubric import ORA_V1
     from pytest_ora.reports.rows import CANDIDATE_FIELDS, LedgerRow, SummaryRow
     from pytest_ora.reports.runfile import RunFile
+
+    criteria = tuple(get_kind(ORA_V1.kind).summary_columns(ORA_V1))
 
     lines = [
         "# Output files and fields",
@@ -363,13 +409,21 @@ def outputs_page() -> str:
         "of the criterion columns and may add its verdict, votes and kind's fields after the fixed ones. A capture",
         f"whose answer a candidate made in the run adds {', '.join(f'`{n}`' for n in CANDIDATE_FIELDS)}.",
         "",
-        *_fields_table(LedgerRow),
+        *_fields_table(LedgerRow, criteria),
+        "",
+        "### A judge's part (`judge_a`, `judge_b`)",
+        "",
+        *_fields_table(JudgeColumn),
+        "",
+        "### A judge of the panel (`judges`)",
+        "",
+        *_fields_table(PanelJudge),
         "",
         "## Summary rows (`summary.json`, `summary.csv`)",
         "",
         "One row per configuration under the built-in `ora-1.0` rubric (`mean_<criterion>` for each criterion).",
         "",
-        *_fields_table(SummaryRow),
+        *_fields_table(SummaryRow, criteria),
         "",
         "## `run.json`",
         "",

@@ -115,3 +115,11 @@ def test_when_the_check_finds_a_stale_page_then_it_exits_1_naming_it(
     assert capsys.readouterr().err == "stale: docs/reference/cli.md (run python scripts/gen_reference.py)\n"
     assert generator.main([]) == 0
     assert generator.main(["--check"]) == 0
+
+
+def test_when_a_ledger_field_has_no_description_then_the_generator_refuses(
+    generator: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(generator.FIELD_DOCS, "weighted")
+    with pytest.raises(generator.ReferenceError, match="LedgerRow field weighted has no description"):
+        generator.pages()
