@@ -215,13 +215,29 @@ def cli_page() -> str:
         "# Command line: `python -m pytest_ora`",
         "",
         "Commands outside a pytest run. `python -m pytest_ora COMMAND --help` prints the same.",
-        "The loopback reference judge (a deterministic test double speaking every provider's wire format)",
-        "runs with `python -m pytest_ora.testing --port 8765`.",
         "",
     ]
     for name, help_text, sub in _subcommands(parser):
         lines += _command_section(name, help_text, sub, _exits(getattr(cli, f"_{name}", None)))
+    lines += _reference_judge()
     return HEADER + "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _reference_judge() -> list[str]:
+    """The loopback reference judge's command line."""
+    from pytest_ora.testing.server import build_parser
+
+    parser = build_parser()
+    return [
+        "## `python -m pytest_ora.testing`",
+        "",
+        f"{parser.description} It serves until interrupted and prints the address it listens on.",
+        "",
+        "| Argument | Takes | Default | What it is |",
+        "|---|---|---|---|",
+        *_argument_rows(parser, "python -m pytest_ora.testing"),
+        "",
+    ]
 
 
 def _exits(handler: object) -> str | None:
