@@ -456,14 +456,14 @@ def outputs_page() -> str:
 def schemas_page() -> str:
     from pytest_ora.core.models import capture_json_schema
     from pytest_ora.judges.reply import reply_schema
-    from pytest_ora.method.rubric import get_rubric
+    from pytest_ora.method.rubric import builtin_ids, get_rubric
 
     lines = [
         "# JSON Schemas",
         "",
         "`python -m pytest_ora schema capture` prints the schema of a `captures.jsonl` line;",
         "`python -m pytest_ora schema reply --rubric ID|FILE` the schema a judge's reply is checked against",
-        "for that rubric. The two below are printed by those commands (the reply's for `ora-1.0`).",
+        "for that rubric (a rubric file of your own included). The schemas below are what those commands print.",
         "",
         "## A capture (`captures.jsonl` line)",
         "",
@@ -471,12 +471,22 @@ def schemas_page() -> str:
         json.dumps(capture_json_schema(), indent=2),
         "```",
         "",
-        "## A judge's reply (`ora-1.0`)",
-        "",
-        "```json",
-        json.dumps(reply_schema(get_rubric("ora-1.0")), indent=2),
-        "```",
+        "## A judge's reply, per built-in rubric",
     ]
+    unjudged = []
+    for version in builtin_ids():
+        rubric = get_rubric(version)
+        schema = reply_schema(rubric)
+        if not schema:
+            unjudged.append(f"`{version}` ({rubric.kind})")
+            continue
+        lines += ["", f"### `{version}`", "", f"{rubric.title} (kind {rubric.kind}).", "", "```json"]
+        lines += [json.dumps(schema, indent=2), "```"]
+    if unjudged:
+        lines += [
+            "",
+            f"No judge replies under {', '.join(unjudged)}: those rubrics are scored mechanically, from the captures themselves, with no judge called.",
+        ]
     return HEADER + "\n".join(lines) + "\n"
 
 
