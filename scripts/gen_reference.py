@@ -485,7 +485,8 @@ def schemas_page() -> str:
     if unjudged:
         lines += [
             "",
-            f"No judge replies under {', '.join(unjudged)}: those rubrics are scored mechanically, from the captures themselves, with no judge called.",
+            f"No judge replies under {', '.join(unjudged)}: those rubrics are scored mechanically, "
+            "from the captures themselves, with no judge called.",
         ]
     return HEADER + "\n".join(lines) + "\n"
 
