@@ -18,7 +18,8 @@ from .method.rubric_file import digest_of
 from .reports.verify import VerifyError, verify
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: every command, its arguments and their help (the CLI reference is generated from it)."""
     parser = argparse.ArgumentParser(prog="python -m pytest_ora", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     schema = commands.add_parser("schema", help="print a JSON Schema")
@@ -30,11 +31,11 @@ def main(argv: list[str] | None = None) -> int:
     show = actions.add_parser("show", help="print a built-in rubric as YAML")
     show.add_argument("id", help="a built-in rubric id")
     digest = actions.add_parser("digest", help="print a rubric file's content digest (for its history line)")
-    digest.add_argument("file", type=Path)
+    digest.add_argument("file", type=Path, help="a rubric YAML file")
     check = commands.add_parser(
         "verify", help="re-render every report of an --ora-out directory; fail naming any edited by hand"
     )
-    check.add_argument("directory", type=Path)
+    check.add_argument("directory", type=Path, help="an --ora-out directory")
     label = commands.add_parser(
         "label", help="write DIR/label.html: a page on which a person scores a sample of the bundle"
     )
@@ -135,7 +136,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help="swebench and ground-truth: a JSONL file of SWE-bench instances",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     if args.command == "judge":
         return _judge(args)
     if args.command == "init":

@@ -792,10 +792,10 @@ def _wait_seconds(fault: Fault) -> float:
 # --- command line --------------------------------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Serve the reference judge until interrupted."""
+def build_parser() -> argparse.ArgumentParser:
+    """The reference judge's command line (the CLI reference is generated from it)."""
     parser = argparse.ArgumentParser(
-        prog="python -m pytest_ora.testing.server",
+        prog="python -m pytest_ora.testing",
         description="Loopback reference judge (a test double speaking the providers' wire formats).",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind")
@@ -825,6 +825,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a noisy judge on purpose: sd in points of seeded noise added to every score (judge samples)",
     )
     parser.add_argument("--jitter-seed", type=int, default=0, help="seed of --jitter's noise")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the reference judge until interrupted."""
+    parser = build_parser()
     options = parser.parse_args(argv)
     if options.rpm is not None and options.rps is not None:
         parser.error("give --rpm or --rps, not both")
