@@ -1,7 +1,7 @@
 """Scale figures: live defaults, the shared rate limit, resume after an interrupt, a peer on the same work.
 
     python benchmarks/scale.py                       # all parts, about 6 minutes on 2 cores
-    python benchmarks/scale.py --parts ratelimit     # throughput, ratelimit, headerless, resume, batch, inspect, peers, memory
+    python benchmarks/scale.py --parts ratelimit     # throughput, ratelimit, headerless, resume, batch, peers, memory
 
 Every part runs pytest on a generated copy of the sample whose judges are the loopback reference
 judge (its own process, `python -m pytest_ora.testing.server`), with placeholder keys, in a
@@ -30,7 +30,7 @@ import live  # noqa: E402
 
 LATENCY = 0.5
 PROBE_DIR = Path(__file__).resolve().parent / "probe"
-PARTS = ("throughput", "ratelimit", "headerless", "resume", "batch", "inspect", "peers", "memory")
+PARTS = ("throughput", "ratelimit", "headerless", "resume", "batch", "peers", "memory")
 
 
 @dataclass
@@ -342,59 +342,6 @@ def two_judges():
 """
 
 
-def inspect(scratch: Path, env: dict[str, str], captures: int, python: str) -> None:
-    print(f"\n## Inspect AI on the same loopback work ({captures} samples x 2 judge calls, {LATENCY} s a call)")
-    if not Path(python).is_file():
-        print(
-            f"not measured: no Python with inspect-ai at {python} (install it in a throwaway venv, pass --inspect-python)"
-        )
-        return
-    task = scratch / "inspect_task.py"
-    task.write_text(INSPECT_TASK.replace("{count}", str(captures)), encoding="utf-8")
-    with live.JudgeServer(LATENCY) as server:
-        base = server.routes["anthropic"].removesuffix("/v1/messages")
-        environment = {
-            **env,
-            "ANTHROPIC_BASE_URL": base,
-            "OPENAI_BASE_URL": base + "/v1",
-            "INSPECT_LOG_DIR": str(scratch / "inspect-logs"),
-        }
-        for index, (label, extra) in enumerate(
-            (("default", []), ("--max-connections 24", ["--max-connections", "24"]))
-        ):
-            logs = scratch / f"inspect-logs-{index}"
-            command = [
-                python,
-                "-m",
-                "inspect_ai",
-                "eval",
-                task.name,
-                "--model",
-                "openai/gpt-5.4-mini",
-                "--display",
-                "none",
-                "--no-log-images",
-                "-M",
-                "responses_api=false",
-                "--log-dir",
-                str(logs),
-                *extra,
-            ]
-            start = time.perf_counter()
-            process = subprocess.run(command, env=environment, capture_output=True, text=True, cwd=scratch)
-            wall = time.perf_counter() - start
-            status = "ok" if process.returncode == 0 else f"exit {process.returncode}: {process.stderr[-800:]}"
-            # The eval's own clock (its log's started/completed) leaves out start-up, which offline includes
-            # network time-outs that a connected machine would not wait for.
-            read = subprocess.run(
-                [python, "-c", INSPECT_LOG, str(next(logs.glob("*.eval"), ""))], capture_output=True, text=True
-            )
-            print(
-                f"inspect eval ({label}): {wall:.1f} s wall; {read.stdout.strip() or read.stderr[-300:]}; {status}",
-                flush=True,
-            )
-
-
 def _inspect_wall(python: str, task: Path, environment: dict[str, str], logs: Path, extra: list[str]) -> float:
     """One `inspect eval` of the two-judge task: its wall time from the command to its exit (start-up included)."""
     command = [
@@ -508,17 +455,6 @@ def peers(
     )
 
 
-INSPECT_LOG = """
-import sys
-from inspect_ai.log import read_eval_log
-log = read_eval_log(sys.argv[1])
-from datetime import datetime
-seconds = (datetime.fromisoformat(log.stats.completed_at) - datetime.fromisoformat(log.stats.started_at)).total_seconds()
-done = log.results.completed_samples if log.results else 0
-print(f"eval {seconds:.0f} s by its log ({done} samples completed, {done / max(seconds, 1):.2f} samples/s)")
-"""
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated: {', '.join(PARTS)}")
@@ -572,8 +508,6 @@ def main(argv: list[str] | None = None) -> int:
             resume(bundle, scratch, env, args.resume_captures, args.interrupt_after)
         if "batch" in parts:
             batch(bundle, scratch, env, args.batch_delay)
-        if "inspect" in parts:
-            inspect(scratch, env, args.captures, args.inspect_python)
         if "peers" in parts:
             peers(bundle, scratch, env, args.captures, args.inspect_python, args.peers_repeat, args.peers_calls)
         if "memory" in parts:
