@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from ..judges.keyguard import configured_keys
 from ..reports.stepsummary import GateLine, append_step_summary, step_summary_markdown
-
-if TYPE_CHECKING:
-    from .controller import OraController
+from .runstate import RunState
 
 __all__ = ["write_step_summary"]
 
 
-def write_step_summary(controller: OraController) -> None:
+def write_step_summary(controller: RunState) -> None:
     """Append the run's account to --ora-step-summary's file; a file that cannot be written is said, not raised."""
     options = controller.options
     target, out = options.step_summary, controller.options.out
@@ -33,7 +30,7 @@ def write_step_summary(controller: OraController) -> None:
         sys.stderr.write(f"ora: the step summary could not be appended to {target}: {error.strerror or error}\n")
 
 
-def _unwritten(controller: OraController) -> str | None:
+def _unwritten(controller: RunState) -> str | None:
     """Why this run wrote no report of its own (the step summary then describes no table), or None."""
     if controller.report_error is not None:
         return f"the report could not be written ({controller.report_error})"

@@ -31,6 +31,7 @@ def test_the_public_api_is_short_and_every_name_resolves() -> None:
         "SummaryRow",
         "TransportError",
         "UnreachableJudge",
+        "__version__",
         "combine",
         "intake",
         "judge",
