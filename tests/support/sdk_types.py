@@ -19,7 +19,9 @@ from typing import Any
 import pydantic
 import typing_extensions
 
-__all__ = ["GEMINI_FIELDS", "gemini_request_problems", "request_problems", "response_problems"]
+from pytest_ora.judges.providers.base import JudgePrompt, Sampling, TextPart
+
+__all__ = ["GEMINI_FIELDS", "candidate_prompt", "gemini_request_problems", "request_problems", "response_problems"]
 
 _WRAPPERS = {
     typing.Required,
@@ -164,3 +166,19 @@ def gemini_request_problems(body: dict[str, Any], fields: tuple[str, ...] = GEMI
             problems.append(f"{where}: {error}")
     problems += [f"{key}: not a field of GenerateContentRequest" for key in sorted(set(body) - set(fields))]
     return problems
+
+
+def candidate_prompt(cache: bool, system: str, claude: bool = False) -> JudgePrompt:
+    """A role candidate's call: no reply schema, no tool, its own sampling parameters (Claude's Messages API takes none)."""
+    parts = (
+        TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
+        TextPart("Should they consolidate? Answer in numbered steps."),
+    )
+    return JudgePrompt(
+        system=system,
+        parts=parts,
+        reply_schema=None,
+        max_tokens=2048,
+        cache_key="ora-candidate-solo" if cache else None,
+        sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9),
+    )

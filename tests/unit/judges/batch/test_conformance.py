@@ -38,7 +38,7 @@ from openai.types.responses import Response as ResponsesResponse
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 sys.path.insert(0, str(Path(__file__).parents[3]))
-from support.sdk_types import gemini_request_problems, request_problems, response_problems
+from support.sdk_types import candidate_prompt, gemini_request_problems, request_problems, response_problems
 
 from pytest_ora.core.models import RoleSpec
 from pytest_ora.judges.batch import anthropic as anthropic_batch
@@ -47,7 +47,7 @@ from pytest_ora.judges.batch.base import Pending
 from pytest_ora.judges.batch.http import Caller
 from pytest_ora.judges.packet import Packet, judge_prompt
 from pytest_ora.judges.providers.anthropic import AnthropicClient
-from pytest_ora.judges.providers.base import JudgePrompt, ProviderClient, Sampling, TextPart
+from pytest_ora.judges.providers.base import JudgePrompt, ProviderClient
 from pytest_ora.judges.providers.gemini import GeminiClient
 from pytest_ora.judges.providers.openai import OpenAIClient
 from pytest_ora.method.rubric import ORA_V1
@@ -399,22 +399,6 @@ def check_batch_error_file(judge: ReferenceJudge, route: Route) -> list[str]:
     if sum(1 for o in outcomes if o.body is None) != 1:
         problems.append(f"{sum(1 for o in outcomes if o.body is None)} failed requests seen, not 1")
     return problems
-
-
-def candidate_prompt(cache: bool, system: str, claude: bool = False) -> JudgePrompt:
-    """A role candidate's call: no reply schema, no tool, its own sampling parameters (Claude's Messages API takes none)."""
-    parts = (
-        TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
-        TextPart("Should they consolidate? Answer in numbered steps."),
-    )
-    return JudgePrompt(
-        system=system,
-        parts=parts,
-        reply_schema=None,
-        max_tokens=2048,
-        cache_key="ora-candidate-solo" if cache else None,
-        sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9),
-    )
 
 
 def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:

@@ -39,12 +39,18 @@ from openai.types.responses import Response as ResponsesResponse
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 
 sys.path.insert(0, str(Path(__file__).parents[3]))
-from support.sdk_types import GEMINI_FIELDS, gemini_request_problems, request_problems, response_problems
+from support.sdk_types import (
+    GEMINI_FIELDS,
+    candidate_prompt,
+    gemini_request_problems,
+    request_problems,
+    response_problems,
+)
 
 from pytest_ora.core.models import RoleSpec
 from pytest_ora.judges.packet import Artifact, Packet, judge_prompt
 from pytest_ora.judges.providers import client_for
-from pytest_ora.judges.providers.base import JudgePrompt, Sampling, TextPart
+from pytest_ora.judges.providers.base import JudgePrompt
 from pytest_ora.method.rubric import ORA_V1
 from pytest_ora.testing.server import ReferenceJudge
 
@@ -372,22 +378,6 @@ def check_models_endpoint(judge: ReferenceJudge, route: Route) -> list[str]:
         model = client.models.get(model=route.model)
         return [] if model.name and route.model in model.name else [f"google-genai read {model}"]
     return [] if response.json()["name"] == f"publishers/anthropic/models/{route.model}" else [response.text[:200]]
-
-
-def candidate_prompt(cache: bool, system: str, claude: bool = False) -> JudgePrompt:
-    """A role candidate's call: no reply schema, no tool, its own sampling parameters (Claude's Messages API takes none)."""
-    parts = (
-        TextPart("The team runs two warehouses; rent rises 30% next year.", cache_break=cache),
-        TextPart("Should they consolidate? Answer in numbered steps."),
-    )
-    return JudgePrompt(
-        system=system,
-        parts=parts,
-        reply_schema=None,
-        max_tokens=2048,
-        cache_key="ora-candidate-solo" if cache else None,
-        sampling=Sampling() if claude else Sampling(temperature=0.2, top_p=0.9),
-    )
 
 
 def check_candidate_reply(judge: ReferenceJudge, route: Route) -> list[str]:
