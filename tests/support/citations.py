@@ -1,4 +1,4 @@
-"""References to documents that are not in the repository ("SPEC section 8", "seed 002"), found in text."""
+"""References to documents that are not in the repository (the contract by its name or section, a source document by its number), found in text."""
 
 from __future__ import annotations
 
