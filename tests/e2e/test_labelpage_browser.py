@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.browser_page import OfflinePage
+from support.browser_page import OfflinePage, reload_showing
 from support.e2e import outcomes
 
 from pytest_ora.__main__ import main
@@ -54,8 +54,7 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     assert page.locator("#progress").inner_text() == "3 of 4 labelled"
 
     # Then the progress is kept in the browser across a reload
-    page.reload()
-    assert page.locator("#progress").inner_text() == "3 of 4 labelled"
+    reload_showing(page, "#progress", "3 of 4 labelled")
     assert page.locator("#rater").input_value() == "ana"
     assert page.locator("nav#list button.done").count() == 3
 

@@ -6,6 +6,7 @@ The `browser` and `offline` fixtures that hand these out are in tests/conftest.p
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -35,3 +36,19 @@ class OfflinePage:
     def open(self, path: Path) -> Any:
         self.page.goto(path.resolve().as_uri())
         return self.page
+
+
+def reload_showing(page: Any, selector: str, expected: str, within: float = 10.0) -> None:
+    """Reload `page` until `selector` reads `expected` again, failing after `within` seconds.
+
+    A page keeps its progress in localStorage; Chromium hands a page's writes to the browser process
+    asynchronously, so a reload issued the instant after the last write may start before they land.
+    A person reloads seconds later: the check allows that, never an unbounded wait."""
+    deadline = time.monotonic() + within
+    while True:
+        page.reload()
+        shown = page.locator(selector).inner_text()
+        if shown == expected or time.monotonic() > deadline:
+            break
+        time.sleep(0.25)
+    assert shown == expected, f"after reloading, {selector} reads {shown!r}, not {expected!r}"
