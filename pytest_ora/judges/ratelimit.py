@@ -58,6 +58,18 @@ _MIN_START = 1.0
 """Calls a second a header-less role starts at, at least, after its first call."""
 _HORIZON = 1.0
 """Seconds ahead a call may reserve its slot; beyond that it sleeps and looks again (a cut applies)."""
+_BURST = 30.0
+"""Seconds of an announced limit's pace that may go at once at most, while the provider's headers show the room.
+
+Anthropic and OpenAI refill a bucket that holds a minute's limit, and their remaining and reset headers
+say how full it is: a run far under its limit need not trickle its calls out one slot at a time. The
+allowance starts within one second of the pace (what a limit "enforced over shorter intervals" accepts) and
+grows like slow start, by each success's share of the pace while calls wait, up to half the minute; every
+response's remaining count pulls the schedule back to what the provider says is left (other clients of
+the key included), and the first 429 ends bursting for the run: from then on calls go at the pace alone."""
+_BURST_START = 0.5
+"""Seconds of pace the first burst may take: with the one call GCRA lets go on top, within a second's calls
+of the limit, which a provider enforcing it per second takes."""
 _PROBE_WAIT = 0.05
 _PROBE_TIMEOUT = 5.0
 """A first call that never reports back (process killed) stops blocking its role after this long."""
@@ -187,6 +199,8 @@ class SharedLimiter:
             "measured": None,
             "announced": False,
             "streak": 0,
+            "burst": 0.0,
+            "refused": False,
         }
 
     @contextlib.contextmanager
@@ -249,34 +263,44 @@ class SharedLimiter:
             state["probe"] = now
             state["sent"] += 1
             return now, 0.0
-        slot = max(now, state["tat"])
+        burst = float(state.get("burst") or 0.0)
+        slot = max(now, state["tat"] - burst)
         token_rate = state["token_rate"]
         if token_rate:
-            slot = max(slot, state["ttat"])
+            slot = max(slot, state["ttat"] - burst)
+        if slot > now:
+            state["held"] = now  # the schedule holds calls back: a success now may grow the burst allowance
         if slot - now > _HORIZON:
             # Far ahead: look again later, so a cut or a hold meanwhile applies to this call too.
             return None, slot - now - _HORIZON / 2
         rate = state["rate"]
+        # GCRA: a call going at `slot` moves the theoretical arrival time on by its share of the pace; with a
+        # burst allowance, calls may go up to `burst` seconds ahead of it.
         if rate:
-            state["tat"] = slot + 1 / rate
+            state["tat"] = max(state["tat"], slot) + 1 / rate
         if token_rate:
-            state["ttat"] = slot + tokens / token_rate
+            state["ttat"] = max(state["ttat"], slot) + tokens / token_rate
         state["sent"] += 1
+        if burst:
+            _note_sent(state, slot, tokens)
         return slot, 0.0
 
-    def observe(self, role: str, sent_at: float, status: int, headers: httpx.Headers) -> None:
+    def observe(self, role: str, sent_at: float, status: int, headers: httpx.Headers, tokens: int = 0) -> None:
         """Learn from a response: its rate-limit headers, a 429 (cut) or a success (grow)."""
         now = self._clock()
         with self._state(role) as state:
             state["learned"] = True
             state["probe"] = None
+            if status == 429:
+                _stop_bursting(state, now)
             self._learn_limits(state, headers, now)
+            burst = float(state.get("burst") or 0.0)
             # Calls given a slot before this moment were scheduled at the pace of the moment: a cut
             # now does not reach them, so their refusals belong to this round (see _cut).
-            scheduled = max(now, state["tat"])
+            scheduled = max(now, state["tat"] - burst)
             hold = self._hold(headers, status, now)
             if hold is not None:
-                state["tat"] = max(state["tat"], now + hold)
+                state["tat"] = max(state["tat"], now + hold + burst)
             if status == 429:
                 state["limited"] += 1
                 if sent_at > state["cut_at"]:
@@ -289,6 +313,10 @@ class SharedLimiter:
                     )
             elif 200 <= status < 300:
                 _remember(state, now)
+                if burst and float(state.get("held") or 0.0) >= 2 * sent_at - now:
+                    # Calls were held back within a round trip of this one: the allowance grows by this call's
+                    # share of the pace, so it doubles with each round trip of successes (slow start, as TCP's window).
+                    state["burst"] = min(_BURST, burst + _share(state, tokens))
                 state["streak"] = state.get("streak", 0) + 1
                 if state["rate"] is None and not state["fixed"] and not state["announced"]:
                     # Nothing says the limit: start at the pace of one call at a time and grow from there
@@ -299,6 +327,8 @@ class SharedLimiter:
                     state["rate"] = (
                         float(state["ceiling"]) if _far_from_limit(state, headers) else self._grown(state, now, sent_at)
                     )
+            if state.get("burst"):  # last, at the pace and allowance this response left
+                _sync_to_remaining(state, headers, sent_at, float(state["burst"]))
 
     def forget_probe(self, role: str) -> None:
         """The first call ended without a response (network fault): let another one probe."""
@@ -306,19 +336,22 @@ class SharedLimiter:
             state["probe"] = None
 
     def _learn_limits(self, state: dict[str, Any], headers: httpx.Headers, now: float) -> None:
+        announced = False
         if not state["fixed"]:
             limit = _header_number(headers, *_REQUEST_LIMIT)
             if limit:
                 ceiling = limit / 60 * HEADROOM
                 state["ceiling"] = ceiling
-                state["announced"] = True
+                state["announced"] = announced = True
                 if state["rate"] is None or state["rate"] > ceiling:
                     state["rate"] = ceiling
         if state["token_ceiling"] is None or state.get("token_learned"):
             limit = _header_number(headers, *_TOKEN_LIMIT)
             if limit:
-                state["token_learned"] = True
+                state["token_learned"] = announced = True
                 state["token_ceiling"] = state["token_rate"] = limit / 60 * HEADROOM
+        if announced and not state["fixed"] and not state.get("refused") and not state.get("burst"):
+            state["burst"] = _BURST_START
 
     def _hold(self, headers: httpx.Headers, status: int, now: float) -> float | None:
         """Seconds every process must wait: retry-after on a refusal, or an exhausted window's reset."""
@@ -411,11 +444,59 @@ class PacedTransport(httpx.AsyncBaseTransport):
         except BaseException:
             self.limiter.forget_probe(role)
             raise
-        self.limiter.observe(role, sent_at, response.status_code, response.headers)
+        self.limiter.observe(role, sent_at, response.status_code, response.headers, tokens)
         return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def _share(state: dict[str, Any], tokens: int) -> float:
+    """Seconds of the role's pace one call of `tokens` takes (its requests' or its tokens', the longer)."""
+    shares = [1 / float(state["rate"])] if state["rate"] else []
+    if state["token_rate"]:
+        shares.append(tokens / float(state["token_rate"]))
+    return max(shares, default=0.0)
+
+
+_RECENT = 512
+"""Calls sent while bursting kept per role (moment, tokens), to read a remaining header against."""
+
+
+def _note_sent(state: dict[str, Any], slot: float, tokens: int) -> None:
+    recent = state.setdefault("recent", [])
+    recent.append([slot, tokens])
+    if len(recent) > _RECENT:
+        del recent[: len(recent) - _RECENT]
+
+
+def _sync_to_remaining(state: dict[str, Any], headers: httpx.Headers, sent_at: float, burst: float) -> None:
+    """Pull the schedule back to what the provider says was left when it took the call sent at `sent_at`.
+
+    The provider counted `left` calls (tokens) of room then; the run's calls sent since used some of it.
+    A schedule `burst` seconds ahead of a moment takes one call more (GCRA), so `left` calls fit while the
+    schedule is at most sent_at + burst - (left - 1) / rate; each call sent since moves it on by its share.
+    The schedule never assumes more room than that (other clients of the key included).
+    """
+    since = [entry for entry in state.get("recent", []) if entry[0] > sent_at]
+    rate, token_rate = state["rate"], state["token_rate"]
+    left = _header_number(headers, *_REQUEST_REMAINING)
+    if left is not None and rate:
+        state["tat"] = max(state["tat"], sent_at + burst + (len(since) - left + 1) / float(rate))
+    left = _header_number(headers, *_TOKEN_REMAINING)
+    if left is not None and token_rate:
+        used = sum(tokens for _, tokens in since)
+        state["ttat"] = max(state["ttat"], sent_at + burst + (used - left) / float(token_rate))
+
+
+def _stop_bursting(state: dict[str, Any], now: float) -> None:
+    """A refusal: the provider does not take bursts (or no longer has the room), so calls go at the pace alone from now on."""
+    burst = float(state["burst"])
+    state["tat"] = max(now, state["tat"] - burst)
+    state["ttat"] = max(now, state["ttat"] - burst)
+    state["burst"] = 0.0
+    state["refused"] = True
+    state["recent"] = []
 
 
 def _remember(state: dict[str, Any], answered_at: float) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import multiprocessing
 import random
@@ -94,10 +95,11 @@ def test_without_options_the_first_call_probes_and_the_headers_set_the_pace(tmp_
         200,
         httpx.Headers({"anthropic-ratelimit-requests-limit": "60", "anthropic-ratelimit-requests-remaining": "59"}),
     )
-    # Then the role is paced a little under it
-    times = send_times(shared, "big", 3)
+    # Then past the first second's allowance the role is paced a little under it
+    times = send_times(shared, "big", 5)
     gap = 1 / HEADROOM
-    assert [round(t - times[0], 3) for t in times] == [0.0, round(gap, 3), round(2 * gap, 3)]
+    assert times[1] - times[0] < gap
+    assert [round(later - earlier, 3) for earlier, later in itertools.pairwise(times[1:])] == [round(gap, 3)] * 3
 
 
 def test_a_second_call_waits_for_the_probe_to_answer(tmp_path: Path) -> None:
@@ -345,14 +347,20 @@ class _LimitedJudge(httpx.AsyncBaseTransport):
     each refusal slowing the next call down before it is sent).
     """
 
-    def __init__(self, loop: VirtualLoop, rps: float, latency: float, announce: bool) -> None:
-        self.loop, self.latency, self.announce = loop, latency, announce
+    def __init__(
+        self, loop: VirtualLoop, rps: float, latency: float, announce: bool, capacity: float | None, claims_full: bool
+    ) -> None:
+        self.loop, self.latency, self.announce, self.claims_full = loop, latency, announce, claims_full
         self.bucket = Bucket(rps * 60, loop.time())
+        if capacity is not None:
+            self.bucket.capacity = self.bucket.tokens = capacity
         self.accepted = self.refused = 0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         await asyncio.sleep(_RTT / 2)
         decision = self.bucket.take(self.loop.time(), int(self.bucket.rate * 60))
+        if self.claims_full:  # a provider whose headers show a full minute while it enforces a second
+            decision = dataclasses.replace(decision, remaining=decision.limit - 1, reset=0.006)
         headers = decision.headers("openai", announce=self.announce)
         if not decision.allowed:
             self.refused += 1
@@ -382,10 +390,12 @@ def _simulate(
     processes: int = 1,
     announce: bool = False,
     latency: float = 0.5,
+    capacity: float | None = None,
+    claims_full: bool = False,
 ) -> _Run:
     """`calls` judge calls of one role through PacedTransport and the retry policy's defaults."""
     loop = VirtualLoop()
-    judge = _LimitedJudge(loop, rps, latency, announce)
+    judge = _LimitedJudge(loop, rps, latency, announce, capacity, claims_full)
     rates: list[float] = []
     lost = 0
 
@@ -479,6 +489,27 @@ def test_with_the_providers_headers_eight_processes_meet_no_429(tmp_path: Path) 
     assert run.refused == 0
     assert run.lost == 0
     assert run.rates[-1] == pytest.approx(2.0 * HEADROOM)
+
+
+def test_a_run_far_under_an_announced_minute_goes_at_its_calls_in_flight_not_one_slot_at_a_time(
+    tmp_path: Path,
+) -> None:
+    # Given a provider announcing 600 calls a minute from a bucket that holds the minute, as Anthropic's and
+    # OpenAI's headers show theirs
+    run = _simulate(tmp_path, calls=200, rps=10.0, in_flight=32, announce=True, capacity=600)
+    # Then 200 calls at 32 in flight take about 200 / 32 round trips of 0.5 s (3.1 s), not 200 slots at
+    # 9.5 a second (21 s), and none is refused
+    assert run.refused == 0 and run.lost == 0
+    assert run.wall < 6.0
+
+
+def test_a_provider_refusing_a_burst_its_headers_allowed_ends_bursting_at_the_first_429(tmp_path: Path) -> None:
+    # Given a provider whose headers say the minute is nearly all left while it takes one second's calls only
+    run = _simulate(tmp_path, calls=200, rps=10.0, in_flight=32, announce=True, claims_full=True)
+    # Then the run meets a few refusals as its allowance grows, then goes at the pace: nothing lost
+    assert run.lost == 0
+    assert run.refused <= 32
+    assert run.wall < 200 / (10.0 * HEADROOM) * 1.5
 
 
 def test_a_burst_of_429s_cuts_to_the_pace_of_successes_once_a_round(tmp_path: Path) -> None:
