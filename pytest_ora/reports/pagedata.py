@@ -24,6 +24,7 @@ from .matrix import Extras
 if TYPE_CHECKING:
     from .baselinedata import BaselineComparison
     from .runs import EarlierRun
+    from .texts import PageTexts
 
 __all__ = [
     "PAGE_SCHEMA",
@@ -279,7 +280,7 @@ class PageData(TypedDict):
     notes: NotRequired[list[str]]
     notices: NotRequired[list[str]]
     """An incomplete run, a judge on this machine: said at the top of the page."""
-    texts: NotRequired[dict[str, Any]]
+    texts: NotRequired[PageTexts]
     runs: NotRequired[list[EarlierRun]]
     baseline: NotRequired[BaselineComparison]
     compare_notes: NotRequired[list[str]]
@@ -288,7 +289,7 @@ class PageData(TypedDict):
 class CompareSections(TypedDict, total=False):
     """The parts of the page read from the files beside the ledger (texts.json, runs.json, baseline.json)."""
 
-    texts: dict[str, Any]
+    texts: PageTexts
     runs: list[EarlierRun]
     baseline: BaselineComparison
     compare_notes: list[str]

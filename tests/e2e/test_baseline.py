@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from support.bundle_factory import executed_answer
 from support.e2e import outcomes, record
+from support.run_data import methodology_block
 
 from pytest_ora.reports.baseline import BaselineError, baseline_markdown, load_baseline, regressed, regression_min
 from pytest_ora.reports.baselinedata import BaselineComparison, BaselineDataError, parse_baseline_comparison
@@ -153,7 +154,7 @@ def _run_dir(path: Path, ledger: str, run: dict[str, Any] | None = None) -> Path
     path.mkdir(parents=True)
     (path / "ledger.jsonl").write_text(ledger, encoding="utf-8")
     (path / "run.json").write_text(
-        json.dumps(run or {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": {"judges": []}}),
+        json.dumps(run or {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": methodology_block()}),
         encoding="utf-8",
     )
     return path
