@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from support.run_data import methodology_block
 from test_baseline import comparison, configuration_row, run_side
 from test_report_page import full_page_data
 
@@ -71,7 +72,14 @@ def test_earlier_runs_are_listed_in_number_order_and_an_unreadable_one_says_so(t
             encoding="utf-8",
         )
         (run / "run.json").write_text(
-            json.dumps({"rubric": "ora-1.0", "methodology": {"scoring_date": "2026-06-2" + number[-1], "records": 12}}),
+            json.dumps(
+                {
+                    "bundle": "b",
+                    "rubric": "ora-1.0",
+                    "rubric_digest": "sha256:0",
+                    "methodology": methodology_block(scoring_date="2026-06-2" + number[-1], records=12),
+                }
+            ),
             encoding="utf-8",
         )
     (tmp_path / "runs" / "0003").mkdir()
@@ -142,6 +150,26 @@ def test_when_an_earlier_run_holds_a_value_of_the_wrong_type_then_it_is_listed_u
 
     assert listed.unreadable is not None and listed.unreadable.startswith("field configurations.0.1")
     assert listed.configurations is None  # never guessed
+
+
+def test_when_an_earlier_run_s_methodology_is_out_of_shape_then_it_is_listed_unreadable_naming_the_field(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "runs" / "0001"
+    run.mkdir(parents=True)
+    (run / "summary.json").write_text(json.dumps([{"configuration": "optimum", "mean_overall": 7}]), "utf-8")
+    block = methodology_block(records="twelve")
+    (run / "run.json").write_text(
+        json.dumps({"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": block}), "utf-8"
+    )
+
+    (listed,) = earlier_runs(tmp_path)
+
+    assert listed.unreadable == (
+        "run.json: not a run's data: field methodology.records: Input should be a valid integer, unable to parse "
+        "string as an integer"
+    )
+    assert listed.scoring_date is None and listed.captures is None  # never guessed
 
 
 def test_when_runs_json_holds_a_run_without_its_name_then_the_page_says_which_field_and_lists_none(
