@@ -16,13 +16,13 @@ from ..core.errors import OraError
 from .baselinedata import first_problem
 
 __all__ = [
-    "EntryDelta",
+    "DeltaRow",
     "HypothesesFile",
     "HypothesesFileError",
     "HypothesesMethod",
-    "HypothesisResult",
+    "HypothesisFigures",
     "HypothesisVerdict",
-    "VerdictRuleWritten",
+    "RestatedRule",
     "parse_hypotheses_file",
     "read_hypotheses_file",
 ]
@@ -41,7 +41,7 @@ class _Data(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-class EntryDelta(_Data):
+class DeltaRow(_Data):
     """One entry's delta: overall(better) - overall(worse), against the margin."""
 
     entry_key: str
@@ -52,7 +52,7 @@ class EntryDelta(_Data):
     meets_margin: bool
 
 
-class HypothesisResult(_Data):
+class HypothesisFigures(_Data):
     """One hypothesis: its entries' deltas, their mean and intervals, how many point its way."""
 
     id: str
@@ -65,7 +65,7 @@ class HypothesisResult(_Data):
     mean_delta: Number | None
     interval: Interval | None
     """The BCa bootstrap interval (older files show it)."""
-    entries: list[EntryDelta]
+    entries: list[DeltaRow]
     unpaired_entries: list[str]
     """Entries where one of the two configurations has no scored capture."""
     units: int | None = None
@@ -77,7 +77,7 @@ class HypothesisResult(_Data):
     small_n: bool | None = None
 
 
-class VerdictRuleWritten(_Data):
+class RestatedRule(_Data):
     """The bundle's verdict rule as the file restates it: one count condition, and no_critical."""
 
     directional_at_least: int | None = None
@@ -88,7 +88,7 @@ class VerdictRuleWritten(_Data):
 class HypothesisVerdict(_Data):
     """The pilot verdict: PASS or FAIL, with its reasons and its chance of passing by chance."""
 
-    rule: VerdictRuleWritten
+    rule: RestatedRule
     result: str
     directional: int
     required: int
@@ -117,7 +117,7 @@ class HypothesesFile(_Data):
     directional: int
     meets_margin: int
     deltas: int
-    hypotheses: list[HypothesisResult]
+    hypotheses: list[HypothesisFigures]
     verdict: HypothesisVerdict | None
     method: HypothesesMethod | None = None
 

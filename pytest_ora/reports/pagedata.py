@@ -24,7 +24,6 @@ from .matrix import Extras
 if TYPE_CHECKING:
     from .baselinedata import BaselineComparison
     from .runs import EarlierRun
-    from .texts import PageTexts
 
 __all__ = [
     "PAGE_SCHEMA",
@@ -33,7 +32,10 @@ __all__ = [
     "CompareSections",
     "OptionalResults",
     "PageData",
+    "PageTexts",
     "Statistics",
+    "TextRow",
+    "Turn",
     "agreement_from_ledger",
     "compare_rows",
     "not_shown",
@@ -254,6 +256,20 @@ class CaptureTable(TypedDict):
     judge_columns: list[str]
     strings: list[str]
     rows: list[list[Any]]
+
+
+TextRow = tuple[str, int, int, int, int]
+"""A capture's texts (texts.json): [capture_id, prompt, context, answer, second_answer], string indices (-1: none)."""
+Turn = tuple[str, int]
+"""[role, string index]: one turn of a transcript."""
+
+
+class PageTexts(TypedDict):
+    """texts.json as the page carries it: the string table, the rows, the transcripts when there are any."""
+
+    strings: list[str]
+    rows: list[TextRow]
+    transcripts: NotRequired[dict[str, list[Turn]]]
 
 
 class PageData(TypedDict):

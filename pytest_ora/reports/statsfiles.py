@@ -17,7 +17,7 @@ from tabulate import tabulate
 from ..core.csvtext import csv_line
 from ..core.numbers import whole_percent
 from .fewunits import SMALL_ROWS, TOO_FEW
-from .hypothesesdata import HypothesesFile, HypothesisResult, read_hypotheses_file
+from .hypothesesdata import HypothesesFile, HypothesisFigures, read_hypotheses_file
 from .statsdata import (
     AgreementSection,
     ComparisonRow,
@@ -75,7 +75,7 @@ INTERVAL_WORDS = (
 )
 
 
-def shown_interval(row: ConfigurationRow | ComparisonRow | HypothesisResult) -> Sequence[float] | None:
+def shown_interval(row: ConfigurationRow | ComparisonRow | HypothesisFigures) -> Sequence[float] | None:
     """The interval a table shows: the t interval (interval_method t), else, in older files, the BCa bootstrap interval."""
     if row.interval_method == "t":
         return row.t_interval
@@ -84,7 +84,7 @@ def shown_interval(row: ConfigurationRow | ComparisonRow | HypothesisResult) -> 
     return row.mean_overall_interval if isinstance(row, ConfigurationRow) else row.interval
 
 
-def _method(row: ConfigurationRow | ComparisonRow | HypothesisResult) -> str:
+def _method(row: ConfigurationRow | ComparisonRow | HypothesisFigures) -> str:
     name = "t" if row.interval_method == "t" else "BCa"
     return f"{name} (small n)" if row.small_n else name
 

@@ -18,7 +18,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from typing_extensions import NotRequired, TypedDict
 
 from ..bundle.secrets import secret_in
 from ..core.errors import OraError
@@ -27,13 +26,11 @@ from ..core.plan import Plan
 from ..core.vocabulary import SECRET_REASON
 from ..method.kinds import forwards_texts
 from .baselinedata import first_problem
-from .pagedata import Strings
+from .pagedata import PageTexts, Strings, TextRow, Turn
 
 __all__ = [
     "TEXTS_NAME",
     "TEXTS_SCHEMA",
-    "PageTexts",
-    "TextRow",
     "TextsFile",
     "TextsFileError",
     "capture_texts",
@@ -52,12 +49,6 @@ is the second contestant's answer of a compare item (kind compare), else -1."""
 TRANSCRIPTS = "transcripts"
 """Present only when an answer is a transcript: capture id -> its turns as [role, string index] pairs, which the
 capture view shows as a conversation (the row's `answer` holds the same turns as one text)."""
-
-
-TextRow = tuple[str, int, int, int, int]
-"""[capture_id, prompt, context, answer, second_answer]: string indices (-1: none)."""
-Turn = tuple[str, int]
-"""[role, string index]: one turn of a transcript."""
 
 
 class TextsFileError(OraError):
@@ -86,14 +77,6 @@ class TextsFile(BaseModel):
         if self.transcripts:
             shown["transcripts"] = self.transcripts
         return shown
-
-
-class PageTexts(TypedDict):
-    """texts.json as the page carries it: the string table, the rows, the transcripts when there are any."""
-
-    strings: list[str]
-    rows: list[TextRow]
-    transcripts: NotRequired[dict[str, list[Turn]]]
 
 
 def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> TextsFile:
