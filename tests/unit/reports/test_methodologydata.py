@@ -28,7 +28,8 @@ def test_when_the_methodology_block_is_read_back_then_run_json_is_written_again_
         judge_samples={"samples": 3, "reducer": "median"},
         verdict_disagreements=[],
     )
-    written = RunFile(bundle="b", rubric="ora-1.0", rubric_digest="sha256:0", methodology=block).dumps()  # type: ignore[arg-type]
+    facts = MethodologyFacts.model_validate(block)
+    written = RunFile(bundle="b", rubric="ora-1.0", rubric_digest="sha256:0", methodology=facts).dumps()
 
     # When run.json is read back and written again
     again = read_run_file(_run_json(tmp_path, json.loads(written)["methodology"])).dumps()
