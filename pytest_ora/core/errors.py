@@ -27,6 +27,8 @@ OraError
  ├── BaselineDataError (reports.baselinedata)  baseline.json cannot be read as a baseline comparison
  ├── RunFileError (reports.runfile)           run.json cannot be read as a run's data
  ├── StatsFileError (reports.statsdata)       stats.json cannot be read as a run's statistics
+ ├── HypothesesFileError (reports.hypothesesdata)  hypotheses.json cannot be read as the run's hypotheses
+ ├── TextsFileError (reports.texts)           texts.json cannot be read as the captures' texts
  ├── BadRequest (testing.wire)                the reference judge refuses a request as its provider would
  ├── JudgmentFailed (harness.judgment.result)  one judgment (`judge` command, pytest_ora.judge) failed its validation
  ├── ScenarioError (method.swebench.scenario)  a SWE-bench scenarios or response file cannot be read as given

@@ -21,13 +21,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import OraError
 from ..core.rubric import Rubric
@@ -41,9 +39,12 @@ from .baselinedata import (
     RunSide,
     State,
     TextChanges,
-    first_problem,
 )
+from .methodologydata import MethodologyFacts
 from .runfile import RunFileError, parse_run_file, read_run_file
+
+if TYPE_CHECKING:
+    from .texts import TextsFile
 
 __all__ = [
     "BASELINE_FILES",
@@ -86,7 +87,7 @@ class BaselineRun:
     bundle: str
     rubric: str
     rubric_digest: str
-    facts: dict[str, Any]
+    facts: MethodologyFacts
     captures: dict[str, Capture] = field(default_factory=dict)
     texts: dict[str, tuple[str | None, ...]] | None = None
     """capture id -> digests of (prompt, context, answer, second answer); None without texts.json."""
@@ -156,18 +157,17 @@ def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> 
             )
     try:
         run = parse_run_file(json.loads(_inside(directory, "run.json").read_text(encoding="utf-8")))
-        if run.methodology is None:
-            raise TypeError("not an object with a methodology object")
-        facts = dict(run.methodology)
-        result = BaselineRun(label, run.bundle, run.rubric, run.rubric_digest, facts)
-        _run_facts(result.bundle, result.rubric, result.rubric_digest, facts, label)  # its shape, checked now
-    except (RunFileError, ValidationError) as error:
-        shown = first_problem(error) if isinstance(error, ValidationError) else str(error)
-        raise BaselineError(f"--ora-baseline {label}: run.json is unreadable ({shown})") from None
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as error:
+    except RunFileError as error:
+        raise BaselineError(f"--ora-baseline {label}: run.json is unreadable ({error})") from None
+    except (OSError, UnicodeDecodeError, ValueError) as error:
         raise BaselineError(
             f"--ora-baseline {label}: run.json is unreadable ({type(error).__name__}: {error})"
         ) from None
+    if run.methodology is None:
+        raise BaselineError(
+            f"--ora-baseline {label}: run.json is unreadable (not a run's data: field methodology: Field required)"
+        )
+    result = BaselineRun(label, run.bundle, run.rubric, run.rubric_digest, run.methodology)
     lines: dict[str, int] = {}
     for number, row in _lines(_inside(directory, "ledger.jsonl"), label):
         where = f"--ora-baseline {label}: ledger.jsonl line {number}"
@@ -192,9 +192,7 @@ def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> 
         data, problem = read_texts(directory)
         if data is None:
             raise BaselineError(f"--ora-baseline {label}: {problem}")
-        strings = data["strings"]
-        digests = [_digest(s) for s in strings]
-        result.texts = {row[0]: tuple(None if i < 0 else digests[i] for i in row[1:]) for row in data["rows"]}
+        result.texts = _text_digests(data)
     return result
 
 
@@ -210,19 +208,31 @@ def _interval(value: tuple[float, float] | None) -> list[float] | None:
     return None if value is None else [value[0], value[1]]
 
 
-def _run_facts(bundle: str, rubric: str, digest: str, facts: Mapping[str, Any], path: str | None) -> RunSide:
-    judges = [f"{j.get('label')}: {j.get('provider')}:{j.get('model')}" for j in facts.get("judges") or []]
+def _run_facts(bundle: str, rubric: str, digest: str, facts: MethodologyFacts | None, path: str | None) -> RunSide:
+    if facts is None:  # a run.json without its methodology block: only what the run itself names
+        return RunSide(
+            path=path,
+            bundle=bundle,
+            rubric=rubric,
+            rubric_digest=digest,
+            scoring_date=None,
+            record_mode=None,
+            snapshot=None,
+            panel=None,
+            judges=[],
+            selected=None,
+        )
     return RunSide(
         path=path,
         bundle=bundle,
         rubric=rubric,
         rubric_digest=digest,
-        scoring_date=facts.get("scoring_date"),
-        record_mode=facts.get("record_mode"),
-        snapshot=facts.get("snapshot"),
-        panel=facts.get("panel"),
-        judges=judges,
-        selected=facts.get("selected"),
+        scoring_date=facts.scoring_date,
+        record_mode=facts.record_mode,
+        snapshot=facts.snapshot,
+        panel=facts.panel,
+        judges=[f"{j.label}: {j.provider}:{j.model}" for j in facts.judges],
+        selected=facts.selected,
     )
 
 
@@ -243,11 +253,16 @@ def _changes(before: RunSide, after: RunSide) -> list[Change]:
     ]
 
 
-def _text_changes(baseline: BaselineRun, texts: Mapping[str, Any] | None, shared: Sequence[str]) -> TextChanges | None:
+def _text_digests(texts: TextsFile) -> dict[str, tuple[str | None, ...]]:
+    """capture id -> digests of (prompt, context, answer, second answer)."""
+    digests = [_digest(s) for s in texts.strings]
+    return {row[0]: tuple(None if i < 0 else digests[i] for i in row[1:]) for row in texts.rows}
+
+
+def _text_changes(baseline: BaselineRun, texts: TextsFile | None, shared: Sequence[str]) -> TextChanges | None:
     if baseline.texts is None or texts is None:
         return None
-    digests = [_digest(s) for s in texts["strings"]]
-    current = {row[0]: tuple(None if i < 0 else digests[i] for i in row[1:]) for row in texts["rows"]}
+    current = _text_digests(texts)
     counts = {"compared": 0, "prompt": 0, "context": 0, "answer": 0}
     answers: list[str] = []
     for capture_id in shared:
@@ -343,7 +358,7 @@ def compare_with_baseline(
             )
         )
     before = _run_facts(baseline.bundle, baseline.rubric, baseline.rubric_digest, baseline.facts, baseline.path)
-    after = _run_facts(run.bundle, run.rubric, run.rubric_digest, run.methodology or {}, None)
+    after = _run_facts(run.bundle, run.rubric, run.rubric_digest, run.methodology, None)
     texts, _ = read_texts(directory)
     return BaselineComparison(
         schema=BASELINE_SCHEMA,

@@ -14,6 +14,7 @@ from ..core.record import CaptureRecord
 from ..core.rubric import Rubric
 from ..core.vocabulary import SECRET_REASON
 from ..method.kinds import formula, mechanical_kind
+from .methodologydata import MethodologyFacts
 
 __all__ = ["RunFacts", "methodology_data", "methodology_markdown", "methodology_text", "secret_lines"]
 
@@ -73,8 +74,8 @@ def methodology_markdown(plan: Plan, records: Sequence[CaptureRecord], facts: Ru
     return methodology_text(methodology_data(plan, records, facts))
 
 
-def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> dict[str, Any]:
-    """Everything the methodology note says, as plain data (kept in run.json so `verify` can re-render it)."""
+def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFacts) -> MethodologyFacts:
+    """Everything the methodology note says (kept in run.json so `verify` can re-render it)."""
     rubric = plan.rubric
     status = Counter(record["status"] for record in records)
     asks: Counter[str] = Counter()
@@ -93,74 +94,77 @@ def methodology_data(plan: Plan, records: Sequence[CaptureRecord], facts: RunFac
             f"{slot.label} substituted: {slot.spec.provider}:{slot.spec.model} for {slot.slot} (panel {plan.panel.label})"
         )
     version = facts.run.get("pytest_ora_version")
-    return {
-        "bundle": plan.bundle.manifest.bundle,
-        # The version that wrote the files, as run.json names it (unknown: not said).
-        **({"pytest_ora_version": version} if version else {}),
-        "panel": plan.panel.label,
-        "snapshot": plan.bundle.optimum.snapshot,
-        "frozen_at": None if plan.bundle.optimum.frozen_at is None else str(plan.bundle.optimum.frozen_at),
-        "no_judge": None if plan.panel.judges else _no_judge(rubric),
-        "judges": [
-            {
-                "label": j.label,
-                "model": j.spec.model,
-                "provider": j.spec.provider,
-                "route": safe_route(j.spec.route),
-                "origin": f"substituted for {j.slot}" if j.substituted else f"Optimum {j.slot}",
-            }
-            for j in plan.panel.judges
-        ],
-        "scoring_date": facts.scoring_date,
-        "record_mode": facts.record_mode,
-        "rubric": {
-            "version": rubric.version,
-            "title": rubric.title,
-            "formula": formula(rubric),
-            "digest": rubric.digest,
-            "source": _shown_source(rubric.source, plan.bundle.root),
-            "kind": rubric.kind,
-            "rules": rubric.rules(),
-            "blind": rubric.blind,
-            "history": list(rubric.history),
-        },
-        "scored_entry_count": plan.scored_entry_count,
-        "entries": [[family, len(keys)] for family, keys in plan.entries.items()],
-        "scored_set_captures": plan.scored_set_captures,
-        "selected": facts.selected,
-        "records": len(records),
-        "outcomes": [[name, status.get(name, 0)] for name in ("scored", "excluded", "unscorable", "error")],
-        "budget": status.get("budget", 0),
-        "spend": list(facts.spend),
-        # Only when a candidate answered live: other runs' run.json as before.
-        **({"candidate_spend": list(facts.candidate_spend)} if facts.candidate_spend else {}),
-        # judges on this machine: the spend is a price, not money paid (said only then: other runs' run.json as before)
-        **({"spend_priced_only": True} if _all_local(plan) else {}),
-        "reasks": sorted(asks.items()),
-        "tokens": sorted(tokens.items()),
-        # Only where a provider reported prompt-cache use: runs without it keep their run.json as before.
-        **({"cached_tokens": sorted(cached.items())} if any(cached.values()) else {}),
-        "exclusions": _listed(r for r in records if r["status"] == "excluded"),
-        "secret_bearing": len(_secret_bearing(records)),
-        **({"names_itself": sum(1 for r in records if r.get("names_itself"))} if rubric.blind else {}),
-        **({"withheld": sum(r.get("withheld", 0) for r in records)} if rubric.blind_strict else {}),
-        "unscorable": _listed(r for r in records if r["status"] == "unscorable"),
-        "errors": _listed(r for r in records if r["status"] == "error"),
-        "lanes_missing": [[key, list(lanes)] for key, lanes in sorted(plan.lanes_missing.items())],
-        "collision_losers": list(plan.collision_losers),
-        "deviations": deviations,
-        "complete": facts.complete,
-        "stopped_by": facts.stopped_by,
-        "notices": list(facts.notices),
-        **({"recorded_under": rubric.recorded_under} if rubric.recorded_under else {}),
-        # Only with judge samples: runs with one judgment per judge keep their run.json as before.
-        **(
-            {"judge_samples": {"samples": plan.panel.samples, "reducer": plan.panel.reducer}}
-            if plan.panel.samples > 1
-            else {}
-        ),
-        **({"verdict_disagreements": verdict_disagreements(records)} if rubric.judge_verdict else {}),
-    }
+    # A fact that applies only to some runs is given only then: other runs' run.json stays as it was.
+    return MethodologyFacts.model_validate(
+        {
+            "bundle": plan.bundle.manifest.bundle,
+            # The version that wrote the files, as run.json names it (unknown: not said).
+            **({"pytest_ora_version": version} if version else {}),
+            "panel": plan.panel.label,
+            "snapshot": plan.bundle.optimum.snapshot,
+            "frozen_at": None if plan.bundle.optimum.frozen_at is None else str(plan.bundle.optimum.frozen_at),
+            "no_judge": None if plan.panel.judges else _no_judge(rubric),
+            "judges": [
+                {
+                    "label": j.label,
+                    "model": j.spec.model,
+                    "provider": j.spec.provider,
+                    "route": safe_route(j.spec.route),
+                    "origin": f"substituted for {j.slot}" if j.substituted else f"Optimum {j.slot}",
+                }
+                for j in plan.panel.judges
+            ],
+            "scoring_date": facts.scoring_date,
+            "record_mode": facts.record_mode,
+            "rubric": {
+                "version": rubric.version,
+                "title": rubric.title,
+                "formula": formula(rubric),
+                "digest": rubric.digest,
+                "source": _shown_source(rubric.source, plan.bundle.root),
+                "kind": rubric.kind,
+                "rules": rubric.rules(),
+                "blind": rubric.blind,
+                "history": list(rubric.history),
+            },
+            "scored_entry_count": plan.scored_entry_count,
+            "entries": [[family, len(keys)] for family, keys in plan.entries.items()],
+            "scored_set_captures": plan.scored_set_captures,
+            "selected": facts.selected,
+            "records": len(records),
+            "outcomes": [[name, status.get(name, 0)] for name in ("scored", "excluded", "unscorable", "error")],
+            "budget": status.get("budget", 0),
+            "spend": list(facts.spend),
+            # Only when a candidate answered live: other runs' run.json as before.
+            **({"candidate_spend": list(facts.candidate_spend)} if facts.candidate_spend else {}),
+            # judges on this machine: the spend is a price, not money paid (said only then: other runs' run.json as before)
+            **({"spend_priced_only": True} if _all_local(plan) else {}),
+            "reasks": sorted(asks.items()),
+            "tokens": sorted(tokens.items()),
+            # Only where a provider reported prompt-cache use: runs without it keep their run.json as before.
+            **({"cached_tokens": sorted(cached.items())} if any(cached.values()) else {}),
+            "exclusions": _listed(r for r in records if r["status"] == "excluded"),
+            "secret_bearing": len(_secret_bearing(records)),
+            **({"names_itself": sum(1 for r in records if r.get("names_itself"))} if rubric.blind else {}),
+            **({"withheld": sum(r.get("withheld", 0) for r in records)} if rubric.blind_strict else {}),
+            "unscorable": _listed(r for r in records if r["status"] == "unscorable"),
+            "errors": _listed(r for r in records if r["status"] == "error"),
+            "lanes_missing": [[key, list(lanes)] for key, lanes in sorted(plan.lanes_missing.items())],
+            "collision_losers": list(plan.collision_losers),
+            "deviations": deviations,
+            "complete": facts.complete,
+            "stopped_by": facts.stopped_by,
+            "notices": list(facts.notices),
+            **({"recorded_under": rubric.recorded_under} if rubric.recorded_under else {}),
+            # Only with judge samples: runs with one judgment per judge keep their run.json as before.
+            **(
+                {"judge_samples": {"samples": plan.panel.samples, "reducer": plan.panel.reducer}}
+                if plan.panel.samples > 1
+                else {}
+            ),
+            **({"verdict_disagreements": verdict_disagreements(records)} if rubric.judge_verdict else {}),
+        }
+    )
 
 
 def verdict_disagreements(records: Iterable[CaptureRecord]) -> list[str]:
@@ -181,37 +185,37 @@ def _listed(records: Iterable[CaptureRecord]) -> list[list[str | None]]:
     return [[r["capture_id"], r["reason"]] for r in records]
 
 
-def methodology_text(data: dict[str, Any]) -> str:
+def methodology_text(data: MethodologyFacts) -> str:
     """methodology.md from methodology_data alone."""
-    rubric = data["rubric"]
-    judged = bool(data["judges"])
+    rubric = data.rubric
+    judged = bool(data.judges)
     origin = (
-        f"Selected automatically from the frozen Optimum snapshot {data['snapshot']} (frozen at {data['frozen_at']})."
-        if data["snapshot"] is not None
+        f"Selected automatically from the frozen Optimum snapshot {data.snapshot} (frozen at {data.frozen_at})."
+        if data.snapshot is not None
         else "Taken from the roles of the bundle's optimum.yaml."
     )
     lines = [
-        f"# Methodology: {data['bundle']}",
+        f"# Methodology: {data.bundle}",
         "",
         "Machine-written by pytest-ora from the capture bundle and the judges' replies; do not edit.",
         "",
         "## Judges",
-        f"Panel: {data['panel']}. {origin}",
+        f"Panel: {data.panel}. {origin}",
         "",
     ]
-    if data["no_judge"] is not None:
-        lines[-2:] = [data["no_judge"], ""]
-    for judge in data["judges"]:
-        lines.append(f"- {judge['label']}: {judge['model']} ({judge['provider']}, {judge['route']}), {judge['origin']}")
-    sampled = data.get("judge_samples")
+    if data.no_judge is not None:
+        lines[-2:] = [data.no_judge, ""]
+    for judge in data.judges:
+        lines.append(f"- {judge.label}: {judge.model} ({judge.provider}, {judge.route}), {judge.origin}")
+    sampled = data.judge_samples
     if sampled:
         lines += [
             "",
-            f"Judge samples: each judge judged each capture {sampled['samples']} times, each sample a call and a "
+            f"Judge samples: each judge judged each capture {sampled.samples} times, each sample a call and a "
             "recorded exchange of its own (every sample after the first ends its prompt with one line naming the "
             "sample, so no cache can return another sample's reply); a judge's score per criterion is the "
-            f"{sampled['reducer']} of its samples"
-            + (" (to six decimal places)" if sampled["reducer"] == "mean" else "")
+            f"{sampled.reducer} of its samples"
+            + (" (to six decimal places)" if sampled.reducer == "mean" else "")
             + ", and the ledger keeps each sample's scores.",
         ]
     lines += [
@@ -221,68 +225,68 @@ def methodology_text(data: dict[str, Any]) -> str:
         else "Graded in the pytest processes themselves: no judge call, no network, no cassette.",
         "",
         "## Scoring",
-        f"- Scoring date: {data['scoring_date']}",
-        *([f"- Written by pytest-ora {data['pytest_ora_version']}"] if data.get("pytest_ora_version") else []),
-        f"- Rubric: {rubric['version']} ({rubric['title']})",
-        f"- Formula: {rubric['formula']}",
-        f"- Criterion scores are the mean of the {_count(len(data['judges']))} judges; arithmetic is exact (rational)."
+        f"- Scoring date: {data.scoring_date}",
+        *([f"- Written by pytest-ora {data.pytest_ora_version}"] if data.pytest_ora_version else []),
+        f"- Rubric: {rubric.version} ({rubric.title})",
+        f"- Formula: {rubric.formula}",
+        f"- Criterion scores are the mean of the {_count(len(data.judges))} judges; arithmetic is exact (rational)."
         if judged
         else "- No judge was called: no packet left the machine, no network, no cassette.",
-        f"- Judge calls: record mode `{data['record_mode']}`",
+        f"- Judge calls: record mode `{data.record_mode}`",
         *(
             [
-                f"- Judge replies: rescored from recordings made under {data['recorded_under']}: the judges saw the same "
-                f"requests, so no judge was called again; every number here is {rubric['version']}'s arithmetic"
+                f"- Judge replies: rescored from recordings made under {data.recorded_under}: the judges saw the same "
+                f"requests, so no judge was called again; every number here is {rubric.version}'s arithmetic"
             ]
-            if data.get("recorded_under")
+            if data.recorded_under
             else []
         ),
-        f"- Rubric digest: {rubric['digest']} ({rubric['source']}); kind {rubric['kind']}",
-        *([f"- Rules: {rubric['rules']} (votes count each judge's own overall)"] if rubric["rules"] else []),
+        f"- Rubric digest: {rubric.digest} ({rubric.source}); kind {rubric.kind}",
+        *([f"- Rules: {rubric.rules} (votes count each judge's own overall)"] if rubric.rules else []),
         *(
             ["- Blind: packets withheld the configuration and the model snapshot; replies did not echo them"]
-            if rubric["blind"]
+            if rubric.blind
             else []
         ),
         *(
             [
-                f"- Blind texts: judged as written; {data['names_itself']} judged "
+                f"- Blind texts: judged as written; {data.names_itself} judged "
                 + (
                     "capture names its own configuration or model in its text "
-                    if data["names_itself"] == 1
+                    if data.names_itself == 1
                     else "captures name their own configuration or model in their text "
                 )
                 + "(ledger field names_itself)"
             ]
-            if "names_itself" in data and "withheld" not in data
+            if data.names_itself is not None and data.withheld is None
             else []
         ),
         *(
             [
-                f"- Blind texts (strict): {data['withheld']} configuration or model "
-                f"name{'s' if data['withheld'] != 1 else ''} replaced by [withheld] in the captures' texts "
+                f"- Blind texts (strict): {data.withheld} configuration or model "
+                f"name{'s' if data.withheld != 1 else ''} replaced by [withheld] in the captures' texts "
                 "(ledger field withheld)"
             ]
-            if "withheld" in data
+            if data.withheld is not None
             else []
         ),
         "",
         "## Counts",
-        f"- Scored set: {data['scored_entry_count']} entries "
+        f"- Scored set: {data.scored_entry_count} entries "
         + "("
-        + ", ".join(f"{count} {family}" for family, count in data["entries"])
+        + ", ".join(f"{count} {family}" for family, count in data.entries)
         + "), "
-        f"{data['scored_set_captures']} captures",
-        f"- This run's selection: {data['selected']} captures; records written: {data['records']}",
+        f"{data.scored_set_captures} captures",
+        f"- This run's selection: {data.selected} captures; records written: {data.records}",
         "- Outcomes: "
-        + ", ".join(f"{count} {name}" for name, count in data["outcomes"])
-        + (f", {data['budget']} not started (budget reached)" if data.get("budget") else ""),
-        f"- Re-asks after invalid replies: {sum(count for _, count in data['reasks'])}",
-        *(f"  - {label}: {count}" for label, count in data["reasks"]),
+        + ", ".join(f"{count} {name}" for name, count in data.outcomes)
+        + (f", {data.budget} not started (budget reached)" if data.budget else ""),
+        f"- Re-asks after invalid replies: {sum(count for _, count in data.reasks)}",
+        *(f"  - {label}: {count}" for label, count in data.reasks),
     ]
-    if data["tokens"]:
-        lines.append("- Tokens billed: " + ", ".join(f"{name} {count}" for name, count in data["tokens"]))
-        cached = dict(data.get("cached_tokens") or ())
+    if data.tokens:
+        lines.append("- Tokens billed: " + ", ".join(f"{name} {count}" for name, count in data.tokens))
+        cached = dict(data.cached_tokens or ())
         if cached:
             judges = sorted({name.rsplit(" ", 1)[0] for name in cached})
             lines.append(
@@ -292,39 +296,39 @@ def methodology_text(data: dict[str, Any]) -> str:
                     f"{j} read {cached.get(j + ' read', 0)}, written {cached.get(j + ' written', 0)}" for j in judges
                 )
             )
-    lines += _section("Exclusions", data["exclusions"])
-    if data["secret_bearing"]:
+    lines += _section("Exclusions", data.exclusions)
+    if data.secret_bearing:
         lines += [
             "",
             "## Secret-bearing input",
-            f"- {data['secret_bearing']} captures held text shaped like a credential; they were excluded before any "
+            f"- {data.secret_bearing} captures held text shaped like a credential; they were excluded before any "
             "packet was built and never sent to a judge (the reason names the field, never the value)",
         ]
-    lines += _section("Unscorable captures", data["unscorable"])
-    lines += _section("Errors", data["errors"])
-    if data.get("spend"):
+    lines += _section("Unscorable captures", data.unscorable)
+    lines += _section("Errors", data.errors)
+    if data.spend:
         from .judgesites import LOCAL_SPEND_HEADING, SPEND_HEADING
 
-        heading = LOCAL_SPEND_HEADING if data.get("spend_priced_only") else SPEND_HEADING
-        lines += ["", f"## {heading}", *(f"- {line}" for line in data["spend"])]
-    if data.get("candidate_spend"):
+        heading = LOCAL_SPEND_HEADING if data.spend_priced_only else SPEND_HEADING
+        lines += ["", f"## {heading}", *(f"- {line}" for line in data.spend)]
+    if data.candidate_spend:
         from .judgesites import CANDIDATE_SPEND_HEADING
 
-        lines += ["", f"## {CANDIDATE_SPEND_HEADING}", *(f"- {line}" for line in data["candidate_spend"])]
+        lines += ["", f"## {CANDIDATE_SPEND_HEADING}", *(f"- {line}" for line in data.candidate_spend)]
     lines += ["", "## Lanes not captured"]
-    lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data["lanes_missing"]] or ["- none"]
-    if data["collision_losers"]:
+    lines += [f"- {key}: not captured on {', '.join(lanes)}" for key, lanes in data.lanes_missing] or ["- none"]
+    if data.collision_losers:
         lines += [
             "",
             "## Collisions",
-            *(f"- {key}: excluded, scored in the winning family" for key in data["collision_losers"]),
+            *(f"- {key}: excluded, scored in the winning family" for key in data.collision_losers),
         ]
-    if "verdict_disagreements" in data:
+    if data.verdict_disagreements is not None:
         lines += ["", "## Stated verdicts that disagree with the judge's own scores"]
-        lines += [f"- {text}" for text in data["verdict_disagreements"]] or ["- none"]
+        lines += [f"- {text}" for text in data.verdict_disagreements] or ["- none"]
     lines += ["", "## Deviations"]
-    lines += [f"- {text}" for text in data["deviations"]] or ["- none"]
-    lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric["history"]), ""]
+    lines += [f"- {text}" for text in data.deviations] or ["- none"]
+    lines += ["", "## Rubric history", *(f"- {entry}" for entry in rubric.history), ""]
     return "\n".join(lines)
 
 

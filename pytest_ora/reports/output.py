@@ -40,7 +40,7 @@ from .renderers import ALWAYS_WRITTEN, RUN_DATA, VerifyError, ledger_rows, rende
 from .resultcache import cached
 from .runs import RUNS_NAME, earlier_runs, runs_json
 from .statsdata import parse_stats_file
-from .statsfiles import disagreements_csv, stable_json, stats_file
+from .statsfiles import disagreements_csv, hypotheses_file, stats_file
 from .texts import TEXTS_NAME, capture_texts, texts_json
 
 __all__ = ["ESTIMATE_FILES", "EXTRA_FILES", "LOCK_NAME", "REPORT_FILES", "STATS_FILES", "OutputDir", "estimate_table"]
@@ -512,7 +512,7 @@ def _computed_statistics(
         "disagreements.csv": disagreements_csv(stats.disagreements, data.judges, rubric.version),
     }
     if stats.hypotheses is not None:
-        written["hypotheses.json"] = stable_json(stats.hypotheses, rubric.version)
+        written["hypotheses.json"] = hypotheses_file(stats.hypotheses, rubric.version).dumps()
     return written
 
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from ..core.rubric import Rubric
 from .html import render_html
+from .hypothesesdata import HypothesesFile, HypothesesFileError, parse_hypotheses_file
+from .methodologydata import MethodologyFacts
 from .pagedata import CompareRow, CompareSections, OptionalResults, Statistics, compare_rows, not_shown, page_data
 from .statsdata import StatsFile, StatsFileError, parse_stats_file, read_stats_file
 
@@ -20,7 +21,7 @@ OPTIONAL_FILES = {"statistics": "stats.json", "compare": "compare.json"}
 """Results other parts of a run may write beside the tables; the page shows them when present."""
 
 
-def statistics_input(stats: StatsFile, hypotheses: dict[str, Any] | None) -> Statistics:
+def statistics_input(stats: StatsFile, hypotheses: HypothesesFile | None) -> Statistics:
     """stats.json (and hypotheses.json) in the page's statistics shape."""
     from .statsfiles import (
         INTERVAL_WORDS,
@@ -101,16 +102,16 @@ def statistics_input(stats: StatsFile, hypotheses: dict[str, Any] | None) -> Sta
         result["self_preference"] = [
             {"judge": j.judge, **row.model_dump()} for j in judges for row in j.self_preference
         ]
-    if isinstance(hypotheses, dict) and hypotheses.get("hypotheses"):
-        verdict = hypotheses.get("verdict") or {}
+    if hypotheses is not None and hypotheses.hypotheses:
+        verdict = hypotheses.verdict
         result["hypotheses"] = {
-            "verdict": verdict.get("result"),
-            "detail": "; ".join(verdict.get("reasons") or []) or None,
-            "null_pass_probability": verdict.get("null_pass_probability"),
+            "verdict": None if verdict is None else verdict.result,
+            "detail": None if verdict is None else "; ".join(verdict.reasons) or None,
+            "null_pass_probability": None if verdict is None else verdict.null_pass_probability,
             "rows": [
-                {**h, "interval": shown_interval(h)}
-                for h in hypotheses["hypotheses"]
-                if h.get("mean_delta") is not None
+                {**h.model_dump(exclude_unset=True), "interval": shown_interval(h)}
+                for h in hypotheses.hypotheses
+                if h.mean_delta is not None
             ],
         }
     return Statistics.model_validate(result)
@@ -123,13 +124,15 @@ def read_optional(directory: Path) -> tuple[OptionalResults, list[str]]:
     notes: list[str] = []
     path = directory / OPTIONAL_FILES["statistics"]
     if path.is_file():
+        extra = directory / "hypotheses.json"
         try:
-            extra = directory / "hypotheses.json"
-            hypotheses = json.loads(extra.read_text(encoding="utf-8")) if extra.is_file() else None
+            hypotheses = parse_hypotheses_file(extra.read_text(encoding="utf-8")) if extra.is_file() else None
             statistics = statistics_input(parse_stats_file(path.read_text(encoding="utf-8")), hypotheses)
-        except ValidationError as error:  # hypotheses.json's rows in the page's shape
+        except HypothesesFileError as error:
+            notes.append(f"{extra.name} is not shown: {error}")
+        except ValidationError as error:  # the rows in the page's shape
             notes.append(not_shown(error, path.name))
-        except (OSError, ValueError, KeyError, TypeError, StatsFileError) as error:
+        except (OSError, ValueError, KeyError, TypeError, StatsFileError) as error:  # noise, calibration: JSON values
             notes.append(f"{path.name} is not shown: {error}")
     path = directory / OPTIONAL_FILES["compare"]
     if path.is_file():
@@ -148,7 +151,7 @@ def report_page(
     rows: Iterable[BaseModel],
     summary: Sequence[BaseModel],
     table: Sequence[Sequence[str]],
-    methodology: Mapping[str, Any],
+    methodology: MethodologyFacts,
     directory: Path,
 ) -> str:
     """report.html from a run's ledger and summary rows, its methodology facts (run.json) and any
@@ -162,17 +165,17 @@ def report_page(
     data = page_data(
         bundle=bundle,
         rubric=rubric,
-        judges=[{"label": j["label"], "model": j["model"], "provider": j["provider"]} for j in methodology["judges"]],
+        judges=[{"label": j.label, "model": j.model, "provider": j.provider} for j in methodology.judges],
         rows=rows,
         summary=summary,
         table=table,
-        scoring_date=methodology["scoring_date"],
+        scoring_date=methodology.scoring_date,
         statistics=optional.statistics,
         compare=compare,
         notes=notes,
     )
-    if methodology.get("notices"):
-        data["notices"] = list(methodology["notices"])  # incomplete run, local judge: at the top of the page
+    if methodology.notices:
+        data["notices"] = list(methodology.notices)  # incomplete run, local judge: at the top of the page
     sections = compare_sections(directory)  # in this order: texts, runs, baseline, compare_notes
     if "texts" in sections:
         data["texts"] = sections["texts"]
@@ -225,7 +228,7 @@ def compare_sections(directory: Path) -> CompareSections:
     sections: CompareSections = {}
     texts, note = read_texts(directory)
     if texts is not None:
-        sections["texts"] = texts
+        sections["texts"] = texts.shown()
     problems = [note] if note else []
     path = directory / RUNS_NAME
     if path.is_file():

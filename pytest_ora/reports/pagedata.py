@@ -32,7 +32,10 @@ __all__ = [
     "CompareSections",
     "OptionalResults",
     "PageData",
+    "PageTexts",
     "Statistics",
+    "TextRow",
+    "Turn",
     "agreement_from_ledger",
     "compare_rows",
     "not_shown",
@@ -255,6 +258,20 @@ class CaptureTable(TypedDict):
     rows: list[list[Any]]
 
 
+TextRow = tuple[str, int, int, int, int]
+"""A capture's texts (texts.json): [capture_id, prompt, context, answer, second_answer], string indices (-1: none)."""
+Turn = tuple[str, int]
+"""[role, string index]: one turn of a transcript."""
+
+
+class PageTexts(TypedDict):
+    """texts.json as the page carries it: the string table, the rows, the transcripts when there are any."""
+
+    strings: list[str]
+    rows: list[TextRow]
+    transcripts: NotRequired[dict[str, list[Turn]]]
+
+
 class PageData(TypedDict):
     """Everything report.html shows; the script reads it as JSON (texts and runs travel apart)."""
 
@@ -279,7 +296,7 @@ class PageData(TypedDict):
     notes: NotRequired[list[str]]
     notices: NotRequired[list[str]]
     """An incomplete run, a judge on this machine: said at the top of the page."""
-    texts: NotRequired[dict[str, Any]]
+    texts: NotRequired[PageTexts]
     runs: NotRequired[list[EarlierRun]]
     baseline: NotRequired[BaselineComparison]
     compare_notes: NotRequired[list[str]]
@@ -288,7 +305,7 @@ class PageData(TypedDict):
 class CompareSections(TypedDict, total=False):
     """The parts of the page read from the files beside the ledger (texts.json, runs.json, baseline.json)."""
 
-    texts: dict[str, Any]
+    texts: PageTexts
     runs: list[EarlierRun]
     baseline: BaselineComparison
     compare_notes: list[str]

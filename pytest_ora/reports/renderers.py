@@ -26,7 +26,9 @@ from ..method.kinds.scorecard.render import INTERPRETATION, result_markdown, sco
 from ..method.rubric import builtin_text, check_not_builtin
 from ..method.rubric_file import parse_rubric
 from .aggregation import ledger_csv_lines, public_row, summary_csv, summary_markdown
+from .hypothesesdata import HypothesesFileError
 from .methodology import methodology_text
+from .methodologydata import MethodologyFacts
 from .page import report_page
 from .pilot import pilot_summary
 from .rows import ledger_model, summary_model
@@ -148,7 +150,7 @@ def render_reports(directory: Path, rubric: Rubric, statistics: bool) -> list[Re
 def run_data(
     bundle: str,
     rubric: Rubric,
-    methodology: dict[str, Any],
+    methodology: MethodologyFacts | None,
     summary_notes: dict[str, list[str]],
     run: Mapping[str, Any] | None = None,
 ) -> str:
@@ -253,10 +255,10 @@ def _statistics(directory: Path) -> tuple[str, str]:
     """The Statistics sections of summary.md and methodology.md, from stats.json when the run wrote one."""
     try:
         return statistics_sections(directory)
-    except StatsFileError as error:
+    except (StatsFileError, HypothesesFileError) as error:
         raise VerifyError(str(error)) from None
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:  # hypotheses.json
-        raise VerifyError(f"{directory / 'hypotheses.json'}: cannot read the machine-written data ({error})") from None
+    except (ValueError, KeyError, TypeError) as error:  # stats.json's sections kept as JSON values (noise, calibration)
+        raise VerifyError(f"{directory / 'stats.json'}: cannot read the machine-written data ({error})") from None
 
 
 @register("summary.csv", ("summary.json", RUN_DATA))
@@ -306,28 +308,21 @@ def _baseline(directory: Path) -> str:
 def _report_html(directory: Path) -> str:
     bundle, rubric, table = _summary_table(directory)
     summary = [summary_model(rubric).model_validate(data) for data in _json(directory, "summary.json")]
-    try:
-        methodology = _methodology_facts(directory)
-        return report_page(bundle, rubric, _ledger_rows(directory, rubric), summary, table, methodology, directory)
-    except (KeyError, TypeError) as error:
-        raise VerifyError(f"{directory / RUN_DATA}: no methodology facts ({error})") from None
+    methodology = _methodology_facts(directory)
+    return report_page(bundle, rubric, _ledger_rows(directory, rubric), summary, table, methodology, directory)
 
 
-def _methodology_facts(directory: Path) -> dict[str, Any]:
+def _methodology_facts(directory: Path) -> MethodologyFacts:
     methodology = _run_file(directory).methodology
     if methodology is None:
-        raise KeyError("methodology")
+        raise VerifyError(f"{directory / RUN_DATA}: not a run's data: field methodology: Field required")
     return methodology
 
 
 @register("methodology.md", (RUN_DATA,), statistics=True)
 def _methodology(directory: Path) -> str:
     _run(directory)  # the rubric text still matches its digest
-    try:
-        text = methodology_text(_methodology_facts(directory))
-    except (KeyError, TypeError, ValueError) as error:
-        raise VerifyError(f"{directory / RUN_DATA}: no methodology facts ({error})") from None
-    return text + _statistics(directory)[1]
+    return methodology_text(_methodology_facts(directory)) + _statistics(directory)[1]
 
 
 @register("SCORECARD-RESULT.md", ("scorecard.json",), kind="scorecard")

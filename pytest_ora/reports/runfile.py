@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..core.errors import OraError
 from .baselinedata import first_problem
+from .methodologydata import MethodologyFacts
 
 __all__ = [
     "PilotBlock",
@@ -87,8 +87,8 @@ class RunFile(BaseModel):
     rubric_digest: str
     rubric_text: str | None = None
     """The rubric file's text: verify re-reads the rubric from it (its digest checked); a baseline needs only the digest."""
-    methodology: dict[str, Any] | None = None
-    """Everything methodology.md says, as methodology_data wrote it (reports/methodology.py)."""
+    methodology: MethodologyFacts | None = None
+    """Everything methodology.md says (reports/methodologydata.py)."""
     summary_notes: SummaryNotes = SummaryNotes(preface=[], appendix=[])
 
     def dumps(self) -> str:

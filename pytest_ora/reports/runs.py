@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .archive import RUNS_DIR, run_directories
+from .runfile import RunFileError, parse_run_file
 
 __all__ = ["RUNS_NAME", "RUNS_SCHEMA", "EarlierRun", "RunsFile", "earlier_runs", "runs_json"]
 
@@ -67,16 +68,18 @@ def _read(directory: Path, name: str) -> Any:
 def _run(directory: Path) -> EarlierRun:
     try:
         summary = _read(directory, "summary.json")
-        run = _read(directory, "run.json") if os.path.lexists(directory / "run.json") else {}
-        methodology = run.get("methodology") or {}
+        run = parse_run_file(_read(directory, "run.json")) if os.path.lexists(directory / "run.json") else None
+        facts = None if run is None else run.methodology
         return EarlierRun(
             run=directory.name,
-            scoring_date=methodology.get("scoring_date"),
-            rubric=run.get("rubric") or (summary[0].get("rubric") if summary else None),
+            scoring_date=None if facts is None else facts.scoring_date,
+            rubric=(None if run is None else run.rubric) or (summary[0].get("rubric") if summary else None),
             selection=(summary[0].get("selection") if summary else None) or "all captures",
-            captures=methodology.get("records"),
+            captures=None if facts is None else facts.records,
             configurations=[(str(row["configuration"]), row.get("mean_overall")) for row in summary],
         )
+    except RunFileError as error:  # run.json out of shape: its first bad field, said
+        return EarlierRun(run=directory.name, unreadable=f"run.json: {error}")
     except ValidationError as error:  # a value of the wrong type: the first one, said
         first = error.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"])

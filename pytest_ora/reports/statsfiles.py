@@ -17,6 +17,7 @@ from tabulate import tabulate
 from ..core.csvtext import csv_line
 from ..core.numbers import whole_percent
 from .fewunits import SMALL_ROWS, TOO_FEW
+from .hypothesesdata import HypothesesFile, HypothesisFigures, read_hypotheses_file
 from .statsdata import (
     AgreementSection,
     ComparisonRow,
@@ -38,6 +39,7 @@ __all__ = [
     "TOO_FEW",
     "bootstrap_only",
     "disagreements_csv",
+    "hypotheses_file",
     "hypotheses_markdown",
     "noise_words",
     "p_text",
@@ -73,30 +75,18 @@ INTERVAL_WORDS = (
 )
 
 
-def shown_interval(row: ConfigurationRow | ComparisonRow | Mapping[str, Any]) -> Sequence[float] | None:
+def shown_interval(row: ConfigurationRow | ComparisonRow | HypothesisFigures) -> Sequence[float] | None:
     """The interval a table shows: the t interval (interval_method t), else, in older files, the BCa bootstrap interval."""
-    if isinstance(row, Mapping):  # a row of hypotheses.json
-        found: Sequence[float] | None
-        if row.get("interval_method") == "t":
-            found = row.get("t_interval")
-        else:
-            found = row["bootstrap_interval"] if "bootstrap_interval" in row else row.get("interval")
-        return found
     if row.interval_method == "t":
         return row.t_interval
     if "bootstrap_interval" in row.model_fields_set:
         return row.bootstrap_interval
-    return row.interval if isinstance(row, ComparisonRow) else row.mean_overall_interval
+    return row.mean_overall_interval if isinstance(row, ConfigurationRow) else row.interval
 
 
-def _method(row: ConfigurationRow | ComparisonRow | Mapping[str, Any]) -> str:
-    method, small = (
-        (row.get("interval_method"), row.get("small_n"))
-        if isinstance(row, Mapping)
-        else (row.interval_method, row.small_n)
-    )
-    name = "t" if method == "t" else "BCa"
-    return f"{name} (small n)" if small else name
+def _method(row: ConfigurationRow | ComparisonRow | HypothesisFigures) -> str:
+    name = "t" if row.interval_method == "t" else "BCa"
+    return f"{name} (small n)" if row.small_n else name
 
 
 def bootstrap_only(interval: Sequence[float] | None, units: int, places: int = 3) -> str:
@@ -187,6 +177,11 @@ def stats_file(data: Mapping[str, object], rubric: str) -> StatsFile:
     return StatsFile.model_validate({"rubric": rubric, **stable(dict(data))})
 
 
+def hypotheses_file(data: Mapping[str, object], rubric: str) -> HypothesesFile:
+    """hypotheses.json's model from the statistics' data: the rubric first, stable floats."""
+    return HypothesesFile.model_validate({"rubric": rubric, **stable(dict(data))})
+
+
 def _number(value: float) -> str:
     return repr(float(f"{value:.12g}"))
 
@@ -230,11 +225,11 @@ def statistics_sections(directory: Path) -> tuple[str, str]:
         method = f"\n## Statistics\n\n- Calibration against human preferences ({calibration['source']}): {calibration['method']}\n"
         return calibration_markdown(calibration), method
     path = directory / "hypotheses.json"
-    hypotheses = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    hypotheses = read_hypotheses_file(path) if path.is_file() else None
     return statistics_markdown(data, hypotheses), statistics_method(data, hypotheses)
 
 
-def statistics_markdown(data: StatsFile, hypotheses: dict[str, Any] | None) -> str:
+def statistics_markdown(data: StatsFile, hypotheses: HypothesesFile | None) -> str:
     """summary.md's Statistics section: agreement, intervals, paired comparisons, hypotheses."""
     method = data.method
     agree = data.agreement
@@ -539,22 +534,22 @@ def _agreement_lines(agree: AgreementSection) -> list[str]:
     return lines
 
 
-def hypotheses_markdown(data: dict[str, Any]) -> str:
+def hypotheses_markdown(data: HypothesesFile) -> str:
     """The hypothesis table and the verdict."""
-    extended = any("interval_method" in row for row in data["hypotheses"])
+    extended = any("interval_method" in row.model_fields_set for row in data.hypotheses)
     rows = [
         [
-            row["id"],
-            f"{row['better']} {'>=' if row['margin'] == 0 else '>'} {row['worse']}",
-            f"{row['margin']:g}",
-            str(row["n"]),
-            _fmt(row["mean_delta"], 2),
-            _range(shown_interval(row) if extended else row["interval"]),
+            row.id,
+            f"{row.better} {'>=' if row.margin == 0 else '>'} {row.worse}",
+            f"{row.margin:g}",
+            str(row.n),
+            _fmt(row.mean_delta, 2),
+            _range(shown_interval(row) if extended else row.interval),
             *([_method(row)] if extended else []),
-            f"{row['directional']}/{row['n']}",
-            f"{row['meets_margin']}/{row['n']}",
+            f"{row.directional}/{row.n}",
+            f"{row.meets_margin}/{row.n}",
         ]
-        for row in data["hypotheses"]
+        for row in data.hypotheses
     ]
     lines = [
         "### Hypotheses",
@@ -573,17 +568,17 @@ def hypotheses_markdown(data: dict[str, Any]) -> str:
             ],
         ),
     ]
-    verdict = data["verdict"]
+    verdict = data.verdict
     if verdict is not None:
-        lines += ["", f"Verdict: **{verdict['result']}** ({'; '.join(verdict['reasons'])})."]
-        chance = verdict.get("null_pass_probability")
+        lines += ["", f"Verdict: **{verdict.result}** ({'; '.join(verdict.reasons)})."]
+        chance = verdict.null_pass_probability
         if chance is not None:
             lines += [
                 "",
                 f"By chance: with the configurations' labels shuffled within each entry (nothing differs), "
                 f"the rule's count condition passes {chance:.1%} of the time "
-                f"({data.get('method', {}).get('permutations', 0):,} seeded permutations; the critical-vote "
-                "condition does not depend on the labels).",
+                f"({data.method.permutations if data.method is not None else 0:,} seeded permutations; the "
+                "critical-vote condition does not depend on the labels).",
             ]
     return "\n".join(lines)
 
@@ -630,7 +625,7 @@ def _extended_method(units: UnitsSection, pairs: PairsSection | None, method: Me
     ]
 
 
-def statistics_method(data: StatsFile, hypotheses: dict[str, Any] | None) -> str:
+def statistics_method(data: StatsFile, hypotheses: HypothesesFile | None) -> str:
     """methodology.md's Statistics section: methods, seed, resamples, libraries."""
     method = data.method
     libraries = ", ".join(f"{name} {ver}" for name, ver in method.libraries.items())

@@ -80,22 +80,24 @@ def _heading(directory: Path, unwritten: str | None, shown: Shown) -> list[str]:
         run, unwritten = None, "its run data could not be read back"
     if run is None:
         return ["## pytest-ora", "", shown(f"No report was written: {unwritten}."), ""]
-    facts = run.methodology or {}
+    facts = run.methodology
     lines = [f"## pytest-ora: {shown(run.bundle)}", ""]
-    status = dict(facts.get("outcomes") or ())
+    status = dict(facts.outcomes) if facts is not None else {}
     judged = ", ".join(f"{count} {name}" for name, count in status.items() if count)
     about = [
         f"rubric {run.rubric}",
-        f"{facts.get('selected', 0)} captures selected" + (f" ({judged})" if judged else ""),
-        f"record mode {facts.get('record_mode', '')}",
+        f"{facts.selected if facts is not None else 0} captures selected" + (f" ({judged})" if judged else ""),
+        f"record mode {facts.record_mode if facts is not None else ''}",
     ]
     if run.pytest_ora_version:
         about.append(f"pytest-ora {run.pytest_ora_version}")
     lines += [shown("; ".join(about) + "."), ""]
-    if facts.get("complete") is False:
-        lines += [f"**Incomplete run**: stopped by {shown(str(facts.get('stopped_by')))}.", ""]
-    for notice in facts.get("notices") or ():
-        lines += [f"> {shown(str(notice))}", ""]
+    if facts is None:
+        return lines
+    if not facts.complete:
+        lines += [f"**Incomplete run**: stopped by {shown(str(facts.stopped_by))}.", ""]
+    for notice in facts.notices:
+        lines += [f"> {shown(notice)}", ""]
     return lines
 
 

@@ -14,18 +14,30 @@ and any text shaped like a credential is left out too.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..bundle.secrets import secret_in
+from ..core.errors import OraError
 from ..core.fastload import loaded
 from ..core.plan import Plan
 from ..core.vocabulary import SECRET_REASON
 from ..method.kinds import forwards_texts
-from .pagedata import Strings
+from .baselinedata import first_problem
+from .pagedata import PageTexts, Strings, TextRow, Turn
 
-__all__ = ["TEXTS_NAME", "TEXTS_SCHEMA", "capture_texts", "read_texts", "texts_json"]
+__all__ = [
+    "TEXTS_NAME",
+    "TEXTS_SCHEMA",
+    "TextsFile",
+    "TextsFileError",
+    "capture_texts",
+    "parse_texts_file",
+    "read_texts",
+    "texts_json",
+]
 
 TEXTS_NAME = "texts.json"
 TEXTS_SCHEMA = "ora-texts-1"
@@ -39,12 +51,40 @@ TRANSCRIPTS = "transcripts"
 capture view shows as a conversation (the row's `answer` holds the same turns as one text)."""
 
 
-def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
+class TextsFileError(OraError):
+    """texts.json cannot be read as the captures' texts: its path, the field and what is wrong."""
+
+
+class TextsFile(BaseModel):
+    """texts.json: the string table and one row of indices per capture of the ledger."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, populate_by_name=True)
+
+    schema_: str = Field(alias="schema")
+    """The file's format, ora-texts-1."""
+    rubric: str
+    """The rubric's version."""
+    columns: list[str]
+    """TEXT_COLUMNS: what each row's places hold."""
+    strings: list[str]
+    rows: list[TextRow]
+    transcripts: dict[str, list[Turn]] | None = None
+    """Written only when an answer is a transcript (TRANSCRIPTS)."""
+
+    def shown(self) -> PageTexts:
+        """The part the page's capture view reads."""
+        shown = PageTexts(strings=self.strings, rows=self.rows)
+        if self.transcripts:
+            shown["transcripts"] = self.transcripts
+        return shown
+
+
+def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> TextsFile:
     """The texts of the given captures (the ledger's, in its order) from the plan's captures."""
     planned = {p.capture.capture_id: p for p in plan.captures}
     strings = Strings()
-    rows: list[list[Any]] = []
-    transcripts: dict[str, list[list[Any]]] = {}
+    rows: list[TextRow] = []
+    transcripts: dict[str, list[Turn]] = {}
     forwards = forwards_texts(plan.rubric.kind)
     scanned: dict[str, bool] = {}  # an entry's prompt and context repeat for each of its captures: scanned once
 
@@ -64,83 +104,77 @@ def capture_texts(plan: Plan, capture_ids: Iterable[str]) -> dict[str, Any]:
         second = item.partner.answer if item.partner is not None else None
         texts = (capture.prompt, capture.context, capture.answer, second)
         if not forwards:
-            withheld = [None if not text else WITHHELD_TEXT for text in texts]
-            rows.append([capture_id, *(strings(text) for text in withheld)])
+            prompt, context, answer, second_answer = (strings(None if not text else WITHHELD_TEXT) for text in texts)
+            rows.append((capture_id, prompt, context, answer, second_answer))
             continue
         if any(secret(text) for text in texts):
             continue
         # The entry's prompt and context first: they are shared, so they land early in the table.
         rows.append(
-            [capture_id, strings(capture.prompt), strings(capture.context), strings(capture.answer), strings(second)]
+            (capture_id, strings(capture.prompt), strings(capture.context), strings(capture.answer), strings(second))
         )
         if capture.transcript is not None and item.partner is None:
-            transcripts[capture_id] = [[turn.role, strings(turn.content)] for turn in capture.transcript]
-    data: dict[str, Any] = {
-        "schema": TEXTS_SCHEMA,
-        "rubric": plan.rubric.version,
-        "columns": list(TEXT_COLUMNS),
-        "strings": strings.table,
-        "rows": rows,
-    }
-    if transcripts:
-        data[TRANSCRIPTS] = transcripts
-    return data
+            transcripts[capture_id] = [(turn.role, strings(turn.content)) for turn in capture.transcript]
+    return TextsFile(
+        schema=TEXTS_SCHEMA,
+        rubric=plan.rubric.version,
+        columns=list(TEXT_COLUMNS),
+        strings=strings.table,
+        rows=rows,
+        transcripts=transcripts or None,
+    )
 
 
-def texts_json(data: Mapping[str, Any]) -> str:
+def texts_json(data: TextsFile) -> str:
     """texts.json's bytes: compact (it is the largest file a run writes), one row a line, stable."""
-    head = json.dumps({k: data[k] for k in ("schema", "rubric", "columns")}, ensure_ascii=False)[:-1]
-    strings = ",\n".join(json.dumps(s, ensure_ascii=False) for s in data["strings"])
-    rows = ",\n".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in data["rows"])
+    head = json.dumps({"schema": data.schema_, "rubric": data.rubric, "columns": data.columns}, ensure_ascii=False)
+    strings = ",\n".join(json.dumps(s, ensure_ascii=False) for s in data.strings)
+    rows = ",\n".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) for r in data.rows)
     turns = ""
-    if data.get(TRANSCRIPTS):
+    if data.transcripts:
         turns = (
             ', "transcripts": {\n'
             + ",\n".join(
                 f"{json.dumps(capture_id, ensure_ascii=False)}: {json.dumps(pairs, ensure_ascii=False, separators=(',', ':'))}"
-                for capture_id, pairs in data[TRANSCRIPTS].items()
+                for capture_id, pairs in data.transcripts.items()
             )
             + "\n}"
         )
-    return f'{head}, "strings": [\n{strings}\n], "rows": [\n{rows}\n]{turns}}}\n'
+    return f'{head[:-1]}, "strings": [\n{strings}\n], "rows": [\n{rows}\n]{turns}}}\n'
 
 
-def read_texts(directory: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """texts.json of an output directory in the page's shape, or None and why it is not shown."""
+def read_texts(directory: Path) -> tuple[TextsFile | None, str | None]:
+    """texts.json of an output directory, or None and why it is not shown (None, None: the run wrote none)."""
     path = directory / TEXTS_NAME
     if not path.is_file():
         return None, None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        strings, rows = data["strings"], data["rows"]
-        if not isinstance(strings, list) or not all(isinstance(s, str) for s in strings):
-            raise ValueError("strings must be a list of texts")
-        size = len(strings)
-        for number, row in enumerate(rows, start=1):
-            if (
-                not isinstance(row, list)
-                or len(row) != len(TEXT_COLUMNS)
-                or not isinstance(row[0], str)
-                or not all(isinstance(i, int) and -1 <= i < size for i in row[1:])
-            ):
-                raise ValueError(f"row {number} is not [capture_id, prompt, context, answer, second_answer]")
-        transcripts = data.get(TRANSCRIPTS) or {}
-        if not isinstance(transcripts, dict) or not all(
-            isinstance(turns, list)
-            and all(
-                isinstance(turn, list)
-                and len(turn) == 2
-                and isinstance(turn[0], str)
-                and isinstance(turn[1], int)
-                and 0 <= turn[1] < size
-                for turn in turns
-            )
-            for turns in transcripts.values()
-        ):
-            raise ValueError(f"{TRANSCRIPTS} must map capture ids to [role, string index] turns")
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+        return parse_texts_file(path.read_text(encoding="utf-8")), None
+    except (OSError, UnicodeDecodeError, TextsFileError) as error:
         return None, f"{TEXTS_NAME} is not shown: {error}"
-    shown: dict[str, Any] = {"strings": strings, "rows": rows}
-    if transcripts:
-        shown[TRANSCRIPTS] = transcripts
-    return shown, None
+
+
+def parse_texts_file(text: str) -> TextsFile:
+    """texts.json's text as the captures' texts; TextsFileError naming the first bad field."""
+    try:
+        data = TextsFile.model_validate_json(text)
+    except ValidationError as error:
+        raise TextsFileError(f"not the captures' texts: {first_problem(error)}") from None
+    problem = _bad_index(data)
+    if problem is not None:
+        raise TextsFileError(f"not the captures' texts: {problem}")
+    return data
+
+
+def _bad_index(data: TextsFile) -> str | None:
+    """The first string index that is not in the string table (-1 stands for no text in a row), or None."""
+    size = len(data.strings)
+    for number, row in enumerate(data.rows):
+        for place, index in enumerate(row[1:], start=1):
+            if not -1 <= index < size:
+                return f"field rows.{number}.{place}: string index {index} is not in strings (0 to {size - 1}) or -1"
+    for capture_id, turns in (data.transcripts or {}).items():
+        for number, (_, index) in enumerate(turns):
+            if not 0 <= index < size:
+                return f"field transcripts.{capture_id}.{number}.1: string index {index} is not in strings (0 to {size - 1})"
+    return None

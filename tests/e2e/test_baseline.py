@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from support.bundle_factory import executed_answer
 from support.e2e import outcomes, record
+from support.run_data import methodology_block
 
 from pytest_ora.reports.baseline import BaselineError, baseline_markdown, load_baseline, regressed, regression_min
 from pytest_ora.reports.baselinedata import BaselineComparison, BaselineDataError, parse_baseline_comparison
@@ -153,7 +154,7 @@ def _run_dir(path: Path, ledger: str, run: dict[str, Any] | None = None) -> Path
     path.mkdir(parents=True)
     (path / "ledger.jsonl").write_text(ledger, encoding="utf-8")
     (path / "run.json").write_text(
-        json.dumps(run or {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": {"judges": []}}),
+        json.dumps(run or {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": methodology_block()}),
         encoding="utf-8",
     )
     return path
@@ -314,3 +315,21 @@ def test_when_baseline_json_lacks_a_field_then_the_error_names_it() -> None:
 
     with pytest.raises(BaselineDataError, match="field configurations: Field required"):
         parse_baseline_comparison(json.dumps(broken))
+
+
+def test_when_a_baseline_s_texts_json_or_methodology_is_out_of_shape_then_it_is_refused_naming_the_field(
+    tmp_path: Path,
+) -> None:
+    good = '{"capture_id": "m:a/x", "configuration": "x", "status": "scored", "overall": 5.0, "failure": false}\n'
+    directory = _run_dir(tmp_path / "a", good)
+    texts = {"schema": "ora-texts-1", "rubric": "r", "columns": [], "strings": ["p"], "rows": [["m:a/x", 0, -1, 3, -1]]}
+    (directory / "texts.json").write_text(json.dumps(texts), encoding="utf-8")
+    with pytest.raises(
+        BaselineError, match=r"texts.json is not shown: not the captures' texts: field rows.0.3: string"
+    ):
+        load_baseline(directory)
+    run = {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": methodology_block(judges=[{}])}
+    with pytest.raises(
+        BaselineError, match=r"run.json is unreadable \(.*field methodology.judges.0.label: Field required"
+    ):
+        load_baseline(_run_dir(tmp_path / "b", good, run))

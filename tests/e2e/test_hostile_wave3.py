@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.bundle_factory import write_bundle
+from support.run_data import methodology_block
 
 from pytest_ora.__main__ import main
 from pytest_ora.harness.scaffold import InitError, import_rows, init_suite
@@ -220,7 +221,7 @@ def _csv_cells(text: str) -> list[str]:
 def _baseline_dir(path: Path, ledger: str, run: object = None) -> Path:
     path.mkdir(parents=True)
     (path / "ledger.jsonl").write_text(ledger, encoding="utf-8")
-    default = {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": {"judges": []}}
+    default = {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": methodology_block()}
     (path / "run.json").write_text(json.dumps(run if run is not None else default), encoding="utf-8")
     return path
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ora.__main__ import main
+from pytest_ora.reports.page import compare_sections
 from pytest_ora.reports.verify import RENDERERS
 
 
@@ -143,3 +145,67 @@ def test_a_hand_edit_of_disagreements_csv_is_named(
             "line 2 differs from what the ledger's scores give"
         )
     ) in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("data", "old", "new", "message"),
+    [
+        (
+            "run.json",
+            '"selected": 12',
+            '"selected": "all"',
+            "field methodology.selected: Input should be a valid integer",
+        ),
+        ("run.json", '"record_mode": "none",', "", "field methodology.record_mode: Field required"),
+        ("hypotheses.json", '"n": 3', '"n": "3"', "not a run's hypotheses: field hypotheses.0.n: Input should be"),
+        ("hypotheses.json", '"result": "FAIL"', '"result": 0', "field verdict.result: Input should be a valid string"),
+    ],
+)
+def test_when_the_methodology_facts_or_hypotheses_are_edited_out_of_shape_then_verify_names_the_file_and_field(
+    replayed: Callable[[str], Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    data: str,
+    old: str,
+    new: str,
+    message: str,
+) -> None:
+    # Given the trio example's outputs (methodology facts, hypotheses) with one field of a data file edited
+    directory = _copy(replayed("trio"), tmp_path)
+    path = directory / data
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    # When verify re-renders the reports
+    code = main(["verify", str(directory)])
+
+    # Then it is a usage error naming the file and the field, without a traceback
+    err = capsys.readouterr().err
+    assert code == 4
+    assert f"{path}: " in err and message in err
+    assert "Traceback" not in err
+
+
+def test_when_texts_json_is_edited_out_of_shape_then_the_page_says_why_it_is_not_shown(
+    replayed: Callable[[str], Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given the trio example's outputs with a string index of texts.json past its string table
+    directory = _copy(replayed("trio"), tmp_path)
+    path = directory / "texts.json"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    number = next(i for i, line in enumerate(lines) if line.startswith('["'))
+    lines[number] = re.sub(r",(\d+),", ",99999,", lines[number], count=1)
+    path.write_text("".join(lines), encoding="utf-8")
+
+    # When verify re-renders the reports
+    code = main(["verify", str(directory)])
+
+    # Then the page re-renders without the captures' texts and says which field: it differs from the one written
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "verify: FAILED" in out and "report.html: edited by hand" in out
+    assert compare_sections(directory)["compare_notes"] == [
+        "texts.json is not shown: not the captures' texts: field rows.0.1: string index 99999 is not in strings "
+        f"(0 to {len(json.loads(path.read_text(encoding='utf-8'))['strings']) - 1}) or -1"
+    ]

@@ -141,7 +141,7 @@ def test_embedded_rows_come_back_as_the_ledger_says(full_html: str) -> None:
 def test_text_cannot_close_the_script_it_travels_in(no_charts: None) -> None:
     data = full_page_data()
     data["captures"]["strings"].append("</script><script>alert(1)</script>")
-    data["texts"] = {"strings": ["<!-- </script><script>alert(2)</script>"], "rows": [["mode:a/optimum", 0, -1, 0, -1]]}
+    data["texts"] = {"strings": ["<!-- </script><script>alert(2)</script>"], "rows": [("mode:a/optimum", 0, -1, 0, -1)]}
 
     html = render_html(data)
 

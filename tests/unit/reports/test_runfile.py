@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.run_data import methodology_block
 
 from pytest_ora.reports.runfile import PilotBlock, RunFile, RunFileError, parse_run_file, read_run_file
 
@@ -21,7 +22,7 @@ def run_file(**changes: Any) -> RunFile:
         "rubric": "ora-1.0",
         "rubric_digest": "sha256:0",
         "rubric_text": "rubric: ora-1.0\n",
-        "methodology": {"judges": [], "scoring_date": "2026-11-30", "selected": 4},
+        "methodology": methodology_block(),
         "summary_notes": {"preface": ["Selection: all captures."], "appendix": []},
     }
     data.update(changes)
@@ -43,7 +44,7 @@ def test_when_the_run_facts_and_pilot_are_not_given_then_their_keys_are_not_writ
         rubric="r",
         rubric_digest="d",
         rubric_text="t",
-        methodology={},
+        methodology=None,
         summary_notes={"preface": [], "appendix": []},  # type: ignore[arg-type]
     )
 
@@ -98,6 +99,6 @@ def test_when_a_run_fact_has_no_field_then_writing_run_json_refuses_it_rather_th
     from pytest_ora.reports.renderers import run_data
 
     notes: dict[str, list[str]] = {"preface": [], "appendix": []}
-    assert '"suite_commit": null' in run_data("b", get_rubric("ora-1.0"), {}, notes, {"suite_commit": None})
+    assert '"suite_commit": null' in run_data("b", get_rubric("ora-1.0"), None, notes, {"suite_commit": None})
     with pytest.raises(TypeError, match=r"run\.json has no field candidates_note: add it to RunFile"):
-        run_data("b", get_rubric("ora-1.0"), {}, notes, {"candidates_note": "x"})
+        run_data("b", get_rubric("ora-1.0"), None, notes, {"candidates_note": "x"})

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_ora.core.models import BundleManifest, VerdictRule
 from pytest_ora.core.rubric import Criterion, Rounding, Rubric
-from pytest_ora.reports.statsfiles import hypotheses_markdown
+from pytest_ora.reports.statsfiles import hypotheses_file, hypotheses_markdown
 from pytest_ora.stats.arrays import run_arrays
 from pytest_ora.stats.hypotheses import null_pass_probability
 from pytest_ora.stats.intervals import generator
@@ -147,7 +147,7 @@ def test_an_entry_missing_a_side_is_unpaired_not_counted() -> None:
 def test_the_markdown_table() -> None:
     data = hypotheses_data(run_arrays(rows(PILOT), TRIO), MANIFEST, seed=0, resamples=2000)
     assert data is not None
-    text = hypotheses_markdown(data)
+    text = hypotheses_markdown(hypotheses_file(data, TRIO.version))
     lines = text.splitlines()
     assert [part.strip() for part in lines[2].split("|")[1:-1]] == [
         "Id",
