@@ -11,10 +11,6 @@ KEPT = (
     # Rubric titles: inside the rubric's digest, so changing them makes a new rubric version.
     "Measurement scorecard (seed 004)",
     "profile-adherence-v1 threshold (seed 004)",
-    # The checklist example's worked capture: its prompt and acceptance notes go into the judge packet,
-    # so changing them would invalidate its recorded judge calls.
-    "the seed 002 detection deep dive",
-    "seed 002 worked example",
 )
 """Citations left where they stand, and why."""
 
