@@ -3,8 +3,20 @@ read from the pages, nothing run."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from support.docblocks import ROOT, blocks, chain, doc_pages, files_before, indented_blocks, problems
+from support.docblocks import (
+    ROOT,
+    blocks,
+    chain,
+    doc_pages,
+    files_before,
+    fingerprint,
+    indented_blocks,
+    link_tree,
+    problems,
+)
 
 PAGE = """# A page
 
@@ -105,3 +117,15 @@ def test_when_code_is_indented_instead_of_fenced_then_it_is_found_but_a_list_ite
         "Run:\n\n    pytest evals/\n\n- an item\n\n    its second paragraph\n\n```bash\n    indented in a fence\n```\n"
     )
     assert indented_blocks(page, "page.md") == ["page.md:3"]
+
+
+def test_when_a_file_of_a_linked_tree_is_changed_in_place_then_its_fingerprint_tells(tmp_path: Path) -> None:
+    (tmp_path / "copy" / "evals").mkdir(parents=True)
+    (tmp_path / "copy" / "evals" / "a.txt").write_text("a\n", encoding="utf-8")
+    before = fingerprint(tmp_path / "copy")
+    tree = link_tree(tmp_path / "copy", tmp_path / "tree")
+    (tree / "evals" / "new.txt").write_text("new\n", encoding="utf-8")  # a new file stays in the tree
+    assert fingerprint(tmp_path / "copy") == before
+    with open(tree / "evals" / "a.txt", "a", encoding="utf-8") as changed:  # an edit in place reaches the copy
+        changed.write("b\n")
+    assert fingerprint(tmp_path / "copy") != before
