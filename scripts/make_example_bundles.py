@@ -374,12 +374,12 @@ def checklist() -> None:
     issues, answer = worked_example()
     lines.append(
         {
-            "entry_key": "review:seed-worked-example",
+            "entry_key": "review:worked-example",
             "configuration": "thorough",
-            "prompt": "Character: a senior reviewer. Challenge: the seed 002 detection deep dive's scenario.",
+            "prompt": "Character: a senior reviewer. Challenge: the detection deep dive's worked example.",
             "answer": answer,
             "checklist": {"issues": issues, "bonus": []},
-            "acceptance": {"passed": True, "reason": None, "notes": "seed 002 worked example"},
+            "acceptance": {"passed": True, "reason": None, "notes": "the detection deep dive's worked example"},
             "cost_usd": 0.04,
             "wall_clock_minutes": 1.0,
         }

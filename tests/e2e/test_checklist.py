@@ -269,7 +269,7 @@ def test_the_checklist_example_replays_identically_and_reports_the_worked_exampl
     rows = {
         json.loads(line)["capture_id"]: json.loads(line) for line in (out / "ledger.jsonl").read_text().splitlines()
     }
-    worked = rows["review:seed-worked-example/thorough"]
+    worked = rows["review:worked-example/thorough"]
     for judge in worked["checklist_judges"]:
         assert (judge["weighted_found"], judge["weighted_total"], judge["tp"], judge["fp"]) == ("132", "194", 15, 1)
         assert (judge["recall_exact"], judge["precision_exact"], judge["f2_exact"]) == ("66/97", "15/16", "275/382")

@@ -8,13 +8,10 @@ CITATION = re.compile(r"\bSPEC\b|\b[Ss]eeds? ?0\d\d\b|\b[Ss]ections? \d+\b|\bPha
 """A citation: SPEC (not SPECIFICATION), seed NNN, section N, Phase N."""
 
 KEPT = (
-    # Rubric titles: inside the rubric's digest, so changing them makes a new rubric version.
+    # The titles of two superseded rubric versions (scorecard.1, profile-adherence-v1): inside their digest, so kept
+    # word for word for the bundles and runs that name them; their next versions name things by content.
     "Measurement scorecard (seed 004)",
     "profile-adherence-v1 threshold (seed 004)",
-    # The checklist example's worked capture: its prompt and acceptance notes go into the judge packet,
-    # so changing them would invalidate its recorded judge calls.
-    "the seed 002 detection deep dive",
-    "seed 002 worked example",
 )
 """Citations left where they stand, and why."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from support.docblocks import blocks
+
 ROOT = Path(__file__).parents[2]
 README = ROOT / "README.md"
 MAX_LINES = 150
@@ -25,5 +27,6 @@ def test_every_relative_link_of_the_readme_names_a_file_of_the_repository() -> N
 
 def test_the_readme_starts_with_the_two_commands_a_newcomer_types() -> None:
     setup = 'python3 -m venv .venv && . .venv/bin/activate && pip install -e ".[dev]"'
-    commands = [line.strip() for line in README.read_text(encoding="utf-8").splitlines() if line.startswith("    ")]
+    first = blocks(README.read_text(encoding="utf-8"), "README.md")[0]
+    commands = first.code.splitlines()
     assert commands[:2] == [f"{setup} && pytest evals/ -n auto", f"{setup} && pytest -n auto"]
