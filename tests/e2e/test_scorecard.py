@@ -19,7 +19,7 @@ from pytest_ora.method.kinds.scorecard.render import scorecard_markdown
 from pytest_ora.method.rubric import get_rubric
 from pytest_ora.method.rubric_file import parse_rubric
 
-CARD = get_rubric("scorecard.2")
+CARD = get_rubric("scorecard.1")
 AXES = {axis.name: axis for axis in card_of(CARD).axes}
 KNOWN = frozenset(path for axis in card_of(CARD).axes for path in axis.paths())
 EXAMPLE = Path(__file__).parents[2] / "evals" / "examples" / "scorecard"
@@ -265,7 +265,7 @@ def test_the_example_grades_offline_identically_at_n0_and_n2(pytester: pytest.Py
         assert (project.path / "serial" / name).read_bytes() == (project.path / "parallel" / name).read_bytes(), name
     assert not (project.path / "cassettes").exists() and not (project.path / "serial" / "packets").exists()
     data = json.loads((project.path / "serial" / "scorecard.json").read_text(encoding="utf-8"))
-    assert data["scorecardVersion"] == "scorecard.2" and data["rubric_digest"] == CARD.digest
+    assert data["scorecardVersion"] == "scorecard.1" and data["rubric_digest"] == CARD.digest
     # SCORECARD-RESULT.md is rendered from scorecard.json alone
     assert scorecard_markdown(data) == (project.path / "serial" / "SCORECARD-RESULT.md").read_text(encoding="utf-8")
     cells = {

@@ -63,7 +63,7 @@ def test_a_one_digit_hand_edit_in_summary_md_is_named(
     [
         ("SCORECARD-RESULT.md", "UNKNOWN (malformed", "PASS (malformed"),
         ("ledger.csv", "scored", "scoreD"),
-        ("summary.csv", "scorecard.2", "scorecard.3"),
+        ("summary.csv", "scorecard.1", "scorecard.2"),
         ("methodology.md", "1 excluded", "0 excluded"),
         ("report.html", '"off"', '"of"'),
     ],

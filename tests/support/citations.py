@@ -8,8 +8,7 @@ CITATION = re.compile(r"\bSPEC\b|\b[Ss]eeds? ?0\d\d\b|\b[Ss]ections? \d+\b|\bPha
 """A citation: SPEC (not SPECIFICATION), seed NNN, section N, Phase N."""
 
 KEPT = (
-    # The titles of two superseded rubric versions (scorecard.1, profile-adherence-v1): inside their digest, so kept
-    # word for word for the bundles and runs that name them; their next versions name things by content.
+    # Rubric titles: inside the rubric's digest, so changing them makes a new rubric version.
     "Measurement scorecard (seed 004)",
     "profile-adherence-v1 threshold (seed 004)",
 )
