@@ -25,7 +25,6 @@ def test_when_a_text_cites_a_document_then_it_is_found(text: str) -> None:
         "--ora-seed 0",
         "the seed of the resampling",
         "seeded sample",
-        "Measurement scorecard (seed 004)",
     ],
 )
 def test_when_a_text_names_things_by_content_then_nothing_is_found(text: str) -> None:
