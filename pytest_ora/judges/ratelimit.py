@@ -77,6 +77,10 @@ _IMAGE_TOKENS = 1600
 _BASE64_RUN = re.compile(rb"[A-Za-z0-9+/=]{2000,}")
 
 
+Mark = tuple[int, int]
+"""A role's calls and tokens sent, counted as a call takes its slot: what was sent after it is the difference."""
+
+
 @dataclass(frozen=True)
 class Limit:
     """A role's configured limits; None means learn it from the provider."""
@@ -193,6 +197,7 @@ class SharedLimiter:
             "learned": rate is not None,
             "fixed": rate is not None,
             "sent": 0,
+            "sent_tokens": 0,
             "limited": 0,
             "started": None,
             "accepted": [],
@@ -220,9 +225,10 @@ class SharedLimiter:
                 state = self._fresh(role)
             yield state
             data = json.dumps(state, sort_keys=True).encode()
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.ftruncate(fd, 0)
-            os.write(fd, data)
+            if data != raw:  # a look that changed nothing (a slot checked after its wait) writes nothing
+                os.lseek(fd, 0, os.SEEK_SET)
+                os.ftruncate(fd, 0)
+                os.write(fd, data)
         finally:
             os.close(fd)  # closing releases the lock
 
@@ -235,20 +241,26 @@ class SharedLimiter:
 
     async def acquire(self, role: str, tokens: int = 0) -> float:
         """Wait for this call's slot in the role's shared schedule; returns the moment it goes."""
+        slot, _ = await self.acquire_marked(role, tokens)
+        return slot
+
+    async def acquire_marked(self, role: str, tokens: int = 0) -> tuple[float, Mark]:
+        """`acquire`, and the role's count of calls and tokens sent once this call has its slot (for `observe`)."""
         while True:
             now = self._clock()
             with self._state(role) as state:
                 slot, wait = self._take(state, now, tokens)
                 cuts = state.get("cuts", 0)
+                mark = (int(state["sent"]), int(state.get("sent_tokens", 0)))
             if slot is None:
                 await self._sleep(wait)
                 continue
             if slot <= now:
-                return slot
+                return slot, mark
             await self._sleep(slot - now)
             with self._state(role) as state:
                 if state.get("cuts", 0) == cuts:
-                    return slot
+                    return slot, mark
             # The pace was cut while this call waited for a slot taken at the old pace: it takes a new one.
 
     def _take(self, state: dict[str, Any], now: float, tokens: int) -> tuple[float | None, float]:
@@ -281,11 +293,12 @@ class SharedLimiter:
         if token_rate:
             state["ttat"] = max(state["ttat"], slot) + tokens / token_rate
         state["sent"] += 1
-        if burst:
-            _note_sent(state, slot, tokens)
+        state["sent_tokens"] = int(state.get("sent_tokens", 0)) + tokens
         return slot, 0.0
 
-    def observe(self, role: str, sent_at: float, status: int, headers: httpx.Headers, tokens: int = 0) -> None:
+    def observe(
+        self, role: str, sent_at: float, status: int, headers: httpx.Headers, tokens: int = 0, mark: Mark | None = None
+    ) -> None:
         """Learn from a response: its rate-limit headers, a 429 (cut) or a success (grow)."""
         now = self._clock()
         with self._state(role) as state:
@@ -328,7 +341,7 @@ class SharedLimiter:
                         float(state["ceiling"]) if _far_from_limit(state, headers) else self._grown(state, now, sent_at)
                     )
             if state.get("burst"):  # last, at the pace and allowance this response left
-                _sync_to_remaining(state, headers, sent_at, float(state["burst"]))
+                _sync_to_remaining(state, headers, sent_at, float(state["burst"]), mark)
 
     def forget_probe(self, role: str) -> None:
         """The first call ended without a response (network fault): let another one probe."""
@@ -438,13 +451,13 @@ class PacedTransport(httpx.AsyncBaseTransport):
             return await self._inner.handle_async_request(request)
         role = judge.role
         tokens = request_tokens(await request.aread())
-        sent_at = await self.limiter.acquire(role, tokens)
+        sent_at, mark = await self.limiter.acquire_marked(role, tokens)
         try:
             response = await self._inner.handle_async_request(request)
         except BaseException:
             self.limiter.forget_probe(role)
             raise
-        self.limiter.observe(role, sent_at, response.status_code, response.headers, tokens)
+        self.limiter.observe(role, sent_at, response.status_code, response.headers, tokens, mark)
         return response
 
     async def aclose(self) -> None:
@@ -459,18 +472,9 @@ def _share(state: dict[str, Any], tokens: int) -> float:
     return max(shares, default=0.0)
 
 
-_RECENT = 512
-"""Calls sent while bursting kept per role (moment, tokens), to read a remaining header against."""
-
-
-def _note_sent(state: dict[str, Any], slot: float, tokens: int) -> None:
-    recent = state.setdefault("recent", [])
-    recent.append([slot, tokens])
-    if len(recent) > _RECENT:
-        del recent[: len(recent) - _RECENT]
-
-
-def _sync_to_remaining(state: dict[str, Any], headers: httpx.Headers, sent_at: float, burst: float) -> None:
+def _sync_to_remaining(
+    state: dict[str, Any], headers: httpx.Headers, sent_at: float, burst: float, mark: Mark | None
+) -> None:
     """Pull the schedule back to what the provider says was left when it took the call sent at `sent_at`.
 
     The provider counted `left` calls (tokens) of room then; the run's calls sent since used some of it.
@@ -478,14 +482,13 @@ def _sync_to_remaining(state: dict[str, Any], headers: httpx.Headers, sent_at: f
     schedule is at most sent_at + burst - (left - 1) / rate; each call sent since moves it on by its share.
     The schedule never assumes more room than that (other clients of the key included).
     """
-    since = [entry for entry in state.get("recent", []) if entry[0] > sent_at]
+    calls, used = (int(state["sent"]) - mark[0], int(state.get("sent_tokens", 0)) - mark[1]) if mark else (0, 0)
     rate, token_rate = state["rate"], state["token_rate"]
     left = _header_number(headers, *_REQUEST_REMAINING)
     if left is not None and rate:
-        state["tat"] = max(state["tat"], sent_at + burst + (len(since) - left + 1) / float(rate))
+        state["tat"] = max(state["tat"], sent_at + burst + (calls - left + 1) / float(rate))
     left = _header_number(headers, *_TOKEN_REMAINING)
     if left is not None and token_rate:
-        used = sum(tokens for _, tokens in since)
         state["ttat"] = max(state["ttat"], sent_at + burst + (used - left) / float(token_rate))
 
 
@@ -496,7 +499,6 @@ def _stop_bursting(state: dict[str, Any], now: float) -> None:
     state["ttat"] = max(now, state["ttat"] - burst)
     state["burst"] = 0.0
     state["refused"] = True
-    state["recent"] = []
 
 
 def _remember(state: dict[str, Any], answered_at: float) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -16,11 +17,24 @@ __all__ = ["CheckedReply", "ReplyProblem", "check_reply", "check_usage", "reply_
 _FENCED = re.compile(r"\A```(?:json|JSON)?[ \t]*\n(?P<body>.*?)\n?```\Z", re.DOTALL)
 
 
+_SCHEMAS: dict[int, tuple[Rubric, dict[str, Any]]] = {}
+"""Each rubric's reply schema, by the rubric object's identity (it holds the rubric, so the identity stays its own)."""
+
+
 def reply_schema(rubric: Rubric) -> dict[str, Any]:
-    """JSON Schema of the reply object, in the subset strict structured-output modes accept."""
-    if mechanical_kind(rubric.kind) is not None:
-        return {}  # no judge is asked anything
-    return judged_kind(rubric.kind).reply_schema(rubric)
+    """JSON Schema of the reply object, in the subset strict structured-output modes accept.
+
+    Every judge prompt carries it: it is built once per rubric (building the reply model is most of a
+    prompt's cost) and each caller gets its own copy.
+    """
+    kept = _SCHEMAS.get(id(rubric))
+    if kept is None or kept[0] is not rubric:
+        if mechanical_kind(rubric.kind) is not None:
+            schema: dict[str, Any] = {}  # no judge is asked anything
+        else:
+            schema = judged_kind(rubric.kind).reply_schema(rubric)
+        kept = _SCHEMAS[id(rubric)] = (rubric, schema)
+    return copy.deepcopy(kept[1])
 
 
 def check_reply(
