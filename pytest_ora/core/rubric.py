@@ -181,6 +181,17 @@ class Rubric:
     def weight(self, name: str) -> Fraction:
         return next(c.weight for c in self.criteria if c.name == name)
 
+    def overall_span(self) -> tuple[Fraction, Fraction]:
+        """The range a capture's overall can take: the weights times the scale for a scores rubric (capped at a
+        criterion, within the scale too); the scale itself for other kinds."""
+        if self.kind != "scores" or not self.criteria:
+            return self.scale_min, self.scale_max
+        total = sum((c.weight for c in self.criteria), Fraction(0))
+        low, high = total * self.scale_min, total * self.scale_max
+        if self.cap_criterion:
+            low, high = min(low, self.scale_min), min(high, self.scale_max)
+        return low, high
+
     def param(self, group: str) -> dict[str, Fraction]:
         """One group of the kind's numbers (empty when the file gives none)."""
         return dict(next((values for name, values in self.params if name == group), ()))

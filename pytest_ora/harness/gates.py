@@ -163,8 +163,7 @@ def overall_range(rubric: Rubric) -> tuple[Fraction, Fraction] | None:
     """The range a scores rubric's overall can take (weights times the scale); None for other kinds."""
     if rubric.kind != "scores" or not rubric.criteria:
         return None
-    total = sum((c.weight for c in rubric.criteria), Fraction(0))
-    return total * rubric.scale_min, total * rubric.scale_max
+    return rubric.overall_span()
 
 
 def _plain(value: Fraction) -> str:

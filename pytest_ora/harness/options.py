@@ -72,7 +72,7 @@ _OPTIONS: tuple[tuple[str, str, Any], ...] = (
     ),
     (
         "regression-min",
-        "per-capture change of overall listed against --ora-baseline: points, or a share of the scale like 10%",
+        "per-capture change of overall listed against --ora-baseline: points, or a share of the overall's range like 10%",
         "10%",
     ),
     ("cluster", "capture field (or metadata.KEY) shared by related entries: cluster-robust statistics", None),
@@ -146,7 +146,7 @@ class Options:
     baseline: Path | None = None
     """--ora-baseline DIR: an earlier run to compare with."""
     regression_min: str = "10%"
-    """Per-capture changes of overall listed against the baseline: points ("1") or a share of the scale ("10%")."""
+    """Per-capture changes of overall listed against the baseline: points ("1") or a share of the overall's range ("10%")."""
     fail_regression: bool = False
     """--ora-fail-regression: exit 1 when a configuration's paired interval against the baseline lies below 0."""
     cluster: str | None = None

@@ -174,15 +174,15 @@ def _baseline(plan: Plan, options: Options) -> BaselineRun | None:
         if options.fail_regression:
             raise pytest.UsageError("--ora-fail-regression compares with a baseline: give --ora-baseline DIR")
         return None
-    rubric = plan.rubric
-    span = float(rubric.scale_max) - float(rubric.scale_min)
-    if regression_min(options.regression_min, (float(rubric.scale_min), float(rubric.scale_max))) > span:
+    # An overall's range, not a criterion's scale: four criteria on 1-10 weighted 2.5 give overalls of 10-100.
+    low, high = (float(end) for end in plan.rubric.overall_span())
+    if regression_min(options.regression_min, (low, high)) > high - low:
         raise pytest.UsageError(
-            f"--ora-regression-min {options.regression_min} is more than the rubric's whole scale "
-            f"({float(rubric.scale_min):g} to {float(rubric.scale_max):g})"
+            f"--ora-regression-min {options.regression_min} is more than the whole range of the rubric's overall "
+            f"({low:g} to {high:g})"
         )
     try:
-        return load_baseline(options.baseline, (float(rubric.scale_min), float(rubric.scale_max)))
+        return load_baseline(options.baseline, (low, high))
     except BaselineError as error:
         raise pytest.UsageError(str(error)) from None
 

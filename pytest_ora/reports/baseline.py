@@ -7,7 +7,7 @@ session end from the files this run just wrote, so it is the same whatever -n wa
 
 - per configuration, the paired difference of mean overall over the captures both runs scored, with
   the t interval of the mean difference (the one shown) beside the BCa bootstrap;
-- per capture, every change of overall of at least --ora-regression-min (default 10% of the scale's
+- per capture, every change of overall of at least --ora-regression-min (default 10% of the overall's
   range), and every capture whose failure flag or status changed;
 - what changed between the runs: rubric version and digest, the judges, the bundle (its id, its
   Optimum snapshot, and, where both runs kept texts.json, how many prompts, contexts and answers differ).
@@ -136,7 +136,9 @@ def _number(value: Any, where: str, scale: tuple[float, float] | None) -> float 
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise BaselineError(f"{where}: overall must be a number or null (a finite one), got {value!r}")
     if scale is not None and not scale[0] <= value <= scale[1]:
-        raise BaselineError(f"{where}: overall {value!r} is outside the rubric's scale ({scale[0]:g} to {scale[1]:g})")
+        raise BaselineError(
+            f"{where}: overall {value!r} is outside the range of the rubric's overall ({scale[0]:g} to {scale[1]:g})"
+        )
     return float(value)
 
 
@@ -197,7 +199,7 @@ def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> 
 
 
 def regression_min(text: str, scale: tuple[float, float]) -> Fraction:
-    """--ora-regression-min as scale points: "1.5" is 1.5 points, "10%" is 10% of the scale's range."""
+    """--ora-regression-min as scale points: "1.5" is 1.5 points, "10%" is 10% of the overall's range."""
     text = text.strip()
     if text.endswith("%"):
         return bounded_fraction(text[:-1]) / 100 * (Fraction(repr(scale[1])) - Fraction(repr(scale[0])))
@@ -301,7 +303,8 @@ def compare_with_baseline(
         )
         order.append(row["capture_id"])
     shared = [cid for cid in order if cid in baseline.captures]
-    minimum = regression_min(minimum_text, (float(rubric.scale_min), float(rubric.scale_max)))
+    low, high = rubric.overall_span()
+    minimum = regression_min(minimum_text, (float(low), float(high)))
     configurations: dict[str, list[tuple[float, float]]] = {}
     changes: list[CaptureChange] = []
     flips: list[Flip] = []

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from support.bundle_factory import executed_answer
 from support.e2e import outcomes, record
+from support.example_runs import replay_example
 from support.run_data import methodology_block
 
 from pytest_ora.reports.baseline import BaselineError, baseline_markdown, load_baseline, regressed, regression_min
@@ -333,3 +334,24 @@ def test_when_a_baseline_s_texts_json_or_methodology_is_out_of_shape_then_it_is_
         BaselineError, match=r"run.json is unreadable \(.*field methodology.judges.0.label: Field required"
     ):
         load_baseline(_run_dir(tmp_path / "b", good, run))
+
+
+def test_a_rubric_whose_overall_runs_past_its_criteria_scale_takes_its_own_earlier_run_as_baseline(
+    replayed: Any, tmp_path: Path
+) -> None:
+    # Given the solo example's run: four criteria on 1-10 weighted 2.5 each, so overalls of 10-100
+    baseline = replayed("solo")
+    overalls = [json.loads(line)["overall"] for line in (baseline / "ledger.jsonl").read_text().splitlines()]
+    assert max(o for o in overalls if o is not None) > 10
+
+    # When the example is replayed again against it (the gate on regressions too)
+    def against_baseline(project: Path) -> None:
+        ini = project / "pytest.ini"
+        ini.write_text(ini.read_text() + f"addopts = --ora-baseline {baseline} --ora-fail-regression\n")
+
+    out = replay_example("solo", tmp_path / "again", edit=against_baseline)
+
+    # Then the earlier run is read on the overall's range (not refused as off the 1-10 scale), and nothing regressed
+    comparison = json.loads((out / "baseline.json").read_text())
+    assert comparison["regression_min"] == pytest.approx(9.0)  # 10% of 10-100
+    assert comparison["changes"] == [] and comparison["flips"] == []
