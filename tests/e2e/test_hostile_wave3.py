@@ -256,7 +256,11 @@ def test_when_a_baseline_ledger_gives_a_capture_or_a_field_twice_then_it_is_refu
         (ROW.replace("5.0", "NaN"), None, "line 1: overall must be a number or null .a finite one., got nan"),
         (ROW, [1, 2], "run.json is unreadable"),
         (ROW, {"bundle": "b", "rubric": "r", "methodology": {"judges": ["not an object"]}}, "run.json is unreadable"),
-        (ROW.replace("5.0", "-1000"), None, r"line 1: overall -1000 is outside the range of the rubric's overall \(0 to 10\)"),
+        (
+            ROW.replace("5.0", "-1000"),
+            None,
+            r"line 1: overall -1000 is outside the range of the rubric's overall \(0 to 10\)",
+        ),
     ],
 )
 def test_when_a_baseline_is_forged_then_it_is_refused_at_start_naming_file_line_and_field(
@@ -289,7 +293,9 @@ def test_when_a_baseline_has_overalls_off_the_scale_then_the_regression_gate_ref
     result = record(project, "--ora-out", "second", "--ora-baseline", "forged", "--ora-fail-regression")
 
     assert result.ret == 4
-    assert "forged: ledger.jsonl line 1: overall -1000 is outside the range of the rubric's overall" in result.stderr.str()
+    assert (
+        "forged: ledger.jsonl line 1: overall -1000 is outside the range of the rubric's overall" in result.stderr.str()
+    )
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
 
 
