@@ -64,7 +64,7 @@ _BURST = 30.0
 Anthropic and OpenAI refill a bucket that holds a minute's limit, and their remaining and reset headers
 say how full it is: a run far under its limit need not trickle its calls out one slot at a time. The
 allowance starts within one second of the pace (what a limit "enforced over shorter intervals" accepts) and
-grows like slow start, by each success's share of the pace while calls wait, up to half the minute; every
+doubles each round trip of successes while calls wait (slow start), up to half the minute; every
 response's remaining count pulls the schedule back to what the provider says is left (other clients of
 the key included), and the first 429 ends bursting for the run: from then on calls go at the pace alone."""
 _BURST_START = 0.5
@@ -296,9 +296,7 @@ class SharedLimiter:
         state["sent_tokens"] = int(state.get("sent_tokens", 0)) + tokens
         return slot, 0.0
 
-    def observe(
-        self, role: str, sent_at: float, status: int, headers: httpx.Headers, tokens: int = 0, mark: Mark | None = None
-    ) -> None:
+    def observe(self, role: str, sent_at: float, status: int, headers: httpx.Headers, mark: Mark | None = None) -> None:
         """Learn from a response: its rate-limit headers, a 429 (cut) or a success (grow)."""
         now = self._clock()
         with self._state(role) as state:
@@ -326,10 +324,16 @@ class SharedLimiter:
                     )
             elif 200 <= status < 300:
                 _remember(state, now)
-                if burst and float(state.get("held") or 0.0) >= 2 * sent_at - now:
-                    # Calls were held back within a round trip of this one: the allowance grows by this call's
-                    # share of the pace, so it doubles with each round trip of successes (slow start, as TCP's window).
-                    state["burst"] = min(_BURST, burst + _share(state, tokens))
+                round_trip = now - sent_at
+                if (
+                    burst
+                    and float(state.get("held") or 0.0) >= sent_at - round_trip
+                    and now - float(state.get("grown") or 0.0) >= round_trip
+                ):
+                    # Calls were held back within a round trip of this one, and the allowance has not grown for a
+                    # round trip: it doubles (slow start, as TCP's window doubles each round trip of successes).
+                    state["burst"] = min(_BURST, 2 * burst)
+                    state["grown"] = now
                 state["streak"] = state.get("streak", 0) + 1
                 if state["rate"] is None and not state["fixed"] and not state["announced"]:
                     # Nothing says the limit: start at the pace of one call at a time and grow from there
@@ -457,19 +461,11 @@ class PacedTransport(httpx.AsyncBaseTransport):
         except BaseException:
             self.limiter.forget_probe(role)
             raise
-        self.limiter.observe(role, sent_at, response.status_code, response.headers, tokens, mark)
+        self.limiter.observe(role, sent_at, response.status_code, response.headers, mark)
         return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-
-def _share(state: dict[str, Any], tokens: int) -> float:
-    """Seconds of the role's pace one call of `tokens` takes (its requests' or its tokens', the longer)."""
-    shares = [1 / float(state["rate"])] if state["rate"] else []
-    if state["token_rate"]:
-        shares.append(tokens / float(state["token_rate"]))
-    return max(shares, default=0.0)
 
 
 def _sync_to_remaining(
