@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.errors import OraError
+from .datafile import parse_data, read_data
 
 __all__ = [
     "BaselineComparison",
@@ -23,7 +24,6 @@ __all__ = [
     "RunSide",
     "State",
     "TextChanges",
-    "first_problem",
     "parse_baseline_comparison",
     "read_baseline_comparison",
 ]
@@ -148,24 +148,9 @@ class BaselineComparison(_Data):
 
 def read_baseline_comparison(path: Path) -> BaselineComparison:
     """baseline.json read back; BaselineDataError naming the file and the first bad field."""
-    try:
-        return parse_baseline_comparison(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise BaselineDataError(f"{path}: cannot read the machine-written data ({error})") from None
-    except BaselineDataError as error:
-        raise BaselineDataError(f"{path}: {error}") from None
+    return read_data(path, parse_baseline_comparison, BaselineDataError)
 
 
 def parse_baseline_comparison(text: str) -> BaselineComparison:
     """baseline.json's text as the comparison; BaselineDataError naming the first bad field."""
-    try:
-        return BaselineComparison.model_validate_json(text)
-    except ValidationError as error:
-        raise BaselineDataError(f"not a baseline comparison: {first_problem(error)}") from None
-
-
-def first_problem(error: ValidationError) -> str:
-    """The first field a validation refused, and why, in one line."""
-    first = error.errors(include_url=False)[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(the whole file)"
-    return f"field {field}: {first['msg']}"
+    return parse_data(text, BaselineComparison, BaselineDataError, "a baseline comparison")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from ..core.errors import OraError
-from .baselinedata import first_problem
+from .datafile import parse_data, read_data
 
 __all__ = [
     "DeltaRow",
@@ -128,17 +128,9 @@ class HypothesesFile(_Data):
 
 def read_hypotheses_file(path: Path) -> HypothesesFile:
     """hypotheses.json read back; HypothesesFileError naming the file and the first bad field."""
-    try:
-        return parse_hypotheses_file(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise HypothesesFileError(f"{path}: cannot read the machine-written data ({error})") from None
-    except HypothesesFileError as error:
-        raise HypothesesFileError(f"{path}: {error}") from None
+    return read_data(path, parse_hypotheses_file, HypothesesFileError)
 
 
 def parse_hypotheses_file(text: str) -> HypothesesFile:
     """hypotheses.json's text as the run's hypotheses; HypothesesFileError naming the first bad field."""
-    try:
-        return HypothesesFile.model_validate_json(text)
-    except ValidationError as error:
-        raise HypothesesFileError(f"not a run's hypotheses: {first_problem(error)}") from None
+    return parse_data(text, HypothesesFile, HypothesesFileError, "a run's hypotheses")

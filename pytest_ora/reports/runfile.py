@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..core.errors import OraError
-from .baselinedata import first_problem
+from .datafile import first_problem
 from .methodologydata import MethodologyFacts
 
 __all__ = [

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from ..core.errors import OraError
-from .baselinedata import first_problem
+from .datafile import parse_data, read_data
 
 __all__ = [
     "AgreementRow",
@@ -322,17 +322,9 @@ class StatsFile(_Data):
 
 def read_stats_file(path: Path) -> StatsFile:
     """stats.json read back; StatsFileError naming the file and the first bad field."""
-    try:
-        return parse_stats_file(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise StatsFileError(f"{path}: cannot read the machine-written data ({error})") from None
-    except StatsFileError as error:
-        raise StatsFileError(f"{path}: {error}") from None
+    return read_data(path, parse_stats_file, StatsFileError)
 
 
 def parse_stats_file(text: str) -> StatsFile:
     """stats.json's text as the run's statistics; StatsFileError naming the first bad field."""
-    try:
-        return StatsFile.model_validate_json(text)
-    except ValidationError as error:
-        raise StatsFileError(f"not a run's statistics: {first_problem(error)}") from None
+    return parse_data(text, StatsFile, StatsFileError, "a run's statistics")

@@ -25,7 +25,7 @@ from ..core.fastload import loaded
 from ..core.plan import Plan
 from ..core.vocabulary import SECRET_REASON
 from ..method.kinds import forwards_texts
-from .baselinedata import first_problem
+from .datafile import first_problem
 from .pagedata import PageTexts, Strings, TextRow, Turn
 
 __all__ = [
