@@ -12,7 +12,6 @@ from fractions import Fraction
 from typing import Any
 
 from pydantic import BaseModel
-from tabulate import tabulate
 
 from ..core.csvtext import csv_line
 from ..core.models import JudgeColumn, PanelJudge
@@ -20,6 +19,7 @@ from ..core.numbers import round_half_away
 from ..core.record import CaptureRecord, JudgeRecord
 from ..core.rubric import Rubric
 from ..method.kinds import combined, formula, get_kind, graded, panel_kind
+from ..method.markdowntable import tabulated
 from ..method.rubric import ORA_V1
 from ..method.scoring import exact
 from .rows import candidate_ledger_model, ledger_model, summary_model
@@ -403,7 +403,7 @@ def summary_table(table: Sequence[Sequence[str]], fmt: str = "github", rubric: R
         rate = _rate_index(rubric)
         keep = (0, 1, 2, 3, 4, rate + 1, rate + 2)
         headings, shown = [headings[i] for i in keep], [[line[i] for i in keep] for line in shown]
-    return tabulate(
+    return tabulated(
         shown,
         headers=headings,
         tablefmt=fmt,
@@ -428,7 +428,7 @@ def fit_table(table: Sequence[Sequence[str]], width: int, rubric: Rubric = ORA_V
     cells = [
         [_given(line[i], line[1], line[i]) if i in (rate + 1, rate + 2) else line[i] for i in keep] for line in table
     ]
-    compact = tabulate(
+    compact = tabulated(
         cells,
         headers=headings,
         tablefmt="simple",

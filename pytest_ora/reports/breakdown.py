@@ -8,13 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from tabulate import tabulate
-
 from ..core.numbers import round_half_away
 from ..core.record import CaptureRecord
 from ..core.rubric import Rubric
 from ..core.vocabulary import FAMILIES
 from ..method.kinds import combined
+from ..method.markdowntable import tabulated
 
 __all__ = ["family_table"]
 
@@ -40,6 +39,6 @@ def family_table(records: Sequence[CaptureRecord], configurations: Sequence[str]
             )
         rows.append(cells)
     headers = ["Configuration", *(family.title() for family in families)]
-    return tabulate(
+    return tabulated(
         rows, headers=headers, tablefmt="github", disable_numparse=True, colalign=("left",) + ("right",) * len(families)
     )

@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from tabulate import tabulate
-
+from ..method.markdowntable import tabulated
 from .fewunits import SMALL_ROWS, TOO_FEW
 
 __all__ = [
@@ -126,12 +125,12 @@ def calibration_markdown(data: Mapping[str, Any]) -> str:
 
         return preference_markdown(data)
     lines = ["", "## Calibration against human labels", "", *_lead(data), ""]
-    lines += [tabulate(_rows(data), headers=_HEADERS, tablefmt="github", disable_numparse=True), ""]
+    lines += [tabulated(_rows(data), headers=_HEADERS, tablefmt="github", disable_numparse=True), ""]
     if data["humans"] is not None:
         lines += [
             f"### Human vs human (the ceiling, {data['humans']['raters']} raters)",
             "",
-            tabulate(
+            tabulated(
                 _ceiling_rows(data),
                 headers=("Criterion", "Captures with 2+ raters", "alpha"),
                 tablefmt="github",

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from pydantic import BaseModel
-from tabulate import tabulate
 
 from ..core.errors import OutputError
 from ..core.fileio import file_mode
@@ -27,6 +26,7 @@ from ..core.record import CaptureRecord, RecordStore, answered_plan, in_plan_ord
 from ..core.rubric import Rubric
 from ..judges.budget import CANDIDATE_ANSWER_TOKENS_ESTIMATE, OUTPUT_TOKENS_ESTIMATE, PRICES_AS_OF
 from ..method.kinds import kind_files, report_files
+from ..method.markdowntable import tabulated
 from .aggregation import SummaryRow, ledger_row, summarize, summary_json
 from .archive import archive_report
 from .baseline import BASELINE_FILES, BaselineRun
@@ -599,7 +599,7 @@ def estimate_table(estimates: Sequence[dict[str, Any]], fmt: str = "simple") -> 
         rows.append(
             [total["label"], total["model"], total["captures"], total["input_tokens"], total["output_tokens"], usd]
         )
-    table = tabulate(
+    table = tabulated(
         rows, headers=["Judge", "Model", "Captures", "Input tokens", "Output tokens", "Estimated cost"], tablefmt=fmt
     )
     candidates = _candidate_totals(estimates)
@@ -627,7 +627,7 @@ def estimate_table(estimates: Sequence[dict[str, Any]], fmt: str = "simple") -> 
     every = len(both) == len(_estimate_totals(estimates)) + len(candidates)
     return (
         f"{table}\n\n"
-        + tabulate(
+        + tabulated(
             made,
             headers=["Candidate", "Model", "Answers", "Input tokens", "Output tokens", "Estimated cost"],
             tablefmt=fmt,

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from tabulate import tabulate
+from ..method.markdowntable import tabulated
 
 __all__ = ["preference_gate", "preference_held", "preference_html", "preference_markdown", "preference_terminal"]
 
@@ -99,19 +99,19 @@ def _lead(data: Mapping[str, Any]) -> list[str]:
 def preference_markdown(data: Mapping[str, Any]) -> str:
     """summary.md's Calibration section of a compare run."""
     lines = ["", "## Calibration against human preferences", "", *_lead(data), ""]
-    lines += [tabulate(_rows(data["judges"]), headers=_HEADERS, tablefmt="github", disable_numparse=True), ""]
+    lines += [tabulated(_rows(data["judges"]), headers=_HEADERS, tablefmt="github", disable_numparse=True), ""]
     for family in data["families"] if len(data["families"]) > 1 else ():
         lines += [
             f"### Family {family['family']}",
             "",
-            tabulate(_rows(family["judges"]), headers=_HEADERS, tablefmt="github", disable_numparse=True),
+            tabulated(_rows(family["judges"]), headers=_HEADERS, tablefmt="github", disable_numparse=True),
             "",
         ]
     if data["human_vs_human"]:
         lines += [
             "### Human vs human (the ceiling)",
             "",
-            tabulate(_human_rows(data), headers=_HUMAN_HEADERS, tablefmt="github", disable_numparse=True),
+            tabulated(_human_rows(data), headers=_HUMAN_HEADERS, tablefmt="github", disable_numparse=True),
             "",
         ]
     else:

@@ -12,10 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tabulate import tabulate
-
 from ..core.csvtext import csv_line
 from ..core.numbers import whole_percent
+from ..method.markdowntable import tabulated
 from .fewunits import SMALL_ROWS, TOO_FEW
 from .hypothesesdata import HypothesesFile, HypothesisFigures, read_hypotheses_file
 from .statsdata import (
@@ -208,7 +207,7 @@ def _range(pair: Sequence[float] | None, places: int = 2, scale: float = 1) -> s
 
 
 def _table(rows: list[list[str]], headers: Sequence[str]) -> str:
-    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+    return tabulated(rows, headers=headers, tablefmt="github", disable_numparse=True)
 
 
 def statistics_sections(directory: Path) -> tuple[str, str]:

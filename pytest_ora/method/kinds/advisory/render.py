@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from tabulate import tabulate
-
 from ....core.plan import Plan, PlannedCapture
 from ....core.vocabulary import SECRET_REASON
+from ...markdowntable import tabulated
 from .observation import CASES, SCHEMA, THRESHOLD, Observation
 
 __all__ = ["ADVISORY_JSON", "ADVISORY_RESULT", "advisory_data", "advisory_markdown"]
@@ -95,7 +94,7 @@ def advisory_markdown(data: Mapping[str, Any]) -> str:
             "",
             f"PASS {counts['PASS']}, FAIL {counts['FAIL']}, UNKNOWN {counts['UNKNOWN']}.",
             "",
-            tabulate(
+            tabulated(
                 rows,
                 headers=["Capture", "Result (advisory only)", f"Metrics ({' -> '.join(CASES)})"],
                 tablefmt="github",

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from tabulate import tabulate
-
 from ....core.numbers import round_half_away
 from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
+from ...markdowntable import tabulated
 from .. import formula
 from .results import issue_disagreements, judge_results
 
@@ -74,7 +73,7 @@ def checklist_markdown(records: Sequence[CaptureRecord], rubric: Rubric) -> str:
             "",
             f"## {record['capture_id']}",
             "",
-            tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True),
+            tabulated(rows, headers=headers, tablefmt="github", disable_numparse=True),
         ]
         split = issue_disagreements(record["judges"], material)
         disagreeing += len(split)

@@ -9,12 +9,11 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from tabulate import tabulate
-
 from ....core.numbers import round_half_away
 from ....core.plan import Pair
 from ....core.record import CaptureRecord
 from ....core.rubric import Rubric
+from ...markdowntable import tabulated
 from .. import combined, formula
 
 __all__ = [
@@ -188,7 +187,7 @@ def _table(pairs: Sequence[dict[str, Any]], fmt: str) -> str:
         "Position consistency",
         "Judges agree on the winner",
     ]
-    return tabulate(table, headers=headers, tablefmt=fmt, disable_numparse=True)
+    return tabulated(table, headers=headers, tablefmt=fmt, disable_numparse=True)
 
 
 def agreement_text(agreement: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabulate import tabulate
+from ...markdowntable import tabulated
 
 __all__ = ["INTERPRETATION", "RESULT", "SCORECARD_RESULT", "result_markdown", "scorecard_markdown"]
 
@@ -82,7 +82,7 @@ def scorecard_markdown(data: Mapping[str, Any]) -> str:
                     *(_escape(_pair_cell(name, cells[c])) if c in cells else "" for c in configurations),
                 ]
             )
-    lines.append(tabulate(rows, headers=["Entry", "Axis", *configurations], tablefmt="github", disable_numparse=True))
+    lines.append(tabulated(rows, headers=["Entry", "Axis", *configurations], tablefmt="github", disable_numparse=True))
     lines += ["", "## Aggregate", ""]
     aggregate = [
         [
@@ -103,7 +103,7 @@ def scorecard_markdown(data: Mapping[str, Any]) -> str:
         ]
         for axis in data["axes"]
     ]
-    lines.append(tabulate(aggregate, headers=["Axis", *configurations], tablefmt="github", disable_numparse=True))
+    lines.append(tabulated(aggregate, headers=["Axis", *configurations], tablefmt="github", disable_numparse=True))
     excluded = [c for c in data["captures"] if c["status"] != "scored"]
     lines += ["", "## Not graded", ""]
     lines += [f"- {c['capture_id']}: {c['status']}: {c['reason']}" for c in excluded] or ["- none"]
