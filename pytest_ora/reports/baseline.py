@@ -189,11 +189,12 @@ def load_baseline(directory: Path, scale: tuple[float, float] | None = None) -> 
         )
     texts = _inside(directory, "texts.json")
     if texts.is_file():
-        from .texts import read_texts
+        from .texts import TextsFileError, parse_texts_file
 
-        data, problem = read_texts(directory)
-        if data is None:
-            raise BaselineError(f"--ora-baseline {label}: {problem}")
+        try:
+            data = parse_texts_file(texts.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, TextsFileError) as error:
+            raise BaselineError(f"--ora-baseline {label}: texts.json: {error}") from None
         result.texts = _text_digests(data)
     return result
 

@@ -325,10 +325,9 @@ def test_when_a_baseline_s_texts_json_or_methodology_is_out_of_shape_then_it_is_
     directory = _run_dir(tmp_path / "a", good)
     texts = {"schema": "ora-texts-1", "rubric": "r", "columns": [], "strings": ["p"], "rows": [["m:a/x", 0, -1, 3, -1]]}
     (directory / "texts.json").write_text(json.dumps(texts), encoding="utf-8")
-    with pytest.raises(
-        BaselineError, match=r"texts.json is not shown: not the captures' texts: field rows.0.3: string"
-    ):
+    with pytest.raises(BaselineError, match=r"texts.json: not the captures' texts: field rows.0.3: string") as refused:
         load_baseline(directory)
+    assert "is not shown" not in str(refused.value)  # refused, not a page's note
     run = {"bundle": "b", "rubric": "r", "rubric_digest": "d", "methodology": methodology_block(judges=[{}])}
     with pytest.raises(
         BaselineError, match=r"run.json is unreadable \(.*field methodology.judges.0.label: Field required"
