@@ -205,6 +205,7 @@ class SharedLimiter:
             "announced": False,
             "streak": 0,
             "burst": 0.0,
+            "token_fixed": tokens is not None,
             "refused": False,
         }
 
@@ -278,8 +279,8 @@ class SharedLimiter:
         burst = float(state.get("burst") or 0.0)
         slot = max(now, state["tat"] - burst)
         token_rate = state["token_rate"]
-        if token_rate:
-            slot = max(slot, state["ttat"] - burst)
+        if token_rate:  # --ora-tpm fixes the token pace: no burst runs ahead of it
+            slot = max(slot, state["ttat"] - _token_burst(state, burst))
         if slot > now:
             state["held"] = now  # the schedule holds calls back: a success now may grow the burst allowance
         if slot - now > _HORIZON:
@@ -484,15 +485,20 @@ def _sync_to_remaining(
     if left is not None and rate:
         state["tat"] = max(state["tat"], sent_at + burst + (calls - left + 1) / float(rate))
     left = _header_number(headers, *_TOKEN_REMAINING)
-    if left is not None and token_rate:
+    if left is not None and token_rate and not state.get("token_fixed"):
         state["ttat"] = max(state["ttat"], sent_at + burst + (used - left) / float(token_rate))
+
+
+def _token_burst(state: dict[str, Any], burst: float) -> float:
+    """The burst allowance on the token schedule: none when --ora-tpm fixed the token pace."""
+    return 0.0 if state.get("token_fixed") else burst
 
 
 def _stop_bursting(state: dict[str, Any], now: float) -> None:
     """A refusal: the provider does not take bursts (or no longer has the room), so calls go at the pace alone from now on."""
     burst = float(state["burst"])
     state["tat"] = max(now, state["tat"] - burst)
-    state["ttat"] = max(now, state["ttat"] - burst)
+    state["ttat"] = max(now, state["ttat"] - _token_burst(state, burst))
     state["burst"] = 0.0
     state["refused"] = True
 

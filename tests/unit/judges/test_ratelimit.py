@@ -503,6 +503,30 @@ def test_a_run_far_under_an_announced_minute_goes_at_its_calls_in_flight_not_one
     assert run.wall < 6.0
 
 
+def test_a_token_pace_fixed_by_the_user_is_kept_while_the_provider_announces_room(tmp_path: Path) -> None:
+    # Given --ora-tpm big=60000 (1,000 tokens a second, a key shared with other jobs)
+    clock = Clock()
+    shared = limiter(tmp_path, clock, big=Limit(tpm=60_000))
+
+    async def run() -> list[float]:
+        await shared.acquire("big")  # the first call probes
+        room = httpx.Headers(
+            {
+                "anthropic-ratelimit-requests-limit": "4000",
+                "anthropic-ratelimit-requests-remaining": "3999",
+                "anthropic-ratelimit-input-tokens-limit": "2000000",
+                "anthropic-ratelimit-input-tokens-remaining": "2000000",
+            }
+        )
+        shared.observe("big", clock.now, 200, room)  # the provider announces far more room than the user allows
+        return [await shared.acquire("big", tokens=500) for _ in range(4)]
+
+    times = asyncio.run(run())
+    # Then the calls still go half a second apart: the announced requests may burst, the user's token pace not
+    assert [round(later - earlier, 3) for earlier, later in itertools.pairwise(times)] == [0.5, 0.5, 0.5]
+    assert shared.snapshot("big")["burst"] > 0
+
+
 def test_a_provider_refusing_a_burst_its_headers_allowed_ends_bursting_at_the_first_429(tmp_path: Path) -> None:
     # Given a provider whose headers say the minute is nearly all left while it takes one second's calls only
     run = _simulate(tmp_path, calls=200, rps=10.0, in_flight=32, announce=True, claims_full=True)
