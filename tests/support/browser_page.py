@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +39,27 @@ class OfflinePage:
         return self.page
 
 
-def reload_showing(page: Any, selector: str, expected: str, within: float = 10.0) -> None:
-    """Reload `page` until `selector` reads `expected` again, failing after `within` seconds.
+def kept_for_a_new_tab(
+    page: Any, selector: str, expected: str, within: float = 10.0, then: Callable[[Any], None] | None = None
+) -> None:
+    """A new tab of `page`'s file shows `selector` reading `expected` (the progress the page keeps in the browser).
 
-    A page keeps its progress in localStorage; Chromium hands a page's writes to the browser process
-    asynchronously, so a reload issued the instant after the last write may start before they land.
-    A person reloads seconds later: the check allows that, never an unbounded wait."""
+    Chromium hands a page's localStorage writes to the browser process asynchronously, so the new tab is
+    opened again until it shows them, for at most `within` seconds. The new tab reads the browser's storage
+    afresh, as the page reopened later does. (A reload of the same page is not what is checked: under CPU
+    load, headless Chromium has shown a reloaded page no progress while a second tab of the same file
+    showed it.) `then` checks more on the new tab once it shows the progress."""
     deadline = time.monotonic() + within
-    while True:
-        page.reload()
-        shown = page.locator(selector).inner_text()
-        if shown == expected or time.monotonic() > deadline:
-            break
-        time.sleep(0.25)
-    assert shown == expected, f"after reloading, {selector} reads {shown!r}, not {expected!r}"
+    other = page.context.new_page()
+    try:
+        while True:
+            other.goto(page.url)
+            seen = other.locator(selector).inner_text()
+            if seen == expected or time.monotonic() > deadline:
+                break
+            time.sleep(0.25)
+        assert seen == expected, f"a new tab of the page reads {selector} {seen!r}, not {expected!r}"
+        if then is not None:
+            then(other)
+    finally:
+        other.close()
