@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from support.bundle_factory import executed_answer
+from support.bundle_factory import executed_answer, read_captures, write_captures
 from support.e2e import outcomes, record
 from support.example_runs import replay_example
 from support.run_data import methodology_block
@@ -20,24 +20,14 @@ from pytest_ora.reports.verify import verify
 from pytest_ora.stats.baseline import SMALL_N, baseline_difference, t_interval
 
 
-def _captures(project: pytest.Pytester) -> list[dict[str, Any]]:
-    path = project.path / "bundle" / "captures.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _write_captures(project: pytest.Pytester, rows: list[dict[str, Any]]) -> None:
-    path = project.path / "bundle" / "captures.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-
-
 def _degrade(project: pytest.Pytester, configuration: str) -> int:
-    rows = _captures(project)
+    rows = read_captures(project.path / "bundle")
     changed = 0
     for row in rows:
         if row["configuration"] == configuration and row["answer"]:
             row["answer"] = row["answer"].splitlines()[0]  # only the heading is left: no method executed
             changed += 1
-    _write_captures(project, rows)
+    write_captures(project.path / "bundle", rows)
     return changed
 
 
@@ -45,11 +35,11 @@ def test_a_degraded_configuration_is_found_the_gate_fails_and_the_others_are_unc
     project: pytest.Pytester,
 ) -> None:
     # Given a first run where every big-1 answer executes its method (the fixture's empty one restored)
-    rows = _captures(project)
+    rows = read_captures(project.path / "bundle")
     for row in rows:
         if not row["answer"]:
             row["answer"] = executed_answer(row["entry_key"].partition(":")[2])
-    _write_captures(project, rows)
+    write_captures(project.path / "bundle", rows)
     assert outcomes(record(project))["lowscore"] == 0
     # then the same bundle with big-1's answers cut to their first line
     degraded = _degrade(project, "big-1")

@@ -2,41 +2,30 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from support.bundle_factory import executed_answer
+from support.bundle_factory import executed_answer, read_captures, write_captures
 from support.e2e import KEY_A, KEY_B, outcomes, record
 
 from pytest_ora.harness.options import STEP_SUMMARY_ENV
-
-
-def _captures(project: pytest.Pytester) -> list[dict[str, object]]:
-    path = project.path / "bundle" / "captures.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _write_captures(project: pytest.Pytester, rows: list[dict[str, object]]) -> None:
-    path = project.path / "bundle" / "captures.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
 
 
 def test_a_gated_run_against_a_baseline_under_xdist_appends_one_summary_with_table_gates_and_regressions(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Given a first run where every answer executes its method, recorded
-    rows = _captures(project)
+    rows = read_captures(project.path / "bundle")
     for row in rows:
         if not row["answer"]:
             row["answer"] = executed_answer(str(row["entry_key"]).partition(":")[2])
-    _write_captures(project, rows)
+    write_captures(project.path / "bundle", rows)
     assert outcomes(record(project))["lowscore"] == 0
     # and big-1's answers then cut to their first line, and a step summary file that already holds a line
     for row in rows:
         if row["configuration"] == "big-1" and row["answer"]:
             row["answer"] = str(row["answer"]).splitlines()[0]
-    _write_captures(project, rows)
+    write_captures(project.path / "bundle", rows)
     summary = project.path / "step-summary.md"
     summary.write_text("# Earlier step\n", encoding="utf-8")
     monkeypatch.setenv(STEP_SUMMARY_ENV, str(summary))

@@ -102,3 +102,14 @@ def write_bundle(
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(spec_text(family, technique), encoding="utf-8")
     return root
+
+
+def read_captures(bundle: Path) -> list[dict[str, Any]]:
+    """The rows of a bundle's captures.jsonl, as written."""
+    path = bundle / "captures.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def write_captures(bundle: Path, rows: list[dict[str, Any]]) -> None:
+    """A bundle's captures.jsonl made of these rows."""
+    (bundle / "captures.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -16,6 +18,18 @@ from pytest_ora.harness import options
 from pytest_ora.reports import renderers
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def _change_commands(monkeypatch: pytest.MonkeyPatch, change: Callable[[Any], object]) -> None:
+    """The CLI's parser as `python -m pytest_ora` builds it, with `change` applied to its subcommands."""
+    real = cli.build_parser
+
+    def changed() -> argparse.ArgumentParser:
+        parser = real()
+        change(next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)))
+        return parser
+
+    monkeypatch.setattr(cli, "build_parser", changed)
 
 
 @pytest.fixture(scope="module")
@@ -68,15 +82,7 @@ def test_when_an_option_is_added_then_its_default_choices_and_ini_key_are_listed
 def test_when_a_command_argument_has_no_help_text_then_the_generator_refuses(
     generator: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = cli.build_parser
-
-    def with_bare_argument() -> argparse.ArgumentParser:
-        parser = real()
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        sub.choices["verify"].add_argument("--strict")
-        return parser
-
-    monkeypatch.setattr(cli, "build_parser", with_bare_argument)
+    _change_commands(monkeypatch, lambda sub: sub.choices["verify"].add_argument("--strict"))
     with pytest.raises(generator.ReferenceError, match="`verify` argument strict has no help text"):
         generator.pages()
 
@@ -84,15 +90,7 @@ def test_when_a_command_argument_has_no_help_text_then_the_generator_refuses(
 def test_when_a_command_is_added_without_regenerating_then_the_cli_page_is_stale(
     generator: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = cli.build_parser
-
-    def with_a_command() -> argparse.ArgumentParser:
-        parser = real()
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        sub.add_parser("polish", help="polish a report")
-        return parser
-
-    monkeypatch.setattr(cli, "build_parser", with_a_command)
+    _change_commands(monkeypatch, lambda sub: sub.add_parser("polish", help="polish a report"))
     assert set(generator.stale()) == {"cli.md", "exit-codes.md"}
 
 
