@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser_page import OfflinePage, kept_for_a_new_tab
+from support.browser_page import OfflinePage, kept_and_restored
 from support.e2e import outcomes
 
 from pytest_ora.__main__ import main
@@ -54,12 +54,12 @@ def test_a_person_labels_three_captures_downloads_and_the_run_shows_calibration(
     page.keyboard.press("+")  # relevance 6 -> 7
     assert page.locator("#progress").inner_text() == "3 of 4 labelled"
 
-    # Then the progress is kept in the browser: a new tab of the page shows it
+    # Then the progress is kept in the browser: a page opened on it shows it
     def rater_and_list_kept(tab: Any) -> None:
         assert tab.locator("#rater").input_value() == "ana"
         assert tab.locator("nav#list button.done").count() == 3
 
-    kept_for_a_new_tab(page, "#progress", "3 of 4 labelled", then=rater_and_list_kept)
+    kept_and_restored(page, "#progress", "3 of 4 labelled", then=rater_and_list_kept)
 
     # And the download is labels.jsonl in the --ora-labels format
     with page.expect_download() as info:

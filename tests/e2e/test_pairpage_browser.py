@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.browser_page import OfflinePage, kept_for_a_new_tab
+from support.browser_page import OfflinePage, kept_and_restored
 from test_pairwise import PAIRS, gold, judged_live, write_project
 
 from pytest_ora.__main__ import main
@@ -73,9 +73,9 @@ def test_two_people_label_pairs_side_by_side_and_the_run_measures_the_judges_aga
         for capture_id in order:
             page.keyboard.press(_choose(page, capture_id, gold_of[capture_id], 5))
         assert page.locator("#progress").inner_text() == f"{len(PAIRS)} of {len(PAIRS)} labelled"
-        kept_for_a_new_tab(
+        kept_and_restored(
             page, "#progress", f"{len(PAIRS)} of {len(PAIRS)} labelled"
-        )  # kept in the browser: a new tab shows it
+        )  # kept in the browser, restored on opening
         _screenshot(page, "pair-labelling-page.png")
         ann_rows = _download(page, tmp_path / "ann.jsonl")
         # And bob labels the first four pairs shown with the mouse, always choosing Answer 1
