@@ -126,9 +126,9 @@ class Options:
     disagreement: str = "30%"
     """The spread that lists a judge disagreement: scale points ("3"), or a share of the scale's range ("30%")."""
     rpm: tuple[tuple[str, float], ...] = ()
-    """--ora-rpm ROLE=N: requests per minute per judge role, shared by every process of the run."""
+    """--ora-rpm ROLE=N: requests per minute per role (a judge's or a role candidate's), shared by every process of the run."""
     tpm: tuple[tuple[str, float], ...] = ()
-    """--ora-tpm ROLE=N: input tokens per minute per judge role, shared likewise."""
+    """--ora-tpm ROLE=N: input tokens per minute per role (a judge's or a role candidate's), shared likewise."""
     batch: bool = False
     """--ora-batch: first asks through the providers' batch APIs."""
     compare: tuple[tuple[str, str], ...] = ()
@@ -224,7 +224,7 @@ def add_options(parser: pytest.Parser) -> None:
         help="make and record the candidates' answers without judging; writes captures.jsonl under --ora-out",
     )
     for unit, what in (("rpm", "requests"), ("tpm", "input tokens")):
-        help_text = f"{what} per minute for a judge role, shared by all processes (else learned from the provider)"
+        help_text = f"{what} per minute for a role (a judge's or a role candidate's), shared by all processes (else learned from the provider)"
         group.addoption(
             f"--ora-{unit}", dest=f"ora_{unit}", action="append", default=[], metavar="ROLE=N", help=help_text
         )

@@ -16,7 +16,7 @@ import pytest
 
 from ..core.plan import PlannedCapture
 from ..core.vocabulary import is_live
-from .xdist import hand_to_worker, queued_items, worker_value
+from .xdist import hand_to_worker, is_worker, queued_items, worker_value
 
 if TYPE_CHECKING:  # the limiter paces HTTP calls: loaded by the processes that send them
     from ..judges.ratelimit import SharedLimiter
@@ -55,18 +55,25 @@ def lookahead(concurrency: int, record: str, workers: int, budgeted: bool = Fals
     return max(2, AUTO_IN_FLIGHT // max(1, workers))
 
 
-def calls_in_flight(captures: int, asks: int) -> int:
-    """A process's limit of calls in flight: its captures in flight, each with every judge (and sample) asked at once."""
-    return max(1, captures) * max(1, asks)
+def calls_in_flight(captures: int, asks: int, candidates: bool = False) -> int:
+    """A process's one limit of calls in flight: its captures in flight, each with every judge (and sample) asked
+    at once, and as many candidate calls again when candidates answer in the run.
+
+    Judging and answering each get their stage's worth of calls (`captures` x `asks`, and `captures`), under one
+    limit both stages draw from: generation and judging overlap, so a run takes about as long as its slower stage,
+    not the two added up. One capture at a time (replay, a budget, --ora-concurrency 1) keeps one call.
+    """
+    judged = max(1, captures) * max(1, asks)
+    return judged + captures if candidates and captures > 1 else judged
 
 
 def captures_ahead(captures: int, calls: int, candidates: bool) -> int:
     """Captures a process keeps in flight: as many as its calls when candidates answer in the run, else `captures`.
 
     A capture holds one call while its candidate answers and one per judge while it is judged: with
-    as many captures as calls, the captures being answered and those being judged share the one limit
-    of calls in flight, so generation and judging overlap and neither stage waits for the other. One
-    capture at a time (replay, a budget, --ora-concurrency 1) stays one.
+    as many captures as calls, the captures being answered and those being judged fill the one limit
+    of calls in flight, so neither stage waits for the other. One capture at a time (replay, a budget,
+    --ora-concurrency 1) stays one.
     """
     if not candidates or captures <= 1:
         return captures
@@ -103,6 +110,7 @@ class RunLimits:
     def __init__(self, config: pytest.Config) -> None:
         self._config = config
         self._owned: Path | None = None
+        self._limiter: SharedLimiter | None = None
 
     def directory(self) -> Path:
         """The directory shared by every process of this run."""
@@ -120,12 +128,17 @@ class RunLimits:
         )
 
     def limiter(self, rpm: tuple[tuple[str, float], ...], tpm: tuple[tuple[str, float], ...]) -> SharedLimiter:
-        """The limiter of this process over the shared directory."""
-        from ..judges.ratelimit import Limit, SharedLimiter
+        """The limiter of this process: one for its captures and its tests' judge calls alike.
 
-        roles = {role for role, _ in rpm} | {role for role, _ in tpm}
-        limits = {role: Limit(rpm=dict(rpm).get(role), tpm=dict(tpm).get(role)) for role in roles}
-        return SharedLimiter(self.directory(), limits)
+        Over the shared directory on an xdist worker; in memory when the process is the run's only one.
+        """
+        if self._limiter is None:
+            from ..judges.ratelimit import Limit, SharedLimiter
+
+            roles = {role for role, _ in rpm} | {role for role, _ in tpm}
+            limits = {role: Limit(rpm=dict(rpm).get(role), tpm=dict(tpm).get(role)) for role in roles}
+            self._limiter = SharedLimiter(self.directory() if is_worker(self._config) else None, limits)
+        return self._limiter
 
     def close(self) -> None:
         """Remove the directory (controller only; workers leave it to the controller)."""

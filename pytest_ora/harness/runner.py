@@ -26,6 +26,7 @@ from ..judges.budget import Price
 from ..judges.cassettes import CassetteLibrary, CassetteTransport
 from ..judges.inflight import CountingTransport, InFlightLog, LimitedTransport
 from ..judges.panel import Judging
+from ..judges.pool import network_transport
 from ..judges.ratelimit import PacedTransport, SharedLimiter
 from .steps.answer import Answering, generated
 from .steps.estimate import estimate
@@ -40,6 +41,10 @@ from .steps.spend import Budget, BudgetReached, NotJudged, charge, charge_candid
 __all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContextWindow"]
 
 _T = TypeVar("_T")
+_POOL = 64
+"""Connections the process's HTTP client keeps open at least (more when more calls may be in flight)."""
+_KEPT_DONE = 4
+"""Captures judged ahead and waiting for their items, at most this many times lookahead (the rest wait to start)."""
 
 
 class _Loop:
@@ -65,8 +70,8 @@ class _Loop:
             self._start_thread()
 
         def network() -> httpx.AsyncBaseTransport:
-            limits = httpx.Limits(max_connections=64, max_keepalive_connections=32)
-            inner: httpx.AsyncBaseTransport = httpx.AsyncHTTPTransport(limits=limits, trust_env=False)
+            # A connection for each call the process lets fly: fewer would queue calls the limit let go.
+            inner = network_transport(max(_POOL, calls or 0))
             if in_flight is not None:
                 inner = CountingTransport(inner, in_flight)
             if calls is not None:
@@ -172,26 +177,50 @@ class CaptureRunner:
         """Answers only: every capture stops after its answer step (steps/answer.py `generated`)."""
         self._loop: _Loop | None = None
         self._pending: dict[str, tuple[PlannedCapture, Future[CaptureRecord]]] = {}
+        """Captures started ahead of their items, running or done, by capture id."""
+        self._upcoming: list[PlannedCapture] = []
+        """The captures this process runs next, as the last item saw them."""
+        self._running = 0
+        """Captures started and not yet done (the current item's among them)."""
+        self._closed = False
+        self._lock = threading.RLock()
+        """Guards the window above: the items' thread and the loop's (a capture done) both move it."""
 
     def run(self, planned: PlannedCapture, upcoming: Sequence[PlannedCapture] = ()) -> CaptureRecord:
         """Judge one capture and return its record; judge and cassette errors propagate.
 
-        `upcoming` are the captures this process will ask for next; up to lookahead - 1 of them
-        start now.
+        `upcoming` are the captures this process will ask for next. Up to lookahead captures run at
+        once: whenever one is done, the next upcoming one starts, so a slow capture holds its own
+        place only, not the window (done ones wait for their items, at most `_KEPT_DONE` x lookahead).
         """
-        ahead = self._pending.pop(planned.capture.capture_id, None)
+        with self._lock:
+            ahead = self._pending.pop(planned.capture.capture_id, None)
+            self._upcoming = list(upcoming)
         if ahead is not None and not _same(ahead[0], planned):
             # Started ahead for the bundle's capture, but the test passed another one under its id: the capture
             # given is the one judged (its recording then matches it, or replay names the drift), never the other.
             self._forget(ahead[1], planned.capture.capture_id)
             ahead = None
         future = ahead[1] if ahead is not None else self._start(planned)
-        for following in upcoming:
-            if len(self._pending) >= self.lookahead - 1:
-                break
+        with self._lock:
+            self._top_up()
+        return future.result()
+
+    def _top_up(self) -> None:
+        """Start upcoming captures while fewer than lookahead run and the done ones waiting are few (lock held)."""
+        if self.lookahead <= 1 or self._closed:
+            return
+        for following in self._upcoming:
+            if self._running >= self.lookahead or len(self._pending) >= _KEPT_DONE * self.lookahead:
+                return
             if following.capture.capture_id not in self._pending:
                 self._pending[following.capture.capture_id] = (following, self._start(following))
-        return future.result()
+
+    def _done(self, _: Future[CaptureRecord]) -> None:
+        """A capture is done (in the loop's thread): its place goes to the next upcoming capture."""
+        with self._lock:
+            self._running -= 1
+            self._top_up()
 
     def _forget(self, future: Future[CaptureRecord], capture_id: str) -> None:
         """Let a capture judged ahead finish, and drop the cassette it just recorded (--ora-record once) for another
@@ -207,7 +236,12 @@ class CaptureRunner:
         if self._loop is None:
             inline = self.lookahead == 1 and not self.cassettes.may_record_any()
             self._loop = _Loop(self.judging.policy.timeout, self.limiter, self.in_flight, inline, self.calls)
-        return self._loop.submit(self._judge(planned, self._loop.client))
+        future = self._loop.submit(self._judge(planned, self._loop.client))
+        if self.lookahead > 1:
+            with self._lock:
+                self._running += 1
+            future.add_done_callback(self._done)  # called at once, in this thread, if already done
+        return future
 
     async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
         """The capture's way, step by step."""
@@ -245,9 +279,12 @@ class CaptureRunner:
 
     def close(self) -> list[str]:
         """Cancel captures judged ahead whose items never ran, stop the loop; files that failed to write."""
-        for _, future in self._pending.values():
+        with self._lock:
+            self._closed = True
+            waiting = [future for _, future in self._pending.values()]
+            self._pending.clear()
+        for future in waiting:
             future.cancel()
-        self._pending.clear()
         if self._loop is not None:
             self._loop.close()
             self._loop = None

@@ -244,11 +244,13 @@ def _check_recordable(directory: Path) -> None:
 
 
 def _check_roles(plan: Plan, options: Options) -> None:
-    """--ora-rpm / --ora-tpm must name a role of the panel."""
-    roles = sorted({judge.role for judge in plan.panel.judges})
+    """--ora-rpm / --ora-tpm must name a role of the panel or of a role candidate (their calls are paced alike)."""
+    candidates = (plan.bundle.manifest.candidates or {}).values()
+    roles = sorted({judge.role for judge in plan.panel.judges} | {spec.role for spec in candidates if spec.role})
     for unit, pairs in (("rpm", options.rpm), ("tpm", options.tpm)):
         for role, _ in pairs:
             if role not in roles:
                 raise pytest.UsageError(
-                    f"--ora-{unit} {role}=...: no judge of the panel has role {role!r}; roles: {', '.join(roles)}"
+                    f"--ora-{unit} {role}=...: no judge of the panel or role candidate has role {role!r}; "
+                    f"roles: {', '.join(roles)}"
                 )

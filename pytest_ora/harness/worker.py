@@ -185,7 +185,7 @@ class OraWorker:
                 )
             workers = worker_count(self.config)
             ahead = lookahead(options.concurrency, options.record, workers, budget is not None)
-            calls = calls_in_flight(ahead, len(plan.panel.judges) * plan.panel.samples)
+            calls = calls_in_flight(ahead, len(plan.panel.judges) * plan.panel.samples, bool(candidates))
             ahead = captures_ahead(ahead, calls, bool(candidates))
             limiter = run.limits.limiter(options.rpm, options.tpm) if is_live(options.record) else None
             out = options.out / DRY_RUN_DIR if options.dry_run else options.out

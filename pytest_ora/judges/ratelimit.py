@@ -1,7 +1,8 @@
-"""One rate limit per judge role, shared by every process of a run (xdist workers included).
+"""One rate limit per role (a judge's or a role candidate's), shared by every process of a run (xdist workers included).
 
 Each role has a small JSON state file in a run-scoped directory, read and written under an
-exclusive `fcntl` lock, so the processes of a run pace their judge calls as one client: a send
+exclusive `fcntl` lock, so the processes of a run pace their calls as one client (a process alone
+keeps the same state in memory, under a lock: no file read and written around every call): a send
 slot schedule (GCRA) at a rate given by `--ora-rpm`, announced by the provider's rate-limit
 headers, or learned from the pace at which calls are accepted (slow start, a cut on a 429, a slow
 climb back). docs/performance.md ("How the shared rate limit paces calls") states every rule.
@@ -20,6 +21,7 @@ import logging
 import math
 import os
 import re
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -164,11 +166,15 @@ def _first(headers: httpx.Headers, names: tuple[str, ...]) -> str | None:
 
 
 class SharedLimiter:
-    """Paces judge calls per role across every process that shares `directory`."""
+    """Paces judge calls per role across every process that shares `directory`.
+
+    Without a directory the state stays in this process's memory, under a lock: the same rules for a
+    process that is its run's only one, without a locked file read and written around every call.
+    """
 
     def __init__(
         self,
-        directory: Path,
+        directory: Path | None,
         limits: Mapping[str, Limit],
         *,
         clock: Callable[[], float] = time.time,
@@ -178,6 +184,8 @@ class SharedLimiter:
         self.limits = dict(limits)
         self._clock = clock
         self._sleep = sleep
+        self._memory: dict[str, dict[str, Any]] = {}
+        self._memory_lock = threading.Lock()
 
     # --- state -------------------------------------------------------------------------------
 
@@ -212,6 +220,13 @@ class SharedLimiter:
     @contextlib.contextmanager
     def _state(self, role: str) -> Iterator[dict[str, Any]]:
         """The role's state, locked against every other process until the block ends, then written."""
+        if self.directory is None:
+            with self._memory_lock:
+                state = self._memory.get(role)
+                if state is None:
+                    state = self._memory[role] = self._fresh(role)
+                yield state
+            return
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{_safe(role)}.json"
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -485,13 +485,13 @@ def test_when_role_candidates_answer_then_their_calls_and_the_judges_share_one_l
 ) -> None:
     # Given every answer made by a role candidate, each call taking 0.3 s
     _role_project(pytester, judge, own_answers=False)
-    # When the run keeps 2 captures' worth of calls in flight (2 captures x 2 judges = 4 calls)
+    # When the run keeps 2 captures in flight: 2 judged (2 x 2 judges = 4 calls) while 2 are answered (2 calls)
     live = record(pytester, "--ora-concurrency", "2")
     assert outcomes(live)["failed"] == 0 and outcomes(live)["errors"] == 0, live.stdout.str()
     posts = [request.json() for request in judge.requests if request.method == "POST"]
     assert len(posts) == 3 * 8 and sum(asks_plain_text(body) for body in posts) == 8
-    # Then candidate and judge calls together filled that one limit and never went past it
-    assert judge.peak_in_flight == 4
+    # Then candidate and judge calls together filled that one limit of 6 and never went past it
+    assert judge.peak_in_flight == 6
 
 
 def test_when_a_run_with_role_candidates_is_dry_then_the_estimate_sizes_candidates_and_judges_apart(

@@ -55,7 +55,9 @@ def test_rpm_must_name_a_role_of_the_panel(
     project = project_for(pytester, limited, monkeypatch)
     result = project.runpytest("--ora-record", "once", "--ora-rpm", "big-9=60")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--ora-rpm big-9=...: no judge of the panel has role 'big-9'; roles: big-1, big-2*"])
+    result.stderr.fnmatch_lines(
+        ["*--ora-rpm big-9=...: no judge of the panel or role candidate has role 'big-9'; roles: big-1, big-2*"]
+    )
     assert limited.calls == 0
 
 

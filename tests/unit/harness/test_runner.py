@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import httpx
 from support.bundle_factory import write_bundle
 
 from pytest_ora.bundle.intake import intake
 from pytest_ora.core.plan import PlannedCapture
+from pytest_ora.core.record import CaptureRecord
 from pytest_ora.harness.runner import CaptureRunner, _Loop
 from pytest_ora.judges.cassettes import CassetteLibrary
 from pytest_ora.judges.panel import Judging
@@ -79,3 +84,69 @@ def test_a_replay_judges_in_the_calling_thread_and_moves_to_a_thread_under_a_run
     assert moved._thread is not None
     moved.close()
     assert not moved._thread.is_alive()
+
+
+class _Gated(CaptureRunner):
+    """A runner whose captures are judged by the test: `slow` ones wait until released, the others end at once."""
+
+    def __init__(self, lookahead: int, slow: set[str]) -> None:
+        stand_in = cast(
+            Any,
+            SimpleNamespace(policy=SimpleNamespace(timeout=httpx.Timeout(5)), may_record_any=lambda: True, drain=list),
+        )
+        super().__init__(Path("."), stand_in, stand_in, stand_in, lookahead=lookahead)
+        self.slow = slow
+        self.started: list[str] = []
+        self.release = threading.Event()
+
+    async def _judge(self, planned: PlannedCapture, client: httpx.AsyncClient) -> CaptureRecord:
+        capture_id = planned.capture.capture_id
+        self.started.append(capture_id)
+        while capture_id in self.slow and not self.release.is_set():
+            await asyncio.sleep(0.01)
+        return cast(CaptureRecord, {"capture_id": capture_id})
+
+
+def _planned(capture_id: str) -> PlannedCapture:
+    return cast(PlannedCapture, SimpleNamespace(capture=SimpleNamespace(capture_id=capture_id)))
+
+
+def test_a_slow_capture_holds_its_own_place_only_and_the_captures_done_ahead_give_theirs_to_the_next() -> None:
+    # Given three captures in flight at most, the item's own capture slow, the next ones quick
+    todo = [_planned(f"c{number}") for number in range(1, 8)]
+    runner = _Gated(lookahead=3, slow={"c1"})
+    try:
+        waiting = threading.Thread(target=runner.run, args=(todo[0], todo[1:]), daemon=True)
+        waiting.start()
+        # When the quick captures are done while the item still waits for its own
+        deadline = time.monotonic() + 10
+        while len(runner.started) < 7 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        # Then each place freed went to the next upcoming capture: all seven started, the slow one still judged
+        assert runner.started == [f"c{number}" for number in range(1, 8)]
+        assert waiting.is_alive()
+        runner.release.set()
+        waiting.join(timeout=10)
+        # And the captures judged ahead wait for their items, which take them without judging again
+        assert runner.run(todo[1], todo[2:])["capture_id"] == "c2"
+        assert len(runner.started) == 7
+    finally:
+        runner.release.set()
+        runner.close()
+
+
+def test_captures_done_ahead_wait_for_their_items_up_to_a_bound() -> None:
+    # Given two captures in flight at most and a slow item's capture, with many upcoming
+    todo = [_planned(f"c{number}") for number in range(1, 40)]
+    runner = _Gated(lookahead=2, slow={"c1"})
+    try:
+        waiting = threading.Thread(target=runner.run, args=(todo[0], todo[1:]), daemon=True)
+        waiting.start()
+        time.sleep(0.5)
+        # Then no more are judged ahead than four times the captures in flight (their records wait in memory)
+        assert len(runner.started) == 1 + 4 * 2
+        runner.release.set()
+        waiting.join(timeout=10)
+    finally:
+        runner.release.set()
+        runner.close()

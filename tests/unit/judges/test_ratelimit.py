@@ -10,6 +10,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -382,7 +383,7 @@ class _Run:
 
 
 def _simulate(
-    tmp_path: Path,
+    tmp_path: Path | None,
     *,
     calls: int,
     rps: float,
@@ -393,7 +394,8 @@ def _simulate(
     capacity: float | None = None,
     claims_full: bool = False,
 ) -> _Run:
-    """`calls` judge calls of one role through PacedTransport and the retry policy's defaults."""
+    """`calls` judge calls of one role through PacedTransport and the retry policy's defaults (the limiters' state in
+    `tmp_path`, or in memory when None)."""
     loop = VirtualLoop()
     judge = _LimitedJudge(loop, rps, latency, announce, capacity, claims_full)
     rates: list[float] = []
@@ -435,6 +437,24 @@ def _simulate(
 
     wall = run_virtual(main(), loop)
     return _Run(wall, judge.accepted, judge.refused, lost, rates)
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        {"calls": 200, "rps": 10.0, "in_flight": 32, "announce": True, "capacity": 600},
+        {"calls": 150, "rps": 4.0, "in_flight": 16},
+    ],
+    ids=["announced", "header-less"],
+)
+def test_a_process_alone_keeps_its_schedule_in_memory_under_the_same_rules(
+    tmp_path: Path, scenario: dict[str, Any]
+) -> None:
+    # Given the same calls against the same limit, the schedule kept in a shared file or in the process's memory
+    in_file, in_memory = _simulate(tmp_path, **scenario), _simulate(None, **scenario)
+    # Then every call goes at the same moment, with the same refusals and the same rates after each response
+    assert in_memory == in_file
+    assert in_file.accepted == scenario["calls"] and in_file.rates
 
 
 def test_a_header_less_limit_is_learned_from_the_pace_of_successes(tmp_path: Path) -> None:
