@@ -43,7 +43,7 @@ __all__ = ["Budget", "BudgetReached", "CaptureRunner", "NotJudged", "OverContext
 _T = TypeVar("_T")
 _POOL = 64
 """Connections the process's HTTP client keeps open at least (more when more calls may be in flight)."""
-_KEPT_DONE = 4
+_KEPT_DONE = 2
 """Captures judged ahead and waiting for their items, at most this many times lookahead (the rest wait to start)."""
 
 

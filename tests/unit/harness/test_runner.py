@@ -143,8 +143,8 @@ def test_captures_done_ahead_wait_for_their_items_up_to_a_bound() -> None:
         waiting = threading.Thread(target=runner.run, args=(todo[0], todo[1:]), daemon=True)
         waiting.start()
         time.sleep(0.5)
-        # Then no more are judged ahead than four times the captures in flight (their records wait in memory)
-        assert len(runner.started) == 1 + 4 * 2
+        # Then no more are judged ahead than twice the captures in flight (their records wait in memory)
+        assert len(runner.started) == 1 + 2 * 2
         runner.release.set()
         waiting.join(timeout=10)
     finally:
