@@ -111,13 +111,24 @@ def _planned(capture_id: str) -> PlannedCapture:
     return cast(PlannedCapture, SimpleNamespace(capture=SimpleNamespace(capture_id=capture_id)))
 
 
+@contextmanager
+def _item_waiting(runner: _Gated, todo: list[PlannedCapture]) -> Iterator[threading.Thread]:
+    """The first item run in a thread of its own (it waits for its capture), the rest upcoming; all released after."""
+    waiting = threading.Thread(target=runner.run, args=(todo[0], todo[1:]), daemon=True)
+    waiting.start()
+    try:
+        yield waiting
+    finally:
+        runner.release.set()
+        waiting.join(timeout=10)
+        runner.close()
+
+
 def test_a_slow_capture_holds_its_own_place_only_and_the_captures_done_ahead_give_theirs_to_the_next() -> None:
     # Given three captures in flight at most, the item's own capture slow, the next ones quick
     todo = [_planned(f"c{number}") for number in range(1, 8)]
     runner = _Gated(lookahead=3, slow={"c1"})
-    try:
-        waiting = threading.Thread(target=runner.run, args=(todo[0], todo[1:]), daemon=True)
-        waiting.start()
+    with _item_waiting(runner, todo) as waiting:
         # When the quick captures are done while the item still waits for its own
         deadline = time.monotonic() + 10
         while len(runner.started) < 7 and time.monotonic() < deadline:
@@ -130,23 +141,13 @@ def test_a_slow_capture_holds_its_own_place_only_and_the_captures_done_ahead_giv
         # And the captures judged ahead wait for their items, which take them without judging again
         assert runner.run(todo[1], todo[2:])["capture_id"] == "c2"
         assert len(runner.started) == 7
-    finally:
-        runner.release.set()
-        runner.close()
 
 
 def test_captures_done_ahead_wait_for_their_items_up_to_a_bound() -> None:
     # Given two captures in flight at most and a slow item's capture, with many upcoming
     todo = [_planned(f"c{number}") for number in range(1, 40)]
     runner = _Gated(lookahead=2, slow={"c1"})
-    try:
-        waiting = threading.Thread(target=runner.run, args=(todo[0], todo[1:]), daemon=True)
-        waiting.start()
+    with _item_waiting(runner, todo):
         time.sleep(0.5)
         # Then no more are judged ahead than twice the captures in flight (their records wait in memory)
         assert len(runner.started) == 1 + 2 * 2
-        runner.release.set()
-        waiting.join(timeout=10)
-    finally:
-        runner.release.set()
-        runner.close()
