@@ -288,4 +288,6 @@ class CaptureRunner:
         if self._loop is not None:
             self._loop.close()
             self._loop = None
+        if self.answering is not None:
+            self.answering.close()
         return self.output.drain()

@@ -184,9 +184,9 @@ class OraWorker:
                     options.budget_usd, run.prices(), run.spend_log(), candidates=bool(plan.bundle.manifest.candidates)
                 )
             workers = worker_count(self.config)
-            ahead = lookahead(options.concurrency, options.record, workers, budget is not None)
-            calls = calls_in_flight(ahead, len(plan.panel.judges) * plan.panel.samples, bool(candidates))
-            ahead = captures_ahead(ahead, calls, bool(candidates))
+            captures = lookahead(options.concurrency, options.record, workers, budget is not None)
+            calls = calls_in_flight(captures, len(plan.panel.judges) * plan.panel.samples, bool(candidates))
+            ahead = captures_ahead(captures, calls, bool(candidates))
             limiter = run.limits.limiter(options.rpm, options.tpm) if is_live(options.record) else None
             out = options.out / DRY_RUN_DIR if options.dry_run else options.out
             in_flight = run.in_flight_log() if is_live(options.record) and not options.dry_run else None
@@ -216,6 +216,7 @@ class OraWorker:
                             options.prompt_cache,
                         ),
                     ),
+                    places=captures,  # the candidates' share: as many answering at once as captures in flight
                 ),
                 generate_only=options.generate_only,
                 calls=calls,

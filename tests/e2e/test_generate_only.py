@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support.bundle_factory import ENTRIES, write_bundle
+from support.bundle_factory import ENTRIES, SCORED_SET, spec_text, write_bundle
 from support.e2e import EVAL_TEST, outcomes, record
 
 from pytest_ora.bundle.read import load_bundle
@@ -238,3 +239,76 @@ def test_a_capture_holding_a_credentials_shape_is_left_out_of_the_captures_file(
     records: list[Any] = [{"capture_id": line.capture.capture_id, "reason": None} for line in bundle.captures]
     text = captures_jsonl(_Plan(), records)  # type: ignore[arg-type]
     assert "sk-ant-FAKE" not in text and len(text.splitlines()) == len(bundle.captures) - 1
+
+
+LOCAL_PYTHON = """
+import threading, time
+_lock = threading.Lock()
+_running = [0]
+
+def answer(request):
+    with _lock:
+        _running[0] += 1
+        with open("peak-python.txt", "a", encoding="utf-8") as log:
+            log.write(f"{_running[0]}\\n")
+    time.sleep(0.4)
+    with _lock:
+        _running[0] -= 1
+    return "Python answer to: " + request["prompt"]
+"""
+
+LOCAL_COMMAND = """
+import json, os, sys, time
+request = json.loads(sys.stdin.read())
+mark = os.path.join("running", str(os.getpid()))
+open(mark, "w").close()
+with open("peak-command.txt", "a", encoding="utf-8") as log:
+    log.write(f"{len(os.listdir('running'))}\\n")
+time.sleep(0.4)
+os.remove(mark)
+print("Command answer to: " + request["prompt"])
+"""
+
+
+def test_when_python_and_command_candidates_answer_then_as_many_answer_at_once_as_captures_in_flight(
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
+) -> None:
+    # Given a sync Python candidate and a command, each taking 0.4 s, and more prompts than the places
+    places = min(32, (os.cpu_count() or 1) + 4) + 2  # more than the threads asyncio's default executor has
+    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
+    manifest = {
+        "candidates": {
+            "py": {"python": "local_threads:answer"},
+            "cmd": {"command": [sys.executable, "local_agent.py"], "timeout_s": 60},
+        },
+        "scored_set": {**SCORED_SET, "mode": SCORED_SET["mode"] + 2 * places},  # the bundle's own, and these
+    }
+    root = write_bundle(
+        pytester.path / "bundle",
+        configurations=("optimum", "py", "cmd"),
+        routes=routes,
+        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
+        manifest=manifest,
+    )
+    entries = [{"entry_key": f"mode:task-{n:02d}", "prompt": f"Task {n}: weigh the move."} for n in range(2 * places)]
+    (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    for n in range(2 * places):
+        (root / "specs" / "mode" / f"task-{n:02d}.md").write_text(spec_text("mode", f"task-{n:02d}"), encoding="utf-8")
+    (pytester.path / "local_threads.py").write_text(LOCAL_PYTHON, encoding="utf-8")
+    (pytester.path / "local_agent.py").write_text(LOCAL_COMMAND, encoding="utf-8")
+    (pytester.path / "running").mkdir()
+    pytester.makepyfile(test_ora=EVAL_TEST)
+    pytester.makeini("[pytest]\nora_bundle = bundle\n")
+
+    # When the Python candidate answers with that many captures in flight, then the command
+    for configuration in ("py and not cmd", "cmd"):  # "py" alone would match test_ora.py too
+        result = record(pytester, "--ora-generate-only", "--ora-concurrency", str(places), "-k", configuration)
+        assert result.ret == 0, result.stdout.str()
+
+    # Then that many sync Python candidates answered at once (each in a thread of its own), no more
+    python_peak = max(int(line) for line in (pytester.path / "peak-python.txt").read_text().split())
+    assert python_peak == places
+    # And the commands never ran more processes at once than that either
+    command_peak = max(int(line) for line in (pytester.path / "peak-command.txt").read_text().split())
+    assert 2 <= command_peak <= places

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import importlib
 import inspect
 import sys
 from collections.abc import Callable
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +35,22 @@ def _function(target: str, suite: Path) -> Callable[..., Any]:
     return function  # type: ignore[no-any-return]
 
 
-async def call_python(spec: CandidateSpec, request: dict[str, Any], suite: Path) -> CandidateAnswer:
-    """The function's answer; CandidateFailure when it raises or returns no answer."""
+async def call_python(
+    spec: CandidateSpec, request: dict[str, Any], suite: Path, threads: Executor | None = None
+) -> CandidateAnswer:
+    """The function's answer; CandidateFailure when it raises or returns no answer.
+
+    A sync function runs in `threads` (else the loop's default executor), with the caller's context, as
+    `asyncio.to_thread` runs it."""
     assert spec.python is not None
     function = _function(spec.python, suite)
     try:
         if inspect.iscoroutinefunction(function):
             output = await function(dict(request))
         else:
-            output = await asyncio.to_thread(function, dict(request))
+            context = contextvars.copy_context()
+            call = functools.partial(context.run, function, dict(request))
+            output = await asyncio.get_running_loop().run_in_executor(threads, call)
             if inspect.isawaitable(output):
                 output = await output
     except Exception as error:  # the user's function failed: an operational failure of this capture

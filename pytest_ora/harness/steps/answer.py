@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import datetime as dt
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -101,6 +104,7 @@ class Answering:
         secrets: Sequence[str],
         redact: Callable[[str], str],
         roles: RoleCandidates | None = None,
+        places: int = 1,
     ) -> None:
         self.candidates = candidates
         self.suite = suite
@@ -113,6 +117,11 @@ class Answering:
         """The role candidates' HTTP exchanges, one vcrpy cassette per capture, as a judge's are."""
         self._played: set[str] = set()
         """Captures whose role candidate's exchange its cassette served (nothing sent, nothing spent)."""
+        self.places = max(1, places)
+        """Python and command candidates answering at once, at most (a role's calls are held by the calls limit)."""
+        self._local: asyncio.Semaphore | None = None
+        self._threads: ThreadPoolExecutor | None = None
+        """Where sync Python candidates run: a thread for each place (the default executor has a few per core)."""
 
     def slot(self, configuration: str) -> JudgeSlot | None:
         """The role candidate of a configuration as a caller of its provider; None for any other."""
@@ -173,24 +182,44 @@ class Answering:
 
         `recorded`: a role's replay, whose time and latency are the recording's."""
         request = request_of(planned.capture)
-        generated_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-        started = time.monotonic()
-        try:
-            if spec.python is not None:
-                made = await call_python(spec, request, self.suite)
-            elif spec.command is not None:
-                made = await call_command(spec, request, self.suite, self.redact)
-            else:
-                made = await self._role(spec, planned, client, slot)
-        except CandidateFailure as failure:
+        async with self._place(spec):  # timed once it has its place: the latency is the candidate's own
+            generated_at = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+            started = time.monotonic()
+            try:
+                if spec.python is not None:
+                    made = await call_python(spec, request, self.suite, self._executor())
+                elif spec.command is not None:
+                    made = await call_command(spec, request, self.suite, self.redact)
+                else:
+                    made = await self._role(spec, planned, client, slot)
+            except CandidateFailure as failure:
+                latency = round((time.monotonic() - started) * 1000)
+                return CandidateAnswer(
+                    answer=None, failure=self.redact(str(failure)), latency_ms=latency, generated_at=generated_at
+                )
             latency = round((time.monotonic() - started) * 1000)
-            return CandidateAnswer(
-                answer=None, failure=self.redact(str(failure)), latency_ms=latency, generated_at=generated_at
-            )
         if recorded is not None:
             return dataclasses.replace(made, latency_ms=recorded.latency_ms, generated_at=recorded.generated_at)
-        latency = round((time.monotonic() - started) * 1000)
         return dataclasses.replace(made, latency_ms=latency, generated_at=generated_at)
+
+    def _place(self, spec: CandidateSpec) -> contextlib.AbstractAsyncContextManager[object]:
+        """A Python or command candidate's place among `places` (made in the loop that answers); a role needs none."""
+        if spec.python is None and spec.command is None:
+            return contextlib.nullcontext()
+        if self._local is None:
+            self._local = asyncio.Semaphore(self.places)
+        return self._local
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(max_workers=self.places, thread_name_prefix="ora-candidate")
+        return self._threads
+
+    def close(self) -> None:
+        """Let the threads of sync Python candidates go (any still answering finish on their own)."""
+        if self._threads is not None:
+            self._threads.shutdown(wait=False)
+            self._threads = None
 
     async def _role(
         self, spec: CandidateSpec, planned: PlannedCapture, client: httpx.AsyncClient | None, slot: JudgeSlot | None
@@ -217,8 +246,11 @@ def answering(
     mode: str,
     secrets: Sequence[object],
     roles: RoleCandidates | None = None,
+    places: int = 1,
 ) -> Answering | None:
-    """The answer step of a bundle with candidates; None without (every answer is the bundle's own)."""
+    """The answer step of a bundle with candidates; None without (every answer is the bundle's own).
+
+    `places`: Python and command candidates answering at once, at most (the captures in flight)."""
     if not candidates:
         return None
     values = [str.__str__(secret) for secret in secrets if str(secret)]
@@ -228,4 +260,4 @@ def answering(
             text = text.replace(value, "[REDACTED]")
         return redact_shapes(text)
 
-    return Answering(candidates, suite, cassettes, mode, values, redact, roles)
+    return Answering(candidates, suite, cassettes, mode, values, redact, roles, places)
