@@ -44,14 +44,25 @@ TIMING = ("candidate_latency_ms", "generated_at", "wall_clock_minutes")
 """What a live candidate call measures anew each time it is made."""
 
 
-def _project(pytester: pytest.Pytester, judge: ReferenceJudge, module: str) -> Path:
+def _project(
+    pytester: pytest.Pytester,
+    judge: ReferenceJudge,
+    module: str,
+    python: str = PYTHON,
+    agent: str = AGENT,
+    tasks: int = 0,
+) -> Path:
+    """The bundle's own answers under `optimum`, a Python candidate `py` (`module`) and a command `cmd`
+    (agent.py). Their prompts are the bundle's entries, or with `tasks`, that many mode tasks of their own."""
     routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    manifest = {
+    manifest: dict[str, Any] = {
         "candidates": {
             "py": {"python": f"{module}:answer"},
             "cmd": {"command": [sys.executable, "agent.py"], "timeout_s": 60},
         }
     }
+    if tasks:
+        manifest["scored_set"] = {**SCORED_SET, "mode": SCORED_SET["mode"] + tasks}  # the bundle's own, and these
     root = write_bundle(
         pytester.path / "bundle",
         configurations=("optimum", "py", "cmd"),
@@ -59,17 +70,23 @@ def _project(pytester: pytest.Pytester, judge: ReferenceJudge, module: str) -> P
         edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
         manifest=manifest,
     )
-    entries = [
-        {
-            "entry_key": f"{family}:{technique}",
-            "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team.",
-        }
-        for family, techniques in ENTRIES.items()
-        for technique in techniques
-    ]
+    if tasks:
+        entries = [{"entry_key": f"mode:task-{n:02d}", "prompt": f"Task {n}: weigh the move."} for n in range(tasks)]
+        for n in range(tasks):
+            spec = root / "specs" / "mode" / f"task-{n:02d}.md"
+            spec.write_text(spec_text("mode", f"task-{n:02d}"), encoding="utf-8")
+    else:
+        entries = [
+            {
+                "entry_key": f"{family}:{technique}",
+                "prompt": f"Use {technique} on the warehouse budget decision of the regional logistics team.",
+            }
+            for family, techniques in ENTRIES.items()
+            for technique in techniques
+        ]
     (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
-    (pytester.path / f"{module}.py").write_text(PYTHON, encoding="utf-8")
-    (pytester.path / "agent.py").write_text(AGENT, encoding="utf-8")
+    (pytester.path / f"{module}.py").write_text(python, encoding="utf-8")
+    (pytester.path / "agent.py").write_text(agent, encoding="utf-8")
     pytester.makepyfile(test_ora=EVAL_TEST)
     pytester.makeini("[pytest]\nora_bundle = bundle\n")
     return root
@@ -276,30 +293,8 @@ def test_when_python_and_command_candidates_answer_then_as_many_answer_at_once_a
 ) -> None:
     # Given a sync Python candidate and a command, each taking 0.4 s, and more prompts than the places
     places = min(32, (os.cpu_count() or 1) + 4) + 2  # more than the threads asyncio's default executor has
-    routes = {"big-1": judge.route("anthropic"), "big-2": judge.route("openai")}
-    manifest = {
-        "candidates": {
-            "py": {"python": "local_threads:answer"},
-            "cmd": {"command": [sys.executable, "local_agent.py"], "timeout_s": 60},
-        },
-        "scored_set": {**SCORED_SET, "mode": SCORED_SET["mode"] + 2 * places},  # the bundle's own, and these
-    }
-    root = write_bundle(
-        pytester.path / "bundle",
-        configurations=("optimum", "py", "cmd"),
-        routes=routes,
-        edit=lambda items: [item for item in items if item["configuration"] == "optimum"],
-        manifest=manifest,
-    )
-    entries = [{"entry_key": f"mode:task-{n:02d}", "prompt": f"Task {n}: weigh the move."} for n in range(2 * places)]
-    (root / "entries.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
-    for n in range(2 * places):
-        (root / "specs" / "mode" / f"task-{n:02d}.md").write_text(spec_text("mode", f"task-{n:02d}"), encoding="utf-8")
-    (pytester.path / "local_threads.py").write_text(LOCAL_PYTHON, encoding="utf-8")
-    (pytester.path / "local_agent.py").write_text(LOCAL_COMMAND, encoding="utf-8")
+    _project(pytester, judge, "local_threads", python=LOCAL_PYTHON, agent=LOCAL_COMMAND, tasks=2 * places)
     (pytester.path / "running").mkdir()
-    pytester.makepyfile(test_ora=EVAL_TEST)
-    pytester.makeini("[pytest]\nora_bundle = bundle\n")
 
     # When the Python candidate answers with that many captures in flight, then the command
     for configuration in ("py and not cmd", "cmd"):  # "py" alone would match test_ora.py too
